@@ -1,0 +1,257 @@
+package domain
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/shopspring/decimal"
+)
+
+// Money is an amount in US dollars, held exactly to the cent on a decimal.
+// The zero value is $0.00. Money never passes through a float.
+type Money struct {
+	d decimal.Decimal
+}
+
+// hundred is used to convert between dollars and cents.
+var hundred = decimal.NewFromInt(100)
+
+// Cents returns the amount of c cents.
+func Cents(c int64) Money { return Money{decimal.New(c, -2)} }
+
+// ParseMoney parses a non-negative amount written as plain digits with at
+// most two decimals ("12", "12.3", "12.34"). It refuses exponents ("1e3"),
+// signs, more than two decimals ("12.345") and anything else with an
+// EINVALID error that says what is wrong.
+func ParseMoney(s string) (Money, error) {
+	m, err := ParseSignedMoney(s)
+	if err != nil {
+		return Money{}, err
+	}
+	if m.IsNegative() {
+		return Money{}, Errorf(EINVALID, "", "The amount %q is negative; it must be zero or more.", s)
+	}
+	return m, nil
+}
+
+// ParseSignedMoney is ParseMoney that also accepts a leading minus sign, for
+// the few places where a negative amount means something (an adjustment, a
+// reversal).
+func ParseSignedMoney(s string) (Money, error) {
+	t := strings.TrimSpace(s)
+	digits := strings.TrimPrefix(t, "-")
+	if digits == "" {
+		return Money{}, Errorf(EINVALID, "", "An amount is required.")
+	}
+	whole, frac, hasPoint := strings.Cut(digits, ".")
+	if whole == "" && frac == "" {
+		return Money{}, Errorf(EINVALID, "", "The amount %q is not a number.", s)
+	}
+	if hasPoint && frac == "" {
+		return Money{}, Errorf(EINVALID, "", "The amount %q ends with a decimal point; write it like 12.50.", s)
+	}
+	if !allDigits(whole) || !allDigits(frac) {
+		return Money{}, Errorf(EINVALID, "", "The amount %q is not a plain number of dollars and cents, like 12.50.", s)
+	}
+	if len(frac) > 2 {
+		return Money{}, Errorf(EINVALID, "", "The amount %q has more than two decimals; amounts are in whole cents.", s)
+	}
+	if len(whole) > 12 {
+		return Money{}, Errorf(EINVALID, "", "The amount %q is too large.", s)
+	}
+	d, err := decimal.NewFromString(t)
+	if err != nil {
+		return Money{}, Errorf(EINVALID, "", "The amount %q is not a number.", s)
+	}
+	return Money{d.Round(2)}, nil
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// MustMoney is ParseSignedMoney for amounts written in code and tests; it
+// panics on a malformed literal.
+func MustMoney(s string) Money {
+	m, err := ParseSignedMoney(s)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+// MoneyFromDecimal rounds d half-up (away from zero) to the cent.
+func MoneyFromDecimal(d decimal.Decimal) Money { return Money{d.Round(2)} }
+
+// Decimal returns the amount as a decimal.
+func (m Money) Decimal() decimal.Decimal { return m.d }
+
+// Cents returns the amount in cents.
+func (m Money) Cents() int64 { return m.d.Mul(hundred).IntPart() }
+
+// String returns the amount with exactly two decimals, like "101.50".
+func (m Money) String() string { return m.d.StringFixed(2) }
+
+// Add returns m + o.
+func (m Money) Add(o Money) Money { return Money{m.d.Add(o.d)} }
+
+// Sub returns m − o.
+func (m Money) Sub(o Money) Money { return Money{m.d.Sub(o.d)} }
+
+// Neg returns −m.
+func (m Money) Neg() Money { return Money{m.d.Neg()} }
+
+// Cmp compares m and o: −1 if m < o, 0 if equal, +1 if m > o.
+func (m Money) Cmp(o Money) int { return m.d.Cmp(o.d) }
+
+// Equal reports whether m and o are the same amount.
+func (m Money) Equal(o Money) bool { return m.d.Equal(o.d) }
+
+// LessThan reports whether m < o.
+func (m Money) LessThan(o Money) bool { return m.d.LessThan(o.d) }
+
+// GreaterThan reports whether m > o.
+func (m Money) GreaterThan(o Money) bool { return m.d.GreaterThan(o.d) }
+
+// IsZero reports whether m is $0.00.
+func (m Money) IsZero() bool { return m.d.IsZero() }
+
+// IsNegative reports whether m < 0.
+func (m Money) IsNegative() bool { return m.d.IsNegative() }
+
+// IsPositive reports whether m > 0.
+func (m Money) IsPositive() bool { return m.d.IsPositive() }
+
+// Min returns the smaller of m and o.
+func (m Money) Min(o Money) Money {
+	if m.Cmp(o) <= 0 {
+		return m
+	}
+	return o
+}
+
+// Max returns the larger of m and o.
+func (m Money) Max(o Money) Money {
+	if m.Cmp(o) >= 0 {
+		return m
+	}
+	return o
+}
+
+// MulRate returns m × r rounded to the cent half-up (away from zero, never
+// banker's rounding), as RULES.md requires of every posted amount.
+func (m Money) MulRate(r Rate) Money { return Money{m.d.Mul(r.d).Round(2)} }
+
+// MulInt returns m × n.
+func (m Money) MulInt(n int64) Money { return Money{m.d.Mul(decimal.NewFromInt(n))} }
+
+// SumMoney adds amounts.
+func SumMoney(ms ...Money) Money {
+	var t Money
+	for _, m := range ms {
+		t = t.Add(m)
+	}
+	return t
+}
+
+// MarshalJSON writes the amount as a string with two decimals.
+func (m Money) MarshalJSON() ([]byte, error) {
+	return json.Marshal(m.String())
+}
+
+// UnmarshalJSON reads a signed amount from a JSON string ("12.34") or a plain
+// JSON number without exponent (12.34). Callers that forbid negatives check
+// the sign themselves, with the rule's own message.
+func (m *Money) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if bytes.Equal(b, []byte("null")) {
+		return Errorf(EINVALID, "", "An amount is required.")
+	}
+	var s string
+	if len(b) > 0 && b[0] == '"' {
+		if err := json.Unmarshal(b, &s); err != nil {
+			return Errorf(EINVALID, "", "The amount is not a string or number.")
+		}
+	} else {
+		s = string(b)
+	}
+	v, err := ParseSignedMoney(s)
+	if err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+// Rate is a multiplier such as 0.015 (1.5%) held exactly on a decimal.
+type Rate struct {
+	d decimal.Decimal
+}
+
+// ParseRate parses a rate written as a plain decimal ("0.015"); a trailing
+// percent sign divides by 100 ("1.5%").
+func ParseRate(s string) (Rate, error) {
+	t := strings.TrimSpace(s)
+	pct := strings.HasSuffix(t, "%")
+	t = strings.TrimSuffix(t, "%")
+	whole, frac, _ := strings.Cut(strings.TrimPrefix(t, "-"), ".")
+	if t == "" || (whole == "" && frac == "") || !allDigits(whole) || !allDigits(frac) {
+		return Rate{}, Errorf(EINVALID, "", "The rate %q is not a plain decimal like 0.015 or 1.5%%.", s)
+	}
+	d, err := decimal.NewFromString(t)
+	if err != nil {
+		return Rate{}, Errorf(EINVALID, "", "The rate %q is not a number.", s)
+	}
+	if d.IsNegative() {
+		return Rate{}, Errorf(EINVALID, "", "The rate %q is negative.", s)
+	}
+	if pct {
+		d = d.Div(hundred)
+	}
+	return Rate{d}, nil
+}
+
+// MustRate is ParseRate for literals in code and tests.
+func MustRate(s string) Rate {
+	r, err := ParseRate(s)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+// Decimal returns the rate as a decimal.
+func (r Rate) Decimal() decimal.Decimal { return r.d }
+
+// String returns the rate as a plain decimal, like "0.015".
+func (r Rate) String() string { return r.d.String() }
+
+// Percent returns the rate as a percentage for people, like "1.5%".
+func (r Rate) Percent() string { return r.d.Mul(hundred).String() + "%" }
+
+// MarshalJSON writes the rate as a string.
+func (r Rate) MarshalJSON() ([]byte, error) { return json.Marshal(r.String()) }
+
+// UnmarshalJSON reads a rate from a JSON string or number.
+func (r *Rate) UnmarshalJSON(b []byte) error {
+	var s string
+	if len(b) > 0 && b[0] == '"' {
+		if err := json.Unmarshal(b, &s); err != nil {
+			return Errorf(EINVALID, "", "The rate is not a string or number.")
+		}
+	} else {
+		s = string(b)
+	}
+	v, err := ParseRate(s)
+	if err != nil {
+		return err
+	}
+	*r = v
+	return nil
+}
