@@ -1,0 +1,273 @@
+package domain
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// CommandVersion is the version of the command encoding written by this
+// build. Decoding accepts every version up to it; kinds and fields only grow.
+const CommandVersion = 1
+
+// Kind names what a command does.
+type Kind string
+
+// Command kinds. New kinds are appended; none is ever renamed or removed,
+// because old log entries must still decode.
+const (
+	KindSeedDemo Kind = "seed_demo" // load demo data into an empty ledger
+	KindPayBill  Kind = "pay_bill"  // a payment on a village bill (§5.10)
+)
+
+// Command is one change to the ledger. Everything that is not deterministic
+// (its id, the intake time, the node, the receipt sequence) is decided before
+// it enters the log, where it was taken, so that every node applying it
+// reaches the same state.
+type Command struct {
+	V     int      `json:"v"`
+	ID    string   `json:"id"`   // client-made, unique (UUIDv7); a second delivery is a no-op
+	Kind  Kind     `json:"kind"` //
+	At    DateTime `json:"at"`   // intake time on the village clock: the command's legal date
+	Node  string   `json:"node"` // the node that took it
+	Seq   uint64   `json:"seq"`  // that node's receipt sequence
+	Actor string   `json:"actor"`
+
+	PayBill  *PayBill  `json:"pay_bill,omitempty"`
+	SeedDemo *SeedDemo `json:"seed_demo,omitempty"`
+}
+
+// ReceiptNumber returns the number a receipt for this command carries:
+// "<node>-<sequence>", unique without coordination.
+func (c Command) ReceiptNumber() string { return fmt.Sprintf("%s-%06d", c.Node, c.Seq) }
+
+// PayBill pays an amount on a village bill.
+type PayBill struct {
+	BillID    string `json:"bill_id"`
+	Amount    Money  `json:"amount"`
+	Tender    Tender `json:"tender"`
+	Reference string `json:"reference,omitempty"` // card terminal approval or check number
+	Payer     string `json:"payer,omitempty"`
+}
+
+// SeedDemo holds demo records. It applies only to an empty ledger, so
+// loading the demo twice, or on a ledger with real data, changes nothing.
+type SeedDemo struct {
+	Parcels  []Parcel  `json:"parcels"`
+	Accounts []Account `json:"accounts"`
+	Bills    []Bill    `json:"bills"`
+}
+
+// Result is what applying a command produced.
+type Result struct {
+	CommandID string   `json:"command_id"`
+	Kind      Kind     `json:"kind"`
+	Index     uint64   `json:"index,omitempty"`
+	Receipt   *Receipt `json:"receipt,omitempty"`
+	Refund    *RefundDue `json:"refund,omitempty"`
+	Error     *Error `json:"error,omitempty"` // the domain refused the command
+	Note      string `json:"note,omitempty"`
+}
+
+// EncodeCommand returns the log encoding of c: a version byte, then JSON.
+func EncodeCommand(c Command) ([]byte, error) {
+	c.V = CommandVersion
+	body, err := json.Marshal(c)
+	if err != nil {
+		return nil, fmt.Errorf("encode command %s: %w", c.ID, err)
+	}
+	return append([]byte{CommandVersion}, body...), nil
+}
+
+// DecodeCommand reads a command written by EncodeCommand of this or an
+// earlier version. Unknown fields, an unknown kind, a missing payload or a
+// version from the future are errors: a node must never apply what it does
+// not fully understand.
+func DecodeCommand(b []byte) (Command, error) {
+	if len(b) == 0 {
+		return Command{}, Errorf(EINVALID, "", "empty command")
+	}
+	if b[0] == 0 || b[0] > CommandVersion {
+		return Command{}, Errorf(EINVALID, "", "command version %d is not known to this build (newest %d)", b[0], CommandVersion)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b[1:]))
+	dec.DisallowUnknownFields()
+	var c Command
+	if err := dec.Decode(&c); err != nil {
+		return Command{}, Errorf(EINVALID, "", "decode command: %v", err)
+	}
+	if dec.More() {
+		return Command{}, Errorf(EINVALID, "", "decode command: trailing data")
+	}
+	if c.V != int(b[0]) {
+		return Command{}, Errorf(EINVALID, "", "command version byte %d does not match body version %d", b[0], c.V)
+	}
+	if err := c.Validate(); err != nil {
+		return Command{}, err
+	}
+	return c, nil
+}
+
+// Validate checks that the command is well formed: an id, a known kind with
+// its payload and no other, an intake time and a node.
+func (c Command) Validate() error {
+	if strings.TrimSpace(c.ID) == "" || len(c.ID) > 64 {
+		return Errorf(EINVALID, "", "command id is missing or too long")
+	}
+	if c.At.IsZero() {
+		return Errorf(EINVALID, "", "command %s has no intake time", c.ID)
+	}
+	if c.Node == "" {
+		return Errorf(EINVALID, "", "command %s has no node", c.ID)
+	}
+	payloads := 0
+	if c.PayBill != nil {
+		payloads++
+	}
+	if c.SeedDemo != nil {
+		payloads++
+	}
+	var ok bool
+	switch c.Kind {
+	case KindPayBill:
+		ok = c.PayBill != nil
+	case KindSeedDemo:
+		ok = c.SeedDemo != nil
+	default:
+		return Errorf(EINVALID, "", "command %s has unknown kind %q", c.ID, c.Kind)
+	}
+	if !ok || payloads != 1 {
+		return Errorf(EINVALID, "", "command %s of kind %s must carry exactly its own payload", c.ID, c.Kind)
+	}
+	return nil
+}
+
+// Apply runs a command against the ledger inside tx. It is deterministic:
+// the same command on the same state gives the same writes and result on
+// every node. A refusal by the rules is returned as an *Error and nothing is
+// written; the caller records the command as seen either way so that a
+// second delivery of it is a no-op. index is the log index applying it.
+func Apply(tx Tx, c Command, index uint64, p *Params) (Result, error) {
+	res := Result{CommandID: c.ID, Kind: c.Kind, Index: index}
+	var err error
+	switch c.Kind {
+	case KindPayBill:
+		err = applyPayBill(tx, c, index, p, &res)
+	case KindSeedDemo:
+		err = applySeedDemo(tx, c, &res)
+	default:
+		err = Errorf(EINVALID, "", "unknown command kind %q", c.Kind)
+	}
+	return res, err
+}
+
+// applyPayBill posts a payment to a bill under §5.10: it is allocated to the
+// penalty, then interest, then principal, as of the payment's intake date;
+// money beyond the balance is an overpayment, recorded as a refund due under
+// §5.07(1). A payment dated after the bill went on the tax roll is refused.
+func applyPayBill(tx Tx, c Command, index uint64, p *Params, res *Result) error {
+	pay := c.PayBill
+	if !pay.Amount.IsPositive() {
+		return Errorf(EINVALID, "§5.10", "The payment amount must be more than $0.00.")
+	}
+	if !pay.Tender.Valid() {
+		return Errorf(EINVALID, "", "Unknown tender %q.", pay.Tender)
+	}
+	bill, ok, err := tx.Bill(pay.BillID)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return Errorf(ENOTFOUND, "", "There is no bill %q.", pay.BillID)
+	}
+	if c.At.Date.Before(bill.BilledOn) {
+		return Errorf(EINVALID, "§5.10", "A payment cannot be dated before the bill (billed %s).", bill.BilledOn)
+	}
+	bill.Payments = append(bill.Payments, BillPayment{
+		CommandID: c.ID,
+		Receipt:   c.ReceiptNumber(),
+		At:        c.At,
+		Amount:    pay.Amount,
+		Tender:    pay.Tender,
+		Reference: pay.Reference,
+	})
+	fig, err := bill.Figures(c.At.Date, p)
+	if err != nil {
+		return err
+	}
+	last := len(bill.Payments) - 1
+	alloc := fig.Allocations[last]
+	bill.Payments[last].Allocation = alloc
+	if err := tx.PutBill(bill); err != nil {
+		return err
+	}
+	rc := Receipt{
+		Number:     c.ReceiptNumber(),
+		CommandID:  c.ID,
+		Status:     Posted,
+		BillID:     bill.ID,
+		Account:    bill.Account,
+		Parcel:     bill.Parcel,
+		Payer:      pay.Payer,
+		At:         c.At,
+		Amount:     pay.Amount,
+		Tender:     pay.Tender,
+		Reference:  pay.Reference,
+		Allocation: alloc,
+		Balance:    fig.Balance,
+		Node:       c.Node,
+		Index:      index,
+	}
+	if err := tx.PutReceipt(rc); err != nil {
+		return err
+	}
+	res.Receipt = &rc
+	if alloc.Overpayment.IsPositive() {
+		v := p.At(c.At.Date)
+		rd := RefundDue{
+			CommandID: c.ID,
+			Receipt:   rc.Number,
+			BillID:    bill.ID,
+			Account:   bill.Account,
+			PaidAt:    c.At,
+			Amount:    alloc.Overpayment,
+			RefundBy:  p.Calendar().AddBusinessDays(c.At.Date, v.RefundBusinessDays),
+		}
+		if err := tx.PutRefundDue(rd); err != nil {
+			return err
+		}
+		res.Refund = &rd
+	}
+	return nil
+}
+
+// applySeedDemo loads demo records into an empty ledger and does nothing to
+// a ledger that already holds records.
+func applySeedDemo(tx Tx, c Command, res *Result) error {
+	empty, err := tx.Empty()
+	if err != nil {
+		return err
+	}
+	if !empty {
+		res.Note = "ledger not empty; demo data not loaded"
+		return nil
+	}
+	for _, p := range c.SeedDemo.Parcels {
+		if err := tx.PutParcel(p); err != nil {
+			return err
+		}
+	}
+	for _, a := range c.SeedDemo.Accounts {
+		if err := tx.PutAccount(a); err != nil {
+			return err
+		}
+	}
+	for _, b := range c.SeedDemo.Bills {
+		if err := tx.PutBill(b); err != nil {
+			return err
+		}
+	}
+	res.Note = fmt.Sprintf("loaded %d parcels, %d accounts, %d bills", len(c.SeedDemo.Parcels), len(c.SeedDemo.Accounts), len(c.SeedDemo.Bills))
+	return nil
+}

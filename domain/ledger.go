@@ -1,0 +1,233 @@
+package domain
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"time"
+)
+
+// County is one of the two counties the village lies in; the tax roll,
+// settlements and exports are kept per county (Ch. 74).
+type County string
+
+// The village's counties.
+const (
+	Dane  County = "dane"
+	Green County = "green"
+)
+
+// Valid reports whether c is one of the village's counties.
+func (c County) Valid() bool { return c == Dane || c == Green }
+
+// Title returns the county's name for people.
+func (c County) Title() string {
+	switch c {
+	case Dane:
+		return "Dane"
+	case Green:
+		return "Green"
+	}
+	return string(c)
+}
+
+// Parcel is a piece of real property in the village, identified like
+// "0601-141-2001".
+type Parcel struct {
+	ID         string `json:"id"`
+	Address    string `json:"address"`
+	County     County `json:"county"`
+	Owner      string `json:"owner"`
+	Floodplain bool   `json:"floodplain,omitempty"`
+}
+
+// Account is a payer of village bills and the parcels it pays for.
+type Account struct {
+	Number  string   `json:"number"`
+	Name    string   `json:"name"`
+	Parcels []string `json:"parcels,omitempty"`
+}
+
+// Tender is how a payment was made.
+type Tender string
+
+// Tenders the appliance takes.
+const (
+	Card  Tender = "card"
+	Cash  Tender = "cash"
+	Check Tender = "check"
+)
+
+// Valid reports whether t is a known tender.
+func (t Tender) Valid() bool { return t == Card || t == Cash || t == Check }
+
+// BillPayment is one payment posted to a bill.
+type BillPayment struct {
+	CommandID  string     `json:"command_id"`
+	Receipt    string     `json:"receipt"`
+	At         DateTime   `json:"at"` // intake time: the payment's legal date
+	Amount     Money      `json:"amount"`
+	Tender     Tender     `json:"tender"`
+	Reference  string     `json:"reference,omitempty"`
+	Allocation Allocation `json:"allocation"` // as allocated when it posted
+}
+
+// Bill is a village bill (a receivable under §5.10): a charge to an account
+// for a parcel, billed on a date, with the payments posted to it. Its
+// interest, penalty, balance and status are not stored: they depend on the
+// day you ask, and ComputeReceivable derives them (see Bill.Figures).
+type Bill struct {
+	ID          string        `json:"id"`
+	Account     string        `json:"account"`
+	Parcel      string        `json:"parcel"`
+	Description string        `json:"description"`
+	BilledOn    Date          `json:"billed_on"`
+	Principal   Money         `json:"principal"`
+	Payments    []BillPayment `json:"payments,omitempty"`
+}
+
+// Figures returns the bill's §5.10 figures as of a date: interest, penalty,
+// payments so far, balance and status.
+func (b Bill) Figures(asOf Date, p *Params) (Receivable, error) {
+	if asOf.Before(b.BilledOn) {
+		asOf = b.BilledOn
+	}
+	in := ReceivableInput{BilledOn: b.BilledOn, Principal: b.Principal, AsOf: asOf}
+	for _, pay := range b.Payments {
+		if pay.At.Date.After(asOf) {
+			in.AsOf = pay.At.Date
+		}
+		in.Payments = append(in.Payments, DatedAmount{On: pay.At.Date, Amount: pay.Amount})
+	}
+	return ComputeReceivable(in, p)
+}
+
+// ReceiptStatus says whether a receipt's payment has posted to the
+// replicated ledger.
+type ReceiptStatus string
+
+// Receipt statuses.
+const (
+	Posted      ReceiptStatus = "posted"      // applied by the ledger on a quorum
+	Provisional ReceiptStatus = "provisional" // recorded on this node; posts when the network returns
+)
+
+// Receipt is what a payer is given. Its number is made where the payment is
+// taken, "<node>-<per-node sequence>", so numbers never collide even when a
+// node takes payments offline; a posted receipt also carries the index of
+// the log entry that applied it.
+type Receipt struct {
+	Number     string        `json:"number"`
+	CommandID  string        `json:"command_id"`
+	Status     ReceiptStatus `json:"status"`
+	BillID     string        `json:"bill_id"`
+	Account    string        `json:"account"`
+	Parcel     string        `json:"parcel"`
+	Payer      string        `json:"payer,omitempty"`
+	At         DateTime      `json:"at"`
+	Amount     Money         `json:"amount"`
+	Tender     Tender        `json:"tender"`
+	Reference  string        `json:"reference,omitempty"`
+	Allocation Allocation    `json:"allocation"`
+	Balance    Money         `json:"balance"` // the bill's balance right after this payment
+	Node       string        `json:"node"`
+	Index      uint64        `json:"index,omitempty"` // log index that posted it
+}
+
+// RefundDue is an overpayment the village owes back (§5.07(1)): the excess
+// of an amount paid over the amount due is refunded within the number of
+// business days the parameters give (15 by default).
+type RefundDue struct {
+	CommandID string   `json:"command_id"`
+	Receipt   string   `json:"receipt"`
+	BillID    string   `json:"bill_id"`
+	Account   string   `json:"account"`
+	PaidAt    DateTime `json:"paid_at"`
+	Amount    Money    `json:"amount"`
+	RefundBy  Date     `json:"refund_by"`
+}
+
+// Tx is the view of the ledger that applying a command needs: reads and
+// writes of records inside one atomic transaction. The replicated store
+// implements it on a Badger transaction; tests implement it on maps. A
+// missing record is (zero, false, nil), never an error.
+type Tx interface {
+	Bill(id string) (Bill, bool, error)
+	PutBill(b Bill) error
+	Parcel(id string) (Parcel, bool, error)
+	PutParcel(p Parcel) error
+	Account(number string) (Account, bool, error)
+	PutAccount(a Account) error
+	PutReceipt(r Receipt) error
+	PutRefundDue(r RefundDue) error
+	// Empty reports whether the ledger holds no parcels, accounts or bills.
+	Empty() (bool, error)
+}
+
+// Ledger is what the kiosk and the staff pages need of the replicated
+// ledger: submit a command and read records. The sync layer implements it;
+// the kiosk declares nothing about Raft or Badger.
+type Ledger interface {
+	// Submit records cmd durably on this node and has it applied by the
+	// cluster. It returns the posted result, or a provisional one when the
+	// cluster does not answer within ctx (the command stays queued and posts
+	// later), or the domain's *Error when the ledger refuses it.
+	Submit(ctx context.Context, cmd Command) (Result, error)
+	// NewCommand returns a command of kind k stamped with a fresh id, this
+	// node's id, the next receipt sequence and the intake time.
+	NewCommand(k Kind, actor string) (Command, error)
+	Bill(id string) (Bill, error)
+	BillsByAccount(number string) ([]Bill, error)
+	BillsByParcel(id string) ([]Bill, error)
+	Parcel(id string) (Parcel, error)
+	Parcels() ([]Parcel, error)
+	Account(number string) (Account, error)
+	Receipt(number string) (Receipt, error)
+	Params() *Params
+	Consistency() Consistency
+}
+
+// Consistency says how fresh a read is, so every page can say so honestly.
+type Consistency struct {
+	Level       string    `json:"level"` // "current", "replica" or "offline"
+	LastContact time.Time `json:"last_contact,omitzero"`
+	Pending     int       `json:"pending"` // local commands not yet posted
+}
+
+// Consistency levels.
+const (
+	Current = "current" // verified with the leader
+	Replica = "replica" // a follower's copy, as of its last contact
+	Offline = "offline" // no leader reachable; local commands are queued
+)
+
+// NormalizeAddress reduces a street address to a comparable form: lower
+// case, punctuation dropped, common suffixes abbreviated ("Street" → "st"),
+// so "141 W. Main Street" and "141 w main st" match.
+func NormalizeAddress(s string) string {
+	repl := map[string]string{
+		"street": "st", "str": "st", "avenue": "ave", "av": "ave", "road": "rd", "drive": "dr",
+		"lane": "ln", "court": "ct", "place": "pl", "boulevard": "blvd", "circle": "cir",
+		"highway": "hwy", "parkway": "pkwy", "terrace": "ter", "trail": "trl",
+		"west": "w", "east": "e", "north": "n", "south": "s",
+	}
+	fields := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+	})
+	for i, f := range fields {
+		if r, ok := repl[f]; ok {
+			fields[i] = r
+		}
+	}
+	return strings.Join(fields, " ")
+}
+
+// SortBills orders bills by billing date, then id: an account's history.
+func SortBills(bills []Bill) {
+	sort.Slice(bills, func(i, j int) bool {
+		if c := bills[i].BilledOn.Compare(bills[j].BilledOn); c != 0 {
+			return c < 0
+		}
+		return bills[i].ID < bills[j].ID
+	})
+}
