@@ -1,0 +1,448 @@
+// Package replica is the replicated ledger: a hashicorp/raft node whose FSM
+// applies domain commands to a Badger store, the node's durable outbox, and
+// the domain.Ledger the kiosk and staff pages use.
+package replica
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/hashicorp/raft"
+
+	"github.com/villagehall/appliance/domain"
+)
+
+// FSM applies committed log entries to the ledger state in Badger. It is
+// deterministic: it reads no clock and no randomness (every command carries
+// its own intake time), and it never depends on map order, so every node
+// that applies the same log holds byte-identical state.
+//
+// The last applied index is written in the same transaction as the state it
+// produced. After a restart raft replays entries the FSM already holds; they
+// are skipped. A command id already applied is not applied again: its first
+// result is returned, so a client may retry a command whose outcome it did
+// not learn (raft.ErrLeadershipLost, a timeout) without paying twice.
+type FSM struct {
+	db     *badger.DB
+	dir    string
+	params *domain.Params
+	log    *slog.Logger
+
+	mu      sync.Mutex // excludes Restore from Apply
+	applied atomic.Uint64
+	head    []byte // journal head hash; guarded by mu
+
+	// notify, if set, is called after each batch with the highest applied
+	// index, outside the lock.
+	notify func(index uint64)
+}
+
+// commandRecord is what the FSM keeps of every command it has seen.
+type commandRecord struct {
+	Index  uint64        `json:"index"`
+	Result domain.Result `json:"result"`
+}
+
+// journalEntry is one link of the hash chain over every command applied or
+// refused. Hash = SHA-256(Prev ‖ the entry's JSON with Hash empty).
+type journalEntry struct {
+	Index     uint64          `json:"index"`
+	CommandID string          `json:"command_id"`
+	Kind      domain.Kind     `json:"kind"`
+	Actor     string          `json:"actor"`
+	Node      string          `json:"node"`
+	At        domain.DateTime `json:"at"`
+	Outcome   string          `json:"outcome"` // "applied" or "refused"
+	Error     string          `json:"error,omitempty"`
+	Prev      string          `json:"prev"`
+	Hash      string          `json:"hash"`
+}
+
+// OpenFSM opens the FSM's state in a Badger store at opts.Dir.
+func OpenFSM(opts badger.Options, params *domain.Params, logger *slog.Logger) (*FSM, error) {
+	db, err := badger.Open(opts)
+	if err != nil {
+		return nil, fmt.Errorf("open ledger state %s: %w", opts.Dir, err)
+	}
+	f := &FSM{db: db, dir: opts.Dir, params: params, log: logger}
+	if err := f.loadMeta(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+func (f *FSM) loadMeta() error {
+	return f.db.View(func(txn *badger.Txn) error {
+		f.applied.Store(0)
+		f.head = nil
+		if item, err := txn.Get(keyApplied); err == nil {
+			v, err := item.ValueCopy(nil)
+			if err != nil || len(v) != 8 {
+				return fmt.Errorf("read applied index: %v", err)
+			}
+			f.applied.Store(binary.BigEndian.Uint64(v))
+		} else if !errors.Is(err, badger.ErrKeyNotFound) {
+			return fmt.Errorf("read applied index: %w", err)
+		}
+		if item, err := txn.Get(keyJournal); err == nil {
+			if f.head, err = item.ValueCopy(nil); err != nil {
+				return fmt.Errorf("read journal head: %w", err)
+			}
+		} else if !errors.Is(err, badger.ErrKeyNotFound) {
+			return fmt.Errorf("read journal head: %w", err)
+		}
+		return nil
+	})
+}
+
+// Close closes the state store.
+func (f *FSM) Close() error { return f.db.Close() }
+
+// DB returns the state store, for reads and backups.
+func (f *FSM) DB() *badger.DB { return f.db }
+
+// Applied returns the index of the last command applied.
+func (f *FSM) Applied() uint64 { return f.applied.Load() }
+
+// Apply applies one committed entry.
+func (f *FSM) Apply(l *raft.Log) any { return f.ApplyBatch([]*raft.Log{l})[0] }
+
+// ApplyBatch applies committed entries in one Badger transaction (several,
+// split between commands, if it grows too big). Each response is a
+// domain.Result; a command the rules refuse has Result.Error set and
+// changes nothing but the record that it was seen.
+//
+// A storage failure while applying panics: a replica that cannot write its
+// state must stop rather than acknowledge and diverge.
+func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
+	f.mu.Lock()
+	out := make([]any, len(logs))
+	txn := f.db.NewTransaction(true)
+	applied := f.applied.Load()
+	for i, l := range logs {
+		if l.Type != raft.LogCommand {
+			continue
+		}
+		if l.Index <= applied {
+			out[i] = f.replayed(txn, l)
+			continue
+		}
+		res, writes := f.applyOne(txn, l)
+		out[i] = res
+		writes = append(writes, kv{keyApplied, uint64Bytes(l.Index)}, kv{keyJournal, append([]byte{}, f.head...)})
+		if err := setAll(txn, writes); errors.Is(err, badger.ErrTxnTooBig) {
+			if err := txn.Commit(); err != nil {
+				panic(fmt.Sprintf("replica: commit ledger state: %v", err))
+			}
+			txn = f.db.NewTransaction(true)
+			if err := setAll(txn, writes); err != nil {
+				panic(fmt.Sprintf("replica: write ledger state: %v", err))
+			}
+		} else if err != nil {
+			panic(fmt.Sprintf("replica: write ledger state: %v", err))
+		}
+		applied = l.Index
+	}
+	if err := txn.Commit(); err != nil {
+		panic(fmt.Sprintf("replica: commit ledger state: %v", err))
+	}
+	f.applied.Store(applied)
+	f.mu.Unlock()
+	if f.notify != nil {
+		f.notify(applied)
+	}
+	return out
+}
+
+// replayed answers for an entry at or below the applied index (replayed
+// after a restart): its stored result, if it decodes.
+func (f *FSM) replayed(txn *badger.Txn, l *raft.Log) any {
+	cmd, err := domain.DecodeCommand(l.Data)
+	if err != nil {
+		return domain.Result{Error: domain.Errorf(domain.EINVALID, "", "undecodable command")}
+	}
+	if rec, ok, err := getJSON[commandRecord](txn, key(prefixCommand, cmd.ID)); err == nil && ok {
+		return rec.Result
+	}
+	return domain.Result{CommandID: cmd.ID, Kind: cmd.Kind}
+}
+
+type kv struct{ k, v []byte }
+
+func setAll(txn *badger.Txn, writes []kv) error {
+	for _, w := range writes {
+		var err error
+		if w.v == nil {
+			err = txn.Delete(w.k)
+		} else {
+			err = txn.Set(w.k, w.v)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// applyOne runs one command and returns its result and every write it
+// makes: the records, the dedupe record and the journal link.
+func (f *FSM) applyOne(txn *badger.Txn, l *raft.Log) (domain.Result, []kv) {
+	cmd, err := domain.DecodeCommand(l.Data)
+	if err != nil {
+		// The leader validates before appending, so this is a peer bug or a
+		// version mismatch; every replica reaches the same verdict.
+		f.log.Error("undecodable log entry", "index", l.Index, "err", err)
+		res := domain.Result{Index: l.Index, Error: asDomainError(err)}
+		return res, []kv{f.journal(l.Index, domain.Command{}, res)}
+	}
+	rec, seen, err := getJSON[commandRecord](txn, key(prefixCommand, cmd.ID))
+	if err != nil {
+		panic(fmt.Sprintf("replica: read command record: %v", err))
+	}
+	if seen {
+		return rec.Result, nil
+	}
+	ov := &overlay{txn: txn, writes: map[string][]byte{}}
+	res, err := domain.Apply(ov, cmd, l.Index, f.params)
+	var writes []kv
+	if err != nil {
+		var de *domain.Error
+		if !errors.As(err, &de) {
+			panic(fmt.Sprintf("replica: apply command %s at %d: %v", cmd.ID, l.Index, err))
+		}
+		res = domain.Result{CommandID: cmd.ID, Kind: cmd.Kind, Index: l.Index, Error: de}
+	} else {
+		writes = ov.sorted()
+	}
+	body, _ := json.Marshal(commandRecord{Index: l.Index, Result: res})
+	writes = append(writes, kv{key(prefixCommand, cmd.ID), body}, f.journal(l.Index, cmd, res))
+	return res, writes
+}
+
+// journal returns the journal write for a command's outcome and moves the
+// chain's head.
+func (f *FSM) journal(index uint64, cmd domain.Command, res domain.Result) kv {
+	e := journalEntry{
+		Index: index, CommandID: cmd.ID, Kind: cmd.Kind, Actor: cmd.Actor, Node: cmd.Node, At: cmd.At,
+		Outcome: "applied", Prev: hex.EncodeToString(f.head),
+	}
+	if res.Error != nil {
+		e.Outcome, e.Error = "refused", res.Error.Error()
+	}
+	e.Hash = hex.EncodeToString(journalHash(e))
+	f.head, _ = hex.DecodeString(e.Hash)
+	body, _ := json.Marshal(e)
+	return kv{journalKey(index), body}
+}
+
+func journalHash(e journalEntry) []byte {
+	e.Hash = ""
+	body, _ := json.Marshal(e)
+	prev, _ := hex.DecodeString(e.Prev)
+	h := sha256.New()
+	h.Write(prev)
+	h.Write(body)
+	return h.Sum(nil)
+}
+
+func asDomainError(err error) *domain.Error {
+	var de *domain.Error
+	if errors.As(err, &de) {
+		return de
+	}
+	return domain.Errorf(domain.EINTERNAL, "", "%v", err)
+}
+
+// StateHash returns a SHA-256 over every key and value of the ledger state
+// in key order. Replicas that applied the same log have the same hash.
+func (f *FSM) StateHash() (string, error) {
+	h := sha256.New()
+	err := f.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.DefaultIteratorOptions)
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			item := it.Item()
+			v, err := item.ValueCopy(nil)
+			if err != nil {
+				return err
+			}
+			var n [8]byte
+			binary.BigEndian.PutUint64(n[:], uint64(len(item.Key())))
+			h.Write(n[:])
+			h.Write(item.Key())
+			binary.BigEndian.PutUint64(n[:], uint64(len(v)))
+			h.Write(n[:])
+			h.Write(v)
+		}
+		return nil
+	})
+	return hex.EncodeToString(h.Sum(nil)), err
+}
+
+// VerifyJournal walks the journal and checks every link of the hash chain.
+// It returns the number of entries checked.
+func (f *FSM) VerifyJournal() (int, error) {
+	n := 0
+	err := f.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefixJournal), PrefetchValues: true, PrefetchSize: 64})
+		defer it.Close()
+		prev := ""
+		for it.Rewind(); it.Valid(); it.Next() {
+			var e journalEntry
+			if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &e) }); err != nil {
+				return fmt.Errorf("journal entry %x: %w", it.Item().Key(), err)
+			}
+			if e.Prev != prev {
+				return fmt.Errorf("journal entry %d: previous hash %s does not match %s", e.Index, e.Prev, prev)
+			}
+			if got := hex.EncodeToString(journalHash(e)); got != e.Hash {
+				return fmt.Errorf("journal entry %d: hash %s does not match its content (%s)", e.Index, e.Hash, got)
+			}
+			prev = e.Hash
+			n++
+		}
+		return nil
+	})
+	return n, err
+}
+
+// overlay is the domain.Tx of one command: reads see the transaction and
+// the command's own writes; writes are held back until the command
+// succeeds, so a refused command changes nothing.
+type overlay struct {
+	txn    *badger.Txn
+	writes map[string][]byte
+}
+
+func (o *overlay) sorted() []kv {
+	out := make([]kv, 0, len(o.writes))
+	for k, v := range o.writes {
+		out = append(out, kv{[]byte(k), v})
+	}
+	// Order does not change the committed state, but a fixed order keeps
+	// transaction splitting and any error identical on every replica.
+	slices.SortFunc(out, func(a, b kv) int { return bytes.Compare(a.k, b.k) })
+	return out
+}
+
+func (o *overlay) get(k []byte) ([]byte, bool, error) {
+	if v, ok := o.writes[string(k)]; ok {
+		return v, v != nil, nil
+	}
+	item, err := o.txn.Get(k)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	v, err := item.ValueCopy(nil)
+	return v, err == nil, err
+}
+
+func (o *overlay) put(k []byte, v any) error {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	o.writes[string(k)] = body
+	return nil
+}
+
+func overlayGet[T any](o *overlay, k []byte) (T, bool, error) {
+	var v T
+	body, ok, err := o.get(k)
+	if err != nil || !ok {
+		return v, false, err
+	}
+	if err := json.Unmarshal(body, &v); err != nil {
+		return v, false, fmt.Errorf("decode %s: %w", k, err)
+	}
+	return v, true, nil
+}
+
+func (o *overlay) Bill(id string) (domain.Bill, bool, error) {
+	return overlayGet[domain.Bill](o, key(prefixBill, id))
+}
+
+func (o *overlay) PutBill(b domain.Bill) error {
+	if b.ID == "" {
+		return domain.Errorf(domain.EINVALID, "", "bill id required")
+	}
+	o.writes[string(key(prefixBillByAcc, b.Account, "/", b.BilledOn.String(), "/", b.ID))] = []byte{}
+	o.writes[string(key(prefixBillByPar, b.Parcel, "/", b.ID))] = []byte{}
+	return o.put(key(prefixBill, b.ID), b)
+}
+
+func (o *overlay) Parcel(id string) (domain.Parcel, bool, error) {
+	return overlayGet[domain.Parcel](o, key(prefixParcel, id))
+}
+
+func (o *overlay) PutParcel(p domain.Parcel) error { return o.put(key(prefixParcel, p.ID), p) }
+
+func (o *overlay) Account(n string) (domain.Account, bool, error) {
+	return overlayGet[domain.Account](o, key(prefixAccount, n))
+}
+
+func (o *overlay) PutAccount(a domain.Account) error { return o.put(key(prefixAccount, a.Number), a) }
+
+func (o *overlay) PutReceipt(r domain.Receipt) error { return o.put(key(prefixReceipt, r.Number), r) }
+
+func (o *overlay) PutRefundDue(r domain.RefundDue) error {
+	return o.put(key(prefixRefund, r.RefundBy.String(), "/", r.CommandID), r)
+}
+
+func (o *overlay) Empty() (bool, error) {
+	for k := range o.writes {
+		if hasRecordPrefix([]byte(k)) {
+			return false, nil
+		}
+	}
+	for _, p := range []string{prefixParcel, prefixAccount, prefixBill} {
+		it := o.txn.NewIterator(badger.IteratorOptions{Prefix: []byte(p)})
+		it.Rewind()
+		found := it.Valid()
+		it.Close()
+		if found {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func hasRecordPrefix(k []byte) bool {
+	return bytes.HasPrefix(k, []byte(prefixParcel)) || bytes.HasPrefix(k, []byte(prefixAccount)) || bytes.HasPrefix(k, []byte(prefixBill))
+}
+
+// getJSON reads and decodes one record; a missing key is (zero, false, nil).
+func getJSON[T any](txn *badger.Txn, k []byte) (T, bool, error) {
+	var v T
+	item, err := txn.Get(k)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return v, false, nil
+	}
+	if err != nil {
+		return v, false, err
+	}
+	err = item.Value(func(b []byte) error { return json.Unmarshal(b, &v) })
+	if err != nil {
+		return v, false, fmt.Errorf("decode %s: %w", k, err)
+	}
+	return v, true, nil
+}
+
+var _ raft.BatchingFSM = (*FSM)(nil)
+var _ domain.Tx = (*overlay)(nil)
+var _ io.Writer = (*countingWriter)(nil)

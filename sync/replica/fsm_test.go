@@ -1,0 +1,306 @@
+package replica
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"testing"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/hashicorp/raft"
+
+	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/sync/badgerstore"
+)
+
+var params = domain.DefaultParams()
+
+func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func openFSM(t *testing.T, dir string) *FSM {
+	t.Helper()
+	f, err := OpenFSM(badgerstore.PiOptions(dir), params, quietLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func seedCommand() domain.Command {
+	return domain.Command{
+		ID: "seed", Kind: domain.KindSeedDemo, At: domain.NewDateTime(domain.MustDate("2026-03-01"), 9, 0, 0),
+		Node: "n1", Seq: 1, Actor: "test",
+		SeedDemo: &domain.SeedDemo{
+			Parcels:  []domain.Parcel{{ID: "0601-141-2001", Address: "141 W Main St", County: domain.Dane, Owner: "A"}},
+			Accounts: []domain.Account{{Number: "100101", Name: "A", Parcels: []string{"0601-141-2001"}}},
+			Bills: []domain.Bill{
+				{ID: "B1", Account: "100101", Parcel: "0601-141-2001", Description: "water", BilledOn: domain.MustDate("2026-03-02"), Principal: domain.MustMoney("100.00")},
+				{ID: "B2", Account: "100101", Parcel: "0601-141-2001", Description: "weeds", BilledOn: domain.MustDate("2026-01-01"), Principal: domain.MustMoney("123.45")},
+				{ID: "B3", Account: "100101", Parcel: "0601-141-2001", Description: "water", BilledOn: domain.MustDate("2026-10-20"), Principal: domain.MustMoney("50.00")},
+			},
+		},
+	}
+}
+
+func payCommand(id string, seq uint64, bill, amount, at string) domain.Command {
+	dt, err := domain.ParseDateTime(at)
+	if err != nil {
+		panic(err)
+	}
+	return domain.Command{
+		ID: id, Kind: domain.KindPayBill, At: dt, Node: "n1", Seq: seq, Actor: "kiosk",
+		PayBill: &domain.PayBill{BillID: bill, Amount: domain.MustMoney(amount), Tender: domain.Card, Reference: "sim-" + id},
+	}
+}
+
+// testLog is a log with a seed, payments (one partial, one overpaying, one
+// refused because the bill is on the tax roll), a duplicate delivery and an
+// undecodable entry.
+func testLog(t *testing.T) []*raft.Log {
+	t.Helper()
+	cmds := []domain.Command{
+		seedCommand(),
+		payCommand("p1", 2, "B1", "40.00", "2026-04-10T10:00"),
+		payCommand("p2", 3, "B1", "70.00", "2026-05-02T16:00"),
+		payCommand("p3", 4, "B2", "10.00", "2026-11-20T09:00"), // after tax_roll_on: refused
+		payCommand("p4", 5, "B2", "50.00", "2026-06-10T09:00"),
+		payCommand("p1", 2, "B1", "40.00", "2026-04-10T10:00"), // duplicate delivery
+	}
+	var logs []*raft.Log
+	for i, c := range cmds {
+		data, err := domain.EncodeCommand(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		logs = append(logs, &raft.Log{Index: uint64(i + 3), Term: 1, Type: raft.LogCommand, Data: data})
+	}
+	logs = append(logs, &raft.Log{Index: uint64(len(cmds) + 3), Term: 1, Type: raft.LogCommand, Data: []byte{1, '{', 'x'}})
+	return logs
+}
+
+func stateHash(t *testing.T, f *FSM) string {
+	t.Helper()
+	h, err := f.StateHash()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func TestFSMDeterministic(t *testing.T) {
+	logs := testLog(t)
+	a := openFSM(t, t.TempDir())
+	defer a.Close()
+	b := openFSM(t, t.TempDir())
+	defer b.Close()
+	a.ApplyBatch(logs)
+	for _, l := range logs {
+		b.Apply(l)
+	}
+	if ha, hb := stateHash(t, a), stateHash(t, b); ha != hb {
+		t.Fatalf("same log, different state: %s vs %s", ha, hb)
+	}
+	if a.Applied() != logs[len(logs)-1].Index {
+		t.Fatalf("applied = %d, want %d", a.Applied(), logs[len(logs)-1].Index)
+	}
+	if n, err := a.VerifyJournal(); err != nil || n != len(logs)-1 {
+		t.Fatalf("journal: %d entries, %v; want %d entries (duplicates are not journaled)", n, err, len(logs)-1)
+	}
+}
+
+func TestFSMOutcomes(t *testing.T) {
+	logs := testLog(t)
+	f := openFSM(t, t.TempDir())
+	defer f.Close()
+	out := f.ApplyBatch(logs)
+	res := func(i int) domain.Result { return out[i].(domain.Result) }
+
+	if r := res(1); r.Error != nil || r.Receipt == nil || r.Receipt.Number != "n1-000002" || r.Receipt.Status != domain.Posted {
+		t.Fatalf("first payment: %+v", r)
+	}
+	// 40.00 on April 10 paid the 1.50 of April interest and 38.50 of principal.
+	// 70.00 on May 2: May's interest (1.5% of 61.50 = 0.9225 → 0.92) comes
+	// first, then the 61.50 principal; 7.58 is overpaid.
+	r2 := res(2)
+	if r2.Error != nil || r2.Receipt.Allocation.Interest.String() != "0.92" || r2.Receipt.Allocation.Overpayment.String() != "7.58" {
+		t.Fatalf("second payment: %+v", r2.Receipt)
+	}
+	if r2.Refund == nil || r2.Refund.Amount.String() != "7.58" {
+		t.Fatalf("overpayment not recorded as a refund due: %+v", r2.Refund)
+	}
+	if r := res(3); r.Error == nil || r.Error.Code != domain.ECONFLICT {
+		t.Fatalf("payment after the tax roll: want a conflict, got %+v", r)
+	}
+	if r := res(5); r.Receipt == nil || r.Receipt.Number != res(1).Receipt.Number {
+		t.Fatalf("duplicate delivery must return the first result, got %+v", r)
+	}
+	if r := res(6); r.Error == nil {
+		t.Fatalf("undecodable entry must be refused")
+	}
+	bill, err := f.Bill("B1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bill.Payments) != 2 {
+		t.Fatalf("B1 has %d payments, want 2 (the duplicate is applied once)", len(bill.Payments))
+	}
+	b2, _ := f.Bill("B2")
+	if len(b2.Payments) != 1 {
+		t.Fatalf("B2 has %d payments, want 1 (the refused one changes nothing)", len(b2.Payments))
+	}
+	refunds, err := f.RefundsDue()
+	if err != nil || len(refunds) != 1 {
+		t.Fatalf("refunds due: %v, %v", refunds, err)
+	}
+	if got, _ := f.BillsByAccount("100101"); len(got) != 3 || got[0].ID != "B2" || got[2].ID != "B3" {
+		t.Fatalf("account bills by date: %+v", got)
+	}
+}
+
+func TestFSMSkipsReplayedEntriesAfterRestart(t *testing.T) {
+	dir := t.TempDir()
+	logs := testLog(t)
+	f := openFSM(t, dir)
+	f.ApplyBatch(logs[:3])
+	before := stateHash(t, f)
+	f.Close()
+
+	f = openFSM(t, dir)
+	defer f.Close()
+	if f.Applied() != logs[2].Index {
+		t.Fatalf("applied after reopen = %d, want %d", f.Applied(), logs[2].Index)
+	}
+	out := f.ApplyBatch(logs[:3]) // raft replays the tail after a restart
+	if got := stateHash(t, f); got != before {
+		t.Fatalf("replaying applied entries changed the state")
+	}
+	if r := out[1].(domain.Result); r.Receipt == nil || r.Receipt.Number != "n1-000002" {
+		t.Fatalf("a replayed entry answers with its stored result, got %+v", r)
+	}
+	f.ApplyBatch(logs[3:])
+	fresh := openFSM(t, t.TempDir())
+	defer fresh.Close()
+	fresh.ApplyBatch(logs)
+	if stateHash(t, f) != stateHash(t, fresh) {
+		t.Fatalf("restarted replica diverged from one that applied the log in one go")
+	}
+}
+
+type memSink struct {
+	bytes.Buffer
+	cancelled bool
+}
+
+func (s *memSink) ID() string    { return "mem" }
+func (s *memSink) Cancel() error { s.cancelled = true; return nil }
+func (s *memSink) Close() error  { return nil }
+
+func TestSnapshotRestore(t *testing.T) {
+	logs := testLog(t)
+	src := openFSM(t, t.TempDir())
+	defer src.Close()
+	src.ApplyBatch(logs)
+	snap, err := src.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sink memSink
+	if err := snap.Persist(&sink); err != nil {
+		t.Fatal(err)
+	}
+	good := sink.Bytes()
+
+	dst := openFSM(t, filepath.Join(t.TempDir(), "state"))
+	defer dst.Close()
+	dst.ApplyBatch(logs[:2]) // old state to be discarded
+	old := stateHash(t, dst)
+
+	bad := map[string][]byte{
+		"truncated":      good[:len(good)/2],
+		"empty":          nil,
+		"flipped byte":   flip(good, len(good)/3),
+		"extra bytes":    append(append([]byte{}, good...), 0),
+		"not a snapshot": []byte("hello, this is not a snapshot at all, but it is long enough to have a trailer......"),
+	}
+	for name, b := range bad {
+		if err := dst.Restore(io.NopCloser(bytes.NewReader(b))); err == nil {
+			t.Errorf("%s snapshot restored without error", name)
+		}
+		if got := stateHash(t, dst); got != old {
+			t.Fatalf("%s snapshot changed the state", name)
+		}
+	}
+
+	if err := dst.Restore(io.NopCloser(bytes.NewReader(good))); err != nil {
+		t.Fatal(err)
+	}
+	if stateHash(t, dst) != stateHash(t, src) {
+		t.Fatalf("restored state differs from the snapshot's source")
+	}
+	if dst.Applied() != src.Applied() {
+		t.Fatalf("applied index after restore = %d, want %d", dst.Applied(), src.Applied())
+	}
+	if _, err := dst.VerifyJournal(); err != nil {
+		t.Fatalf("journal after restore: %v", err)
+	}
+}
+
+func flip(b []byte, i int) []byte {
+	c := append([]byte{}, b...)
+	c[i] ^= 0xff
+	return c
+}
+
+func TestJournalDetectsTampering(t *testing.T) {
+	f := openFSM(t, t.TempDir())
+	defer f.Close()
+	f.ApplyBatch(testLog(t))
+	err := f.db.Update(func(txn *badger.Txn) error {
+		item, err := txn.Get(journalKey(4))
+		if err != nil {
+			return err
+		}
+		var e journalEntry
+		if err := item.Value(func(v []byte) error { return json.Unmarshal(v, &e) }); err != nil {
+			return err
+		}
+		e.Actor = "someone else"
+		body, _ := json.Marshal(e)
+		return txn.Set(journalKey(4), body)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.VerifyJournal(); err == nil {
+		t.Fatal("a tampered journal entry verified")
+	}
+}
+
+func BenchmarkFSMApply(b *testing.B) {
+	for _, batch := range []int{1, 16, 64} {
+		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
+			f, err := OpenFSM(badgerstore.PiOptions(b.TempDir()), params, quietLogger())
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer f.Close()
+			seed, _ := domain.EncodeCommand(seedCommand())
+			f.Apply(&raft.Log{Index: 1, Type: raft.LogCommand, Data: seed})
+			idx := uint64(2)
+			b.ResetTimer()
+			for i := 0; i < b.N; i += batch {
+				logs := make([]*raft.Log, 0, batch)
+				for j := 0; j < batch; j++ {
+					c := payCommand(fmt.Sprintf("c%d", idx), idx, "B1", "0.01", "2026-03-05T10:00")
+					data, _ := domain.EncodeCommand(c)
+					logs = append(logs, &raft.Log{Index: idx, Type: raft.LogCommand, Data: data})
+					idx++
+				}
+				f.ApplyBatch(logs)
+			}
+		})
+	}
+}

@@ -1,0 +1,112 @@
+package replica
+
+import (
+	"time"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/villagehall/appliance/domain"
+)
+
+// The Node is the domain.Ledger the kiosk and staff pages use. Reads come
+// from this node's replica; Consistency says how current it is.
+var _ domain.Ledger = (*Node)(nil)
+
+// Bill returns a bill.
+func (n *Node) Bill(id string) (domain.Bill, error) { return n.fsm.Bill(id) }
+
+// BillsByAccount returns an account's bills by billing date.
+func (n *Node) BillsByAccount(number string) ([]domain.Bill, error) {
+	return n.fsm.BillsByAccount(number)
+}
+
+// BillsByParcel returns a parcel's bills by billing date.
+func (n *Node) BillsByParcel(id string) ([]domain.Bill, error) { return n.fsm.BillsByParcel(id) }
+
+// Parcel returns a parcel.
+func (n *Node) Parcel(id string) (domain.Parcel, error) { return n.fsm.Parcel(id) }
+
+// Parcels returns every parcel.
+func (n *Node) Parcels() ([]domain.Parcel, error) { return n.fsm.Parcels() }
+
+// Account returns an account.
+func (n *Node) Account(number string) (domain.Account, error) { return n.fsm.Account(number) }
+
+// Params returns the ordinance's parameters this node runs with.
+func (n *Node) Params() *domain.Params { return n.cfg.Params }
+
+// Receipt returns a receipt: the posted one from the ledger, or, for a
+// payment taken on this node and still queued, the provisional one.
+func (n *Node) Receipt(number string) (domain.Receipt, error) {
+	r, err := n.fsm.Receipt(number)
+	if domain.ErrorCode(err) != domain.ENOTFOUND {
+		return r, err
+	}
+	seq, ok := seqOfReceipt(n.cfg.ID, number)
+	if !ok {
+		return r, err
+	}
+	e, found, gerr := n.box.get(seq)
+	if gerr != nil {
+		return r, gerr
+	}
+	if !found {
+		return r, err
+	}
+	switch e.State {
+	case stateRefused:
+		return domain.Receipt{}, e.Result.Error
+	case stateDone:
+		if e.Result != nil && e.Result.Receipt != nil {
+			return *e.Result.Receipt, nil
+		}
+	}
+	if p := provisional(e.Command); p.Receipt != nil {
+		return *p.Receipt, nil
+	}
+	return r, err
+}
+
+// Consistency says how current this node's reads are: "current" on the
+// leader, "replica" on a follower in touch with a leader (with the time of
+// last contact), "offline" otherwise, with the count of local commands
+// waiting to post.
+func (n *Node) Consistency() domain.Consistency {
+	c := domain.Consistency{Pending: int(max(n.pending.Load(), 0))}
+	switch n.raft.State() {
+	case raft.Leader:
+		c.Level = domain.Current
+		c.LastContact = n.cfg.Now()
+	default:
+		last := n.raft.LastContact()
+		_, leader := n.raft.LeaderWithID()
+		if leader != "" && !last.IsZero() && time.Since(last) < 3*time.Second {
+			c.Level = domain.Replica
+		} else {
+			c.Level = domain.Offline
+		}
+		c.LastContact = last
+	}
+	return c
+}
+
+// Health is what GET /healthz reports.
+type Health struct {
+	Node        string             `json:"node"`
+	State       string             `json:"raft_state"`
+	Leader      string             `json:"leader"`
+	Applied     uint64             `json:"applied_index"`
+	Consistency domain.Consistency `json:"consistency"`
+}
+
+// Health reports the node's raft state and applied index.
+func (n *Node) Health() Health {
+	_, leader := n.raft.LeaderWithID()
+	return Health{
+		Node:        n.cfg.ID,
+		State:       n.raft.State().String(),
+		Leader:      string(leader),
+		Applied:     n.fsm.Applied(),
+		Consistency: n.Consistency(),
+	}
+}

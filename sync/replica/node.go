@@ -1,0 +1,452 @@
+package replica
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/google/uuid"
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/raft"
+
+	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/sync/badgerstore"
+)
+
+// Config configures a Node.
+type Config struct {
+	// ID is the node's id, unique in the cluster ("hall-kiosk").
+	ID string
+	// Dir is the node's data folder. It holds raft/ (the raft log, stable
+	// store and the outbox), state/ (the ledger) and snapshots/.
+	Dir string
+	// Params are the ordinance's parameters; every node must run the same.
+	Params *domain.Params
+	// Location is the village's time zone (America/Chicago).
+	Location *time.Location
+	// Now reads the clock; tests pin it.
+	Now func() time.Time
+	// Logger receives structured logs.
+	Logger *slog.Logger
+	// Transport carries raft RPCs to peers. Nil means a node alone, on an
+	// in-memory transport.
+	Transport raft.Transport
+	// Servers is the cluster's first configuration, used only when the node
+	// starts on an empty data folder. Empty means this node alone.
+	Servers []raft.Server
+	// Bootstrap says whether this node writes the first configuration. Only
+	// one node of a new cluster bootstraps; the others join.
+	Bootstrap bool
+	// SubmitWait is how long Submit waits for the ledger before it gives a
+	// provisional answer (default 2 s).
+	SubmitWait time.Duration
+	// SnapshotThreshold is the number of log entries between snapshots
+	// (default 8192).
+	SnapshotThreshold uint64
+	// NewID makes command ids (default: UUIDv7, time-ordered).
+	NewID func() string
+}
+
+// Node is one replica of the ledger: a raft voter, its FSM, its outbox and
+// the forwarder that drains the outbox into the log.
+type Node struct {
+	cfg       Config
+	raft      *raft.Raft
+	fsm       *FSM
+	logDB     *badger.DB
+	logs      *badgerstore.Store
+	box       *outbox
+	transport raft.Transport
+	log       *slog.Logger
+
+	pending atomic.Int64
+	wake    chan struct{}
+	done    chan struct{}
+	wg      sync.WaitGroup
+
+	waitMu  sync.Mutex
+	waiters map[string][]chan domain.Result
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Open opens (or creates) the node's stores and starts raft and the
+// forwarder. On an empty data folder with Bootstrap set it writes the first
+// cluster configuration.
+func Open(cfg Config) (*Node, error) {
+	if cfg.ID == "" || cfg.Dir == "" || cfg.Params == nil {
+		return nil, errors.New("replica: ID, Dir and Params are required")
+	}
+	if cfg.Location == nil {
+		cfg.Location = time.UTC
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if cfg.SubmitWait == 0 {
+		cfg.SubmitWait = 2 * time.Second
+	}
+	if cfg.SnapshotThreshold == 0 {
+		cfg.SnapshotThreshold = 8192
+	}
+	if cfg.NewID == nil {
+		cfg.NewID = func() string { return uuid.Must(uuid.NewV7()).String() }
+	}
+	n := &Node{cfg: cfg, log: cfg.Logger.With("node", cfg.ID), wake: make(chan struct{}, 1),
+		done: make(chan struct{}), waiters: map[string][]chan domain.Result{}}
+	if err := n.open(); err != nil {
+		n.closeStores()
+		return nil, err
+	}
+	n.wg.Add(1)
+	go n.forward()
+	return n, nil
+}
+
+func (n *Node) open() error {
+	cfg := n.cfg
+	for _, d := range []string{"raft", "state", "snapshots"} {
+		if err := os.MkdirAll(filepath.Join(cfg.Dir, d), 0o750); err != nil {
+			return fmt.Errorf("create data folder: %w", err)
+		}
+	}
+	logOpts := badgerstore.PiOptions(filepath.Join(cfg.Dir, "raft"))
+	logOpts.Logger = badgerstore.NewLogger(n.log)
+	db, err := badger.Open(logOpts)
+	if err != nil {
+		return fmt.Errorf("open raft log: %w", err)
+	}
+	n.logDB = db
+	n.logs = badgerstore.New(db)
+	n.box = &outbox{db: db}
+
+	stateOpts := badgerstore.PiOptions(filepath.Join(cfg.Dir, "state"))
+	stateOpts.Logger = badgerstore.NewLogger(n.log)
+	if n.fsm, err = OpenFSM(stateOpts, cfg.Params, n.log); err != nil {
+		return err
+	}
+	n.fsm.notify = func(uint64) {}
+
+	pend, err := n.box.pending(0)
+	if err != nil {
+		return fmt.Errorf("read outbox: %w", err)
+	}
+	n.pending.Store(int64(len(pend)))
+
+	hlog := hclog.FromStandardLogger(slog.NewLogLogger(n.log.Handler(), slog.LevelWarn),
+		&hclog.LoggerOptions{Name: "raft", Level: hclog.Warn})
+	snaps, err := raft.NewFileSnapshotStoreWithLogger(filepath.Join(cfg.Dir, "snapshots"), 2, hlog)
+	if err != nil {
+		return fmt.Errorf("open snapshot store: %w", err)
+	}
+	n.transport = cfg.Transport
+	if n.transport == nil {
+		_, n.transport = raft.NewInmemTransport(raft.ServerAddress(cfg.ID))
+	}
+	rc := RaftConfig(cfg.ID, cfg.SnapshotThreshold)
+	rc.Logger = hlog
+
+	existing, err := raft.HasExistingState(n.logs, n.logs, snaps)
+	if err != nil {
+		return fmt.Errorf("inspect raft state: %w", err)
+	}
+	if !existing && cfg.Bootstrap {
+		servers := cfg.Servers
+		if len(servers) == 0 {
+			servers = []raft.Server{{Suffrage: raft.Voter, ID: raft.ServerID(cfg.ID), Address: n.transport.LocalAddr()}}
+		}
+		if err := raft.BootstrapCluster(rc, n.logs, n.logs, snaps, n.transport, raft.Configuration{Servers: servers}); err != nil {
+			return fmt.Errorf("bootstrap cluster: %w", err)
+		}
+	}
+	if n.raft, err = raft.NewRaft(rc, n.fsm, n.logs, n.logs, snaps, n.transport); err != nil {
+		return fmt.Errorf("start raft: %w", err)
+	}
+	return nil
+}
+
+// RaftConfig returns the raft configuration tuned for a village LAN:
+// heartbeat and election timeouts of 500 ms (raft's defaults are 1 s, tuned
+// for WANs) give a fail-over of about a second; the leader lease is half of
+// that. Snapshots keep 10,240 trailing entries so a node back from a short
+// outage catches up from the log. The FSM keeps its state in Badger, so a
+// restart replays the log tail instead of restoring the last snapshot.
+func RaftConfig(id string, snapshotThreshold uint64) *raft.Config {
+	rc := raft.DefaultConfig()
+	rc.LocalID = raft.ServerID(id)
+	rc.HeartbeatTimeout = 500 * time.Millisecond
+	rc.ElectionTimeout = 500 * time.Millisecond
+	rc.LeaderLeaseTimeout = 250 * time.Millisecond
+	rc.CommitTimeout = 20 * time.Millisecond
+	rc.SnapshotThreshold = snapshotThreshold
+	rc.SnapshotInterval = 30 * time.Second
+	rc.TrailingLogs = 10240
+	rc.BatchApplyCh = true
+	rc.MaxAppendEntries = 256
+	rc.NoSnapshotRestoreOnStart = true
+	return rc
+}
+
+// ID returns the node's id.
+func (n *Node) ID() string { return n.cfg.ID }
+
+// Raft returns the raft instance, for cluster management.
+func (n *Node) Raft() *raft.Raft { return n.raft }
+
+// FSM returns the node's state machine.
+func (n *Node) FSM() *FSM { return n.fsm }
+
+// Close stops the forwarder, shuts raft down, closes the transport (raft
+// does not) and closes both stores, in that order.
+func (n *Node) Close() error {
+	n.closeOnce.Do(func() {
+		close(n.done)
+		n.wg.Wait()
+		var errs []error
+		if n.raft != nil {
+			errs = append(errs, n.raft.Shutdown().Error())
+		}
+		if c, ok := n.transport.(io.Closer); ok {
+			errs = append(errs, c.Close())
+		}
+		errs = append(errs, n.closeStores())
+		n.closeErr = errors.Join(errs...)
+	})
+	return n.closeErr
+}
+
+func (n *Node) closeStores() error {
+	var errs []error
+	if n.fsm != nil {
+		errs = append(errs, n.fsm.Close())
+	}
+	if n.logDB != nil {
+		errs = append(errs, n.logDB.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// WaitLeader waits until the cluster has a leader or ctx ends.
+func (n *Node) WaitLeader(ctx context.Context) error {
+	for {
+		if _, id := n.raft.LeaderWithID(); id != "" {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("no leader: %w", ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// NewCommand returns a command of kind k stamped with a fresh id, this
+// node's id, the next receipt sequence and the intake time on the village
+// clock. The sequence is allocated durably, so no receipt number repeats.
+func (n *Node) NewCommand(k domain.Kind, actor string) (domain.Command, error) {
+	seq, err := n.box.nextSeq()
+	if err != nil {
+		return domain.Command{}, err
+	}
+	return domain.Command{
+		ID:    n.cfg.NewID(),
+		Kind:  k,
+		At:    domain.DateTimeOf(n.cfg.Now().In(n.cfg.Location)),
+		Node:  n.cfg.ID,
+		Seq:   seq,
+		Actor: actor,
+	}, nil
+}
+
+// Submit records cmd in the outbox (synced) and waits, at most SubmitWait
+// or until ctx ends, for the ledger to apply it. It returns the ledger's
+// result; a command the rules refuse returns its *domain.Error. When the
+// ledger does not answer in time the command stays queued and Submit
+// returns a provisional result: the receipt is numbered and the payment
+// posts when the cluster is reachable again. Submitting the same command
+// id again returns the first outcome and never applies it twice.
+func (n *Node) Submit(ctx context.Context, cmd domain.Command) (domain.Result, error) {
+	if err := cmd.Validate(); err != nil {
+		return domain.Result{}, err
+	}
+	if cmd.Node != n.cfg.ID {
+		return domain.Result{}, domain.Errorf(domain.EINVALID, "", "command %s was made on node %s, not %s", cmd.ID, cmd.Node, n.cfg.ID)
+	}
+	ch := n.addWaiter(cmd.ID)
+	defer n.removeWaiter(cmd.ID, ch)
+	e, created, err := n.box.put(cmd)
+	if err != nil {
+		return domain.Result{}, err
+	}
+	if created {
+		n.pending.Add(1)
+	}
+	if e.State != statePending && e.Result != nil {
+		return resultErr(*e.Result)
+	}
+	n.kick()
+	ctx, cancel := context.WithTimeout(ctx, n.cfg.SubmitWait)
+	defer cancel()
+	select {
+	case res := <-ch:
+		return resultErr(res)
+	case <-ctx.Done():
+		return provisional(e.Command), nil
+	}
+}
+
+func resultErr(res domain.Result) (domain.Result, error) {
+	if res.Error != nil {
+		return res, res.Error
+	}
+	return res, nil
+}
+
+// provisional is the answer for a command queued but not yet applied.
+func provisional(cmd domain.Command) domain.Result {
+	res := domain.Result{CommandID: cmd.ID, Kind: cmd.Kind}
+	if p := cmd.PayBill; p != nil {
+		res.Receipt = &domain.Receipt{
+			Number: cmd.ReceiptNumber(), CommandID: cmd.ID, Status: domain.Provisional,
+			BillID: p.BillID, Payer: p.Payer, At: cmd.At, Amount: p.Amount, Tender: p.Tender,
+			Reference: p.Reference, Node: cmd.Node,
+		}
+	}
+	return res
+}
+
+func (n *Node) addWaiter(id string) chan domain.Result {
+	ch := make(chan domain.Result, 1)
+	n.waitMu.Lock()
+	n.waiters[id] = append(n.waiters[id], ch)
+	n.waitMu.Unlock()
+	return ch
+}
+
+func (n *Node) removeWaiter(id string, ch chan domain.Result) {
+	n.waitMu.Lock()
+	defer n.waitMu.Unlock()
+	list := n.waiters[id]
+	for i, c := range list {
+		if c == ch {
+			list = append(list[:i], list[i+1:]...)
+			break
+		}
+	}
+	if len(list) == 0 {
+		delete(n.waiters, id)
+	} else {
+		n.waiters[id] = list
+	}
+}
+
+func (n *Node) deliver(res domain.Result) {
+	n.waitMu.Lock()
+	defer n.waitMu.Unlock()
+	for _, ch := range n.waiters[res.CommandID] {
+		select {
+		case ch <- res:
+		default:
+		}
+	}
+}
+
+func (n *Node) kick() {
+	select {
+	case n.wake <- struct{}{}:
+	default:
+	}
+}
+
+// forward drains the outbox into the log, oldest first, in batches. An
+// entry stays pending until the ledger answers for it; failures whose
+// outcome is unknown (no leader, leadership lost, timeouts) are retried
+// with the same command id after a growing pause.
+func (n *Node) forward() {
+	defer n.wg.Done()
+	const minPause, maxPause = 50 * time.Millisecond, 5 * time.Second
+	pause := minPause
+	for {
+		entries, err := n.box.pending(256)
+		if err != nil {
+			n.log.Error("read outbox", "err", err)
+		}
+		var wait time.Duration
+		switch {
+		case err != nil:
+			wait = maxPause
+		case len(entries) == 0:
+			wait = time.Minute
+			pause = minPause
+		default:
+			if n.submitBatch(entries) {
+				pause = minPause
+				continue
+			}
+			wait = pause
+			pause = min(pause*2, maxPause)
+		}
+		select {
+		case <-n.done:
+			return
+		case <-n.wake:
+		case <-time.After(wait):
+		}
+	}
+}
+
+// submitBatch applies entries through the local leader. It reports whether
+// every entry got an answer.
+func (n *Node) submitBatch(entries []outboxEntry) bool {
+	if n.raft.State() != raft.Leader {
+		return false
+	}
+	futures := make([]raft.ApplyFuture, len(entries))
+	for i, e := range entries {
+		data, err := domain.EncodeCommand(e.Command)
+		if err != nil {
+			n.log.Error("encode queued command", "id", e.Command.ID, "err", err)
+			return false
+		}
+		futures[i] = n.raft.Apply(data, 5*time.Second)
+	}
+	ok := true
+	for i, f := range futures {
+		if err := f.Error(); err != nil {
+			if ok {
+				n.log.Warn("submit to log", "id", entries[i].Command.ID, "err", err)
+			}
+			ok = false
+			continue
+		}
+		res, _ := f.Response().(domain.Result)
+		n.settle(entries[i], res)
+	}
+	return ok
+}
+
+// settle records the ledger's answer for an outbox entry and wakes anyone
+// waiting for it.
+func (n *Node) settle(e outboxEntry, res domain.Result) {
+	if err := n.box.finish(e.Seq, res); err != nil {
+		n.log.Error("record outbox outcome", "id", e.Command.ID, "err", err)
+		return
+	}
+	n.pending.Add(-1)
+	if res.Error != nil {
+		n.log.Info("command refused; set aside for the clerk", "id", e.Command.ID, "kind", e.Command.Kind, "reason", res.Error.Error())
+	}
+	n.deliver(res)
+}

@@ -1,0 +1,121 @@
+package replica
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/villagehall/appliance/domain"
+)
+
+func openNode(t *testing.T, dir string, now time.Time) *Node {
+	t.Helper()
+	n, err := Open(Config{
+		ID: "n1", Dir: dir, Params: params, Now: func() time.Time { return now },
+		Logger: quietLogger(), Bootstrap: true, SubmitWait: 5 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := n.WaitLeader(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// seedNode loads the test records through the node's own command path.
+func seedNode(t *testing.T, n *Node) {
+	t.Helper()
+	cmd, err := n.NewCommand(domain.KindSeedDemo, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.SeedDemo = seedCommand().SeedDemo
+	submit(t, n, cmd)
+}
+
+func submit(t *testing.T, n *Node, cmd domain.Command) domain.Result {
+	t.Helper()
+	res, err := n.Submit(context.Background(), cmd)
+	if err != nil {
+		t.Fatalf("submit %s: %v", cmd.ID, err)
+	}
+	return res
+}
+
+// TestNodeRestartKeepsPaymentsOnce pays a bill, closes and reopens the node
+// and checks the payment is there exactly once, and that resubmitting the
+// same command returns the first receipt without paying again.
+func TestNodeRestartKeepsPaymentsOnce(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Date(2026, 4, 10, 10, 0, 0, 0, time.UTC)
+	n := openNode(t, dir, now)
+	seedNode(t, n)
+
+	cmd, err := n.NewCommand(domain.KindPayBill, "kiosk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.PayBill = &domain.PayBill{BillID: "B1", Amount: domain.MustMoney("101.50"), Tender: domain.Card, Reference: "A1"}
+	res := submit(t, n, cmd)
+	if res.Receipt == nil || res.Receipt.Status != domain.Posted || !res.Receipt.Balance.IsZero() {
+		t.Fatalf("receipt: %+v", res.Receipt)
+	}
+	if err := n.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	n = openNode(t, dir, now.Add(time.Hour))
+	defer n.Close()
+	bill, err := n.Bill("B1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bill.Payments) != 1 || bill.Payments[0].CommandID != cmd.ID {
+		t.Fatalf("after restart the bill has payments %+v, want exactly the one", bill.Payments)
+	}
+	again := submit(t, n, cmd)
+	if again.Receipt == nil || again.Receipt.Number != res.Receipt.Number {
+		t.Fatalf("resubmitting returned %+v, want the first receipt %s", again.Receipt, res.Receipt.Number)
+	}
+	if bill, _ = n.Bill("B1"); len(bill.Payments) != 1 {
+		t.Fatalf("resubmitting applied the payment again: %d payments", len(bill.Payments))
+	}
+	got, err := n.Receipt(res.Receipt.Number)
+	if err != nil || got.CommandID != cmd.ID {
+		t.Fatalf("receipt lookup: %+v, %v", got, err)
+	}
+	next, err := n.NewCommand(domain.KindPayBill, "kiosk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next.Seq <= cmd.Seq {
+		t.Fatalf("sequence went backwards after restart: %d after %d", next.Seq, cmd.Seq)
+	}
+	if h := n.Health(); h.State != "Leader" || h.Applied == 0 || h.Consistency.Level != domain.Current {
+		t.Fatalf("health: %+v", h)
+	}
+}
+
+// TestNodeRefusalIsReportedAndSetAside checks that a payment the rules
+// refuse comes back as the domain's error and does not block the queue.
+func TestNodeRefusalIsReportedAndSetAside(t *testing.T) {
+	n := openNode(t, t.TempDir(), time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC))
+	defer n.Close()
+	seedNode(t, n)
+	bad, _ := n.NewCommand(domain.KindPayBill, "kiosk")
+	bad.PayBill = &domain.PayBill{BillID: "B2", Amount: domain.MustMoney("10.00"), Tender: domain.Card}
+	if _, err := n.Submit(context.Background(), bad); domain.ErrorCode(err) != domain.ECONFLICT {
+		t.Fatalf("payment on a tax-roll bill: err = %v, want a conflict", err)
+	}
+	good, _ := n.NewCommand(domain.KindPayBill, "kiosk")
+	good.PayBill = &domain.PayBill{BillID: "B3", Amount: domain.MustMoney("10.00"), Tender: domain.Cash}
+	if res := submit(t, n, good); res.Receipt == nil {
+		t.Fatalf("the queue is blocked after a refusal: %+v", res)
+	}
+	if c := n.Consistency(); c.Pending != 0 {
+		t.Fatalf("pending = %d, want 0", c.Pending)
+	}
+}

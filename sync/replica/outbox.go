@@ -1,0 +1,208 @@
+package replica
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/villagehall/appliance/domain"
+)
+
+// The outbox is this node's durable queue of commands taken here (kiosk or
+// staff) and not yet known to be applied. It lives in the node's local
+// Badger store (beside the raft log, under its own prefix) and is never
+// replicated. A command is written, synced, before anything else happens to
+// it, so from the moment Submit returns — posted or provisional — it cannot
+// be lost; the forwarder resubmits it under the same id until the ledger
+// answers, and the FSM's dedupe makes every resubmission safe.
+const (
+	prefixOutbox = "o/"
+)
+
+var (
+	keyOutboxSeq = []byte(prefixOutbox + "seq")
+)
+
+func outboxKey(seq uint64) []byte {
+	k := make([]byte, len(prefixOutbox)+2+8)
+	n := copy(k, prefixOutbox+"q/")
+	binary.BigEndian.PutUint64(k[n:], seq)
+	return k
+}
+
+func outboxIDKey(id string) []byte { return []byte(prefixOutbox + "id/" + id) }
+
+// Outbox states.
+const (
+	statePending = "pending" // not yet applied by the ledger
+	stateDone    = "done"    // applied; Result holds the outcome
+	stateRefused = "refused" // the rules refused it; set aside for the clerk
+)
+
+type outboxEntry struct {
+	Seq     uint64         `json:"seq"`
+	Command domain.Command `json:"command"`
+	State   string         `json:"state"`
+	Index   uint64         `json:"index,omitempty"`
+	Result  *domain.Result `json:"result,omitempty"`
+}
+
+type outbox struct {
+	db *badger.DB
+	mu sync.Mutex // serialises sequence allocation
+}
+
+// nextSeq allocates the next per-node sequence, durably, so that a receipt
+// number is never handed out twice even across a crash.
+func (o *outbox) nextSeq() (uint64, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var next uint64
+	err := o.db.Update(func(txn *badger.Txn) error {
+		item, err := txn.Get(keyOutboxSeq)
+		switch {
+		case errors.Is(err, badger.ErrKeyNotFound):
+		case err != nil:
+			return err
+		default:
+			if err := item.Value(func(v []byte) error {
+				if len(v) != 8 {
+					return fmt.Errorf("bad sequence value")
+				}
+				next = binary.BigEndian.Uint64(v)
+				return nil
+			}); err != nil {
+				return err
+			}
+		}
+		next++
+		return txn.Set(keyOutboxSeq, uint64Bytes(next))
+	})
+	if err != nil {
+		return 0, fmt.Errorf("allocate receipt sequence: %w", err)
+	}
+	return next, nil
+}
+
+// put enqueues a command (or finds it already queued by id). It reports
+// whether the command was new.
+func (o *outbox) put(cmd domain.Command) (outboxEntry, bool, error) {
+	var e outboxEntry
+	created := false
+	err := o.db.Update(func(txn *badger.Txn) error {
+		if item, err := txn.Get(outboxIDKey(cmd.ID)); err == nil {
+			var seq uint64
+			if err := item.Value(func(v []byte) error {
+				seq = binary.BigEndian.Uint64(v)
+				return nil
+			}); err != nil {
+				return err
+			}
+			got, ok, err := getJSON[outboxEntry](txn, outboxKey(seq))
+			if err != nil {
+				return err
+			}
+			if ok {
+				e = got
+				return nil
+			}
+		} else if !errors.Is(err, badger.ErrKeyNotFound) {
+			return err
+		}
+		e = outboxEntry{Seq: cmd.Seq, Command: cmd, State: statePending}
+		if _, exists, err := getJSON[outboxEntry](txn, outboxKey(cmd.Seq)); err != nil {
+			return err
+		} else if exists {
+			return domain.Errorf(domain.ECONFLICT, "", "receipt sequence %d is already used by another command", cmd.Seq)
+		}
+		body, err := json.Marshal(e)
+		if err != nil {
+			return err
+		}
+		created = true
+		if err := txn.Set(outboxKey(cmd.Seq), body); err != nil {
+			return err
+		}
+		return txn.Set(outboxIDKey(cmd.ID), uint64Bytes(cmd.Seq))
+	})
+	if err != nil {
+		return e, false, fmt.Errorf("write outbox: %w", err)
+	}
+	return e, created, nil
+}
+
+// finish records the outcome of an entry.
+func (o *outbox) finish(seq uint64, res domain.Result) error {
+	return o.db.Update(func(txn *badger.Txn) error {
+		e, ok, err := getJSON[outboxEntry](txn, outboxKey(seq))
+		if err != nil || !ok {
+			return err
+		}
+		e.State, e.Index, e.Result = stateDone, res.Index, &res
+		if res.Error != nil {
+			e.State = stateRefused
+		}
+		body, err := json.Marshal(e)
+		if err != nil {
+			return err
+		}
+		return txn.Set(outboxKey(seq), body)
+	})
+}
+
+// scan returns entries in sequence order that satisfy keep, at most limit
+// (0: no limit).
+func (o *outbox) scan(keep func(outboxEntry) bool, limit int) ([]outboxEntry, error) {
+	var out []outboxEntry
+	err := o.db.View(func(txn *badger.Txn) error {
+		prefix := []byte(prefixOutbox + "q/")
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: true, PrefetchSize: 32})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			var e outboxEntry
+			if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &e) }); err != nil {
+				return err
+			}
+			if keep(e) {
+				out = append(out, e)
+				if limit > 0 && len(out) >= limit {
+					return nil
+				}
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+func (o *outbox) pending(limit int) ([]outboxEntry, error) {
+	return o.scan(func(e outboxEntry) bool { return e.State == statePending }, limit)
+}
+
+// get returns the entry with the given sequence.
+func (o *outbox) get(seq uint64) (outboxEntry, bool, error) {
+	var e outboxEntry
+	var ok bool
+	err := o.db.View(func(txn *badger.Txn) error {
+		var err error
+		e, ok, err = getJSON[outboxEntry](txn, outboxKey(seq))
+		return err
+	})
+	return e, ok, err
+}
+
+// seqOfReceipt reads the sequence out of one of this node's receipt numbers.
+func seqOfReceipt(node, number string) (uint64, bool) {
+	rest, ok := strings.CutPrefix(number, node+"-")
+	if !ok {
+		return 0, false
+	}
+	seq, err := strconv.ParseUint(rest, 10, 64)
+	return seq, err == nil
+}

@@ -1,0 +1,154 @@
+package replica
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/villagehall/appliance/domain"
+)
+
+// Reads of the ledger state. They run in their own read transaction on this
+// node's replica; how current that replica is, Node.Consistency says.
+
+func (f *FSM) get(k []byte, v any) (bool, error) {
+	var ok bool
+	err := f.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(k)
+		if err == badger.ErrKeyNotFound {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		ok = true
+		return item.Value(func(b []byte) error { return json.Unmarshal(b, v) })
+	})
+	if err != nil {
+		return false, fmt.Errorf("read %s: %w", k, err)
+	}
+	return ok, nil
+}
+
+// Bill returns a bill by id.
+func (f *FSM) Bill(id string) (domain.Bill, error) {
+	var b domain.Bill
+	ok, err := f.get(key(prefixBill, id), &b)
+	if err == nil && !ok {
+		err = domain.Errorf(domain.ENOTFOUND, "", "There is no bill %q.", id)
+	}
+	return b, err
+}
+
+// Parcel returns a parcel by id.
+func (f *FSM) Parcel(id string) (domain.Parcel, error) {
+	var p domain.Parcel
+	ok, err := f.get(key(prefixParcel, id), &p)
+	if err == nil && !ok {
+		err = domain.Errorf(domain.ENOTFOUND, "", "There is no parcel %q.", id)
+	}
+	return p, err
+}
+
+// Account returns an account by number.
+func (f *FSM) Account(number string) (domain.Account, error) {
+	var a domain.Account
+	ok, err := f.get(key(prefixAccount, number), &a)
+	if err == nil && !ok {
+		err = domain.Errorf(domain.ENOTFOUND, "", "There is no account %q.", number)
+	}
+	return a, err
+}
+
+// Receipt returns a posted receipt by number.
+func (f *FSM) Receipt(number string) (domain.Receipt, error) {
+	var r domain.Receipt
+	ok, err := f.get(key(prefixReceipt, number), &r)
+	if err == nil && !ok {
+		err = domain.Errorf(domain.ENOTFOUND, "", "There is no receipt %q.", number)
+	}
+	return r, err
+}
+
+// CommandResult returns the stored result of a command already applied.
+func (f *FSM) CommandResult(id string) (domain.Result, bool, error) {
+	var rec commandRecord
+	ok, err := f.get(key(prefixCommand, id), &rec)
+	return rec.Result, ok, err
+}
+
+// list decodes every value under prefix, in key order.
+func list[T any](f *FSM, prefix string) ([]T, error) {
+	var out []T
+	err := f.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefix), PrefetchValues: true, PrefetchSize: 64})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			var v T
+			if err := it.Item().Value(func(b []byte) error { return json.Unmarshal(b, &v) }); err != nil {
+				return fmt.Errorf("decode %s: %w", it.Item().Key(), err)
+			}
+			out = append(out, v)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// billsUnder returns the bills whose ids end the index keys under prefix.
+func (f *FSM) billsUnder(prefix string) ([]domain.Bill, error) {
+	var out []domain.Bill
+	err := f.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefix)})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			k := string(it.Item().Key())
+			id := k[len(prefix):]
+			if i := lastSlash(id); i >= 0 {
+				id = id[i+1:]
+			}
+			b, ok, err := getJSON[domain.Bill](txn, key(prefixBill, id))
+			if err != nil {
+				return err
+			}
+			if ok {
+				out = append(out, b)
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+func lastSlash(s string) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == '/' {
+			return i
+		}
+	}
+	return -1
+}
+
+// BillsByAccount returns an account's bills by billing date.
+func (f *FSM) BillsByAccount(number string) ([]domain.Bill, error) {
+	return f.billsUnder(prefixBillByAcc + number + "/")
+}
+
+// BillsByParcel returns a parcel's bills.
+func (f *FSM) BillsByParcel(id string) ([]domain.Bill, error) {
+	bills, err := f.billsUnder(prefixBillByPar + id + "/")
+	domain.SortBills(bills)
+	return bills, err
+}
+
+// Parcels returns every parcel, by id.
+func (f *FSM) Parcels() ([]domain.Parcel, error) { return list[domain.Parcel](f, prefixParcel) }
+
+// Bills returns every bill, by id.
+func (f *FSM) Bills() ([]domain.Bill, error) { return list[domain.Bill](f, prefixBill) }
+
+// RefundsDue returns the overpayments to refund, by deadline.
+func (f *FSM) RefundsDue() ([]domain.RefundDue, error) {
+	return list[domain.RefundDue](f, prefixRefund)
+}
