@@ -331,3 +331,20 @@ func (c Calendar) AddBusinessDays(d Date, n int) Date {
 	}
 	return d
 }
+
+// MarshalJSON writes the time of day as "16:30".
+func (c ClockTime) MarshalJSON() ([]byte, error) { return json.Marshal(c.String()) }
+
+// UnmarshalJSON reads a time of day written "16:30".
+func (c *ClockTime) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return Errorf(EINVALID, "", "A time of day must be a string like \"16:30\".")
+	}
+	v, err := ParseClockTime(s)
+	if err != nil {
+		return err
+	}
+	*c = v
+	return nil
+}
