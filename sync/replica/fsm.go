@@ -42,6 +42,7 @@ type FSM struct {
 	mu      sync.Mutex // excludes Restore from Apply
 	applied atomic.Uint64
 	head    []byte // journal head hash; guarded by mu
+	jseq    uint64 // journal entries so far; guarded by mu
 
 	// notify, if set, is called after each batch with the highest applied
 	// index, outside the lock.
@@ -55,8 +56,11 @@ type commandRecord struct {
 }
 
 // journalEntry is one link of the hash chain over every command applied or
-// refused. Hash = SHA-256(Prev ‖ the entry's JSON with Hash empty).
+// refused. Hash = SHA-256(Prev ‖ the entry's JSON with Hash empty). Entries
+// are numbered by their own sequence, not the raft index, so a ledger
+// restored into a new cluster keeps its journal.
 type journalEntry struct {
+	Seq       uint64          `json:"seq"`
 	Index     uint64          `json:"index"`
 	CommandID string          `json:"command_id"`
 	Kind      domain.Kind     `json:"kind"`
@@ -86,7 +90,7 @@ func OpenFSM(opts badger.Options, params *domain.Params, logger *slog.Logger) (*
 func (f *FSM) loadMeta() error {
 	return f.db.View(func(txn *badger.Txn) error {
 		f.applied.Store(0)
-		f.head = nil
+		f.head, f.jseq = nil, 0
 		if item, err := txn.Get(keyApplied); err == nil {
 			v, err := item.ValueCopy(nil)
 			if err != nil || len(v) != 8 {
@@ -97,9 +101,11 @@ func (f *FSM) loadMeta() error {
 			return fmt.Errorf("read applied index: %w", err)
 		}
 		if item, err := txn.Get(keyJournal); err == nil {
-			if f.head, err = item.ValueCopy(nil); err != nil {
-				return fmt.Errorf("read journal head: %w", err)
+			v, err := item.ValueCopy(nil)
+			if err != nil || len(v) < 8 {
+				return fmt.Errorf("read journal head: %v", err)
 			}
+			f.jseq, f.head = binary.BigEndian.Uint64(v[:8]), v[8:]
 		} else if !errors.Is(err, badger.ErrKeyNotFound) {
 			return fmt.Errorf("read journal head: %w", err)
 		}
@@ -141,7 +147,7 @@ func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
 		}
 		res, writes := f.applyOne(txn, l)
 		out[i] = res
-		writes = append(writes, kv{keyApplied, uint64Bytes(l.Index)}, kv{keyJournal, append([]byte{}, f.head...)})
+		writes = append(writes, kv{keyApplied, uint64Bytes(l.Index)}, kv{keyJournal, append(uint64Bytes(f.jseq), f.head...)})
 		if err := setAll(txn, writes); errors.Is(err, badger.ErrTxnTooBig) {
 			if err := txn.Commit(); err != nil {
 				panic(fmt.Sprintf("replica: commit ledger state: %v", err))
@@ -234,8 +240,9 @@ func (f *FSM) applyOne(txn *badger.Txn, l *raft.Log) (domain.Result, []kv) {
 // journal returns the journal write for a command's outcome and moves the
 // chain's head.
 func (f *FSM) journal(index uint64, cmd domain.Command, res domain.Result) kv {
+	f.jseq++
 	e := journalEntry{
-		Index: index, CommandID: cmd.ID, Kind: cmd.Kind, Actor: cmd.Actor, Node: cmd.Node, At: cmd.At,
+		Seq: f.jseq, Index: index, CommandID: cmd.ID, Kind: cmd.Kind, Actor: cmd.Actor, Node: cmd.Node, At: cmd.At,
 		Outcome: "applied", Prev: hex.EncodeToString(f.head),
 	}
 	if res.Error != nil {
@@ -244,7 +251,7 @@ func (f *FSM) journal(index uint64, cmd domain.Command, res domain.Result) kv {
 	e.Hash = hex.EncodeToString(journalHash(e))
 	f.head, _ = hex.DecodeString(e.Hash)
 	body, _ := json.Marshal(e)
-	return kv{journalKey(index), body}
+	return kv{journalKey(f.jseq), body}
 }
 
 func journalHash(e journalEntry) []byte {
@@ -305,10 +312,13 @@ func (f *FSM) VerifyJournal() (int, error) {
 				return fmt.Errorf("journal entry %x: %w", it.Item().Key(), err)
 			}
 			if e.Prev != prev {
-				return fmt.Errorf("journal entry %d: previous hash %s does not match %s", e.Index, e.Prev, prev)
+				return fmt.Errorf("journal entry %d (index %d): previous hash %s does not match %s", e.Seq, e.Index, e.Prev, prev)
 			}
 			if got := hex.EncodeToString(journalHash(e)); got != e.Hash {
-				return fmt.Errorf("journal entry %d: hash %s does not match its content (%s)", e.Index, e.Hash, got)
+				return fmt.Errorf("journal entry %d (index %d): hash %s does not match its content (%s)", e.Seq, e.Index, e.Hash, got)
+			}
+			if e.Seq != uint64(n+1) {
+				return fmt.Errorf("journal entry %d found where %d was expected: an entry is missing", e.Seq, n+1)
 			}
 			prev = e.Hash
 			n++
@@ -446,3 +456,17 @@ func getJSON[T any](txn *badger.Txn, k []byte) (T, bool, error) {
 var _ raft.BatchingFSM = (*FSM)(nil)
 var _ domain.Tx = (*overlay)(nil)
 var _ io.Writer = (*countingWriter)(nil)
+
+// ResetApplied sets the applied index to zero, keeping the state and the
+// journal. `appliance restore` calls it when a backup seeds a new cluster,
+// whose log starts again at index 1; command ids still guard against
+// applying anything twice.
+func (f *FSM) ResetApplied() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.db.Update(func(txn *badger.Txn) error { return txn.Set(keyApplied, uint64Bytes(0)) }); err != nil {
+		return fmt.Errorf("reset applied index: %w", err)
+	}
+	f.applied.Store(0)
+	return nil
+}

@@ -304,3 +304,15 @@ func BenchmarkFSMApply(b *testing.B) {
 		})
 	}
 }
+
+func TestJournalDetectsMissingEntry(t *testing.T) {
+	f := openFSM(t, t.TempDir())
+	defer f.Close()
+	f.ApplyBatch(testLog(t))
+	if err := f.db.Update(func(txn *badger.Txn) error { return txn.Delete(journalKey(3)) }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.VerifyJournal(); err == nil {
+		t.Fatal("a journal with an entry deleted verified")
+	}
+}

@@ -18,7 +18,7 @@ const (
 	prefixAccount   = "a/"  // a/<account> → domain.Account
 	prefixReceipt   = "r/"  // r/<receipt number> → domain.Receipt
 	prefixRefund    = "rf/" // rf/<refund by>/<command id> → domain.RefundDue
-	prefixJournal   = "j/"  // j/<index, 8 bytes big-endian> → journalEntry
+	prefixJournal   = "j/"  // j/<journal seq, 8 bytes big-endian> → journalEntry
 )
 
 var (
@@ -28,10 +28,10 @@ var (
 
 func key(parts ...string) []byte { return []byte(strings.Join(parts, "")) }
 
-func journalKey(index uint64) []byte {
+func journalKey(seq uint64) []byte {
 	k := make([]byte, len(prefixJournal)+8)
 	copy(k, prefixJournal)
-	binary.BigEndian.PutUint64(k[len(prefixJournal):], index)
+	binary.BigEndian.PutUint64(k[len(prefixJournal):], seq)
 	return k
 }
 
