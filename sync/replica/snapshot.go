@@ -144,3 +144,19 @@ func verifySnapshot(r io.ReaderAt, size int64) (int64, error) {
 	}
 	return bodyLen, nil
 }
+
+// CheckSnapshotFile verifies the frame and checksum of a snapshot file, as
+// Restore does before it touches any state.
+func CheckSnapshotFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	_, err = verifySnapshot(f, st.Size())
+	return err
+}
