@@ -1,0 +1,71 @@
+# The village hall finance appliance. `make run` and `make test` are all a
+# fresh machine with Go needs; everything else is provisioned from here.
+
+GO        ?= go
+MODULE    := $(shell $(GO) list -m)
+DATA      ?= ./data
+HTTP      ?= 127.0.0.1:8080
+CHROMIUM  ?= /usr/lib/chromium/chromium
+BIN       := bin
+
+.PHONY: run test generate check-generated vet check-imports chromium build build-pi bench lint clean
+
+## run: one node with the embedded defaults and demo data; kiosk on http://127.0.0.1:8080
+run:
+	$(GO) run ./appliance serve --data $(DATA) --http $(HTTP) --demo
+
+## test: the whole suite, including the real-browser kiosk tests
+test: check-generated vet check-imports chromium
+	$(GO) test -race -count=1 -timeout 20m ./...
+
+## generate: templ components → Go
+generate:
+	$(GO) tool templ generate -path kiosk
+
+## check-generated: generated code is checked in and up to date
+check-generated: generate
+	@if [ -n "$$(git status --porcelain -- '*_templ.go')" ]; then \
+		echo "templ output is not up to date with the .templ files; run 'make generate' and commit:"; \
+		git status --porcelain -- '*_templ.go'; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt would change:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+
+## check-imports: dependencies point inward (domain ← sync, kiosk ← appliance)
+check-imports:
+	@bad=$$($(GO) list -deps ./domain/... | grep -E '^$(MODULE)/(sync|kiosk|appliance)' || true); \
+		if [ -n "$$bad" ]; then echo "domain must not import: $$bad"; exit 1; fi
+	@bad=$$($(GO) list -deps ./domain/... | grep '\.' | grep -vE '^($(MODULE)|github.com/shopspring/decimal)' || true); \
+		if [ -n "$$bad" ]; then echo "domain imports beyond the standard library and decimal: $$bad"; exit 1; fi
+	@bad=$$($(GO) list -deps ./kiosk/... | grep -E '^$(MODULE)/sync' || true); \
+		if [ -n "$$bad" ]; then echo "kiosk must not import sync: $$bad"; exit 1; fi
+
+## chromium: the browser the kiosk tests drive (Debian's package)
+chromium:
+	@if [ -x "$(CHROMIUM)" ] || command -v chromium >/dev/null 2>&1; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then \
+		echo "installing Chromium from Debian's packages"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >/dev/null; \
+	else \
+		echo "Chromium is missing; install it with: sudo apt-get install -y chromium"; exit 1; \
+	fi
+
+## build: the appliance for this machine
+build:
+	$(GO) build -o $(BIN)/appliance ./appliance
+
+## build-pi: the appliance for 64-bit Raspberry Pi OS (linux/arm64 only; see README)
+build-pi:
+	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -trimpath -o $(BIN)/appliance-linux-arm64 ./appliance
+
+## bench: benchmarks, reported side by side (never asserted in tests)
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./domain/ ./sync/... ./kiosk/... ./appliance/
+
+## lint: staticcheck from .ci/tools.mod (the app's go.mod stays clean)
+lint:
+	$(GO) tool -modfile=.ci/tools.mod staticcheck ./...
+
+clean:
+	rm -rf $(BIN)
