@@ -61,13 +61,13 @@ type SeedDemo struct {
 
 // Result is what applying a command produced.
 type Result struct {
-	CommandID string   `json:"command_id"`
-	Kind      Kind     `json:"kind"`
-	Index     uint64   `json:"index,omitempty"`
-	Receipt   *Receipt `json:"receipt,omitempty"`
+	CommandID string     `json:"command_id"`
+	Kind      Kind       `json:"kind"`
+	Index     uint64     `json:"index,omitempty"`
+	Receipt   *Receipt   `json:"receipt,omitempty"`
 	Refund    *RefundDue `json:"refund,omitempty"`
-	Error     *Error `json:"error,omitempty"` // the domain refused the command
-	Note      string `json:"note,omitempty"`
+	Error     *Error     `json:"error,omitempty"` // the domain refused the command
+	Note      string     `json:"note,omitempty"`
 }
 
 // EncodeCommand returns the log encoding of c: a version byte, then JSON.

@@ -23,9 +23,9 @@ const (
 // from (empty when none applies) and a plain message a resident or clerk can
 // read.
 type Error struct {
-	Code    Code
-	Section string
-	Message string
+	Code    Code   `json:"code"`
+	Section string `json:"section,omitempty"`
+	Message string `json:"message"`
 }
 
 // Error returns the message, prefixed by the section when there is one.

@@ -53,6 +53,9 @@ type Config struct {
 	SnapshotThreshold uint64
 	// NewID makes command ids (default: UUIDv7, time-ordered).
 	NewID func() string
+	// Forward sends commands to the leader when this node is a follower
+	// (a PeerClient's Forward). Nil: a follower waits to become leader.
+	Forward func(ctx context.Context, leader raft.ServerAddress, commands [][]byte) ([]domain.Result, error)
 }
 
 // Node is one replica of the ledger: a raft voter, its FSM, its outbox and
@@ -407,20 +410,24 @@ func (n *Node) forward() {
 	}
 }
 
-// submitBatch applies entries through the local leader. It reports whether
-// every entry got an answer.
+// submitBatch applies entries through the leader: the local raft when this
+// node leads, else the leader's peer port. It reports whether every entry
+// got an answer.
 func (n *Node) submitBatch(entries []outboxEntry) bool {
-	if n.raft.State() != raft.Leader {
-		return false
-	}
-	futures := make([]raft.ApplyFuture, len(entries))
+	data := make([][]byte, len(entries))
 	for i, e := range entries {
-		data, err := domain.EncodeCommand(e.Command)
-		if err != nil {
+		var err error
+		if data[i], err = domain.EncodeCommand(e.Command); err != nil {
 			n.log.Error("encode queued command", "id", e.Command.ID, "err", err)
 			return false
 		}
-		futures[i] = n.raft.Apply(data, 5*time.Second)
+	}
+	if n.raft.State() != raft.Leader {
+		return n.forwardBatch(entries, data)
+	}
+	futures := make([]raft.ApplyFuture, len(entries))
+	for i := range entries {
+		futures[i] = n.raft.Apply(data[i], 5*time.Second)
 	}
 	ok := true
 	for i, f := range futures {
@@ -435,6 +442,25 @@ func (n *Node) submitBatch(entries []outboxEntry) bool {
 		n.settle(entries[i], res)
 	}
 	return ok
+}
+
+// forwardBatch sends entries to the leader's peer port.
+func (n *Node) forwardBatch(entries []outboxEntry, data [][]byte) bool {
+	addr, id := n.raft.LeaderWithID()
+	if id == "" || n.cfg.Forward == nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	results, err := n.cfg.Forward(ctx, addr, data)
+	for i, res := range results {
+		n.settle(entries[i], res)
+	}
+	if err != nil {
+		n.log.Warn("forward to leader", "leader", id, "err", err)
+		return false
+	}
+	return len(results) == len(entries)
 }
 
 // settle records the ledger's answer for an outbox entry and wakes anyone

@@ -1,0 +1,148 @@
+package replica
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/villagehall/appliance/domain"
+)
+
+// Leader forwarding. A follower's outbox entries are sent to the leader's
+// peer port (HTTPS with mutual TLS, the same port that carries raft) in
+// batches; the leader appends them to the log and answers with each
+// command's result, exactly as if they had been submitted there. A failure
+// whose outcome is unknown (the connection drops, leadership is lost) is
+// retried later under the same command ids, which the FSM dedupes.
+
+// ForwardPath is the leader-forwarding endpoint on the peer port.
+const ForwardPath = "/forward"
+
+// maxForwardBody bounds a forwarded batch.
+const maxForwardBody = 16 << 20
+
+type forwardRequest struct {
+	Commands [][]byte `json:"commands"` // EncodeCommand output
+}
+
+type forwardResponse struct {
+	Results []domain.Result `json:"results,omitempty"`
+	Leader  string          `json:"leader,omitempty"` // when this node is not the leader
+	Error   string          `json:"error,omitempty"`
+}
+
+// ErrNotLeader is returned by a forward to a node that no longer leads.
+var ErrNotLeader = errors.New("peer is not the leader")
+
+// ForwardHandler serves ForwardPath on the peer port. peerID returns the
+// node id of the authenticated caller (from its client certificate); a
+// node may only forward commands taken on itself.
+func (n *Node) ForwardHandler(peerID func(*http.Request) (string, bool)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		caller, ok := peerID(r)
+		if !ok {
+			writeJSON(w, http.StatusForbidden, forwardResponse{Error: "no peer certificate"})
+			return
+		}
+		var req forwardRequest
+		dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxForwardBody))
+		if err := dec.Decode(&req); err != nil || len(req.Commands) == 0 {
+			writeJSON(w, http.StatusBadRequest, forwardResponse{Error: "malformed forward request"})
+			return
+		}
+		for i, data := range req.Commands {
+			cmd, err := domain.DecodeCommand(data)
+			if err != nil {
+				writeJSON(w, http.StatusBadRequest, forwardResponse{Error: fmt.Sprintf("command %d: %v", i, err)})
+				return
+			}
+			if cmd.Node != caller {
+				writeJSON(w, http.StatusForbidden, forwardResponse{Error: fmt.Sprintf("node %s may not forward a command taken on %s", caller, cmd.Node)})
+				return
+			}
+		}
+		if n.raft.State() != raft.Leader {
+			addr, _ := n.raft.LeaderWithID()
+			writeJSON(w, http.StatusMisdirectedRequest, forwardResponse{Leader: string(addr), Error: ErrNotLeader.Error()})
+			return
+		}
+		futures := make([]raft.ApplyFuture, len(req.Commands))
+		for i, data := range req.Commands {
+			futures[i] = n.raft.Apply(data, 5*time.Second)
+		}
+		resp := forwardResponse{}
+		for _, f := range futures {
+			if err := f.Error(); err != nil {
+				// Answer for the prefix that committed; the caller retries the rest.
+				if len(resp.Results) == 0 {
+					writeJSON(w, http.StatusServiceUnavailable, forwardResponse{Error: err.Error()})
+					return
+				}
+				break
+			}
+			res, _ := f.Response().(domain.Result)
+			resp.Results = append(resp.Results, res)
+		}
+		writeJSON(w, http.StatusOK, resp)
+	})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+// PeerClient calls other nodes' peer ports with this node's client
+// certificate.
+type PeerClient struct {
+	HTTP *http.Client
+}
+
+// NewPeerClient returns a client that authenticates with tlsConfig.
+func NewPeerClient(tlsConfig *tls.Config) *PeerClient {
+	return &PeerClient{HTTP: &http.Client{
+		Transport: &http.Transport{TLSClientConfig: tlsConfig, ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 4},
+		Timeout:   15 * time.Second,
+	}}
+}
+
+// Forward sends encoded commands to the leader at addr and returns the
+// results of those it committed, in order (a prefix of the batch).
+func (c *PeerClient) Forward(ctx context.Context, addr raft.ServerAddress, commands [][]byte) ([]domain.Result, error) {
+	body, err := json.Marshal(forwardRequest{Commands: commands})
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "https://"+string(addr)+ForwardPath, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("forward to %s: %w", addr, err)
+	}
+	defer resp.Body.Close()
+	var fr forwardResponse
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxForwardBody)).Decode(&fr); err != nil {
+		return nil, fmt.Errorf("forward to %s: %s: undecodable answer: %w", addr, resp.Status, err)
+	}
+	switch {
+	case resp.StatusCode == http.StatusMisdirectedRequest:
+		return nil, fmt.Errorf("forward to %s: %w (leader now %q)", addr, ErrNotLeader, fr.Leader)
+	case resp.StatusCode != http.StatusOK:
+		return nil, fmt.Errorf("forward to %s: %s: %s", addr, resp.Status, fr.Error)
+	case len(fr.Results) > len(commands):
+		return nil, fmt.Errorf("forward to %s: %d results for %d commands", addr, len(fr.Results), len(commands))
+	}
+	return fr.Results, nil
+}
