@@ -1,0 +1,93 @@
+package badgerstore
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// PiOptions returns the Badger options every Badger database of the
+// appliance uses, sized for a Raspberry Pi with 1–2 GiB of memory, with its
+// files in dir. The raft log store opens its database with them and the FSM
+// state store is expected to reuse them, so that the two together stay small.
+//
+// Badger's defaults are sized for servers: writing 100k small records peaked
+// at about 242 MiB RSS and mapped a 2 GiB sparse value log. With this preset
+// the same load peaked at about 136 MiB, and at about 95 MiB with
+// GOMEMLIMIT=64MiB. Each choice, against Badger's default:
+//
+//   - MemTableSize 8 MiB (64 MiB) matters most. A memtable is an arena
+//     allocated whole when it is created, and it also bounds a transaction to
+//     15% of it: about 1.2 MiB or some 13,000 entries. Store splits larger
+//     writes itself, so raft never sees badger.ErrTxnTooBig.
+//   - NumMemtables 2 (5): one memtable taking writes while the other is
+//     flushed, so at most 16 MiB of arenas.
+//   - NumLevelZeroTables 2, NumLevelZeroTablesStall 4 (5, 15): compact level 0
+//     early so that few tables are open and a read looks at few of them; past
+//     4 tables writes wait instead of memory growing.
+//   - BaseTableSize 1 MiB, BaseLevelSize 4 MiB (2 MiB, 10 MiB): these
+//     databases hold megabytes, not gigabytes; smaller tables and level
+//     targets keep each compaction short and its buffers small.
+//   - BlockCacheSize 8 MiB (256 MiB): the cache of decompressed blocks. The
+//     working set (the tail of the raft log, the current ledger) is small.
+//   - IndexCacheSize 4 MiB (0, which keeps every table's index and bloom
+//     filter in memory without bound).
+//   - ValueLogFileSize 64 MiB (1 GiB): each value-log file is memory-mapped
+//     at twice this size (sparse), and value-log GC reclaims space one whole
+//     file at a time, so smaller files map less and free space sooner.
+//   - MetricsEnabled false (true): Badger's metrics are process-wide expvar
+//     globals, which the appliance does not export, and they cost CPU on
+//     every read and write.
+//   - SyncWrites true (false): a commit returns only once it is on disk. Raft
+//     relies on StoreLogs and SetUint64 being durable when they return, and
+//     the appliance will lose power without warning.
+//   - Logger: Badger's warnings and errors go to slog.Default() (as it is
+//     when PiOptions is called); its info and debug messages are dropped.
+//     Use opts.WithLogger(NewLogger(l)) to send them elsewhere.
+//
+// Everything else keeps Badger's defaults. Badger v4 loses or corrupts data
+// on 32-bit platforms once compaction runs, so these options are only for
+// 64-bit builds (linux/arm64 on the Pi); Open refuses to run elsewhere.
+func PiOptions(dir string) badger.Options {
+	return badger.DefaultOptions(dir).
+		WithMemTableSize(8 << 20).
+		WithNumMemtables(2).
+		WithNumLevelZeroTables(2).
+		WithNumLevelZeroTablesStall(4).
+		WithBaseTableSize(1 << 20).
+		WithBaseLevelSize(4 << 20).
+		WithBlockCacheSize(8 << 20).
+		WithIndexCacheSize(4 << 20).
+		WithValueLogFileSize(64 << 20).
+		WithMetricsEnabled(false).
+		WithSyncWrites(true).
+		WithLogger(NewLogger(slog.Default()))
+}
+
+// NewLogger returns a badger.Logger that passes Badger's errors and warnings
+// to l, tagged component=badger, and drops its info and debug messages, which
+// Badger writes on every open, flush and compaction.
+func NewLogger(l *slog.Logger) badger.Logger {
+	return slogLogger{l: l.With("component", "badger")}
+}
+
+// slogLogger adapts log/slog to badger.Logger.
+type slogLogger struct{ l *slog.Logger }
+
+func (s slogLogger) Errorf(format string, args ...any) {
+	s.l.Error(message(format, args))
+}
+
+func (s slogLogger) Warningf(format string, args ...any) {
+	s.l.Warn(message(format, args))
+}
+
+func (slogLogger) Infof(string, ...any)  {}
+func (slogLogger) Debugf(string, ...any) {}
+
+// message formats a Badger log line, which usually ends in a newline.
+func message(format string, args []any) string {
+	return strings.TrimSpace(fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,384 @@
+// Package badgerstore keeps hashicorp/raft's log and stable state in Badger,
+// and holds the Badger options preset the appliance uses on a Raspberry Pi.
+package badgerstore
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"sync"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/hashicorp/raft"
+)
+
+// ErrKeyNotFound is returned by Get and GetUint64 for a key that was never
+// set. Raft recognises a missing key only by the text "not found"
+// (err.Error() == "not found", in NewRaft, HasExistingState and when it
+// restores its last vote), so the text must not change and the error is
+// returned unwrapped.
+var ErrKeyNotFound = errors.New("not found")
+
+// Every key starts with one of these bytes, so log entries and stable keys
+// live in disjoint key spaces whatever bytes raft uses for a stable key. A log
+// key is prefixLog followed by the index as a big-endian uint64, so that
+// Badger's key order is index order.
+const (
+	prefixLog    byte = 'l'
+	prefixStable byte = 's'
+)
+
+// deleteChunk is how many log keys DeleteRange reads before deleting them,
+// which bounds its memory whatever the size of the range.
+const deleteChunk = 4096
+
+var (
+	_ raft.LogStore    = (*Store)(nil)
+	_ raft.StableStore = (*Store)(nil)
+)
+
+// Store is a raft.LogStore and raft.StableStore kept in a Badger database.
+// It is safe for concurrent use.
+type Store struct {
+	db *badger.DB
+	// ownsDB is set by Open: Close then closes db.
+	ownsDB bool
+	// syncAfterWrite is set when db does not sync its commits (SyncWrites
+	// off), so that the store syncs after each write itself.
+	syncAfterWrite bool
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Open opens (creating if needed) a Badger database in dir with PiOptions and
+// returns a Store over it, which Close closes. Badger locks dir, so one
+// process at a time can open it. Open refuses to run on a 32-bit platform,
+// where Badger v4 loses data once compaction runs.
+func Open(dir string) (*Store, error) {
+	if strconv.IntSize < 64 {
+		return nil, fmt.Errorf("open raft store %s: Badger is unsafe on %d-bit platforms", dir, strconv.IntSize)
+	}
+	db, err := badger.Open(PiOptions(dir))
+	if err != nil {
+		return nil, fmt.Errorf("open raft store %s: %w", dir, err)
+	}
+	s := New(db)
+	s.ownsDB = true
+	return s, nil
+}
+
+// New returns a Store over db, which stays the caller's: Close does not
+// close it. Nothing else may write keys that begin with the bytes 'l' or 's'
+// to db. If db was opened without SyncWrites, the store syncs it after every
+// write, because raft needs its writes durable when they return.
+func New(db *badger.DB) *Store {
+	return &Store{db: db, syncAfterWrite: !db.Opts().SyncWrites}
+}
+
+// Close closes the Badger database if the Store was made by Open, and does
+// nothing if it was made by New. Calling Close again returns the first
+// result.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		if !s.ownsDB {
+			return
+		}
+		if err := s.db.Close(); err != nil {
+			s.closeErr = fmt.Errorf("close raft store: %w", err)
+		}
+	})
+	return s.closeErr
+}
+
+// Sync flushes Badger's write-ahead and value logs to disk. With SyncWrites
+// on (as in PiOptions) every commit is already durable and Sync is not needed.
+func (s *Store) Sync() error {
+	if err := s.db.Sync(); err != nil {
+		return fmt.Errorf("sync raft store: %w", err)
+	}
+	return nil
+}
+
+// RunGC reclaims disk space from Badger's value log, which holds values too
+// large to keep in the LSM tree (over 1 MiB with PiOptions). It rewrites
+// value-log files in which at least discardRatio of the data is stale
+// (Badger suggests 0.5) until none is left, so the appliance can call it
+// periodically, say every few minutes. Finding nothing to reclaim is not an
+// error; Badger rejecting the run because another GC is in progress is.
+func (s *Store) RunGC(discardRatio float64) error {
+	for {
+		err := s.db.RunValueLogGC(discardRatio)
+		if errors.Is(err, badger.ErrNoRewrite) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("raft store value-log GC: %w", err)
+		}
+	}
+}
+
+// FirstIndex returns the lowest index in the log, or 0 if it is empty.
+func (s *Store) FirstIndex() (uint64, error) {
+	idx, err := s.edgeIndex(false)
+	if err != nil {
+		return 0, fmt.Errorf("first log index: %w", err)
+	}
+	return idx, nil
+}
+
+// LastIndex returns the highest index in the log, or 0 if it is empty.
+func (s *Store) LastIndex() (uint64, error) {
+	idx, err := s.edgeIndex(true)
+	if err != nil {
+		return 0, fmt.Errorf("last log index: %w", err)
+	}
+	return idx, nil
+}
+
+// edgeIndex returns the lowest (or, if last, the highest) index in the log,
+// or 0 if it is empty. It reads keys only.
+func (s *Store) edgeIndex(last bool) (uint64, error) {
+	var idx uint64
+	err := s.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{
+			Prefix:         []byte{prefixLog},
+			PrefetchValues: false,
+			Reverse:        last,
+		})
+		defer it.Close()
+		if last {
+			it.Seek(logKey(math.MaxUint64))
+		} else {
+			it.Rewind()
+		}
+		if !it.Valid() {
+			return nil
+		}
+		var err error
+		idx, err = logIndex(it.Item().Key())
+		return err
+	})
+	return idx, err
+}
+
+// GetLog reads the entry at index into log. It returns raft.ErrLogNotFound,
+// unwrapped because raft compares it with ==, if there is no such entry, and
+// an error wrapping ErrCorruptLog if the entry cannot be decoded.
+func (s *Store) GetLog(index uint64, log *raft.Log) error {
+	err := s.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(logKey(index))
+		if err != nil {
+			return err
+		}
+		return item.Value(func(v []byte) error { return decodeLog(v, log) })
+	})
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return raft.ErrLogNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("get log %d: %w", index, err)
+	}
+	if log.Index != index {
+		return fmt.Errorf("get log %d: %w: entry holds index %d", index, ErrCorruptLog, log.Index)
+	}
+	return nil
+}
+
+// StoreLog stores one log entry.
+func (s *Store) StoreLog(log *raft.Log) error {
+	return s.StoreLogs([]*raft.Log{log})
+}
+
+// StoreLogs stores logs, durably when it returns nil. Logs normally go in one
+// transaction. A batch too big for one Badger transaction is committed as
+// several, in order; raft passes logs in index order, so a crash part way
+// leaves a prefix of the batch after what was there before, never a gap, and
+// since StoreLogs has not returned, raft has not counted any of it as stored.
+func (s *Store) StoreLogs(logs []*raft.Log) error {
+	err := s.write(len(logs), func(txn *badger.Txn, i int) error {
+		return txn.Set(logKey(logs[i].Index), encodeLog(logs[i]))
+	})
+	if err != nil && len(logs) > 0 {
+		return fmt.Errorf("store logs %d to %d: %w", logs[0].Index, logs[len(logs)-1].Index, err)
+	}
+	return err
+}
+
+// DeleteRange deletes the log entries from lo to hi, both included. It reads
+// keys only and deletes them in chunks, each in as few transactions as
+// Badger allows, so a range of any size can be deleted in bounded memory.
+//
+// Raft deletes either the head of its log (after a snapshot) or the tail
+// (dropping entries that conflict with the leader). A crash part way through
+// must not leave a gap, which raft cannot recover from, so the tail is
+// deleted from the top down and anything else from the bottom up.
+func (s *Store) DeleteRange(lo, hi uint64) error {
+	if lo > hi {
+		return nil
+	}
+	last, err := s.LastIndex()
+	if err != nil {
+		return fmt.Errorf("delete logs %d to %d: %w", lo, hi, err)
+	}
+	fromTop := hi >= last
+	for from, to := lo, hi; ; {
+		keys, err := s.logKeys(from, to, fromTop)
+		if err == nil {
+			err = s.write(len(keys), func(txn *badger.Txn, i int) error {
+				return txn.Delete(keys[i])
+			})
+		}
+		if err != nil {
+			return fmt.Errorf("delete logs %d to %d: %w", lo, hi, err)
+		}
+		if len(keys) < deleteChunk {
+			return nil
+		}
+		// logKeys checked every key, so the index can be read directly.
+		edge := binary.BigEndian.Uint64(keys[len(keys)-1][1:])
+		if fromTop {
+			if edge == from {
+				return nil
+			}
+			to = edge - 1
+		} else {
+			if edge == to {
+				return nil
+			}
+			from = edge + 1
+		}
+	}
+}
+
+// logKeys returns up to deleteChunk keys of the log entries from lo to hi,
+// ascending, or descending if fromTop.
+func (s *Store) logKeys(lo, hi uint64, fromTop bool) ([][]byte, error) {
+	var keys [][]byte
+	err := s.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{
+			Prefix:         []byte{prefixLog},
+			PrefetchValues: false,
+			Reverse:        fromTop,
+		})
+		defer it.Close()
+		start := logKey(lo)
+		if fromTop {
+			start = logKey(hi)
+		}
+		for it.Seek(start); it.Valid() && len(keys) < deleteChunk; it.Next() {
+			key := it.Item().KeyCopy(nil)
+			idx, err := logIndex(key)
+			if err != nil {
+				return err
+			}
+			if idx < lo || idx > hi {
+				break
+			}
+			keys = append(keys, key)
+		}
+		return nil
+	})
+	return keys, err
+}
+
+// Set stores val under key in the stable key space.
+func (s *Store) Set(key, val []byte) error {
+	err := s.write(1, func(txn *badger.Txn, _ int) error {
+		return txn.Set(stableKey(key), val)
+	})
+	if err != nil {
+		return fmt.Errorf("set stable key %q: %w", key, err)
+	}
+	return nil
+}
+
+// Get returns the value stored under key, or ErrKeyNotFound if there is none.
+func (s *Store) Get(key []byte) ([]byte, error) {
+	var val []byte
+	err := s.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(stableKey(key))
+		if err != nil {
+			return err
+		}
+		val, err = item.ValueCopy(nil)
+		return err
+	})
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil, ErrKeyNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get stable key %q: %w", key, err)
+	}
+	return val, nil
+}
+
+// SetUint64 stores val under key as 8 big-endian bytes.
+func (s *Store) SetUint64(key []byte, val uint64) error {
+	return s.Set(key, binary.BigEndian.AppendUint64(nil, val))
+}
+
+// GetUint64 returns the value SetUint64 stored under key, or ErrKeyNotFound
+// if there is none.
+func (s *Store) GetUint64(key []byte) (uint64, error) {
+	val, err := s.Get(key)
+	if err != nil {
+		return 0, err
+	}
+	if len(val) != 8 {
+		return 0, fmt.Errorf("get stable key %q: value has %d bytes, not the 8 of a uint64", key, len(val))
+	}
+	return binary.BigEndian.Uint64(val), nil
+}
+
+// write calls op for i from 0 to n-1 in write transactions. When a
+// transaction is full it is committed and op retried in a fresh one, so the
+// ops are committed in order in as few transactions as Badger allows. It
+// returns once everything is committed and on disk.
+func (s *Store) write(n int, op func(txn *badger.Txn, i int) error) error {
+	if n == 0 {
+		return nil
+	}
+	txn := s.db.NewTransaction(true)
+	defer func() { txn.Discard() }()
+	for i := range n {
+		err := op(txn, i)
+		if errors.Is(err, badger.ErrTxnTooBig) {
+			if err := txn.Commit(); err != nil {
+				return err
+			}
+			txn = s.db.NewTransaction(true)
+			err = op(txn, i)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := txn.Commit(); err != nil {
+		return err
+	}
+	if s.syncAfterWrite {
+		return s.db.Sync()
+	}
+	return nil
+}
+
+// logKey returns the key of the log entry at index.
+func logKey(index uint64) []byte {
+	return binary.BigEndian.AppendUint64([]byte{prefixLog}, index)
+}
+
+// logIndex returns the index in a log key.
+func logIndex(key []byte) (uint64, error) {
+	if len(key) != 9 || key[0] != prefixLog {
+		return 0, fmt.Errorf("malformed log key %x", key)
+	}
+	return binary.BigEndian.Uint64(key[1:]), nil
+}
+
+// stableKey returns the Badger key of the stable key k.
+func stableKey(k []byte) []byte {
+	return append([]byte{prefixStable}, k...)
+}
