@@ -1,0 +1,73 @@
+// Command appliance runs the Village of Belleville's finance appliance: the
+// replicated ledger, the resident kiosk and the clerk's office, one binary
+// per node. See README.md for the subcommands.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+const usage = `usage: appliance <command> [flags]
+
+commands:
+  serve    run a node: the ledger, the kiosk and the staff pages
+  rules    evaluate Chapter 5 rules: JSON lines on stdin, one JSON line out per case
+  backup   write a checksummed snapshot of a running node's ledger
+  restore  load a backup into an empty data folder
+  verify   check the journal's hash chain of a stopped node
+  version  print the build's command and parameter versions
+
+Run 'appliance <command> -h' for a command's flags.
+`
+
+// run dispatches a subcommand and returns the process exit code.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if err := refuse32Bit(); err != nil {
+		fmt.Fprintln(stderr, "appliance:", err)
+		return 1
+	}
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "serve":
+		err = serveCommand(ctx, args[1:], stderr)
+	case "rules":
+		err = rulesCommand(args[1:], stdin, stdout, stderr)
+	case "backup":
+		err = backupCommand(ctx, args[1:], stderr)
+	case "restore":
+		err = restoreCommand(args[1:], stderr)
+	case "verify":
+		err = verifyCommand(args[1:], stdout, stderr)
+	case "version":
+		err = versionCommand(stdout)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "appliance: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+	if err != nil {
+		if err == errUsage {
+			return 2
+		}
+		fmt.Fprintln(stderr, "appliance:", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,267 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+	_ "time/tzdata" // a bare Pi image may lack the zone database
+
+	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk"
+	"github.com/villagehall/appliance/kiosk/terminal"
+	"github.com/villagehall/appliance/sync/replica"
+)
+
+var errUsage = errors.New("usage")
+
+// Config is a node's configuration.
+type Config struct {
+	DataDir    string // data folder (default ./data)
+	HTTPAddr   string // kiosk and staff pages (default 127.0.0.1:8080)
+	NodeID     string // this node's id (default "hall-kiosk")
+	Demo       bool   // load demo data into an empty ledger
+	ParamsFile string // parameter overrides layered over the embedded defaults
+	Logger     *slog.Logger
+	Now        func() time.Time // the clock; tests pin it
+	SubmitWait time.Duration    // how long a payment waits before a provisional receipt
+}
+
+// Village is the village's time zone. Dates in the ledger are its dates.
+const Village = "America/Chicago"
+
+// Main is one running node: the replicated ledger and the HTTP server.
+// Tests start it on 127.0.0.1:0 with a temporary data folder.
+type Main struct {
+	Config   Config
+	Node     *replica.Node
+	Terminal *terminal.Simulator
+	server   *http.Server
+	ln       net.Listener
+	done     chan error
+}
+
+// NewMain returns a Main with default configuration.
+func NewMain() *Main {
+	return &Main{Config: Config{DataDir: "data", HTTPAddr: "127.0.0.1:8080", NodeID: "hall-kiosk"}}
+}
+
+// Addr returns the address the HTTP server listens on.
+func (m *Main) Addr() string { return m.ln.Addr().String() }
+
+// Run opens the node and starts serving. It returns once the server
+// listens; Close stops it.
+func (m *Main) Run(ctx context.Context) error {
+	cfg := &m.Config
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	loc, err := time.LoadLocation(Village)
+	if err != nil {
+		return fmt.Errorf("load time zone %s: %w", Village, err)
+	}
+	params, err := loadParams(cfg.ParamsFile)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
+		return fmt.Errorf("create data folder: %w", err)
+	}
+	secret, err := loadOrCreateKey(filepath.Join(cfg.DataDir, "kiosk.key"))
+	if err != nil {
+		return err
+	}
+	m.Node, err = replica.Open(replica.Config{
+		ID:         cfg.NodeID,
+		Dir:        cfg.DataDir,
+		Params:     params,
+		Location:   loc,
+		Now:        cfg.Now,
+		Logger:     cfg.Logger,
+		Bootstrap:  true,
+		SubmitWait: cfg.SubmitWait,
+	})
+	if err != nil {
+		return err
+	}
+	if cfg.Demo {
+		if err := m.loadDemo(ctx, loc, params); err != nil {
+			m.Node.Close()
+			return err
+		}
+	}
+	m.Terminal = terminal.NewSimulator()
+	ks, err := kiosk.New(kiosk.Config{
+		Ledger:    m.Node,
+		Terminal:  m.Terminal,
+		Now:       cfg.Now,
+		Location:  loc,
+		Secret:    secret,
+		Logger:    cfg.Logger,
+		NodeID:    cfg.NodeID,
+		Simulator: true,
+	})
+	if err != nil {
+		m.Node.Close()
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", m.showHealth)
+	mux.HandleFunc("GET /admin/backup", m.showBackup)
+	mux.Handle("/", ks.Handler())
+	m.ln, err = net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		m.Node.Close()
+		return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
+	}
+	m.server = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	m.done = make(chan error, 1)
+	go func() { m.done <- m.server.Serve(m.ln) }()
+	cfg.Logger.Info("serving", "node", cfg.NodeID, "http", "http://"+m.Addr(), "data", cfg.DataDir)
+	return nil
+}
+
+// loadDemo submits the demo data as one command with a fixed id, so a
+// second start (or a second node) never loads it twice, and the ledger
+// ignores it when it already holds records.
+func (m *Main) loadDemo(ctx context.Context, loc *time.Location, params *domain.Params) error {
+	wait, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := m.Node.WaitLeader(wait); err != nil {
+		return fmt.Errorf("load demo data: %w", err)
+	}
+	today := domain.DateOf(m.Config.Now().In(loc))
+	seed, err := demoData(today, params)
+	if err != nil {
+		return err
+	}
+	cmd, err := m.Node.NewCommand(domain.KindSeedDemo, "demo")
+	if err != nil {
+		return err
+	}
+	cmd.ID = "demo-data-v1"
+	cmd.SeedDemo = seed
+	res, err := m.Node.Submit(wait, cmd)
+	if err != nil {
+		return fmt.Errorf("load demo data: %w", err)
+	}
+	m.Config.Logger.Info("demo data", "result", res.Note)
+	return nil
+}
+
+func (m *Main) showHealth(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(m.Node.Health())
+}
+
+// Close stops the HTTP server, then the node (raft, then the stores).
+func (m *Main) Close() error {
+	var errs []error
+	if m.server != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		errs = append(errs, m.server.Shutdown(ctx))
+		if err := <-m.done; !errors.Is(err, http.ErrServerClosed) {
+			errs = append(errs, err)
+		}
+	}
+	if m.Node != nil {
+		errs = append(errs, m.Node.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// serveCommand runs `appliance serve` until a signal.
+func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
+	m := NewMain()
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&m.Config.DataDir, "data", m.Config.DataDir, "data folder")
+	fs.StringVar(&m.Config.HTTPAddr, "http", m.Config.HTTPAddr, "address of the kiosk and staff pages")
+	fs.StringVar(&m.Config.NodeID, "node-id", m.Config.NodeID, "this node's id")
+	fs.BoolVar(&m.Config.Demo, "demo", false, "load demo data into an empty ledger")
+	fs.StringVar(&m.Config.ParamsFile, "params", "", "parameter file layered over the embedded defaults")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	if err := m.Run(ctx); err != nil {
+		return err
+	}
+	select {
+	case <-ctx.Done():
+		m.Config.Logger.Info("shutting down")
+	case err := <-m.done:
+		m.done <- err
+		m.Config.Logger.Error("http server stopped", "err", err)
+	}
+	return m.Close()
+}
+
+// loadParams returns the embedded defaults, with the overrides of path
+// layered over them when path is set. A malformed file is refused with its
+// name, line and reason.
+func loadParams(path string) (*domain.Params, error) {
+	p := domain.DefaultParams()
+	if path == "" {
+		return p, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read parameters: %w", err)
+	}
+	o, err := domain.ParseParams(path, data)
+	if err != nil {
+		return nil, err
+	}
+	return p.Merge(o), nil
+}
+
+// loadOrCreateKey returns the node's 32-byte secret key for signing kiosk
+// forms, creating it on first start.
+func loadOrCreateKey(path string) ([]byte, error) {
+	key, err := os.ReadFile(path)
+	if err == nil && len(key) == 32 {
+		return key, nil
+	}
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	key = make([]byte, 32)
+	rand.Read(key)
+	if err := os.WriteFile(path, key, 0o600); err != nil {
+		return nil, fmt.Errorf("write %s: %w", path, err)
+	}
+	return key, nil
+}
+
+// rulesCommand runs `appliance rules`: Chapter 5 rules over JSON lines.
+func rulesCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("rules", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	paramsFile := fs.String("params", "", "parameter file layered over the embedded defaults")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	p, err := loadParams(*paramsFile)
+	if err != nil {
+		return err
+	}
+	return runRules(stdin, stdout, p)
+}
+
+func versionCommand(w io.Writer) error {
+	_, err := fmt.Fprintf(w, "appliance: command encoding v%d\n", domain.CommandVersion)
+	return err
+}
