@@ -159,3 +159,30 @@ func TestWithFeeSchedule(t *testing.T) {
 		t.Error("WithFeeSchedule changed its receiver")
 	}
 }
+
+// FuzzParseParams checks that a parameter file of any content never panics
+// the parser, that errors name the file and a line, and that a parsed file
+// merges over the defaults and answers At for any date.
+func FuzzParseParams(f *testing.F) {
+	f.Add(defaultParams)
+	f.Add([]byte("2025-01-01 status_letter 35.00 Res. 2025-01\nholiday 2026-11-26 Thanksgiving\n"))
+	f.Add([]byte("2025-01-01 foo 1\n"))
+	f.Add([]byte("2025-01-01 office_closes 16:30\r\n# comment\n\n2026-01-01 receivable_interest 1.5%\n"))
+	d := DefaultParams()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := ParseParams("f.txt", data)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f.txt:") {
+				t.Fatalf("error %q does not name the file", err)
+			}
+			return
+		}
+		m := d.Merge(p)
+		for _, day := range []string{"1900-01-01", "2026-06-30", "9999-12-31"} {
+			m.At(MustDate(day))
+		}
+		if err := m.Complete(); err != nil {
+			t.Fatalf("merging over complete defaults: %v", err)
+		}
+	})
+}

@@ -35,7 +35,7 @@ type PurchaseInput struct {
 	Amount                Money    `json:"amount"`
 	Category              Category `json:"category"`
 	Emergency             bool     `json:"emergency"`
-	Buyer                 Buyer    `json:"buyer"` // default purchasing_agent
+	Buyer                 Buyer    `json:"buyer"` // "" is the purchasing agent
 	CounterpartyMunicipal bool     `json:"counterparty_municipal"`
 	VillageOwnWork        bool     `json:"village_own_work"`
 	EmergencyResolution   bool     `json:"emergency_resolution"`
@@ -50,7 +50,8 @@ type PurchaseInput struct {
 // UnmarshalJSON reads the input strictly.
 func (in *PurchaseInput) UnmarshalJSON(b []byte) error {
 	var x PurchaseInput
-	var cat, buyer string
+	var cat string
+	buyer := string(BuyerPurchasingAgent) // the default when absent
 	if err := decodeObject(sectionPurchasing, "purchase", b,
 		req("amount", &x.Amount),
 		req("category", &cat),
@@ -63,6 +64,9 @@ func (in *PurchaseInput) UnmarshalJSON(b []byte) error {
 		opt("on", &x.On),
 	); err != nil {
 		return err
+	}
+	if buyer == "" {
+		return Errorf(EINVALID, sectionPurchasing, "The buyer is empty; leave it out for the purchasing agent.")
 	}
 	x.Category, x.Buyer = Category(cat), Buyer(buyer)
 	*in = x

@@ -80,7 +80,7 @@ func ParseQuarter(s string) (Quarter, error) {
 	y, q, ok := strings.Cut(s, "-Q")
 	year, err1 := strconv.Atoi(y)
 	n, err2 := strconv.Atoi(q)
-	if !ok || len(y) != 4 || len(q) != 1 || err1 != nil || err2 != nil || n < 1 || n > 4 {
+	if !ok || len(y) != 4 || !allDigits(y) || len(q) != 1 || err1 != nil || err2 != nil || n < 1 || n > 4 {
 		return Quarter{}, Errorf(EINVALID, sectionRoomTax, "The period %q is not a quarter written like 2026-Q1.", s)
 	}
 	return Quarter{year, n}, nil
