@@ -74,15 +74,11 @@ type ApportionInput struct {
 
 // UnmarshalJSON reads the input strictly.
 func (in *ApportionInput) UnmarshalJSON(b []byte) error {
-	var x ApportionInput
-	if err := decodeObject(sectionAssessment, "assessment district", b,
-		req("total_cost", &x.TotalCost),
-		req("parcels", &x.Parcels),
-	); err != nil {
-		return err
-	}
-	*in = x
-	return nil
+	*in = ApportionInput{}
+	return decodeObject(sectionAssessment, "assessment district", b,
+		req("total_cost", &in.TotalCost),
+		req("parcels", &in.Parcels),
+	)
 }
 
 // ParcelShare is one parcel's share of a cost.
@@ -216,16 +212,12 @@ type LeviedAssessment struct {
 
 // UnmarshalJSON reads a levied assessment strictly; paid defaults to 0.00.
 func (a *LeviedAssessment) UnmarshalJSON(b []byte) error {
-	var x LeviedAssessment
-	if err := decodeObject("", "assessment", b,
-		req("id", &x.ID),
-		req("amount", &x.Amount),
-		opt("paid", &x.Paid),
-	); err != nil {
-		return err
-	}
-	*a = x
-	return nil
+	*a = LeviedAssessment{}
+	return decodeObject("", "assessment", b,
+		req("id", &a.ID),
+		req("amount", &a.Amount),
+		opt("paid", &a.Paid),
+	)
 }
 
 // AdjustInput is the actual cost of a finished work and its assessments.
@@ -236,15 +228,11 @@ type AdjustInput struct {
 
 // UnmarshalJSON reads the input strictly.
 func (in *AdjustInput) UnmarshalJSON(b []byte) error {
-	var x AdjustInput
-	if err := decodeObject(sectionAssessment, "adjustment", b,
-		req("actual_cost", &x.ActualCost),
-		req("assessments", &x.Assessments),
-	); err != nil {
-		return err
-	}
-	*in = x
-	return nil
+	*in = AdjustInput{}
+	return decodeObject(sectionAssessment, "adjustment", b,
+		req("actual_cost", &in.ActualCost),
+		req("assessments", &in.Assessments),
+	)
 }
 
 // AdjustedAssessment is an assessment after the actual cost is known.
@@ -312,12 +300,8 @@ type HearingWindowInput struct {
 
 // UnmarshalJSON reads the input strictly.
 func (in *HearingWindowInput) UnmarshalJSON(b []byte) error {
-	var x HearingWindowInput
-	if err := decodeObject(sectionAssessment, "notice", b, req("notice_on", &x.NoticeOn)); err != nil {
-		return err
-	}
-	*in = x
-	return nil
+	*in = HearingWindowInput{}
+	return decodeObject(sectionAssessment, "notice", b, req("notice_on", &in.NoticeOn))
 }
 
 // HearingWindow is the days on which the hearing may commence, both
@@ -348,12 +332,8 @@ type RepairNoticeInput struct {
 
 // UnmarshalJSON reads the input strictly.
 func (in *RepairNoticeInput) UnmarshalJSON(b []byte) error {
-	var x RepairNoticeInput
-	if err := decodeObject(sectionAssessment, "hearing", b, req("hearing_on", &x.HearingOn)); err != nil {
-		return err
-	}
-	*in = x
-	return nil
+	*in = RepairNoticeInput{}
+	return decodeObject(sectionAssessment, "hearing", b, req("hearing_on", &in.HearingOn))
 }
 
 // RepairNotice is the last days to give notice of a repair charge hearing.

@@ -12,16 +12,12 @@ type ReturnedCheckInput struct {
 
 // UnmarshalJSON reads the input strictly.
 func (in *ReturnedCheckInput) UnmarshalJSON(b []byte) error {
-	var x ReturnedCheckInput
-	if err := decodeObject(sectionReturnedCheck, "returned check", b,
-		req("returned_on", &x.ReturnedOn),
-		req("check_amount", &x.CheckAmount),
-		opt("fee_schedule", &x.FeeSchedule),
-	); err != nil {
-		return err
-	}
-	*in = x
-	return nil
+	*in = ReturnedCheckInput{}
+	return decodeObject(sectionReturnedCheck, "returned check", b,
+		req("returned_on", &in.ReturnedOn),
+		req("check_amount", &in.CheckAmount),
+		opt("fee_schedule", &in.FeeSchedule),
+	)
 }
 
 // ReturnedCheck is what the party who presented a returned check owes.

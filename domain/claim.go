@@ -11,15 +11,11 @@ type LegalClaimInput struct {
 
 // UnmarshalJSON reads the input strictly.
 func (in *LegalClaimInput) UnmarshalJSON(b []byte) error {
-	var x LegalClaimInput
-	if err := decodeObject(sectionClaim, "claim", b,
-		req("served_on", &x.ServedOn),
-		opt("disallowance_served_on", &x.DisallowanceServedOn),
-	); err != nil {
-		return err
-	}
-	*in = x
-	return nil
+	*in = LegalClaimInput{}
+	return decodeObject(sectionClaim, "claim", b,
+		req("served_on", &in.ServedOn),
+		opt("disallowance_served_on", &in.DisallowanceServedOn),
+	)
 }
 
 // LegalClaim is the deadlines of a claim against the village.

@@ -19,16 +19,12 @@ type InstallmentInput struct {
 
 // UnmarshalJSON reads the input strictly.
 func (in *InstallmentInput) UnmarshalJSON(b []byte) error {
-	var x InstallmentInput
-	if err := decodeObject(sectionInstallment, "tax bill", b,
-		req("tax_year", &x.TaxYear),
-		req("general_tax", &x.GeneralTax),
-		opt("special_items", &x.SpecialItems),
-	); err != nil {
-		return err
-	}
-	*in = x
-	return nil
+	*in = InstallmentInput{}
+	return decodeObject(sectionInstallment, "tax bill", b,
+		req("tax_year", &in.TaxYear),
+		req("general_tax", &in.GeneralTax),
+		opt("special_items", &in.SpecialItems),
+	)
 }
 
 // Installments is how a property tax bill is paid.

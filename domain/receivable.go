@@ -15,12 +15,8 @@ type DatedAmount struct {
 
 // UnmarshalJSON reads a payment strictly: both fields, no others.
 func (a *DatedAmount) UnmarshalJSON(b []byte) error {
-	var x DatedAmount
-	if err := decodeObject("", "payment", b, req("on", &x.On), req("amount", &x.Amount)); err != nil {
-		return err
-	}
-	*a = x
-	return nil
+	*a = DatedAmount{}
+	return decodeObject("", "payment", b, req("on", &a.On), req("amount", &a.Amount))
 }
 
 // ReceivableInput is a village bill under §5.10 and its payments, seen on
@@ -35,17 +31,13 @@ type ReceivableInput struct {
 // UnmarshalJSON reads the input strictly: unknown fields and missing
 // required fields are errors.
 func (in *ReceivableInput) UnmarshalJSON(b []byte) error {
-	var x ReceivableInput
-	if err := decodeObject(sectionReceivable, "bill", b,
-		req("billed_on", &x.BilledOn),
-		req("principal", &x.Principal),
-		req("as_of", &x.AsOf),
-		opt("payments", &x.Payments),
-	); err != nil {
-		return err
-	}
-	*in = x
-	return nil
+	*in = ReceivableInput{}
+	return decodeObject(sectionReceivable, "bill", b,
+		req("billed_on", &in.BilledOn),
+		req("principal", &in.Principal),
+		req("as_of", &in.AsOf),
+		opt("payments", &in.Payments),
+	)
 }
 
 // BillStatus is where a §5.10 bill stands on its as-of date.

@@ -13,17 +13,13 @@ type RefundInput struct {
 
 // UnmarshalJSON reads the input strictly.
 func (in *RefundInput) UnmarshalJSON(b []byte) error {
-	var x RefundInput
-	if err := decodeObject(sectionRefund, "refund", b,
-		req("paid_on", &x.PaidOn),
-		req("amount_paid", &x.AmountPaid),
-		req("amount_due", &x.AmountDue),
-		opt("holidays", &x.Holidays),
-	); err != nil {
-		return err
-	}
-	*in = x
-	return nil
+	*in = RefundInput{}
+	return decodeObject(sectionRefund, "refund", b,
+		req("paid_on", &in.PaidOn),
+		req("amount_paid", &in.AmountPaid),
+		req("amount_due", &in.AmountDue),
+		opt("holidays", &in.Holidays),
+	)
 }
 
 // Refund is the excess to refund and the day it must be refunded by.

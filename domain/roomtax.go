@@ -126,20 +126,16 @@ type RoomTaxInput struct {
 
 // UnmarshalJSON reads the input strictly.
 func (in *RoomTaxInput) UnmarshalJSON(b []byte) error {
-	var x RoomTaxInput
-	if err := decodeObject(sectionRoomTax, "room tax return", b,
-		req("period", &x.Period),
-		req("gross_receipts", &x.GrossReceipts),
-		opt("exempt_sales", &x.ExemptSales),
-		opt("filed_on", &x.FiledOn),
-		opt("extended_to", &x.ExtendedTo),
-		opt("payments", &x.Payments),
-		req("as_of", &x.AsOf),
-	); err != nil {
-		return err
-	}
-	*in = x
-	return nil
+	*in = RoomTaxInput{}
+	return decodeObject(sectionRoomTax, "room tax return", b,
+		req("period", &in.Period),
+		req("gross_receipts", &in.GrossReceipts),
+		opt("exempt_sales", &in.ExemptSales),
+		opt("filed_on", &in.FiledOn),
+		opt("extended_to", &in.ExtendedTo),
+		opt("payments", &in.Payments),
+		req("as_of", &in.AsOf),
+	)
 }
 
 // RoomTaxReturn is the computed state of a return on its as-of date.

@@ -16,17 +16,13 @@ type StatusLetterInput struct {
 
 // UnmarshalJSON reads the input strictly.
 func (in *StatusLetterInput) UnmarshalJSON(b []byte) error {
-	var x StatusLetterInput
-	if err := decodeObject(sectionStatusLetter, "status letter request", b,
-		req("requested_at", &x.RequestedAt),
-		opt("closes_at", &x.ClosesAt),
-		opt("holidays", &x.Holidays),
-		opt("fee_schedule", &x.FeeSchedule),
-	); err != nil {
-		return err
-	}
-	*in = x
-	return nil
+	*in = StatusLetterInput{}
+	return decodeObject(sectionStatusLetter, "status letter request", b,
+		req("requested_at", &in.RequestedAt),
+		opt("closes_at", &in.ClosesAt),
+		opt("holidays", &in.Holidays),
+		opt("fee_schedule", &in.FeeSchedule),
+	)
 }
 
 // StatusLetter is when a status letter request counts as received, when the
