@@ -44,9 +44,7 @@ type FSM struct {
 	head    []byte // journal head hash; guarded by mu
 	jseq    uint64 // journal entries so far; guarded by mu
 
-	// notify, if set, is called after each batch with the highest applied
-	// index, outside the lock.
-	notify func(index uint64)
+	restores atomic.Int64 // snapshots restored since open
 }
 
 // commandRecord is what the FSM keeps of every command it has seen.
@@ -113,6 +111,9 @@ func (f *FSM) loadMeta() error {
 	})
 }
 
+// Restores returns how many snapshots were restored since the FSM opened.
+func (f *FSM) Restores() int64 { return f.restores.Load() }
+
 // Close closes the state store.
 func (f *FSM) Close() error { return f.db.Close() }
 
@@ -166,9 +167,6 @@ func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
 	}
 	f.applied.Store(applied)
 	f.mu.Unlock()
-	if f.notify != nil {
-		f.notify(applied)
-	}
 	return out
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
@@ -51,11 +52,21 @@ type Config struct {
 	// SnapshotThreshold is the number of log entries between snapshots
 	// (default 8192).
 	SnapshotThreshold uint64
+	// TrailingLogs is how many entries a snapshot leaves in the log for
+	// followers that fall behind (default 10,240); one further behind
+	// catches up by InstallSnapshot.
+	TrailingLogs uint64
 	// NewID makes command ids (default: UUIDv7, time-ordered).
 	NewID func() string
 	// Forward sends commands to the leader when this node is a follower
 	// (a PeerClient's Forward). Nil: a follower waits to become leader.
 	Forward func(ctx context.Context, leader raft.ServerAddress, commands [][]byte) ([]domain.Result, error)
+	// Status asks a peer for its status (a PeerClient's Status), for the
+	// cluster view and leader placement.
+	Status func(ctx context.Context, addr raft.ServerAddress) (NodeStatus, error)
+	// AvoidLeadership marks a node that should not lead while a node that
+	// may is healthy: the backup node in the second building.
+	AvoidLeadership bool
 }
 
 // Node is one replica of the ledger: a raft voter, its FSM, its outbox and
@@ -77,6 +88,9 @@ type Node struct {
 
 	waitMu  sync.Mutex
 	waiters map[string][]chan domain.Result
+
+	peerSrv *http.Server // the peer port of a clustered node
+	peers   *PeerClient
 
 	closeOnce sync.Once
 	closeErr  error
@@ -115,6 +129,10 @@ func Open(cfg Config) (*Node, error) {
 	}
 	n.wg.Add(1)
 	go n.forward()
+	if cfg.AvoidLeadership {
+		n.wg.Add(1)
+		go n.placeLeader()
+	}
 	return n, nil
 }
 
@@ -140,7 +158,6 @@ func (n *Node) open() error {
 	if n.fsm, err = OpenFSM(stateOpts, cfg.Params, n.log); err != nil {
 		return err
 	}
-	n.fsm.notify = func(uint64) {}
 
 	pend, err := n.box.pending(0)
 	if err != nil {
@@ -148,8 +165,7 @@ func (n *Node) open() error {
 	}
 	n.pending.Store(int64(len(pend)))
 
-	hlog := hclog.FromStandardLogger(slog.NewLogLogger(n.log.Handler(), slog.LevelWarn),
-		&hclog.LoggerOptions{Name: "raft", Level: hclog.Warn})
+	hlog := hclogFor(n.log)
 	snaps, err := raft.NewFileSnapshotStoreWithLogger(filepath.Join(cfg.Dir, "snapshots"), 2, hlog)
 	if err != nil {
 		return fmt.Errorf("open snapshot store: %w", err)
@@ -159,6 +175,9 @@ func (n *Node) open() error {
 		_, n.transport = raft.NewInmemTransport(raft.ServerAddress(cfg.ID))
 	}
 	rc := RaftConfig(cfg.ID, cfg.SnapshotThreshold)
+	if cfg.TrailingLogs > 0 {
+		rc.TrailingLogs = cfg.TrailingLogs
+	}
 	rc.Logger = hlog
 
 	existing, err := raft.HasExistingState(n.logs, n.logs, snaps)
@@ -224,7 +243,7 @@ func (n *Node) Close() error {
 		if c, ok := n.transport.(io.Closer); ok {
 			errs = append(errs, c.Close())
 		}
-		errs = append(errs, n.closeStores())
+		errs = append(errs, n.closePeerPort(), n.closeStores())
 		n.closeErr = errors.Join(errs...)
 	})
 	return n.closeErr
@@ -475,4 +494,12 @@ func (n *Node) settle(e outboxEntry, res domain.Result) {
 		n.log.Info("command refused; set aside for the clerk", "id", e.Command.ID, "kind", e.Command.Kind, "reason", res.Error.Error())
 	}
 	n.deliver(res)
+}
+
+// hclogFor adapts a slog logger for raft, at warning level: raft's info
+// lines (every heartbeat timeout, every pipeline) are too many for an SD
+// card's log.
+func hclogFor(l *slog.Logger) hclog.Logger {
+	return hclog.FromStandardLogger(slog.NewLogLogger(l.Handler(), slog.LevelWarn),
+		&hclog.LoggerOptions{Name: "raft", Level: hclog.Warn})
 }

@@ -38,6 +38,15 @@ func outboxKey(seq uint64) []byte {
 
 func outboxIDKey(id string) []byte { return []byte(prefixOutbox + "id/" + id) }
 
+// pendingKey marks an entry still to be submitted; the forwarder scans these
+// keys only, so the history of done entries costs it nothing.
+func pendingKey(seq uint64) []byte {
+	k := make([]byte, len(prefixOutbox)+2+8)
+	n := copy(k, prefixOutbox+"p/")
+	binary.BigEndian.PutUint64(k[n:], seq)
+	return k
+}
+
 // Outbox states.
 const (
 	statePending = "pending" // not yet applied by the ledger
@@ -129,6 +138,9 @@ func (o *outbox) put(cmd domain.Command) (outboxEntry, bool, error) {
 		if err := txn.Set(outboxKey(cmd.Seq), body); err != nil {
 			return err
 		}
+		if err := txn.Set(pendingKey(cmd.Seq), nil); err != nil {
+			return err
+		}
 		return txn.Set(outboxIDKey(cmd.ID), uint64Bytes(cmd.Seq))
 	})
 	if err != nil {
@@ -152,24 +164,28 @@ func (o *outbox) finish(seq uint64, res domain.Result) error {
 		if err != nil {
 			return err
 		}
+		if err := txn.Delete(pendingKey(seq)); err != nil {
+			return err
+		}
 		return txn.Set(outboxKey(seq), body)
 	})
 }
 
-// scan returns entries in sequence order that satisfy keep, at most limit
-// (0: no limit).
-func (o *outbox) scan(keep func(outboxEntry) bool, limit int) ([]outboxEntry, error) {
+// pending returns up to limit entries still to be submitted (0: all), in
+// sequence order.
+func (o *outbox) pending(limit int) ([]outboxEntry, error) {
 	var out []outboxEntry
 	err := o.db.View(func(txn *badger.Txn) error {
-		prefix := []byte(prefixOutbox + "q/")
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: true, PrefetchSize: 32})
+		prefix := []byte(prefixOutbox + "p/")
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
-			var e outboxEntry
-			if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &e) }); err != nil {
+			seq := binary.BigEndian.Uint64(it.Item().Key()[len(prefix):])
+			e, ok, err := getJSON[outboxEntry](txn, outboxKey(seq))
+			if err != nil {
 				return err
 			}
-			if keep(e) {
+			if ok && e.State == statePending {
 				out = append(out, e)
 				if limit > 0 && len(out) >= limit {
 					return nil
@@ -179,10 +195,6 @@ func (o *outbox) scan(keep func(outboxEntry) bool, limit int) ([]outboxEntry, er
 		return nil
 	})
 	return out, err
-}
-
-func (o *outbox) pending(limit int) ([]outboxEntry, error) {
-	return o.scan(func(e outboxEntry) bool { return e.State == statePending }, limit)
 }
 
 // get returns the entry with the given sequence.

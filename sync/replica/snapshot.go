@@ -109,6 +109,7 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 	if err := f.loadMeta(); err != nil {
 		return fmt.Errorf("restore snapshot: %w", err)
 	}
+	f.restores.Add(1)
 	f.log.Info("restored snapshot", "applied", f.applied.Load(), "bytes", size)
 	return nil
 }

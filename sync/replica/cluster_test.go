@@ -1,0 +1,318 @@
+package replica_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/sync/pki"
+	"github.com/villagehall/appliance/sync/replica"
+	"github.com/villagehall/appliance/sync/synctest"
+)
+
+// TestClusterReplicatesAndForwards runs three nodes over WebSockets with
+// mutual TLS: a payment on the leader reaches every node, and a payment
+// taken on a follower is forwarded and gets the same result it would on the
+// leader.
+func TestClusterReplicatesAndForwards(t *testing.T) {
+	c := synctest.New(t, 3, nil)
+	leader := c.Leader(10 * time.Second)
+	leader.Seed(4)
+
+	res, err := leader.Pay(synctest.BillID(0), "40.00")
+	if err != nil || res.Receipt == nil || res.Receipt.Status != domain.Posted {
+		t.Fatalf("pay on leader: %+v, %v", res, err)
+	}
+	follower := c.Follower(time.Second)
+	fres, err := follower.Pay(synctest.BillID(1), "101.50")
+	if err != nil {
+		t.Fatalf("pay on follower: %v", err)
+	}
+	if fres.Receipt == nil || fres.Receipt.Status != domain.Posted || !fres.Receipt.Balance.IsZero() || fres.Index == 0 {
+		t.Fatalf("forwarded payment: %+v", fres.Receipt)
+	}
+	if want := follower.ID + "-"; fres.Receipt.Number[:len(want)] != want {
+		t.Fatalf("receipt %s does not carry the follower's node id", fres.Receipt.Number)
+	}
+	// A rule's refusal comes back through forwarding as the domain error.
+	_, err = follower.Pay("no-such-bill", "1.00")
+	if domain.ErrorCode(err) != domain.ENOTFOUND {
+		t.Fatalf("forwarded refusal: %v", err)
+	}
+	c.Converge(10 * time.Second)
+	for _, m := range c.Members {
+		b, err := m.Node.Bill(synctest.BillID(1))
+		if err != nil || len(b.Payments) != 1 {
+			t.Fatalf("%s: bill %+v, %v", m.ID, b, err)
+		}
+	}
+	view, err := leader.Node.Cluster(context.Background())
+	if err != nil || len(view.Nodes) != 3 || view.Leader != leader.ID {
+		t.Fatalf("cluster view: %+v, %v", view, err)
+	}
+	for _, n := range view.Nodes {
+		if n.State == "unreachable" || n.Lag != 0 {
+			t.Fatalf("cluster view member: %+v", n)
+		}
+	}
+}
+
+// TestLeaderCrashWritesContinue stops the leader: the other two elect a
+// new one and take payments; the old leader comes back and catches up.
+func TestLeaderCrashWritesContinue(t *testing.T) {
+	c := synctest.New(t, 3, nil)
+	old := c.Leader(10 * time.Second)
+	old.Seed(10)
+	for i := range 5 {
+		if _, err := old.Pay(synctest.BillID(i), "10.00"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old.Stop()
+	start := time.Now()
+	leader := c.Leader(10 * time.Second)
+	if _, err := leader.Pay(synctest.BillID(5), "10.00"); err != nil {
+		t.Fatalf("pay on the new leader: %v", err)
+	}
+	t.Logf("leader crash → first commit on the new leader: %s", time.Since(start).Round(time.Millisecond))
+	follower := c.Follower(time.Second)
+	if _, err := follower.Pay(synctest.BillID(6), "10.00"); err != nil {
+		t.Fatalf("pay on the remaining follower: %v", err)
+	}
+	old.Start()
+	c.Converge(15 * time.Second)
+	b, _ := old.Node.Bill(synctest.BillID(6))
+	if len(b.Payments) != 1 {
+		t.Fatalf("restarted old leader has %d payments on bill 6, want 1", len(b.Payments))
+	}
+}
+
+// payMany submits n payments of 0.01 on the leader, spread over the
+// seeded bills, from 16 clients at once.
+func payMany(t *testing.T, c *synctest.Cluster, n, bills int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	next := make(chan int, n)
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				leader := c.Leader(10 * time.Second)
+				if _, err := leader.Pay(synctest.BillID(i%bills), "0.01"); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
+
+// TestFollowerCatchesUpFromLog stops a follower, commits 5,000 payments
+// without it and starts it again: it catches up from the leader's log.
+func TestFollowerCatchesUpFromLog(t *testing.T) {
+	c := synctest.New(t, 3, nil)
+	leader := c.Leader(10 * time.Second)
+	leader.Seed(500)
+	lagging := c.Follower(time.Second)
+	lagging.Stop()
+	payMany(t, c, 5000, 500)
+	lagging.Start()
+	c.Converge(60 * time.Second)
+	if n := lagging.Node.FSM().Restores(); n != 0 {
+		t.Fatalf("follower restored %d snapshots; it should have caught up from the log", n)
+	}
+}
+
+// TestFollowerCatchesUpFromSnapshot compacts the leader's log while a
+// follower is away, so it can only catch up by InstallSnapshot.
+func TestFollowerCatchesUpFromSnapshot(t *testing.T) {
+	c := synctest.New(t, 3, func(cfg *replica.Config) {
+		cfg.SnapshotThreshold = 1000
+		cfg.TrailingLogs = 100
+	})
+	leader := c.Leader(10 * time.Second)
+	leader.Seed(500)
+	lagging := c.Follower(time.Second)
+	lagging.Stop()
+	payMany(t, c, 5000, 500)
+	for _, m := range c.Running() {
+		if err := m.Node.Raft().Snapshot().Error(); err != nil {
+			t.Fatalf("snapshot on %s: %v", m.ID, err)
+		}
+	}
+	lagging.Start()
+	c.Converge(60 * time.Second)
+	if n := lagging.Node.FSM().Restores(); n == 0 {
+		t.Fatalf("follower did not restore a snapshot; the log was compacted past it")
+	}
+	if _, err := lagging.Node.FSM().VerifyJournal(); err != nil {
+		t.Fatalf("journal after InstallSnapshot: %v", err)
+	}
+}
+
+// TestStrangersAreRefused: a node with a certificate from another CA, or
+// with none, cannot forward, join or read on the peer port, and nothing is
+// applied.
+func TestStrangersAreRefused(t *testing.T) {
+	c := synctest.New(t, 3, nil)
+	leader := c.Leader(10 * time.Second)
+	leader.Seed(1)
+	c.Converge(10 * time.Second)
+	before := leader.Node.FSM().Applied()
+
+	otherCA, err := pki.NewCA("Another village", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	stranger, err := otherCA.Issue("node-1", nil, time.Now()) // even with a member's name
+	if err != nil {
+		t.Fatal(err)
+	}
+	clients := map[string]*http.Client{
+		"other CA":       {Transport: &http.Transport{TLSClientConfig: stranger.ClientTLS()}, Timeout: 5 * time.Second},
+		"no certificate": {Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, Timeout: 5 * time.Second},
+	}
+	cmd := domain.Command{ID: "evil", Kind: domain.KindPayBill, At: domain.NewDateTime(domain.MustDate("2026-04-10"), 10, 0, 0),
+		Node: "node-1", Seq: 999, PayBill: &domain.PayBill{BillID: synctest.BillID(0), Amount: domain.MustMoney("100.00"), Tender: domain.Cash}}
+	data, _ := domain.EncodeCommand(cmd)
+	body, _ := json.Marshal(map[string]any{"commands": [][]byte{data}})
+	for name, client := range clients {
+		for _, path := range []string{replica.ForwardPath, replica.JoinPath, replica.StatusPath} {
+			req, _ := http.NewRequest(http.MethodPost, "https://"+leader.Addr+path, bytes.NewReader(body))
+			if path == replica.StatusPath {
+				req.Method = http.MethodGet
+			}
+			resp, err := client.Do(req)
+			if err == nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				t.Errorf("%s: %s answered %s; want the TLS handshake refused", name, path, resp.Status)
+			}
+		}
+	}
+	// A member may forward only its own commands.
+	member := replica.NewPeerClient(c.Members[1].Identity.ClientTLS())
+	if _, err := member.Forward(context.Background(), raft.ServerAddress(leader.Addr), [][]byte{data}); err == nil {
+		t.Errorf("a member forwarded a command taken on another node")
+	}
+	time.Sleep(200 * time.Millisecond)
+	if got := leader.Node.FSM().Applied(); got != before {
+		t.Fatalf("applied index moved from %d to %d: something was applied", before, got)
+	}
+	b, _ := leader.Node.Bill(synctest.BillID(0))
+	if len(b.Payments) != 0 {
+		t.Fatalf("a stranger's payment was applied: %+v", b.Payments)
+	}
+	c.Converge(10 * time.Second)
+}
+
+// TestMalformedForwardIsRejected sends garbage to the forwarding endpoint
+// as a member: a clear 400, no crash, nothing applied.
+func TestMalformedForwardIsRejected(t *testing.T) {
+	c := synctest.New(t, 3, nil)
+	leader := c.Leader(10 * time.Second)
+	leader.Seed(1)
+	c.Converge(10 * time.Second)
+	before := leader.Node.FSM().Applied()
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: c.Members[1].Identity.ClientTLS()}, Timeout: 5 * time.Second}
+	bodies := [][]byte{
+		[]byte("not json"),
+		[]byte(`{"commands": []}`),
+		[]byte(`{"commands": ["AXsieCI6IDF9"]}`),         // version 1, unknown field
+		[]byte(`{"commands": ["CXsidiI6IDl9"]}`),         // version 9
+		bytes.Repeat([]byte("A"), 17<<20),                // oversized
+		[]byte(fmt.Sprintf(`{"commands": [%q]}`, "xyz")), // not base64
+	}
+	for i, b := range bodies {
+		resp, err := client.Post("https://"+leader.Addr+replica.ForwardPath, "application/json", bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("body %d: %v", i, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("body %d: status %s, want 400", i, resp.Status)
+		}
+	}
+	if got := leader.Node.FSM().Applied(); got != before {
+		t.Fatalf("malformed requests moved the applied index from %d to %d", before, got)
+	}
+	c.Converge(10 * time.Second)
+}
+
+// TestJoinAndRemove grows a one-node cluster to three through the join
+// endpoint and shrinks it again.
+func TestJoinAndRemove(t *testing.T) {
+	c := synctest.New(t, 1, nil)
+	leader := c.Leader(10 * time.Second)
+	leader.Seed(2)
+	ca := c.CA
+	var joined []*replica.Node
+	for i := 2; i <= 3; i++ {
+		id := fmt.Sprintf("node-%d", i)
+		ident, err := ca.Issue(id, nil, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := synctest.FreeAddr(t)
+		n, err := replica.OpenPeer(replica.Config{ID: id, Dir: t.TempDir(), Params: c.Params, Now: c.Now}, replica.PeerConfig{Identity: ident, Listen: addr})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer n.Close()
+		if err := n.Peers().Member(context.Background(), leader.Addr, replica.JoinPath, id, addr); err != nil {
+			t.Fatalf("join %s: %v", id, err)
+		}
+		joined = append(joined, n)
+	}
+	if _, err := leader.Pay(synctest.BillID(0), "5.00"); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := leader.Node.FSM().StateHash()
+	deadline := time.Now().Add(15 * time.Second)
+	for _, n := range joined {
+		for {
+			h, _ := n.FSM().StateHash()
+			if h == want {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("joined node %s did not catch up", n.ID())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	// Another node may not join in someone else's name.
+	err := joined[0].Peers().Member(context.Background(), leader.Addr, replica.JoinPath, "node-9", "127.0.0.1:1")
+	if err == nil {
+		t.Fatal("a node joined another node into the cluster")
+	}
+	if err := joined[0].Peers().Member(context.Background(), leader.Addr, replica.RemovePath, "node-3", ""); err != nil {
+		t.Fatalf("remove: %v", err)
+	}
+	f := leader.Node.Raft().GetConfiguration()
+	if err := f.Error(); err != nil || len(f.Configuration().Servers) != 2 {
+		t.Fatalf("configuration after remove: %+v, %v", f.Configuration(), err)
+	}
+}

@@ -1,0 +1,310 @@
+package replica
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"time"
+
+	"github.com/hashicorp/raft"
+)
+
+// Peer-port paths for cluster management. Every call is authenticated by
+// the caller's village certificate (mutual TLS on the peer port).
+const (
+	JoinPath     = "/cluster/join"
+	RemovePath   = "/cluster/remove"
+	TransferPath = "/cluster/transfer"
+	StatusPath   = "/cluster/status"
+)
+
+// NodeStatus is one node's own account of itself, served at StatusPath.
+type NodeStatus struct {
+	ID           string    `json:"id"`
+	Address      string    `json:"address"`
+	State        string    `json:"state"`
+	Leader       string    `json:"leader"`
+	Term         uint64    `json:"term"`
+	AppliedIndex uint64    `json:"applied_index"`
+	LastIndex    uint64    `json:"last_index"`
+	LastContact  time.Time `json:"last_contact,omitzero"`
+	PreferLeader bool      `json:"prefer_leader"`
+}
+
+// Status returns this node's status.
+func (n *Node) Status() NodeStatus {
+	_, leader := n.raft.LeaderWithID()
+	s := NodeStatus{
+		ID:           n.cfg.ID,
+		Address:      string(n.transport.LocalAddr()),
+		State:        n.raft.State().String(),
+		Leader:       string(leader),
+		Term:         n.raft.CurrentTerm(),
+		AppliedIndex: n.fsm.Applied(),
+		LastIndex:    n.raft.LastIndex(),
+		PreferLeader: !n.cfg.AvoidLeadership,
+	}
+	if n.raft.State() == raft.Leader {
+		s.LastContact = time.Now()
+	} else {
+		s.LastContact = n.raft.LastContact()
+	}
+	return s
+}
+
+type memberRequest struct {
+	ID      string `json:"id"`
+	Address string `json:"address,omitempty"`
+}
+
+type memberResponse struct {
+	OK     bool   `json:"ok,omitempty"`
+	Leader string `json:"leader,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
+// PeerHandler returns the handler of the node's peer port: raft's stream
+// (the transport's handler), leader forwarding, membership and status.
+// peerID names the authenticated caller from its client certificate.
+func (n *Node) PeerHandler(raftStream http.Handler, raftPath string, peerID func(*http.Request) (string, bool)) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle(raftPath, raftStream)
+	mux.Handle("POST "+ForwardPath, n.ForwardHandler(peerID))
+	mux.HandleFunc("GET "+StatusPath, func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, n.Status())
+	})
+	member := func(act func(caller string, req memberRequest) error) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			caller, ok := peerID(r)
+			if !ok {
+				writeJSON(w, http.StatusForbidden, memberResponse{Error: "no peer certificate"})
+				return
+			}
+			var req memberRequest
+			if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16)).Decode(&req); err != nil {
+				writeJSON(w, http.StatusBadRequest, memberResponse{Error: "malformed request"})
+				return
+			}
+			if n.raft.State() != raft.Leader {
+				addr, _ := n.raft.LeaderWithID()
+				writeJSON(w, http.StatusMisdirectedRequest, memberResponse{Leader: string(addr), Error: ErrNotLeader.Error()})
+				return
+			}
+			if err := act(caller, req); err != nil {
+				writeJSON(w, http.StatusConflict, memberResponse{Error: err.Error()})
+				return
+			}
+			writeJSON(w, http.StatusOK, memberResponse{OK: true})
+		}
+	}
+	mux.HandleFunc("POST "+JoinPath, member(func(caller string, req memberRequest) error {
+		// A node joins itself, with its own certificate: the village CA
+		// issuing it a certificate is what admits it.
+		if req.ID != caller || req.Address == "" {
+			return fmt.Errorf("node %s may only join itself, with its peer address", caller)
+		}
+		n.log.Info("adding voter", "id", req.ID, "address", req.Address)
+		return n.raft.AddVoter(raft.ServerID(req.ID), raft.ServerAddress(req.Address), 0, 30*time.Second).Error()
+	}))
+	mux.HandleFunc("POST "+RemovePath, member(func(caller string, req memberRequest) error {
+		n.log.Info("removing server", "id", req.ID, "by", caller)
+		return n.raft.RemoveServer(raft.ServerID(req.ID), 0, 30*time.Second).Error()
+	}))
+	mux.HandleFunc("POST "+TransferPath, member(func(caller string, req memberRequest) error {
+		n.log.Info("transferring leadership", "to", req.ID, "by", caller)
+		if req.ID == "" {
+			return n.raft.LeadershipTransfer().Error()
+		}
+		addr, err := n.serverAddress(req.ID)
+		if err != nil {
+			return err
+		}
+		return n.raft.LeadershipTransferToServer(raft.ServerID(req.ID), addr).Error()
+	}))
+	return mux
+}
+
+func (n *Node) serverAddress(id string) (raft.ServerAddress, error) {
+	f := n.raft.GetConfiguration()
+	if err := f.Error(); err != nil {
+		return "", err
+	}
+	for _, s := range f.Configuration().Servers {
+		if string(s.ID) == id {
+			return s.Address, nil
+		}
+	}
+	return "", fmt.Errorf("no server %q in the cluster", id)
+}
+
+// Member asks the leader at addr (or the leader it names) to run a
+// membership action: JoinPath, RemovePath or TransferPath.
+func (c *PeerClient) Member(ctx context.Context, addr, path, id, address string) error {
+	for range 3 {
+		body, _ := json.Marshal(memberRequest{ID: id, Address: address})
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, "https://"+addr+path, bytes.NewReader(body))
+		if err != nil {
+			return err
+		}
+		resp, err := c.HTTP.Do(req)
+		if err != nil {
+			return fmt.Errorf("%s: %w", addr, err)
+		}
+		var mr memberResponse
+		err = json.NewDecoder(resp.Body).Decode(&mr)
+		resp.Body.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %s: undecodable answer", addr, resp.Status)
+		}
+		switch {
+		case resp.StatusCode == http.StatusOK:
+			return nil
+		case resp.StatusCode == http.StatusMisdirectedRequest && mr.Leader != "":
+			addr = mr.Leader
+			continue
+		default:
+			return fmt.Errorf("%s: %s: %s", addr, resp.Status, mr.Error)
+		}
+	}
+	return errors.New("could not reach the leader")
+}
+
+// Status asks the node at addr for its status.
+func (c *PeerClient) Status(ctx context.Context, addr raft.ServerAddress) (NodeStatus, error) {
+	var s NodeStatus
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+string(addr)+StatusPath, nil)
+	if err != nil {
+		return s, err
+	}
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		return s, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return s, fmt.Errorf("%s: %s", addr, resp.Status)
+	}
+	return s, json.NewDecoder(resp.Body).Decode(&s)
+}
+
+// ClusterView is the cluster as one node sees it: the configuration, and
+// each member's own status where it answered.
+type ClusterView struct {
+	Leader string       `json:"leader"`
+	Nodes  []MemberView `json:"nodes"`
+}
+
+// MemberView is one member of the cluster.
+type MemberView struct {
+	ID           string    `json:"id"`
+	Address      string    `json:"address"`
+	Suffrage     string    `json:"suffrage"`
+	State        string    `json:"state"` // raft state, or "unreachable"
+	LastContact  time.Time `json:"last_contact,omitzero"`
+	AppliedIndex uint64    `json:"applied_index"`
+	Lag          uint64    `json:"lag"` // entries behind the most advanced member
+	Error        string    `json:"error,omitempty"`
+}
+
+// Cluster asks every member for its status (at most about a second) and
+// returns the view.
+func (n *Node) Cluster(ctx context.Context) (ClusterView, error) {
+	f := n.raft.GetConfiguration()
+	if err := f.Error(); err != nil {
+		return ClusterView{}, err
+	}
+	_, leader := n.raft.LeaderWithID()
+	view := ClusterView{Leader: string(leader)}
+	servers := f.Configuration().Servers
+	view.Nodes = make([]MemberView, len(servers))
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	done := make(chan struct{}, len(servers))
+	for i, s := range servers {
+		view.Nodes[i] = MemberView{ID: string(s.ID), Address: string(s.Address), Suffrage: s.Suffrage.String()}
+		go func(m *MemberView, addr raft.ServerAddress) {
+			defer func() { done <- struct{}{} }()
+			var st NodeStatus
+			var err error
+			switch {
+			case m.ID == n.cfg.ID:
+				st = n.Status()
+			case n.cfg.Status != nil:
+				st, err = n.cfg.Status(ctx, addr)
+			default:
+				err = errors.New("no peer client")
+			}
+			if err != nil {
+				m.State, m.Error = "unreachable", err.Error()
+				return
+			}
+			m.State, m.LastContact, m.AppliedIndex = st.State, st.LastContact, st.AppliedIndex
+		}(&view.Nodes[i], s.Address)
+	}
+	for range servers {
+		<-done
+	}
+	var top uint64
+	for _, m := range view.Nodes {
+		top = max(top, m.AppliedIndex)
+	}
+	for i := range view.Nodes {
+		if view.Nodes[i].State != "unreachable" {
+			view.Nodes[i].Lag = top - view.Nodes[i].AppliedIndex
+		}
+	}
+	sort.Slice(view.Nodes, func(i, j int) bool { return view.Nodes[i].ID < view.Nodes[j].ID })
+	return view, nil
+}
+
+// placeLeader moves leadership off a node that should not lead (the backup
+// in the second building) whenever another voter is reachable and caught
+// up: village hall keeps the leader, so the kiosk and the clerk's writes
+// commit on the hall's LAN without crossing to the second building.
+func (n *Node) placeLeader() {
+	defer n.wg.Done()
+	tick := time.NewTicker(2 * time.Second)
+	defer tick.Stop()
+	var leaderSince time.Time
+	for {
+		select {
+		case <-n.done:
+			return
+		case <-tick.C:
+		}
+		if n.raft.State() != raft.Leader {
+			leaderSince = time.Time{}
+			continue
+		}
+		if leaderSince.IsZero() {
+			leaderSince = time.Now()
+		}
+		if time.Since(leaderSince) < 3*time.Second || n.cfg.Status == nil {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		view, err := n.Cluster(ctx)
+		cancel()
+		if err != nil {
+			continue
+		}
+		applied := n.fsm.Applied()
+		for _, m := range view.Nodes {
+			if m.ID == n.cfg.ID || m.Suffrage != raft.Voter.String() || m.State != raft.Follower.String() {
+				continue
+			}
+			if m.AppliedIndex+64 < applied {
+				continue // not caught up yet
+			}
+			n.log.Info("transferring leadership to village hall", "to", m.ID)
+			if err := n.raft.LeadershipTransferToServer(raft.ServerID(m.ID), raft.ServerAddress(m.Address)).Error(); err != nil {
+				n.log.Warn("leadership transfer", "to", m.ID, "err", err)
+			}
+			break
+		}
+	}
+}

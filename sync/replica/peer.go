@@ -1,0 +1,107 @@
+package replica
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/villagehall/appliance/sync/pki"
+	"github.com/villagehall/appliance/sync/wsstream"
+)
+
+// PeerConfig says where a clustered node's peer port listens and how it
+// proves who it is.
+type PeerConfig struct {
+	// Identity is the node's village certificate and key.
+	Identity *pki.Identity
+	// Listen is the address the peer port binds ("0.0.0.0:9443").
+	Listen string
+	// Advertise is where the other nodes reach it ("10.0.0.2:9443"); raft
+	// records it in the cluster configuration. Empty means Listen.
+	Advertise string
+}
+
+// OpenPeer opens a node that replicates with its peers: raft's RPCs travel
+// over WebSockets with mutual TLS on the node's HTTPS peer port, which also
+// serves leader forwarding, membership and status. The node id is the one
+// in the certificate. Close stops the peer port too.
+func OpenPeer(cfg Config, peer PeerConfig) (*Node, error) {
+	if peer.Identity == nil {
+		return nil, errors.New("replica: a clustered node needs its village certificate")
+	}
+	if cfg.ID == "" {
+		cfg.ID = peer.Identity.NodeID()
+	}
+	if cfg.ID != peer.Identity.NodeID() {
+		return nil, fmt.Errorf("replica: node id %q does not match its certificate (%q)", cfg.ID, peer.Identity.NodeID())
+	}
+	if peer.Advertise == "" {
+		peer.Advertise = peer.Listen
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	layer, err := wsstream.New(wsstream.Config{Advertise: peer.Advertise, Identity: peer.Identity, Logger: logger.With("node", cfg.ID)})
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", peer.Listen)
+	if err != nil {
+		layer.Close()
+		return nil, fmt.Errorf("listen on peer port %s: %w", peer.Listen, err)
+	}
+	cfg.Transport = raft.NewNetworkTransportWithLogger(layer, 3, 10*time.Second, hclogFor(logger))
+	client := NewPeerClient(peer.Identity.ClientTLS())
+	cfg.Forward = client.Forward
+	cfg.Status = client.Status
+	n, err := Open(cfg)
+	if err != nil {
+		ln.Close()
+		cfg.Transport.(io.Closer).Close()
+		return nil, err
+	}
+	n.peers = client
+	n.peerSrv = &http.Server{
+		Handler:           n.PeerHandler(layer.Handler(), wsstream.Path, peerIDOf),
+		TLSConfig:         peer.Identity.ServerTLS(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelDebug),
+	}
+	go n.peerSrv.ServeTLS(ln, "", "")
+	return n, nil
+}
+
+// peerIDOf names the caller of a peer-port request from its verified
+// client certificate.
+func peerIDOf(r *http.Request) (string, bool) {
+	if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
+		return "", false
+	}
+	id, err := pki.NodeIDOf(r.TLS.PeerCertificates[0])
+	return id, err == nil
+}
+
+// Peers returns the client this node uses to call its peers, or nil for a
+// node alone.
+func (n *Node) Peers() *PeerClient { return n.peers }
+
+func (n *Node) closePeerPort() error {
+	if n.peerSrv == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	err := n.peerSrv.Shutdown(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = n.peerSrv.Close()
+	}
+	return err
+}

@@ -1,0 +1,256 @@
+// Package synctest starts real clusters of replica nodes inside one test
+// process: each node has its own data folder, its own village certificate
+// and its own HTTPS peer port on 127.0.0.1, and raft travels between them
+// over WebSockets with mutual TLS, exactly as on the appliances. Members can
+// be stopped and started again on the same folder and port.
+package synctest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/sync/pki"
+	"github.com/villagehall/appliance/sync/replica"
+)
+
+// Cluster is a set of members sharing a village CA.
+type Cluster struct {
+	T       testing.TB
+	CA      *pki.CA
+	Params  *domain.Params
+	Members []*Member
+	// Tune, if set, adjusts each member's configuration before it opens.
+	Tune func(*replica.Config)
+	// Now is the clock of every member.
+	Now func() time.Time
+}
+
+// Member is one node of a Cluster.
+type Member struct {
+	c        *Cluster
+	ID       string
+	Dir      string
+	Addr     string // peer address, stable across restarts
+	Identity *pki.Identity
+	Node     *replica.Node // nil while stopped
+}
+
+// New starts a cluster of n members; the first bootstraps a configuration
+// naming all of them. Every member is stopped when the test ends.
+func New(t testing.TB, n int, tune func(*replica.Config)) *Cluster {
+	t.Helper()
+	loc, _ := time.LoadLocation("America/Chicago")
+	fixed := time.Date(2026, 4, 10, 10, 0, 0, 0, loc)
+	c := &Cluster{T: t, Params: domain.DefaultParams(), Tune: tune, Now: func() time.Time { return fixed }}
+	var err error
+	if c.CA, err = pki.NewCA("Village of Belleville (test)", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	base := t.TempDir()
+	for i := range n {
+		id := fmt.Sprintf("node-%d", i+1)
+		ident, err := c.CA.Issue(id, nil, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Members = append(c.Members, &Member{c: c, ID: id, Dir: filepath.Join(base, id), Addr: FreeAddr(t), Identity: ident})
+	}
+	var servers []raft.Server
+	for _, m := range c.Members {
+		servers = append(servers, raft.Server{Suffrage: raft.Voter, ID: raft.ServerID(m.ID), Address: raft.ServerAddress(m.Addr)})
+	}
+	for i, m := range c.Members {
+		m.start(i == 0, servers)
+	}
+	t.Cleanup(func() {
+		for _, m := range c.Members {
+			m.Stop()
+		}
+	})
+	return c
+}
+
+// FreeAddr returns a free 127.0.0.1 port address.
+func FreeAddr(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func (m *Member) config(bootstrap bool, servers []raft.Server) replica.Config {
+	cfg := replica.Config{
+		ID:         m.ID,
+		Dir:        m.Dir,
+		Params:     m.c.Params,
+		Now:        m.c.Now,
+		Logger:     slog.New(slog.NewTextHandler(logOutput(), &slog.HandlerOptions{Level: slog.LevelWarn})).With("test", m.c.T.Name()),
+		Bootstrap:  bootstrap,
+		Servers:    servers,
+		SubmitWait: 10 * time.Second,
+	}
+	if m.c.Tune != nil {
+		m.c.Tune(&cfg)
+	}
+	return cfg
+}
+
+// logOutput is where members log: stderr with SYNCTEST_LOG=1, else nowhere.
+func logOutput() io.Writer {
+	if os.Getenv("SYNCTEST_LOG") != "" {
+		return os.Stderr
+	}
+	return io.Discard
+}
+
+func (m *Member) start(bootstrap bool, servers []raft.Server) {
+	m.c.T.Helper()
+	var err error
+	for try := 0; try < 50; try++ { // the port may linger briefly after a stop
+		m.Node, err = replica.OpenPeer(m.config(bootstrap, servers), replica.PeerConfig{Identity: m.Identity, Listen: m.Addr})
+		if err == nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	m.c.T.Fatalf("start %s: %v", m.ID, err)
+}
+
+// Start starts a stopped member again on its folder and port.
+func (m *Member) Start() {
+	m.c.T.Helper()
+	if m.Node == nil {
+		m.start(false, nil)
+	}
+}
+
+// Stop shuts the member down cleanly (raft, transport, peer port, stores).
+func (m *Member) Stop() {
+	if m.Node != nil {
+		m.Node.Close()
+		m.Node = nil
+	}
+}
+
+// Running returns the members that are running.
+func (c *Cluster) Running() []*Member {
+	var out []*Member
+	for _, m := range c.Members {
+		if m.Node != nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Leader waits for a running member to lead and returns it.
+func (c *Cluster) Leader(timeout time.Duration) *Member {
+	c.T.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		for _, m := range c.Running() {
+			if m.Node.Raft().State() == raft.Leader {
+				return m
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	c.T.Fatalf("no leader within %s", timeout)
+	return nil
+}
+
+// Follower returns a running member that is not the leader.
+func (c *Cluster) Follower(timeout time.Duration) *Member {
+	c.T.Helper()
+	leader := c.Leader(timeout)
+	for _, m := range c.Running() {
+		if m != leader {
+			return m
+		}
+	}
+	c.T.Fatal("no follower running")
+	return nil
+}
+
+// Submit makes a command of kind k on m and submits it there.
+func (m *Member) Submit(k domain.Kind, fill func(*domain.Command)) (domain.Result, error) {
+	cmd, err := m.Node.NewCommand(k, "test")
+	if err != nil {
+		return domain.Result{}, err
+	}
+	fill(&cmd)
+	return m.Node.Submit(context.Background(), cmd)
+}
+
+// Pay pays amount on bill through m.
+func (m *Member) Pay(bill, amount string) (domain.Result, error) {
+	return m.Submit(domain.KindPayBill, func(c *domain.Command) {
+		c.PayBill = &domain.PayBill{BillID: bill, Amount: domain.MustMoney(amount), Tender: domain.Cash}
+	})
+}
+
+// Seed loads n bills ("T0001"…) of 100.00 billed 2026-03-02 on one parcel.
+func (m *Member) Seed(n int) {
+	m.c.T.Helper()
+	seed := &domain.SeedDemo{
+		Parcels:  []domain.Parcel{{ID: "0601-141-2001", Address: "141 W Main St", County: domain.Dane, Owner: "Test"}},
+		Accounts: []domain.Account{{Number: "100101", Name: "Test", Parcels: []string{"0601-141-2001"}}},
+	}
+	for i := range n {
+		seed.Bills = append(seed.Bills, domain.Bill{
+			ID: BillID(i), Account: "100101", Parcel: "0601-141-2001", Description: "test",
+			BilledOn: domain.MustDate("2026-03-02"), Principal: domain.MustMoney("100.00"),
+		})
+	}
+	res, err := m.Submit(domain.KindSeedDemo, func(c *domain.Command) { c.SeedDemo = seed })
+	if err != nil || res.Receipt != nil && res.Receipt.Status == domain.Provisional {
+		m.c.T.Fatalf("seed: %+v, %v", res, err)
+	}
+}
+
+// BillID names the i-th seeded bill.
+func BillID(i int) string { return fmt.Sprintf("T%04d", i) }
+
+// Converge waits until every running member has applied the same index
+// and holds the same state, and returns that state's hash. It fails the
+// test if they have not converged within timeout.
+func (c *Cluster) Converge(timeout time.Duration) string {
+	c.T.Helper()
+	deadline := time.Now().Add(timeout)
+	var last map[string]string
+	for time.Now().Before(deadline) {
+		last = map[string]string{}
+		hashes := map[string]bool{}
+		applied := map[uint64]bool{}
+		for _, m := range c.Running() {
+			h, err := m.Node.FSM().StateHash()
+			if err != nil {
+				c.T.Fatal(err)
+			}
+			last[m.ID] = fmt.Sprintf("%s@%d", h[:12], m.Node.FSM().Applied())
+			hashes[h] = true
+			applied[m.Node.FSM().Applied()] = true
+		}
+		if len(hashes) == 1 && len(applied) == 1 {
+			for h := range hashes {
+				return h
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	c.T.Fatalf("members did not converge within %s: %v", timeout, last)
+	return ""
+}
