@@ -1,0 +1,69 @@
+// Village of Belleville kiosk: the idle timer and the print button. The
+// pages work without this script; with it, a kiosk left alone returns to the
+// start screen after a warning the resident can dismiss. Once a payment
+// form is submitted the timer stops, so it never interrupts a payment.
+(function () {
+  "use strict";
+
+  var print = document.querySelector("[data-print]");
+  if (print && window.print) {
+    print.hidden = false;
+    print.addEventListener("click", function () { window.print(); });
+  }
+
+  var body = document.body;
+  var limit = parseInt(body.getAttribute("data-idle-seconds") || "0", 10);
+  var warnAt = parseInt(body.getAttribute("data-idle-warn") || "0", 10);
+  var target = body.getAttribute("data-idle-url") || "/";
+  var box = document.getElementById("idle-warning");
+  var count = document.getElementById("idle-count");
+  var stay = document.getElementById("idle-stay");
+  if (!limit || !box || !count) {
+    return;
+  }
+
+  var last = Date.now();
+  var busy = false;
+
+  function activity() {
+    last = Date.now();
+    if (!box.hidden) {
+      box.hidden = true;
+    }
+  }
+  ["pointerdown", "keydown", "touchstart", "input", "wheel"].forEach(function (type) {
+    document.addEventListener(type, activity, { passive: true, capture: true });
+  });
+  if (stay) {
+    stay.addEventListener("click", activity);
+  }
+  document.addEventListener("submit", function (e) {
+    if (e.target && e.target.hasAttribute("data-commit")) {
+      busy = true;
+      box.hidden = true;
+    }
+  });
+  // A page restored from the back/forward cache starts a fresh wait.
+  window.addEventListener("pageshow", function () { busy = false; activity(); });
+
+  setInterval(function () {
+    if (busy) {
+      return;
+    }
+    var left = limit - Math.floor((Date.now() - last) / 1000);
+    if (left <= 0) {
+      busy = true;
+      window.location.assign(target);
+      return;
+    }
+    if (left <= warnAt) {
+      count.textContent = String(left);
+      if (box.hidden) {
+        box.hidden = false;
+        if (stay) {
+          stay.focus();
+        }
+      }
+    }
+  }, 1000);
+})();

@@ -1,0 +1,156 @@
+package kiosk
+
+import (
+	"net/http"
+	"slices"
+
+	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/view"
+)
+
+// showBillPage shows a bill: today's amount due broken down into the amount
+// billed, each month's interest, the November penalty and the payments so
+// far; the due date; and what happens next, with §5.10 cited. The figures
+// are the domain's (Bill.Figures); this only lays them out.
+func (s *Server) showBillPage(w http.ResponseWriter, r *http.Request) {
+	b, err := s.ledger.Bill(r.PathValue("id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	p := s.page(r, selfURL(r), "title.bill", "id", b.ID)
+	v, err := s.rows().detail(b)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, view.BillPage(p, v))
+}
+
+// rowMapper maps bills to view models as of one day, looking each parcel up
+// once per request.
+type rowMapper struct {
+	s       *Server
+	today   domain.Date
+	params  *domain.Params
+	parcels map[string]domain.Parcel
+}
+
+func (s *Server) rows() *rowMapper {
+	return &rowMapper{s: s, today: s.today(), params: s.ledger.Params(), parcels: make(map[string]domain.Parcel)}
+}
+
+func (m *rowMapper) parcel(id string) (domain.Parcel, bool) {
+	if pc, ok := m.parcels[id]; ok {
+		return pc, pc.ID != ""
+	}
+	pc, err := m.s.ledger.Parcel(id)
+	if err != nil {
+		pc = domain.Parcel{}
+	}
+	m.parcels[id] = pc
+	return pc, pc.ID != ""
+}
+
+func (m *rowMapper) rows(bills []domain.Bill) ([]view.BillRow, error) {
+	bills = slices.Clone(bills)
+	domain.SortBills(bills)
+	slices.Reverse(bills) // newest first: the bill a resident came for is usually the latest
+	out := make([]view.BillRow, 0, len(bills))
+	for _, b := range bills {
+		row, err := m.row(b)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, row)
+	}
+	return out, nil
+}
+
+func (m *rowMapper) row(b domain.Bill) (view.BillRow, error) {
+	fig, err := b.Figures(m.today, m.params)
+	if err != nil {
+		return view.BillRow{}, err
+	}
+	return m.rowOf(b, fig), nil
+}
+
+func (m *rowMapper) rowOf(b domain.Bill, fig domain.Receivable) view.BillRow {
+	row := view.BillRow{
+		ID:          b.ID,
+		Description: b.Description,
+		Account:     b.Account,
+		Parcel:      b.Parcel,
+		BilledOn:    b.BilledOn,
+		DueOn:       fig.DueOn,
+		Status:      fig.Status,
+		Balance:     fig.Balance,
+		URL:         billURL(b.ID),
+	}
+	if pc, ok := m.parcel(b.Parcel); ok {
+		row.Address = pc.Address
+	}
+	return row
+}
+
+// detail maps a bill and its figures as of today to the bill screen.
+func (m *rowMapper) detail(b domain.Bill) (view.Bill, error) {
+	fig, err := b.Figures(m.today, m.params)
+	if err != nil {
+		return view.Bill{}, err
+	}
+	vals := m.params.At(m.today)
+	v := view.Bill{
+		BillRow:        m.rowOf(b, fig),
+		Today:          m.today,
+		Principal:      b.Principal,
+		Paid:           fig.Paid,
+		PenaltyOn:      fig.PenaltyOn,
+		TaxRollOn:      fig.TaxRollOn,
+		NextInterestOn: fig.NextInterestOn,
+		InterestRate:   vals.ReceivableInterest.Percent(),
+		PenaltyRate:    vals.ReceivablePenalty.Percent(),
+		Next:           next(fig, m.today),
+		Payable:        payable(fig),
+		PayURL:         billURL(b.ID) + "/pay",
+		AccountURL:     accountURL(b.Account),
+		Section:        "§5.10",
+	}
+	for _, ps := range fig.Postings {
+		c := view.Charge{Month: ps.Month, On: ps.On, Base: ps.Base, Amount: ps.Amount}
+		switch ps.Kind {
+		case domain.PostingInterest:
+			v.Interest = append(v.Interest, c)
+		case domain.PostingPenalty:
+			v.Penalty = &c
+		}
+	}
+	for _, pay := range b.Payments {
+		v.Payments = append(v.Payments, view.Payment{On: pay.At.Date, Amount: pay.Amount, Receipt: pay.Receipt})
+	}
+	return v, nil
+}
+
+// next names what happens next to a bill, from the domain's status and
+// dates.
+func next(fig domain.Receivable, today domain.Date) view.Next {
+	switch fig.Status {
+	case domain.BillPaid:
+		return view.NextPaid
+	case domain.BillTaxRoll:
+		return view.NextTaxRoll
+	case domain.BillCurrent:
+		return view.NextPayBy
+	}
+	if !today.Before(fig.PenaltyOn) {
+		return view.NextAfterPenalty
+	}
+	return view.NextInterest
+}
+
+// payable reports whether the kiosk takes a payment on a bill: it has a
+// balance and is not on the tax roll (§5.10 refuses a payment dated after
+// the bill went on the roll).
+func payable(fig domain.Receivable) bool {
+	return fig.Balance.IsPositive() && (fig.Status == domain.BillCurrent || fig.Status == domain.BillPastDue)
+}

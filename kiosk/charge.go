@@ -1,0 +1,125 @@
+package kiosk
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/terminal"
+	"github.com/villagehall/appliance/kiosk/view"
+)
+
+// submitCharge takes the payment the confirmation page showed: it checks the
+// form's signature, stamps a pay_bill command (ledger.NewCommand) with the
+// id the page fixed, charges the card through the terminal keyed by that
+// id, submits the command to the ledger and shows the receipt.
+//
+// The command id was fixed when the confirmation page was made, so a double
+// tap or a browser retry is the same payment: the terminal returns the
+// first approval and the ledger the first result, and the card is charged
+// once. A decline, a timeout or a cancel at the terminal comes back to the
+// confirmation page with a plain message and nothing submitted. Once the
+// card is charged the rest runs on a context the browser cannot cancel.
+func (s *Server) submitCharge(w http.ResponseWriter, r *http.Request) {
+	f, ok := s.verify(r.PathValue("id"), r.PostForm.Get("amount"), r.PostForm.Get("command_id"), r.PostForm.Get("sig"))
+	if !ok {
+		s.refuseTampered(w, r)
+		return
+	}
+	b, err := s.ledger.Bill(f.BillID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if rc, ok := paidBy(b, f.CommandID); ok {
+		redirect(w, r, receiptURL(rc))
+		return
+	}
+	rows := s.rows()
+	fig, err := b.Figures(rows.today, rows.params)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if !payable(fig) || f.Amount.GreaterThan(fig.Balance) {
+		s.renderConfirm(w, r, http.StatusConflict, b, f, nil)
+		return
+	}
+
+	// The command is stamped before the card is charged, so that a ledger
+	// that refuses to take payments now (a clock it distrusts) refuses
+	// before any money moves. A refused charge leaves a gap in this node's
+	// receipt sequence, which only needs to be unique.
+	cmd, err := s.ledger.NewCommand(domain.KindPayBill, "kiosk")
+	if err != nil {
+		s.fail(w, r, fmt.Errorf("new pay_bill command: %w", err))
+		return
+	}
+	cmd.ID = f.CommandID
+
+	if s.sim != nil {
+		if o, ok := terminal.ParseOutcome(r.PostForm.Get("terminal")); ok {
+			s.sim.SetNext(o)
+		}
+	}
+	ctx, cancel := detached(r, chargeTimeout)
+	defer cancel()
+	approval, err := s.terminal.Charge(ctx, f.CommandID, f.Amount)
+	if err != nil {
+		if !isTerminalOutcome(err) {
+			err = chargeError{err}
+		}
+		status, msg, hint := errorStatus(err)
+		s.log.Info("card not charged", "bill", f.BillID, "command", f.CommandID, "amount", f.Amount, "err", err)
+		p := s.page(r, s.confirmURL(f), "title.confirm")
+		s.renderConfirm(w, r, status, b, f, &view.Problem{Message: p.T(msg), Suggestion: p.T(hint)})
+		return
+	}
+
+	cmd.PayBill = &domain.PayBill{BillID: f.BillID, Amount: f.Amount, Tender: domain.Card, Reference: approval.Reference}
+	res, err := s.record(r, cmd)
+	if err != nil {
+		s.log.Error("card charged but payment not recorded",
+			"bill", f.BillID, "command", f.CommandID, "amount", f.Amount, "approval", approval.Reference, "err", err)
+		s.showProblem(w, r, http.StatusBadGateway, "charge.not_recorded", "charge.not_recorded_hint", billURL(f.BillID), "pay.back", "ref", approval.Reference)
+		return
+	}
+	rc := *res.Receipt
+	s.remember(rc)
+	s.log.Info("payment taken", "receipt", rc.Number, "status", rc.Status, "bill", rc.BillID, "command", rc.CommandID, "amount", rc.Amount, "approval", approval.Reference)
+	redirect(w, r, receiptURL(rc.Number))
+}
+
+// record submits the pay_bill command of a charged payment and waits a
+// short while for it to post; past that the ledger answers with a
+// provisional receipt and posts it later. The command id is the one the
+// confirmation page fixed, so the ledger applies it once however often it
+// arrives.
+func (s *Server) record(r *http.Request, cmd domain.Command) (domain.Result, error) {
+	ctx, cancel := detached(r, submitWait)
+	defer cancel()
+	res, err := s.ledger.Submit(ctx, cmd)
+	if err != nil {
+		return res, fmt.Errorf("submit %s: %w", cmd.ID, err)
+	}
+	if res.Error != nil {
+		return res, fmt.Errorf("submit %s: %w", cmd.ID, res.Error)
+	}
+	if res.Receipt == nil {
+		return res, fmt.Errorf("submit %s: the ledger returned no receipt", cmd.ID)
+	}
+	return res, nil
+}
+
+// chargeError is a failure of the terminal other than its three outcomes
+// (a broken connection, a context that ended): the charge may be retried
+// with the same key.
+type chargeError struct{ err error }
+
+func (e chargeError) Error() string { return "card terminal: " + e.err.Error() }
+func (e chargeError) Unwrap() error { return e.err }
+
+func isTerminalOutcome(err error) bool {
+	return errors.Is(err, terminal.ErrDeclined) || errors.Is(err, terminal.ErrTimeout) || errors.Is(err, terminal.ErrCancelled)
+}

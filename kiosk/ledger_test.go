@@ -1,0 +1,327 @@
+package kiosk_test
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/villagehall/appliance/domain"
+)
+
+// fakeLedger is an in-memory domain.Ledger for handler and browser tests.
+// It applies commands with the real domain.Apply, dedupes them by id as the
+// replicated ledger does, and can pretend to be offline (Submit returns a
+// provisional receipt and the ledger cannot read it back) or a stale
+// replica. The real ledger is sync/replica, wired by the appliance.
+type fakeLedger struct {
+	mu          sync.Mutex
+	now         func() time.Time
+	loc         *time.Location
+	node        string
+	params      *domain.Params
+	seq         uint64
+	index       uint64
+	bills       map[string]domain.Bill
+	parcels     map[string]domain.Parcel
+	accounts    map[string]domain.Account
+	receipts    map[string]domain.Receipt
+	refunds     []domain.RefundDue
+	results     map[string]domain.Result // by command id
+	submits     int                      // calls of Submit
+	applied     int                      // commands applied (not deduped)
+	consistency domain.Consistency
+	offline     bool
+	refuse      error // Submit and NewCommand fail with it when set
+}
+
+var _ domain.Ledger = (*fakeLedger)(nil)
+
+func newFakeLedger(now func() time.Time, loc *time.Location) *fakeLedger {
+	return &fakeLedger{
+		now:         now,
+		loc:         loc,
+		node:        "hall-kiosk",
+		params:      domain.DefaultParams(),
+		bills:       make(map[string]domain.Bill),
+		parcels:     make(map[string]domain.Parcel),
+		accounts:    make(map[string]domain.Account),
+		receipts:    make(map[string]domain.Receipt),
+		results:     make(map[string]domain.Result),
+		consistency: domain.Consistency{Level: domain.Current},
+	}
+}
+
+func (l *fakeLedger) Submit(ctx context.Context, cmd domain.Command) (domain.Result, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.submits++
+	if l.refuse != nil {
+		return domain.Result{}, l.refuse
+	}
+	if err := cmd.Validate(); err != nil {
+		return domain.Result{}, err
+	}
+	if res, ok := l.results[cmd.ID]; ok {
+		return res, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return domain.Result{}, err
+	}
+	tx := &fakeTx{l: l, bills: map[string]domain.Bill{}, receipts: map[string]domain.Receipt{}}
+	l.index++
+	res, err := domain.Apply(tx, cmd, l.index, l.params)
+	if err != nil {
+		l.index--
+		return domain.Result{}, err
+	}
+	if l.offline {
+		// Queued, not applied: the kiosk gets a provisional receipt that the
+		// ledger cannot read back yet.
+		l.index--
+		rc := *res.Receipt
+		rc.Status = domain.Provisional
+		rc.Index = 0
+		res.Index = 0
+		res.Receipt = &rc
+		l.consistency.Pending++
+		return res, nil
+	}
+	maps.Copy(l.bills, tx.bills)
+	maps.Copy(l.receipts, tx.receipts)
+	l.refunds = append(l.refunds, tx.refunds...)
+	l.results[cmd.ID] = res
+	l.applied++
+	return res, nil
+}
+
+func (l *fakeLedger) NewCommand(k domain.Kind, actor string) (domain.Command, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.refuse != nil && domain.ErrorCode(l.refuse) == domain.EUNAVAILABLE {
+		return domain.Command{}, l.refuse
+	}
+	l.seq++
+	return domain.Command{
+		V:     domain.CommandVersion,
+		ID:    fmt.Sprintf("fake-%d", l.seq),
+		Kind:  k,
+		At:    domain.DateTimeOf(l.now().In(l.loc)),
+		Node:  l.node,
+		Seq:   l.seq,
+		Actor: actor,
+	}, nil
+}
+
+func notFound(what, id string) error {
+	return domain.Errorf(domain.ENOTFOUND, "", "There is no %s %q.", what, id)
+}
+
+func (l *fakeLedger) Bill(id string) (domain.Bill, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b, ok := l.bills[id]
+	if !ok {
+		return b, notFound("bill", id)
+	}
+	return b, nil
+}
+
+func (l *fakeLedger) BillsByAccount(number string) ([]domain.Bill, error) {
+	return l.billsWhere(func(b domain.Bill) bool { return b.Account == number }), nil
+}
+
+func (l *fakeLedger) BillsByParcel(id string) ([]domain.Bill, error) {
+	return l.billsWhere(func(b domain.Bill) bool { return b.Parcel == id }), nil
+}
+
+func (l *fakeLedger) billsWhere(f func(domain.Bill) bool) []domain.Bill {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []domain.Bill
+	for _, id := range slices.Sorted(maps.Keys(l.bills)) {
+		if b := l.bills[id]; f(b) {
+			out = append(out, b)
+		}
+	}
+	domain.SortBills(out)
+	return out
+}
+
+func (l *fakeLedger) Parcel(id string) (domain.Parcel, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	p, ok := l.parcels[id]
+	if !ok {
+		return p, notFound("parcel", id)
+	}
+	return p, nil
+}
+
+func (l *fakeLedger) Parcels() ([]domain.Parcel, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []domain.Parcel
+	for _, id := range slices.Sorted(maps.Keys(l.parcels)) {
+		out = append(out, l.parcels[id])
+	}
+	return out, nil
+}
+
+func (l *fakeLedger) Account(number string) (domain.Account, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	a, ok := l.accounts[number]
+	if !ok {
+		return a, notFound("account", number)
+	}
+	return a, nil
+}
+
+func (l *fakeLedger) Receipt(number string) (domain.Receipt, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r, ok := l.receipts[number]
+	if !ok {
+		return r, notFound("receipt", number)
+	}
+	return r, nil
+}
+
+func (l *fakeLedger) Params() *domain.Params { return l.params }
+
+func (l *fakeLedger) Consistency() domain.Consistency {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.consistency
+}
+
+// counts returns how many times Submit was called and how many commands
+// were applied.
+func (l *fakeLedger) counts() (submits, applied int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.submits, l.applied
+}
+
+func (l *fakeLedger) setOffline(pending int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.offline = true
+	l.consistency = domain.Consistency{Level: domain.Offline, Pending: pending}
+}
+
+// setRefuse makes the ledger refuse: an EUNAVAILABLE error already in
+// NewCommand (as a node that distrusts its clock would), any other only in
+// Submit.
+func (l *fakeLedger) setRefuse(err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.refuse = err
+}
+
+func (l *fakeLedger) setConsistency(c domain.Consistency) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.consistency = c
+}
+
+// fakeTx stages the writes of one command; Submit commits them only if the
+// command applied.
+type fakeTx struct {
+	l        *fakeLedger // held locked by Submit
+	bills    map[string]domain.Bill
+	receipts map[string]domain.Receipt
+	refunds  []domain.RefundDue
+}
+
+func (t *fakeTx) Bill(id string) (domain.Bill, bool, error) {
+	if b, ok := t.bills[id]; ok {
+		return b, true, nil
+	}
+	b, ok := t.l.bills[id]
+	return b, ok, nil
+}
+
+func (t *fakeTx) PutBill(b domain.Bill) error { t.bills[b.ID] = b; return nil }
+
+func (t *fakeTx) Parcel(id string) (domain.Parcel, bool, error) {
+	p, ok := t.l.parcels[id]
+	return p, ok, nil
+}
+
+func (t *fakeTx) PutParcel(p domain.Parcel) error { return fmt.Errorf("fake ledger: no parcel writes") }
+
+func (t *fakeTx) Account(number string) (domain.Account, bool, error) {
+	a, ok := t.l.accounts[number]
+	return a, ok, nil
+}
+
+func (t *fakeTx) PutAccount(a domain.Account) error {
+	return fmt.Errorf("fake ledger: no account writes")
+}
+
+func (t *fakeTx) PutReceipt(r domain.Receipt) error { t.receipts[r.Number] = r; return nil }
+
+func (t *fakeTx) PutRefundDue(r domain.RefundDue) error { t.refunds = append(t.refunds, r); return nil }
+
+func (t *fakeTx) Empty() (bool, error) { return len(t.l.bills) == 0, nil }
+
+// The fixture: a village on Tuesday, October 20, 2026 at 10:15.
+var (
+	chicago = mustLocation("America/Chicago")
+	fixedAt = time.Date(2026, time.October, 20, 10, 15, 0, 0, chicago)
+)
+
+func mustLocation(name string) *time.Location {
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		panic(err)
+	}
+	return loc
+}
+
+// Bills of the fixture, one in every state.
+const (
+	pastDueBill = "B-2026-0101" // 200.00 billed March 1: 7 months of interest by October 20
+	currentBill = "B-2026-0102" // 80.00 billed October 5: due November 4
+	paidBill    = "B-2026-0103" // 120.00 billed June 1, paid June 15
+	taxRollBill = "B-2025-0199" // 150.00 billed February 2025: on the tax roll since November 15, 2025
+	partBill    = "B-2026-0104" // 100.00 billed January 15, 40.00 paid February 1
+)
+
+func seededLedger() *fakeLedger {
+	l := newFakeLedger(func() time.Time { return fixedAt }, chicago)
+	for _, p := range []domain.Parcel{
+		{ID: "0601-141-2001", Address: "141 W Main St", County: domain.Dane, Owner: "Ana Gutierrez"},
+		{ID: "0601-141-2002", Address: "145 W Main St", County: domain.Dane, Owner: "Robert Lindqvist"},
+		{ID: "0601-141-2003", Address: "145 W Main St Unit 2", County: domain.Dane, Owner: "Karen Oyelaran"},
+		{ID: "0601-141-2005", Address: "305 Hale St", County: domain.Green, Owner: "Luis Ramirez"},
+	} {
+		l.parcels[p.ID] = p
+	}
+	for _, a := range []domain.Account{
+		{Number: "100101", Name: "Ana Gutierrez", Parcels: []string{"0601-141-2001"}},
+		{Number: "100102", Name: "Robert Lindqvist", Parcels: []string{"0601-141-2002"}},
+		{Number: "100103", Name: "Karen Oyelaran", Parcels: []string{"0601-141-2003"}},
+		{Number: "100105", Name: "Luis Ramirez", Parcels: []string{"0601-141-2005"}},
+	} {
+		l.accounts[a.Number] = a
+	}
+	d := domain.MustDate
+	m := domain.MustMoney
+	for _, b := range []domain.Bill{
+		{ID: pastDueBill, Account: "100101", Parcel: "0601-141-2001", Description: "Water and sewer, first quarter", BilledOn: d("2026-03-01"), Principal: m("200.00")},
+		{ID: currentBill, Account: "100101", Parcel: "0601-141-2001", Description: "Sidewalk snow removal", BilledOn: d("2026-10-05"), Principal: m("80.00")},
+		{ID: paidBill, Account: "100102", Parcel: "0601-141-2002", Description: "Water and sewer, second quarter", BilledOn: d("2026-06-01"), Principal: m("120.00"),
+			Payments: []domain.BillPayment{{CommandID: "old-1", Receipt: "hall-clerk-000007", At: domain.NewDateTime(d("2026-06-15"), 9, 30, 0), Amount: m("120.00"), Tender: domain.Cash}}},
+		{ID: taxRollBill, Account: "100102", Parcel: "0601-141-2002", Description: "Weed cutting", BilledOn: d("2025-02-01"), Principal: m("150.00")},
+		{ID: partBill, Account: "100105", Parcel: "0601-141-2005", Description: "False alarm response", BilledOn: d("2026-01-15"), Principal: m("100.00"),
+			Payments: []domain.BillPayment{{CommandID: "old-2", Receipt: "hall-clerk-000003", At: domain.NewDateTime(d("2026-02-01"), 11, 0, 0), Amount: m("40.00"), Tender: domain.Check}}},
+	} {
+		l.bills[b.ID] = b
+	}
+	return l
+}

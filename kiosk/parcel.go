@@ -1,0 +1,35 @@
+package kiosk
+
+import (
+	"net/http"
+
+	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/view"
+)
+
+// showParcelPage lists every bill for a parcel with its status and today's
+// balance.
+func (s *Server) showParcelPage(w http.ResponseWriter, r *http.Request) {
+	pc, err := s.ledger.Parcel(r.PathValue("id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	p := s.page(r, selfURL(r), "title.parcel", "parcel", pc.ID)
+	g, err := s.parcelGroup(p, s.rows(), pc)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, view.GroupPage(p, g))
+}
+
+func (s *Server) parcelGroup(p view.Page, rows *rowMapper, pc domain.Parcel) (view.Group, error) {
+	g := view.Group{Kind: "parcel", Key: pc.ID, Title: p.T("group.parcel", "parcel", pc.ID), Subtitle: pc.Address, URL: parcelURL(pc.ID)}
+	bills, err := s.ledger.BillsByParcel(pc.ID)
+	if err != nil {
+		return g, err
+	}
+	g.Bills, err = rows.rows(bills)
+	return g, err
+}

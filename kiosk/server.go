@@ -1,0 +1,285 @@
+// Package kiosk serves the resident kiosk at village hall: find a village
+// bill, understand today's amount due, pay it by card and take a receipt.
+//
+// Pages are rendered on the server with templ (package view) and work
+// without JavaScript; the embedded script only runs the idle timer and the
+// print button. Handlers hold no business logic: the domain computes every
+// figure, a handler maps it to a view model. The kiosk reads and writes the
+// ledger only through domain.Ledger and charges cards only through
+// terminal.Terminal; the appliance passes both in.
+//
+// One file per resource, handlers named showXxxPage and submitXxx, in the
+// manner of miniflux: start.go, find.go, account.go, parcel.go, bill.go,
+// pay.go, confirm.go, charge.go, receipt.go; error.go maps every error to a
+// status and a message in one place.
+package kiosk
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/a-h/templ"
+
+	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/assets"
+	"github.com/villagehall/appliance/kiosk/i18n"
+	"github.com/villagehall/appliance/kiosk/terminal"
+	"github.com/villagehall/appliance/kiosk/view"
+)
+
+// Config is what the kiosk needs from the appliance.
+type Config struct {
+	Ledger   domain.Ledger
+	Terminal terminal.Terminal
+	// Now is the clock; nil means time.Now. Tests pin it.
+	Now func() time.Time
+	// Location is the village's time zone (America/Chicago); nil loads it.
+	Location *time.Location
+	// Secret keys the CSRF tokens and the signatures of payment forms. At
+	// least 32 random bytes, kept across restarts so that a page shown
+	// before a restart can still be submitted.
+	Secret []byte
+	Logger *slog.Logger
+	NodeID string
+	// Simulator shows the "Card terminal (simulator)" panel on the
+	// confirmation page, to choose the outcome of the next charge. Demo
+	// only; it needs a Terminal that implements terminal.OutcomeSetter.
+	Simulator bool
+	// IdleTimeout is how long a page waits without a touch before it
+	// returns to the start screen; zero means two minutes. The warning
+	// shows 30 seconds before, or 20 for a timeout under a minute; a
+	// timeout shorter than 20 seconds (tests only) warns at once.
+	IdleTimeout time.Duration
+}
+
+// Timing of a charge: how long the terminal may take (the resident inserts a
+// card, types a PIN), and how long the ledger may take before the payment is
+// shown as provisional.
+const (
+	chargeTimeout = 3 * time.Minute
+	submitWait    = 5 * time.Second
+	maxFormBytes  = 16 << 10
+	recentMax     = 256
+)
+
+// Server is the kiosk's HTTP server.
+type Server struct {
+	ledger   domain.Ledger
+	terminal terminal.Terminal
+	now      func() time.Time
+	loc      *time.Location
+	log      *slog.Logger
+	node     string
+	sim      terminal.OutcomeSetter // nil unless the demo panel is on
+	idle     time.Duration
+	catalog  *i18n.Catalog
+	keys     keys
+	assetVer map[string]string
+
+	mu     sync.Mutex
+	recent map[string]domain.Receipt // receipts this kiosk issued, by number
+	order  []string
+}
+
+// New checks cfg and returns a kiosk server.
+func New(cfg Config) (*Server, error) {
+	if cfg.Ledger == nil {
+		return nil, errors.New("kiosk: no ledger")
+	}
+	if cfg.Terminal == nil {
+		return nil, errors.New("kiosk: no payment terminal")
+	}
+	if len(cfg.Secret) < 32 {
+		return nil, errors.New("kiosk: the secret must be at least 32 bytes")
+	}
+	s := &Server{
+		ledger:   cfg.Ledger,
+		terminal: cfg.Terminal,
+		now:      cfg.Now,
+		loc:      cfg.Location,
+		log:      cfg.Logger,
+		node:     cfg.NodeID,
+		idle:     cfg.IdleTimeout,
+		keys:     deriveKeys(cfg.Secret),
+		recent:   make(map[string]domain.Receipt),
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.loc == nil {
+		loc, err := time.LoadLocation("America/Chicago")
+		if err != nil {
+			return nil, fmt.Errorf("kiosk: load the village's time zone: %w", err)
+		}
+		s.loc = loc
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.idle <= 0 {
+		s.idle = 2 * time.Minute
+	}
+	if cfg.Simulator {
+		setter, ok := cfg.Terminal.(terminal.OutcomeSetter)
+		if !ok {
+			return nil, errors.New("kiosk: the simulator panel needs a terminal whose outcome can be set")
+		}
+		s.sim = setter
+	}
+	var err error
+	if s.catalog, err = i18n.Load(); err != nil {
+		return nil, fmt.Errorf("kiosk: %w", err)
+	}
+	if s.assetVer, err = assets.Versions(); err != nil {
+		return nil, fmt.Errorf("kiosk: %w", err)
+	}
+	return s, nil
+}
+
+// Handler returns the kiosk's routes. It serves resident pages only: no
+// staff page is reachable from it. The appliance mounts /healthz itself.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", s.showStartPage)
+	mux.HandleFunc("GET /reset", s.showResetPage)
+	mux.HandleFunc("GET /find", s.showFindPage)
+	mux.HandleFunc("GET /accounts/{number}", s.showAccountPage)
+	mux.HandleFunc("GET /parcels/{id}", s.showParcelPage)
+	mux.HandleFunc("GET /bills/{id}", s.showBillPage)
+	mux.HandleFunc("GET /bills/{id}/pay", s.showPayPage)
+	mux.HandleFunc("POST /bills/{id}/pay", s.submitPayAmount)
+	mux.HandleFunc("GET /bills/{id}/confirm", s.showConfirmPage)
+	mux.HandleFunc("POST /bills/{id}/charge", s.submitCharge)
+	mux.HandleFunc("GET /receipt/{number}", s.showReceiptPage)
+	mux.Handle("GET /assets/", http.StripPrefix("/assets/", assetHandler()))
+	mux.HandleFunc("/", s.showNotFoundPage)
+	return s.secure(s.session(s.language(s.csrf(mux))))
+}
+
+// assetHandler serves the embedded assets; their URLs carry a content hash,
+// so they may be cached for long.
+func assetHandler() http.Handler {
+	fsrv := http.FileServerFS(assets.FS())
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("v") != "" {
+			w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+		}
+		fsrv.ServeHTTP(w, r)
+	})
+}
+
+// today returns the village's date now.
+func (s *Server) today() domain.Date { return domain.DateOf(s.now().In(s.loc)) }
+
+// page returns what every screen shares. self is the GET URL that shows
+// this screen again, which the language switch links to; title is the
+// catalogue key of the page's title and args fill its placeholders.
+func (s *Server) page(r *http.Request, self string, title string, args ...string) view.Page {
+	lang := langFrom(r.Context())
+	p := view.Page{
+		Printer: s.catalog.Printer(lang),
+		CSRF:    s.csrfToken(r),
+		CSS:     "/assets/kiosk.css?v=" + s.assetVer["kiosk.css"],
+		JS:      "/assets/kiosk.js?v=" + s.assetVer["kiosk.js"],
+		Icon:    "/assets/favicon.svg?v=" + s.assetVer["favicon.svg"],
+		Idle: view.Idle{Seconds: int(s.idle / time.Second), Warn: 30, URL: "/reset"},
+	}
+	if s.idle < time.Minute {
+		p.Idle.Warn = 20
+	}
+	p.Title = p.T(title, args...)
+	for _, l := range i18n.Langs() {
+		p.Langs = append(p.Langs, view.LangLink{
+			Lang:    l,
+			Label:   p.T("lang." + string(l)),
+			URL:     withLang(self, l),
+			Current: l == lang,
+		})
+	}
+	if c := s.ledger.Consistency(); c.Level != domain.Current {
+		b := &view.Banner{Offline: c.Level == domain.Offline, Pending: c.Pending}
+		if !c.LastContact.IsZero() {
+			b.AsOf = c.LastContact.In(s.loc)
+		}
+		p.Banner = b
+	}
+	return p
+}
+
+// withLang returns the local URL u with its lang parameter set to l.
+func withLang(u string, l i18n.Lang) string {
+	pu, err := url.Parse(u)
+	if err != nil || pu.IsAbs() || pu.Host != "" {
+		pu = &url.URL{Path: "/"}
+	}
+	q := pu.Query()
+	q.Set("lang", string(l))
+	pu.RawQuery = q.Encode()
+	return pu.RequestURI()
+}
+
+// selfURL returns the URL of a GET request without its lang parameter.
+func selfURL(r *http.Request) string {
+	u := *r.URL
+	q := u.Query()
+	q.Del("lang")
+	u.RawQuery = q.Encode()
+	return u.RequestURI()
+}
+
+// render writes a component with a status. It renders into a buffer first so
+// that a failure mid-page becomes a clean error, not half a page.
+func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
+	var buf bytes.Buffer
+	if err := c.Render(r.Context(), &buf); err != nil {
+		s.log.Error("render page", "path", r.URL.Path, "err", err)
+		http.Error(w, http.StatusText(http.StatusInternalServerError), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// redirect sends the browser to a GET page after a POST (303 See Other).
+func redirect(w http.ResponseWriter, r *http.Request, to string) {
+	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+// remember keeps a receipt this kiosk issued, so its page shows even when
+// the ledger cannot read it back yet (a provisional payment, a replica
+// that has not caught up). The oldest are forgotten first.
+func (s *Server) remember(rc domain.Receipt) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.recent[rc.Number]; !ok {
+		s.order = append(s.order, rc.Number)
+	}
+	s.recent[rc.Number] = rc
+	for len(s.order) > recentMax {
+		delete(s.recent, s.order[0])
+		s.order = s.order[1:]
+	}
+}
+
+func (s *Server) recalled(number string) (domain.Receipt, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rc, ok := s.recent[number]
+	return rc, ok
+}
+
+// detached returns a context that outlives the request, for the steps of a
+// payment that must finish once the card is charged even if the browser
+// goes away.
+func detached(r *http.Request, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(r.Context()), d)
+}

@@ -1,0 +1,25 @@
+package kiosk
+
+import (
+	"net/http"
+
+	"github.com/villagehall/appliance/kiosk/view"
+)
+
+// showStartPage shows the start screen. It has no idle timer: it is where
+// the timer leads.
+func (s *Server) showStartPage(w http.ResponseWriter, r *http.Request) {
+	p := s.page(r, selfURL(r), "title.start")
+	p.Home = true
+	p.Idle = view.Idle{}
+	s.render(w, r, http.StatusOK, view.StartPage(p, view.Start{FindURL: "/find"}))
+}
+
+// showResetPage ends a resident's visit: a new session (so old forms no
+// longer submit) and the default language, then the start screen. The idle
+// timer and the receipt's Done button lead here.
+func (s *Server) showResetPage(w http.ResponseWriter, r *http.Request) {
+	setCookie(w, r, sessionCookie, newSessionID())
+	http.SetCookie(w, &http.Cookie{Name: langCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}

@@ -1,0 +1,209 @@
+// Package view holds the kiosk's templ components and the view models they
+// render. A view model carries what a page shows, already computed by the
+// domain and mapped by a handler; components only lay it out and pick the
+// words from the message catalogue through the embedded i18n.Printer.
+//
+// Every element a test needs to find carries a data-testid attribute; tests
+// select on those, never on classes or text.
+package view
+
+import (
+	"time"
+
+	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/i18n"
+)
+
+// Page is what every screen shares: the language and its printer, the
+// language switch, the consistency banner, the CSRF token for its forms and
+// the idle timer.
+type Page struct {
+	i18n.Printer
+	Title  string     // the page's title, already translated
+	Langs  []LangLink // the language switch, one link per language
+	Banner *Banner    // nil when the records are current
+	CSRF   string     // the token every POST form carries
+	Idle   Idle       // zero: no idle timer (the start screen)
+	Home   bool       // the start screen, which needs no "start over" link
+	CSS    string     // the stylesheet's URL
+	JS     string     // the script's URL
+	Icon   string     // the favicon's URL
+}
+
+// LangLink is one entry of the language switch.
+type LangLink struct {
+	Lang    i18n.Lang
+	Label   string // the language's own name: "English", "Español"
+	URL     string // this page in that language
+	Current bool
+}
+
+// Banner says that the records shown may not be current.
+type Banner struct {
+	Offline bool      // no leader reachable: payments queue on this node
+	AsOf    time.Time // last contact with the leader, in the village's zone; zero if never
+	Pending int       // payments taken here that have not posted yet
+}
+
+// Idle configures the idle timer: after Seconds without a touch the kiosk
+// returns to URL, warning Warn seconds before.
+type Idle struct {
+	Seconds int
+	Warn    int
+	URL     string
+}
+
+// Problem is an error shown to a resident: what is wrong and what to do.
+type Problem struct {
+	Message    string
+	Suggestion string
+}
+
+// Start is the start screen.
+type Start struct {
+	FindURL string
+}
+
+// Find is the search screen and, when a search found several things, its
+// results.
+type Find struct {
+	Query   string
+	Problem *Problem
+	Groups  []Group
+	Action  string
+}
+
+// Group is a set of bills found together: an account's, a parcel's.
+type Group struct {
+	Kind     string // "account", "parcel" or "bill"
+	Key      string // the account number or parcel id
+	Title    string // already translated: "Account 1001"
+	Subtitle string // a name or an address
+	URL      string
+	Bills    []BillRow
+}
+
+// BillRow is one bill in a list, with its figures as of today.
+type BillRow struct {
+	ID          string
+	Description string
+	Account     string
+	Parcel      string
+	Address     string
+	BilledOn    domain.Date
+	DueOn       domain.Date
+	Status      domain.BillStatus
+	Balance     domain.Money
+	URL         string
+}
+
+// Next names what happens next to a bill, so the page can say it in plain
+// words.
+type Next string
+
+// What can happen next to a bill.
+const (
+	NextPayBy        Next = "pay_by"        // not yet due: no interest if paid by the due date
+	NextInterest     Next = "interest"      // past due: monthly interest, then the penalty and the tax roll
+	NextAfterPenalty Next = "after_penalty" // the penalty posted: the tax roll is next
+	NextPaid         Next = "paid"
+	NextTaxRoll      Next = "tax_roll"
+)
+
+// Bill is the bill detail screen: today's amount due broken down and what
+// happens next.
+type Bill struct {
+	BillRow
+	Today          domain.Date
+	Principal      domain.Money
+	Interest       []Charge // one per month of interest posted
+	Penalty        *Charge  // nil until the November penalty posts
+	Payments       []Payment
+	Paid           domain.Money
+	PenaltyOn      domain.Date
+	TaxRollOn      domain.Date
+	NextInterestOn domain.Date
+	InterestRate   string // "1.5%"
+	PenaltyRate    string // "1.5%"
+	Next           Next
+	Payable        bool
+	PayURL         string
+	AccountURL     string
+	Section        string // the ordinance section cited: "§5.10"
+}
+
+// LastUnpaidDay returns the last day the bill can be paid before the
+// penalty posts: the day before PenaltyOn.
+func (b Bill) LastUnpaidDay() domain.Date { return b.PenaltyOn.AddDays(-1) }
+
+// Charge is one posting to a bill: a month of interest or the penalty.
+type Charge struct {
+	Month  int // 1-based; interest only
+	On     domain.Date
+	Base   domain.Money // the unpaid principal it was computed on
+	Amount domain.Money
+}
+
+// Payment is one payment already posted to a bill.
+type Payment struct {
+	On      domain.Date
+	Amount  domain.Money
+	Receipt string
+}
+
+// Pay is the form where a resident chooses how much to pay.
+type Pay struct {
+	Bill    BillRow
+	Amount  string // as typed, for a re-render
+	Problem *Problem
+	Action  string
+	BackURL string
+}
+
+// Confirm is the screen shown before the card is charged: the amount, how
+// it will be applied and what remains. Its form carries the command id and
+// a signature over the bill, amount and command id.
+type Confirm struct {
+	Bill       BillRow
+	Amount     domain.Money
+	Allocation domain.Allocation
+	Remaining  domain.Money
+	CommandID  string
+	Signature  string
+	Action     string
+	ChangeURL  string
+	Problem    *Problem // why the last charge did not go through
+	Simulator  bool     // show the demo terminal panel
+	Outcomes   []string // the simulator's outcomes, when Simulator
+}
+
+// Receipt is the receipt screen, printable on 80 mm paper.
+type Receipt struct {
+	Number      string
+	Status      domain.ReceiptStatus
+	At          time.Time
+	BillID      string
+	Description string
+	Account     string
+	Parcel      string
+	Amount      domain.Money
+	Tender      domain.Tender
+	Reference   string
+	Allocation  domain.Allocation
+	Balance     domain.Money
+	Node        string
+	Index       uint64
+	DoneURL     string
+	BillURL     string
+}
+
+// Provisional reports whether the receipt's payment has not posted yet.
+func (r Receipt) Provisional() bool { return r.Status == domain.Provisional }
+
+// Error is an error screen.
+type Error struct {
+	Status    int
+	Problem   Problem
+	BackURL   string
+	BackLabel string
+}
