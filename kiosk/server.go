@@ -189,7 +189,7 @@ func (s *Server) page(r *http.Request, self string, title string, args ...string
 		CSS:     "/assets/kiosk.css?v=" + s.assetVer["kiosk.css"],
 		JS:      "/assets/kiosk.js?v=" + s.assetVer["kiosk.js"],
 		Icon:    "/assets/favicon.svg?v=" + s.assetVer["favicon.svg"],
-		Idle: view.Idle{Seconds: int(s.idle / time.Second), Warn: 30, URL: "/reset"},
+		Idle:    view.Idle{Seconds: int(s.idle / time.Second), Warn: 30, URL: "/reset"},
 	}
 	if s.idle < time.Minute {
 		p.Idle.Warn = 20
