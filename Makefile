@@ -8,11 +8,17 @@ HTTP      ?= 127.0.0.1:8080
 CHROMIUM  ?= /usr/lib/chromium/chromium
 BIN       := bin
 
-.PHONY: run test generate check-generated vet check-imports chromium build build-pi bench lint clean
+CLUSTER   ?= ./data/cluster
+
+.PHONY: run cluster test generate check-generated vet check-imports chromium build build-pi bench lint clean
 
 ## run: one node with the embedded defaults and demo data; kiosk on http://127.0.0.1:8080
 run:
 	$(GO) run ./appliance serve --data $(DATA) --http $(HTTP) --demo
+
+## cluster: three nodes on 127.0.0.1 (kiosks :8081-8083, peers :9081-9083) with demo data
+cluster: build
+	firmware-config/cluster-demo.sh $(BIN)/appliance $(CLUSTER)
 
 ## test: the whole suite, including the real-browser kiosk tests
 test: check-generated vet check-imports chromium

@@ -22,6 +22,11 @@ const usage = `usage: appliance <command> [flags]
 
 commands:
   serve    run a node: the ledger, the kiosk and the staff pages
+  init     make the village CA and the first node of a cluster
+  cert     issue a certificate bundle for a new node (cert issue)
+  join     install a bundle and add this node to the cluster as a voter
+  remove   remove a node from the cluster
+  transfer move leadership (to --node-id, or to the best follower)
   rules    evaluate Chapter 5 rules: JSON lines on stdin, one JSON line out per case
   backup   write a checksummed snapshot of a running node's ledger
   restore  load a backup into an empty data folder
@@ -47,6 +52,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = serveCommand(ctx, args[1:], stderr)
 	case "rules":
 		err = rulesCommand(args[1:], stdin, stdout, stderr)
+	case "init":
+		err = initCommand(args[1:], stdout, stderr)
+	case "cert":
+		err = certCommand(args[1:], stdout, stderr)
+	case "join":
+		err = joinCommand(ctx, args[1:], stdout, stderr)
+	case "remove", "transfer":
+		err = memberCommand(ctx, args[0], args[1:], stdout, stderr)
 	case "backup":
 		err = backupCommand(ctx, args[1:], stderr)
 	case "restore":

@@ -19,6 +19,7 @@ import (
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk"
 	"github.com/villagehall/appliance/kiosk/terminal"
+	"github.com/villagehall/appliance/sync/pki"
 	"github.com/villagehall/appliance/sync/replica"
 )
 
@@ -48,6 +49,8 @@ type Main struct {
 	server   *http.Server
 	ln       net.Listener
 	done     chan error
+
+	operatorToken string
 }
 
 // NewMain returns a Main with default configuration.
@@ -83,7 +86,10 @@ func (m *Main) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	m.Node, err = replica.Open(replica.Config{
+	if m.operatorToken, err = loadOrCreateToken(filepath.Join(cfg.DataDir, "operator.token")); err != nil {
+		return err
+	}
+	rcfg := replica.Config{
 		ID:         cfg.NodeID,
 		Dir:        cfg.DataDir,
 		Params:     params,
@@ -92,14 +98,36 @@ func (m *Main) Run(ctx context.Context) error {
 		Logger:     cfg.Logger,
 		Bootstrap:  true,
 		SubmitWait: cfg.SubmitWait,
-	})
+	}
+	settings, clustered, err := readSettings(cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	if clustered {
+		ident, err := pki.LoadIdentity(pkiDir(cfg.DataDir))
+		if err != nil {
+			return fmt.Errorf("load this node's certificate: %w", err)
+		}
+		cfg.NodeID = settings.ID
+		rcfg.ID, rcfg.Bootstrap, rcfg.AvoidLeadership = settings.ID, settings.Bootstrap, settings.AvoidLeadership
+		listen := settings.Listen
+		if listen == "" {
+			listen = settings.Peer
+		}
+		m.Node, err = replica.OpenPeer(rcfg, replica.PeerConfig{Identity: ident, Listen: listen, Advertise: settings.Peer})
+	} else {
+		m.Node, err = replica.Open(rcfg)
+	}
 	if err != nil {
 		return err
 	}
 	if cfg.Demo {
 		if err := m.loadDemo(ctx, loc, params); err != nil {
-			m.Node.Close()
-			return err
+			if !clustered {
+				m.Node.Close()
+				return err
+			}
+			cfg.Logger.Warn("demo data not loaded yet", "err", err)
 		}
 	}
 	m.Terminal = terminal.NewSimulator()
@@ -120,6 +148,7 @@ func (m *Main) Run(ctx context.Context) error {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", m.showHealth)
 	mux.HandleFunc("GET /admin/backup", m.showBackup)
+	mux.HandleFunc("GET /api/v1/cluster", m.requireOperator(m.showCluster))
 	mux.Handle("/", ks.Handler())
 	m.ln, err = net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {
