@@ -162,6 +162,28 @@ type Tx interface {
 	PutRefundDue(r RefundDue) error
 	// Empty reports whether the ledger holds no parcels, accounts or bills.
 	Empty() (bool, error)
+
+	// Records of other kinds live in named collections, so that a new kind
+	// of record needs no change to the stores. Get decodes the record id of
+	// collection into v and reports whether it exists; Put writes v (as
+	// JSON). Index adds key to a named index (a sorted set of keys scanned
+	// by prefix, e.g. "2026-12-01/claim-17" in "letters-by-ready-date");
+	// Unindex removes it.
+	Get(collection, id string, v any) (bool, error)
+	Put(collection, id string, v any) error
+	Index(index, key string) error
+	Unindex(index, key string) error
+}
+
+// Records is the read side of the named collections, for pages and
+// exports. A missing record is an ENOTFOUND *Error.
+type Records interface {
+	Get(collection, id string, v any) error
+	// List calls fn with the raw JSON of every record of collection whose
+	// id starts with prefix, in id order, until fn returns an error.
+	List(collection, prefix string, fn func(id string, raw []byte) error) error
+	// Keys returns the keys of index that start with prefix, in order.
+	Keys(index, prefix string) ([]string, error)
 }
 
 // Ledger is what the kiosk and the staff pages need of the replicated
@@ -185,6 +207,7 @@ type Ledger interface {
 	Receipt(number string) (Receipt, error)
 	Params() *Params
 	Consistency() Consistency
+	Records
 }
 
 // Consistency says how fresh a read is, so every page can say so honestly.

@@ -2,9 +2,11 @@ package kiosk_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -23,7 +25,7 @@ type fakeLedger struct {
 	node        string
 	params      *domain.Params
 	seq         uint64
-	index       uint64
+	logIndex    uint64
 	bills       map[string]domain.Bill
 	parcels     map[string]domain.Parcel
 	accounts    map[string]domain.Account
@@ -32,6 +34,8 @@ type fakeLedger struct {
 	results     map[string]domain.Result // by command id
 	submits     int                      // calls of Submit
 	applied     int                      // commands applied (not deduped)
+	records     map[string][]byte        // "collection/id" → JSON
+	index       map[string]bool          // "index/key"
 	consistency domain.Consistency
 	offline     bool
 	refuse      error // Submit and NewCommand fail with it when set
@@ -50,6 +54,8 @@ func newFakeLedger(now func() time.Time, loc *time.Location) *fakeLedger {
 		accounts:    make(map[string]domain.Account),
 		receipts:    make(map[string]domain.Receipt),
 		results:     make(map[string]domain.Result),
+		records:     make(map[string][]byte),
+		index:       make(map[string]bool),
 		consistency: domain.Consistency{Level: domain.Current},
 	}
 }
@@ -70,17 +76,17 @@ func (l *fakeLedger) Submit(ctx context.Context, cmd domain.Command) (domain.Res
 	if err := ctx.Err(); err != nil {
 		return domain.Result{}, err
 	}
-	tx := &fakeTx{l: l, bills: map[string]domain.Bill{}, receipts: map[string]domain.Receipt{}}
-	l.index++
-	res, err := domain.Apply(tx, cmd, l.index, l.params)
+	tx := &fakeTx{l: l, bills: map[string]domain.Bill{}, receipts: map[string]domain.Receipt{}, records: map[string][]byte{}, index: map[string]bool{}}
+	l.logIndex++
+	res, err := domain.Apply(tx, cmd, l.logIndex, l.params)
 	if err != nil {
-		l.index--
+		l.logIndex--
 		return domain.Result{}, err
 	}
 	if l.offline {
 		// Queued, not applied: the kiosk gets a provisional receipt that the
 		// ledger cannot read back yet.
-		l.index--
+		l.logIndex--
 		rc := *res.Receipt
 		rc.Status = domain.Provisional
 		rc.Index = 0
@@ -88,6 +94,14 @@ func (l *fakeLedger) Submit(ctx context.Context, cmd domain.Command) (domain.Res
 		res.Receipt = &rc
 		l.consistency.Pending++
 		return res, nil
+	}
+	maps.Copy(l.records, tx.records)
+	for k, v := range tx.index {
+		if v {
+			l.index[k] = true
+		} else {
+			delete(l.index, k)
+		}
 	}
 	maps.Copy(l.bills, tx.bills)
 	maps.Copy(l.receipts, tx.receipts)
@@ -235,6 +249,65 @@ type fakeTx struct {
 	bills    map[string]domain.Bill
 	receipts map[string]domain.Receipt
 	refunds  []domain.RefundDue
+	records  map[string][]byte
+	index    map[string]bool
+}
+
+func (t *fakeTx) Get(collection, id string, v any) (bool, error) {
+	raw, ok := t.records[collection+"/"+id]
+	if !ok {
+		raw, ok = t.l.records[collection+"/"+id]
+	}
+	if !ok {
+		return false, nil
+	}
+	return true, json.Unmarshal(raw, v)
+}
+
+func (t *fakeTx) Put(collection, id string, v any) error {
+	raw, err := json.Marshal(v)
+	t.records[collection+"/"+id] = raw
+	return err
+}
+
+func (t *fakeTx) Index(index, key string) error   { t.index[index+"/"+key] = true; return nil }
+func (t *fakeTx) Unindex(index, key string) error { t.index[index+"/"+key] = false; return nil }
+
+func (l *fakeLedger) Get(collection, id string, v any) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	raw, ok := l.records[collection+"/"+id]
+	if !ok {
+		return notFound(collection, id)
+	}
+	return json.Unmarshal(raw, v)
+}
+
+func (l *fakeLedger) List(collection, prefix string, fn func(id string, raw []byte) error) error {
+	l.mu.Lock()
+	keys := slices.Sorted(maps.Keys(l.records))
+	recs := maps.Clone(l.records)
+	l.mu.Unlock()
+	for _, k := range keys {
+		if id, ok := strings.CutPrefix(k, collection+"/"+prefix); ok {
+			if err := fn(prefix+id, recs[k]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (l *fakeLedger) Keys(index, prefix string) ([]string, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(l.index)) {
+		if rest, ok := strings.CutPrefix(k, index+"/"+prefix); ok {
+			out = append(out, prefix+rest)
+		}
+	}
+	return out, nil
 }
 
 func (t *fakeTx) Bill(id string) (domain.Bill, bool, error) {

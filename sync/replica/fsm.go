@@ -430,6 +430,43 @@ func (o *overlay) Empty() (bool, error) {
 	return true, nil
 }
 
+func (o *overlay) Get(collection, id string, v any) (bool, error) {
+	if !validName(collection) {
+		return false, fmt.Errorf("bad collection name %q", collection)
+	}
+	body, ok, err := o.get(recordKey(collection, id))
+	if err != nil || !ok {
+		return false, err
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return false, fmt.Errorf("decode %s/%s: %w", collection, id, err)
+	}
+	return true, nil
+}
+
+func (o *overlay) Put(collection, id string, v any) error {
+	if !validName(collection) || id == "" {
+		return fmt.Errorf("bad record key %q/%q", collection, id)
+	}
+	return o.put(recordKey(collection, id), v)
+}
+
+func (o *overlay) Index(index, k string) error {
+	if !validName(index) || k == "" {
+		return fmt.Errorf("bad index key %q/%q", index, k)
+	}
+	o.writes[string(indexKey(index, k))] = []byte{}
+	return nil
+}
+
+func (o *overlay) Unindex(index, k string) error {
+	if !validName(index) || k == "" {
+		return fmt.Errorf("bad index key %q/%q", index, k)
+	}
+	o.writes[string(indexKey(index, k))] = nil
+	return nil
+}
+
 func hasRecordPrefix(k []byte) bool {
 	return bytes.HasPrefix(k, []byte(prefixParcel)) || bytes.HasPrefix(k, []byte(prefixAccount)) || bytes.HasPrefix(k, []byte(prefixBill))
 }

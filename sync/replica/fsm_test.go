@@ -316,3 +316,54 @@ func TestJournalDetectsMissingEntry(t *testing.T) {
 		t.Fatal("a journal with an entry deleted verified")
 	}
 }
+
+// TestRecordsAndIndexes writes named-collection records and index keys
+// through a command's overlay and reads them back by id, prefix and index.
+func TestRecordsAndIndexes(t *testing.T) {
+	f := openFSM(t, t.TempDir())
+	defer f.Close()
+	type letter struct{ Claim, ReadyBy string }
+	txn := f.db.NewTransaction(true)
+	ov := &overlay{txn: txn, writes: map[string][]byte{}}
+	for _, l := range []letter{{"SL-2", "2026-12-02"}, {"SL-1", "2026-12-01"}, {"SL-3", "2026-12-03"}} {
+		if err := ov.Put("status-letters", l.Claim, l); err != nil {
+			t.Fatal(err)
+		}
+		if err := ov.Index("letters-by-ready", l.ReadyBy+"/"+l.Claim); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got letter
+	if ok, err := ov.Get("status-letters", "SL-2", &got); !ok || err != nil || got.ReadyBy != "2026-12-02" {
+		t.Fatalf("read own write: %+v %v %v", got, ok, err)
+	}
+	if err := ov.Unindex("letters-by-ready", "2026-12-03/SL-3"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ov.Put("Bad Name", "x", got); err == nil {
+		t.Fatal("a collection name outside [a-z0-9-] was accepted")
+	}
+	if err := setAll(txn, ov.sorted()); err != nil {
+		t.Fatal(err)
+	}
+	if err := txn.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Get("status-letters", "SL-1", &got); err != nil || got.Claim != "SL-1" {
+		t.Fatalf("get: %+v %v", got, err)
+	}
+	if err := f.Get("status-letters", "SL-9", &got); domain.ErrorCode(err) != domain.ENOTFOUND {
+		t.Fatalf("missing record: %v", err)
+	}
+	var ids []string
+	if err := f.List("status-letters", "SL-", func(id string, raw []byte) error { ids = append(ids, id); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(ids) != "[SL-1 SL-2 SL-3]" {
+		t.Fatalf("list = %v", ids)
+	}
+	keys, err := f.Keys("letters-by-ready", "2026-12")
+	if err != nil || fmt.Sprint(keys) != "[2026-12-01/SL-1 2026-12-02/SL-2]" {
+		t.Fatalf("index = %v, %v", keys, err)
+	}
+}

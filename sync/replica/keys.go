@@ -19,7 +19,27 @@ const (
 	prefixReceipt   = "r/"  // r/<receipt number> → domain.Receipt
 	prefixRefund    = "rf/" // rf/<refund by>/<command id> → domain.RefundDue
 	prefixJournal   = "j/"  // j/<journal seq, 8 bytes big-endian> → journalEntry
+	prefixRecord    = "x/"  // x/<collection>/<id> → JSON of a domain record
+	prefixIndex     = "xi/" // xi/<index>/<key> → ""
 )
+
+func recordKey(collection, id string) []byte { return key(prefixRecord, collection, "/", id) }
+
+func indexKey(index, k string) []byte { return key(prefixIndex, index, "/", k) }
+
+// validName checks a collection or index name: lower-case letters, digits
+// and dashes, so that no name is a prefix of another's key space.
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 var (
 	keyApplied = []byte(prefixMeta + "applied")

@@ -32,6 +32,17 @@ func (n *Node) Parcels() ([]domain.Parcel, error) { return n.fsm.Parcels() }
 // Account returns an account.
 func (n *Node) Account(number string) (domain.Account, error) { return n.fsm.Account(number) }
 
+// Get reads a record of a named collection.
+func (n *Node) Get(collection, id string, v any) error { return n.fsm.Get(collection, id, v) }
+
+// List lists records of a named collection by id prefix.
+func (n *Node) List(collection, prefix string, fn func(id string, raw []byte) error) error {
+	return n.fsm.List(collection, prefix, fn)
+}
+
+// Keys lists the keys of a named index by prefix.
+func (n *Node) Keys(index, prefix string) ([]string, error) { return n.fsm.Keys(index, prefix) }
+
 // Params returns the ordinance's parameters this node runs with.
 func (n *Node) Params() *domain.Params { return n.cfg.Params }
 

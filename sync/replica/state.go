@@ -152,3 +152,53 @@ func (f *FSM) Bills() ([]domain.Bill, error) { return list[domain.Bill](f, prefi
 func (f *FSM) RefundsDue() ([]domain.RefundDue, error) {
 	return list[domain.RefundDue](f, prefixRefund)
 }
+
+// Get reads record id of collection into v.
+func (f *FSM) Get(collection, id string, v any) error {
+	if !validName(collection) {
+		return domain.Errorf(domain.EINVALID, "", "bad collection name %q", collection)
+	}
+	ok, err := f.get(recordKey(collection, id), v)
+	if err == nil && !ok {
+		err = domain.Errorf(domain.ENOTFOUND, "", "There is no %s %q.", collection, id)
+	}
+	return err
+}
+
+// List calls fn with every record of collection whose id starts with
+// prefix, in id order.
+func (f *FSM) List(collection, prefix string, fn func(id string, raw []byte) error) error {
+	if !validName(collection) {
+		return domain.Errorf(domain.EINVALID, "", "bad collection name %q", collection)
+	}
+	base := recordKey(collection, "")
+	return f.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: recordKey(collection, prefix), PrefetchValues: true, PrefetchSize: 64})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			id := string(it.Item().Key()[len(base):])
+			if err := it.Item().Value(func(v []byte) error { return fn(id, v) }); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Keys returns the keys of index that start with prefix, in order.
+func (f *FSM) Keys(index, prefix string) ([]string, error) {
+	if !validName(index) {
+		return nil, domain.Errorf(domain.EINVALID, "", "bad index name %q", index)
+	}
+	base := indexKey(index, "")
+	var out []string
+	err := f.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: indexKey(index, prefix)})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			out = append(out, string(it.Item().Key()[len(base):]))
+		}
+		return nil
+	})
+	return out, err
+}
