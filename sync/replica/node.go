@@ -67,6 +67,12 @@ type Config struct {
 	// AvoidLeadership marks a node that should not lead while a node that
 	// may is healthy: the backup node in the second building.
 	AvoidLeadership bool
+	// LogStore and StableStore, when set, keep raft's log and stable state
+	// instead of the node's Badger store, so benchmarks can run the node on
+	// raft-boltdb. The outbox stays in Badger. The caller closes them after
+	// Close. Set both or neither.
+	LogStore    raft.LogStore
+	StableStore raft.StableStore
 }
 
 // Node is one replica of the ledger: a raft voter, its FSM, its outbox and
@@ -180,7 +186,12 @@ func (n *Node) open() error {
 	}
 	rc.Logger = hlog
 
-	existing, err := raft.HasExistingState(n.logs, n.logs, snaps)
+	var logs raft.LogStore = n.logs
+	var stable raft.StableStore = n.logs
+	if cfg.LogStore != nil && cfg.StableStore != nil {
+		logs, stable = cfg.LogStore, cfg.StableStore
+	}
+	existing, err := raft.HasExistingState(logs, stable, snaps)
 	if err != nil {
 		return fmt.Errorf("inspect raft state: %w", err)
 	}
@@ -189,11 +200,11 @@ func (n *Node) open() error {
 		if len(servers) == 0 {
 			servers = []raft.Server{{Suffrage: raft.Voter, ID: raft.ServerID(cfg.ID), Address: n.transport.LocalAddr()}}
 		}
-		if err := raft.BootstrapCluster(rc, n.logs, n.logs, snaps, n.transport, raft.Configuration{Servers: servers}); err != nil {
+		if err := raft.BootstrapCluster(rc, logs, stable, snaps, n.transport, raft.Configuration{Servers: servers}); err != nil {
 			return fmt.Errorf("bootstrap cluster: %w", err)
 		}
 	}
-	if n.raft, err = raft.NewRaft(rc, n.fsm, n.logs, n.logs, snaps, n.transport); err != nil {
+	if n.raft, err = raft.NewRaft(rc, n.fsm, logs, stable, snaps, n.transport); err != nil {
 		return fmt.Errorf("start raft: %w", err)
 	}
 	return nil
