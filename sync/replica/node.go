@@ -64,6 +64,9 @@ type Config struct {
 	// Status asks a peer for its status (a PeerClient's Status), for the
 	// cluster view and leader placement.
 	Status func(ctx context.Context, addr raft.ServerAddress) (NodeStatus, error)
+	// WrapLogStore, if set, wraps the raft log store (fault injection: a
+	// slow disk).
+	WrapLogStore func(raft.LogStore) raft.LogStore
 	// AvoidLeadership marks a node that should not lead while a node that
 	// may is healthy: the backup node in the second building.
 	AvoidLeadership bool
@@ -190,6 +193,9 @@ func (n *Node) open() error {
 	var stable raft.StableStore = n.logs
 	if cfg.LogStore != nil && cfg.StableStore != nil {
 		logs, stable = cfg.LogStore, cfg.StableStore
+	}
+	if cfg.WrapLogStore != nil {
+		logs = cfg.WrapLogStore(logs)
 	}
 	existing, err := raft.HasExistingState(logs, stable, snaps)
 	if err != nil {

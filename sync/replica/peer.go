@@ -26,6 +26,9 @@ type PeerConfig struct {
 	// Advertise is where the other nodes reach it ("10.0.0.2:9443"); raft
 	// records it in the cluster configuration. Empty means Listen.
 	Advertise string
+	// WrapStream, if set, wraps the raft stream layer (fault injection:
+	// partitions between chosen nodes).
+	WrapStream func(raft.StreamLayer) raft.StreamLayer
 }
 
 // OpenPeer opens a node that replicates with its peers: raft's RPCs travel
@@ -58,7 +61,11 @@ func OpenPeer(cfg Config, peer PeerConfig) (*Node, error) {
 		layer.Close()
 		return nil, fmt.Errorf("listen on peer port %s: %w", peer.Listen, err)
 	}
-	cfg.Transport = raft.NewNetworkTransportWithLogger(layer, 3, 10*time.Second, hclogFor(logger))
+	var stream raft.StreamLayer = layer
+	if peer.WrapStream != nil {
+		stream = peer.WrapStream(layer)
+	}
+	cfg.Transport = raft.NewNetworkTransportWithLogger(stream, 3, 10*time.Second, hclogFor(logger))
 	client := NewPeerClient(peer.Identity.ClientTLS())
 	cfg.Forward = client.Forward
 	cfg.Status = client.Status
