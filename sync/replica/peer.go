@@ -29,6 +29,12 @@ type PeerConfig struct {
 	// WrapStream, if set, wraps the raft stream layer (fault injection:
 	// partitions between chosen nodes).
 	WrapStream func(raft.StreamLayer) raft.StreamLayer
+	// WrapHandler, if set, wraps the peer port's handler (fault injection:
+	// refusing chosen peers' requests, raft streams included).
+	WrapHandler func(http.Handler) http.Handler
+	// DialContext, if set, dials the TCP connections of the peer client
+	// (leader forwarding, status, membership).
+	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // OpenPeer opens a node that replicates with its peers: raft's RPCs travel
@@ -67,6 +73,9 @@ func OpenPeer(cfg Config, peer PeerConfig) (*Node, error) {
 	}
 	cfg.Transport = raft.NewNetworkTransportWithLogger(stream, 3, 10*time.Second, hclogFor(logger))
 	client := NewPeerClient(peer.Identity.ClientTLS())
+	if peer.DialContext != nil {
+		client.HTTP.Transport.(*http.Transport).DialContext = peer.DialContext
+	}
 	cfg.Forward = client.Forward
 	cfg.Status = client.Status
 	n, err := Open(cfg)
@@ -76,8 +85,12 @@ func OpenPeer(cfg Config, peer PeerConfig) (*Node, error) {
 		return nil, err
 	}
 	n.peers = client
+	handler := n.PeerHandler(layer.Handler(), wsstream.Path, peerIDOf)
+	if peer.WrapHandler != nil {
+		handler = peer.WrapHandler(handler)
+	}
 	n.peerSrv = &http.Server{
-		Handler:           n.PeerHandler(layer.Handler(), wsstream.Path, peerIDOf),
+		Handler:           handler,
 		TLSConfig:         peer.Identity.ServerTLS(),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelDebug),
@@ -85,6 +98,10 @@ func OpenPeer(cfg Config, peer PeerConfig) (*Node, error) {
 	go n.peerSrv.ServeTLS(ln, "", "")
 	return n, nil
 }
+
+// PeerIDOf names the caller of a peer-port request from its verified
+// client certificate.
+func PeerIDOf(r *http.Request) (string, bool) { return peerIDOf(r) }
 
 // peerIDOf names the caller of a peer-port request from its verified
 // client certificate.
