@@ -36,6 +36,15 @@ type Command struct {
 
 	PayBill  *PayBill  `json:"pay_bill,omitempty"`
 	SeedDemo *SeedDemo `json:"seed_demo,omitempty"`
+
+	// Clerk's office payloads (staffcommand.go).
+	StaffUser     *StaffUserChange `json:"staff_user,omitempty"`
+	APIToken      *APITokenChange  `json:"api_token,omitempty"`
+	CreateBills   *CreateBills     `json:"create_bills,omitempty"`
+	DrawerOpen    *DrawerOpen      `json:"drawer_open,omitempty"`
+	WindowPayment *WindowPayment   `json:"window_payment,omitempty"`
+	DrawerClose   *DrawerClose     `json:"drawer_close,omitempty"`
+	Deposit       *Deposit         `json:"deposit,omitempty"`
 }
 
 // ReceiptNumber returns the number a receipt for this command carries:
@@ -128,6 +137,8 @@ func (c Command) Validate() error {
 	if c.SeedDemo != nil {
 		payloads++
 	}
+	staffN, staffKind, staffOK := c.staffPayloads(c.Kind)
+	payloads += staffN
 	var ok bool
 	switch c.Kind {
 	case KindPayBill:
@@ -135,6 +146,10 @@ func (c Command) Validate() error {
 	case KindSeedDemo:
 		ok = c.SeedDemo != nil
 	default:
+		if staffKind {
+			ok = staffOK
+			break
+		}
 		return Errorf(EINVALID, "", "command %s has unknown kind %q", c.ID, c.Kind)
 	}
 	if !ok || payloads != 1 {
@@ -157,7 +172,10 @@ func Apply(tx Tx, c Command, index uint64, p *Params) (Result, error) {
 	case KindSeedDemo:
 		err = applySeedDemo(tx, c, &res)
 	default:
-		err = Errorf(EINVALID, "", "unknown command kind %q", c.Kind)
+		var known bool
+		if known, err = applyStaff(tx, c, index, p, &res); !known {
+			err = Errorf(EINVALID, "", "unknown command kind %q", c.Kind)
+		}
 	}
 	return res, err
 }

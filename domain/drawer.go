@@ -1,0 +1,341 @@
+package domain
+
+import (
+	"fmt"
+	"strings"
+)
+
+const sectionDeposit = "§5.06"
+
+// Collections of the clerk's window.
+const (
+	CollectionDrawers  = "drawers"         // id: drawer id → Drawer
+	CollectionCashiers = "drawer-cashiers" // id: username → CashierState (the drawer open now)
+	CollectionDeposits = "deposits"        // id: deposit id → DepositSlip
+	IndexUndeposited   = "drawers-to-bank" // key: "<opened on>/<drawer id>" while its money is not deposited
+	IndexDrawersByDay  = "drawers-by-day"  // key: "<opened on>/<drawer id>"
+	IndexDepositsByDay = "deposits-by-day" // key: "<date>/<deposit id>"
+)
+
+// Drawer is one cashier's cash drawer for one sitting at the window: the
+// opening float, every payment taken into it, and at close the blind count
+// and the over or short it revealed.
+type Drawer struct {
+	ID       string          `json:"id"`
+	Cashier  string          `json:"cashier"`
+	Node     string          `json:"node"`
+	OpenedAt DateTime        `json:"opened_at"`
+	Float    Money           `json:"float"`
+	Payments []DrawerPayment `json:"payments,omitempty"`
+
+	Closed         bool     `json:"closed,omitempty"`
+	ClosedAt       DateTime `json:"closed_at,omitzero"`
+	CountedCash    Money    `json:"counted_cash"`
+	CountedChecks  Money    `json:"counted_checks"`
+	CheckCount     int      `json:"check_count,omitempty"`
+	ExpectedCash   Money    `json:"expected_cash"`
+	ExpectedChecks Money    `json:"expected_checks"`
+	OverShort      Money    `json:"over_short"` // counted − expected: positive over, negative short
+
+	DepositID string `json:"deposit_id,omitempty"`
+}
+
+// DrawerPayment is a payment taken at the window into a drawer.
+type DrawerPayment struct {
+	CommandID string   `json:"command_id"`
+	Receipt   string   `json:"receipt"`
+	BillID    string   `json:"bill_id"`
+	At        DateTime `json:"at"`
+	Tender    Tender   `json:"tender"`
+	Amount    Money    `json:"amount"`
+	Tendered  Money    `json:"tendered"` // cash handed over
+	Change    Money    `json:"change"`   // cash handed back
+	Reference string   `json:"reference,omitempty"`
+	Payer     string   `json:"payer,omitempty"`
+}
+
+// Totals returns the cash and the checks the payments brought in.
+func (d Drawer) Totals() (cash, checks Money, nChecks int) {
+	for _, p := range d.Payments {
+		switch p.Tender {
+		case Cash:
+			cash = cash.Add(p.Amount)
+		case Check:
+			checks = checks.Add(p.Amount)
+			nChecks++
+		}
+	}
+	return cash, checks, nChecks
+}
+
+// ToDeposit returns what the drawer sends to the bank: the counted cash
+// less the float, which stays in the drawer, and the counted checks.
+func (d Drawer) ToDeposit() (cash, checks Money) {
+	return d.CountedCash.Sub(d.Float), d.CountedChecks
+}
+
+// CashierState is which drawer a cashier has open, if any.
+type CashierState struct {
+	Open string `json:"open,omitempty"`
+}
+
+// DrawerOpen opens a drawer for the command's actor with a counted float.
+type DrawerOpen struct {
+	DrawerID string `json:"drawer_id"`
+	Float    Money  `json:"float"`
+}
+
+// WindowPayment is a cash or check payment on a village bill taken at the
+// clerk's window into the cashier's open drawer. For cash, Tendered is what
+// the payer handed over and the change is Tendered − Amount.
+type WindowPayment struct {
+	DrawerID  string `json:"drawer_id"`
+	BillID    string `json:"bill_id"`
+	Amount    Money  `json:"amount"`
+	Tender    Tender `json:"tender"`
+	Tendered  Money  `json:"tendered"`
+	Reference string `json:"reference,omitempty"` // check number
+	Payer     string `json:"payer,omitempty"`
+}
+
+// DrawerClose closes a drawer with a blind count: the cashier counts before
+// seeing what the drawer should hold.
+type DrawerClose struct {
+	DrawerID      string `json:"drawer_id"`
+	CountedCash   Money  `json:"counted_cash"`
+	CountedChecks Money  `json:"counted_checks"`
+	CheckCount    int    `json:"check_count"`
+}
+
+// Deposit takes closed drawers to a public depository (§5.06).
+type Deposit struct {
+	DepositID  string   `json:"deposit_id"`
+	Depository string   `json:"depository"`
+	Drawers    []string `json:"drawers"`
+}
+
+// DepositItem is one check on a deposit slip.
+type DepositItem struct {
+	Receipt   string `json:"receipt"`
+	Reference string `json:"reference"`
+	Payer     string `json:"payer,omitempty"`
+	Amount    Money  `json:"amount"`
+}
+
+// DepositSlip is a deposit of the village's money in a designated public
+// depository (§5.06; depositories are designated under Wis. Stat. 34.05,
+// which replaced the repealed statutes the text cites).
+type DepositSlip struct {
+	ID         string        `json:"id"`
+	Depository string        `json:"depository"`
+	At         DateTime      `json:"at"`
+	By         string        `json:"by"`
+	CommandID  string        `json:"command_id"`
+	Drawers    []string      `json:"drawers"`
+	Cash       Money         `json:"cash"`
+	Checks     []DepositItem `json:"checks"`
+	CheckTotal Money         `json:"check_total"`
+	Total      Money         `json:"total"`
+}
+
+func validRecordID(what, id string) error {
+	if id == "" || len(id) > 64 || strings.ContainsAny(id, "/ ") {
+		return Errorf(EINVALID, "", "The %s id is missing or malformed.", what)
+	}
+	return nil
+}
+
+func getDrawer(tx Tx, id string) (Drawer, error) {
+	var d Drawer
+	ok, err := tx.Get(CollectionDrawers, id, &d)
+	if err != nil {
+		return d, err
+	}
+	if !ok {
+		return d, Errorf(ENOTFOUND, "", "There is no drawer %q.", id)
+	}
+	return d, nil
+}
+
+func applyDrawerOpen(tx Tx, c Command, res *Result) error {
+	in := c.DrawerOpen
+	if err := validRecordID("drawer", in.DrawerID); err != nil {
+		return err
+	}
+	if in.Float.IsNegative() {
+		return Errorf(EINVALID, "", "The opening float cannot be negative.")
+	}
+	var cs CashierState
+	if _, err := tx.Get(CollectionCashiers, c.Actor, &cs); err != nil {
+		return err
+	}
+	if cs.Open != "" {
+		return Errorf(ECONFLICT, "", "You already have drawer %s open; close it first.", cs.Open)
+	}
+	var old Drawer
+	if ok, err := tx.Get(CollectionDrawers, in.DrawerID, &old); err != nil {
+		return err
+	} else if ok {
+		return Errorf(ECONFLICT, "", "Drawer %s already exists.", in.DrawerID)
+	}
+	d := Drawer{ID: in.DrawerID, Cashier: c.Actor, Node: c.Node, OpenedAt: c.At, Float: in.Float}
+	if err := tx.Put(CollectionDrawers, d.ID, d); err != nil {
+		return err
+	}
+	if err := tx.Index(IndexDrawersByDay, c.At.Date.String()+"/"+d.ID); err != nil {
+		return err
+	}
+	res.Note = fmt.Sprintf("drawer %s opened with %s", d.ID, d.Float)
+	return tx.Put(CollectionCashiers, c.Actor, CashierState{Open: d.ID})
+}
+
+// applyWindowPayment posts a cash or check payment exactly as a payment at
+// the kiosk (§5.10 allocation, §5.07(1) refund of any excess) and records
+// it in the cashier's open drawer.
+func applyWindowPayment(tx Tx, c Command, index uint64, p *Params, res *Result) error {
+	in := c.WindowPayment
+	if in.Tender != Cash && in.Tender != Check {
+		return Errorf(EINVALID, "", "The window takes cash or checks.")
+	}
+	if !in.Amount.IsPositive() {
+		return Errorf(EINVALID, sectionReceivable, "The payment amount must be more than $0.00.")
+	}
+	d, err := getDrawer(tx, in.DrawerID)
+	if err != nil {
+		return err
+	}
+	if d.Closed {
+		return Errorf(ECONFLICT, "", "Drawer %s is closed.", d.ID)
+	}
+	if d.Cashier != c.Actor {
+		return Errorf(EFORBIDDEN, "", "Drawer %s belongs to %s.", d.ID, d.Cashier)
+	}
+	dp := DrawerPayment{CommandID: c.ID, Receipt: c.ReceiptNumber(), BillID: in.BillID, At: c.At, Tender: in.Tender, Amount: in.Amount, Tendered: in.Amount, Change: Cents(0), Reference: in.Reference, Payer: in.Payer}
+	switch in.Tender {
+	case Cash:
+		if in.Tendered.LessThan(in.Amount) {
+			return Errorf(EINVALID, "", "The cash handed over (%s) is less than the payment (%s).", in.Tendered, in.Amount)
+		}
+		dp.Tendered, dp.Change = in.Tendered, in.Tendered.Sub(in.Amount)
+	case Check:
+		if strings.TrimSpace(in.Reference) == "" {
+			return Errorf(EINVALID, "", "The check number is required.")
+		}
+	}
+	pay := c
+	pay.WindowPayment = nil
+	pay.PayBill = &PayBill{BillID: in.BillID, Amount: in.Amount, Tender: in.Tender, Reference: in.Reference, Payer: in.Payer}
+	if err := applyPayBill(tx, pay, index, p, res); err != nil {
+		return err
+	}
+	d.Payments = append(d.Payments, dp)
+	if len(d.Payments) == 1 {
+		if err := tx.Index(IndexUndeposited, d.OpenedAt.Date.String()+"/"+d.ID); err != nil {
+			return err
+		}
+	}
+	res.Note = fmt.Sprintf("change due %s", dp.Change)
+	return tx.Put(CollectionDrawers, d.ID, d)
+}
+
+// applyDrawerClose closes a drawer on its cashier's blind count and posts
+// the over or short: counted cash and checks less the float and what the
+// payments brought in.
+func applyDrawerClose(tx Tx, c Command, res *Result) error {
+	in := c.DrawerClose
+	if in.CountedCash.IsNegative() || in.CountedChecks.IsNegative() || in.CheckCount < 0 {
+		return Errorf(EINVALID, "", "Counted amounts cannot be negative.")
+	}
+	d, err := getDrawer(tx, in.DrawerID)
+	if err != nil {
+		return err
+	}
+	if d.Closed {
+		return Errorf(ECONFLICT, "", "Drawer %s is already closed.", d.ID)
+	}
+	if d.Cashier != c.Actor {
+		return Errorf(EFORBIDDEN, "", "Drawer %s belongs to %s; only they can count it.", d.ID, d.Cashier)
+	}
+	cash, checks, _ := d.Totals()
+	d.Closed, d.ClosedAt = true, c.At
+	d.CountedCash, d.CountedChecks, d.CheckCount = in.CountedCash, in.CountedChecks, in.CheckCount
+	d.ExpectedCash, d.ExpectedChecks = d.Float.Add(cash), checks
+	d.OverShort = in.CountedCash.Add(in.CountedChecks).Sub(d.ExpectedCash).Sub(d.ExpectedChecks)
+	if err := tx.Put(CollectionDrawers, d.ID, d); err != nil {
+		return err
+	}
+	if len(d.Payments) == 0 && d.CountedCash.Equal(d.Float) {
+		// Nothing to take to the bank.
+		if err := tx.Unindex(IndexUndeposited, d.OpenedAt.Date.String()+"/"+d.ID); err != nil {
+			return err
+		}
+	} else if err := tx.Index(IndexUndeposited, d.OpenedAt.Date.String()+"/"+d.ID); err != nil {
+		return err
+	}
+	res.Note = fmt.Sprintf("drawer %s closed; over/short %s", d.ID, d.OverShort)
+	return tx.Put(CollectionCashiers, c.Actor, CashierState{})
+}
+
+// applyDeposit makes a deposit slip for closed drawers not yet deposited
+// (§5.06): their counted cash less the floats, and every check.
+func applyDeposit(tx Tx, c Command, res *Result) error {
+	in := c.Deposit
+	if err := validRecordID("deposit", in.DepositID); err != nil {
+		return err
+	}
+	if strings.TrimSpace(in.Depository) == "" {
+		return Errorf(EINVALID, sectionDeposit, "Name the public depository the money goes to.")
+	}
+	if len(in.Drawers) == 0 {
+		return Errorf(EINVALID, sectionDeposit, "Choose at least one closed drawer to deposit.")
+	}
+	var old DepositSlip
+	if ok, err := tx.Get(CollectionDeposits, in.DepositID, &old); err != nil {
+		return err
+	} else if ok {
+		return Errorf(ECONFLICT, "", "Deposit %s already exists.", in.DepositID)
+	}
+	slip := DepositSlip{ID: in.DepositID, Depository: strings.TrimSpace(in.Depository), At: c.At, By: c.Actor, CommandID: c.ID, Cash: Cents(0), CheckTotal: Cents(0)}
+	seen := map[string]bool{}
+	for _, id := range in.Drawers {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		d, err := getDrawer(tx, id)
+		if err != nil {
+			return err
+		}
+		if !d.Closed {
+			return Errorf(ECONFLICT, sectionDeposit, "Drawer %s is still open; close it before the deposit.", id)
+		}
+		if d.DepositID != "" {
+			return Errorf(ECONFLICT, sectionDeposit, "Drawer %s was deposited on slip %s.", id, d.DepositID)
+		}
+		cash, _ := d.ToDeposit()
+		slip.Cash = slip.Cash.Add(cash)
+		for _, p := range d.Payments {
+			if p.Tender == Check {
+				slip.Checks = append(slip.Checks, DepositItem{Receipt: p.Receipt, Reference: p.Reference, Payer: p.Payer, Amount: p.Amount})
+				slip.CheckTotal = slip.CheckTotal.Add(p.Amount)
+			}
+		}
+		slip.Drawers = append(slip.Drawers, id)
+		d.DepositID = slip.ID
+		if err := tx.Put(CollectionDrawers, d.ID, d); err != nil {
+			return err
+		}
+		if err := tx.Unindex(IndexUndeposited, d.OpenedAt.Date.String()+"/"+d.ID); err != nil {
+			return err
+		}
+	}
+	slip.Total = slip.Cash.Add(slip.CheckTotal)
+	if err := tx.Put(CollectionDeposits, slip.ID, slip); err != nil {
+		return err
+	}
+	if err := tx.Index(IndexDepositsByDay, c.At.Date.String()+"/"+slip.ID); err != nil {
+		return err
+	}
+	res.Note = fmt.Sprintf("deposit %s: %s", slip.ID, slip.Total)
+	return nil
+}

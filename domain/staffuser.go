@@ -1,0 +1,223 @@
+package domain
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Role is what a member of staff may do in the clerk's office. The
+// handlers decide which role may use which page; the ledger only records
+// who holds which role.
+type Role string
+
+// The roles of the village's staff (DESIGN.md, "Security").
+const (
+	RoleClerk         Role = "clerk"          // the clerk's window: bills, payments, letters
+	RoleTreasurer     Role = "treasurer"      // Finance Director/Treasurer: deposits, refunds, the November run
+	RoleAdministrator Role = "administrator"  // administrator and purchasing agent; manages staff accounts
+	RoleAuditor       Role = "auditor"        // reads everything, changes nothing
+	RoleBoard         Role = "board"          // board members: reads summaries
+	RoleHotelOperator Role = "hotel_operator" // files and reads its own room tax returns only
+)
+
+// Roles returns every role, in the order forms list them.
+func Roles() []Role {
+	return []Role{RoleClerk, RoleTreasurer, RoleAdministrator, RoleAuditor, RoleBoard, RoleHotelOperator}
+}
+
+// Valid reports whether r is a known role.
+func (r Role) Valid() bool {
+	for _, x := range Roles() {
+		if r == x {
+			return true
+		}
+	}
+	return false
+}
+
+// Title returns the role's name for people.
+func (r Role) Title() string {
+	switch r {
+	case RoleClerk:
+		return "Clerk"
+	case RoleTreasurer:
+		return "Treasurer"
+	case RoleAdministrator:
+		return "Administrator"
+	case RoleAuditor:
+		return "Auditor"
+	case RoleBoard:
+		return "Board member"
+	case RoleHotelOperator:
+		return "Hotel operator"
+	}
+	return string(r)
+}
+
+// Collections of staff records.
+const (
+	CollectionStaffUsers = "staff-users" // id: username → StaffUser
+	CollectionAPITokens  = "api-tokens"  // id: token id → APIToken
+)
+
+// StaffUser is a member of staff who signs in to the clerk's office. Only
+// a password hash is ever stored (argon2id, made by the adapter before the
+// command is built); the password never enters the log.
+type StaffUser struct {
+	Username     string   `json:"username"`
+	Name         string   `json:"name"`
+	Role         Role     `json:"role"`
+	PasswordHash string   `json:"password_hash"`
+	MustChange   bool     `json:"must_change,omitempty"` // set by add and reset: change the password at next sign-in
+	Disabled     bool     `json:"disabled,omitempty"`
+	Created      DateTime `json:"created"`
+	Changed      DateTime `json:"changed"`
+	ChangedBy    string   `json:"changed_by"`
+}
+
+// APIToken is a bearer token for automation. Its secret is random (256
+// bits) and only its SHA-256 is stored; it acts with the role of the user
+// it belongs to, as that user's role is when it is used.
+type APIToken struct {
+	ID         string   `json:"id"`
+	Username   string   `json:"username"`
+	Label      string   `json:"label,omitempty"`
+	SecretHash string   `json:"secret_hash"` // hex SHA-256 of the secret
+	Created    DateTime `json:"created"`
+	CreatedBy  string   `json:"created_by"`
+	Revoked    bool     `json:"revoked,omitempty"`
+}
+
+// StaffUserOp is what a StaffUserChange does.
+type StaffUserOp string
+
+// Staff account operations.
+const (
+	StaffAdd      StaffUserOp = "add"      // a new account; must change its password at first sign-in
+	StaffPassword StaffUserOp = "password" // a new password hash (a reset sets MustChange, a change clears it)
+	StaffDisable  StaffUserOp = "disable"
+	StaffEnable   StaffUserOp = "enable"
+	StaffRole     StaffUserOp = "role" // a new role
+)
+
+// StaffUserChange adds or changes a staff account.
+type StaffUserChange struct {
+	Op           StaffUserOp `json:"op"`
+	Username     string      `json:"username"`
+	Name         string      `json:"name,omitempty"`
+	Role         Role        `json:"role,omitempty"`
+	PasswordHash string      `json:"password_hash,omitempty"`
+	MustChange   bool        `json:"must_change,omitempty"`
+}
+
+// APITokenChange issues or revokes an API token.
+type APITokenChange struct {
+	Op         string `json:"op"` // "issue" | "revoke"
+	ID         string `json:"id"`
+	Username   string `json:"username,omitempty"`
+	Label      string `json:"label,omitempty"`
+	SecretHash string `json:"secret_hash,omitempty"`
+}
+
+// ValidUsername reports whether s can name a staff account: 2 to 32 lower
+// case letters, digits, dots, dashes or underscores, starting with a letter.
+func ValidUsername(s string) bool {
+	if len(s) < 2 || len(s) > 32 || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func applyStaffUser(tx Tx, c Command, res *Result) error {
+	ch := c.StaffUser
+	if !ValidUsername(ch.Username) {
+		return Errorf(EINVALID, "", "A username is 2 to 32 lower-case letters, digits, dots, dashes or underscores, starting with a letter.")
+	}
+	var u StaffUser
+	found, err := tx.Get(CollectionStaffUsers, ch.Username, &u)
+	if err != nil {
+		return err
+	}
+	if ch.Op != StaffAdd && !found {
+		return Errorf(ENOTFOUND, "", "There is no staff account %q.", ch.Username)
+	}
+	switch ch.Op {
+	case StaffAdd:
+		if found {
+			return Errorf(ECONFLICT, "", "The username %q is taken.", ch.Username)
+		}
+		if strings.TrimSpace(ch.Name) == "" {
+			return Errorf(EINVALID, "", "The person's name is required.")
+		}
+		if !ch.Role.Valid() {
+			return Errorf(EINVALID, "", "Unknown role %q.", ch.Role)
+		}
+		if ch.PasswordHash == "" {
+			return Errorf(EINVALID, "", "A password hash is required.")
+		}
+		u = StaffUser{Username: ch.Username, Name: strings.TrimSpace(ch.Name), Role: ch.Role, PasswordHash: ch.PasswordHash, MustChange: true, Created: c.At}
+	case StaffPassword:
+		if ch.PasswordHash == "" {
+			return Errorf(EINVALID, "", "A password hash is required.")
+		}
+		u.PasswordHash, u.MustChange = ch.PasswordHash, ch.MustChange
+	case StaffDisable:
+		u.Disabled = true
+	case StaffEnable:
+		u.Disabled = false
+	case StaffRole:
+		if !ch.Role.Valid() {
+			return Errorf(EINVALID, "", "Unknown role %q.", ch.Role)
+		}
+		u.Role = ch.Role
+	default:
+		return Errorf(EINVALID, "", "Unknown staff account operation %q.", ch.Op)
+	}
+	u.Changed, u.ChangedBy = c.At, c.Actor
+	res.Note = fmt.Sprintf("staff account %s: %s", u.Username, ch.Op)
+	return tx.Put(CollectionStaffUsers, u.Username, u)
+}
+
+func applyAPIToken(tx Tx, c Command, res *Result) error {
+	ch := c.APIToken
+	if ch.ID == "" || len(ch.ID) > 64 || strings.ContainsAny(ch.ID, "/ ") {
+		return Errorf(EINVALID, "", "A token id is required.")
+	}
+	var t APIToken
+	found, err := tx.Get(CollectionAPITokens, ch.ID, &t)
+	if err != nil {
+		return err
+	}
+	switch ch.Op {
+	case "issue":
+		if found {
+			return Errorf(ECONFLICT, "", "The token id %q is taken.", ch.ID)
+		}
+		var u StaffUser
+		ok, err := tx.Get(CollectionStaffUsers, ch.Username, &u)
+		if err != nil {
+			return err
+		}
+		if !ok || u.Disabled {
+			return Errorf(EINVALID, "", "There is no active staff account %q to issue a token to.", ch.Username)
+		}
+		if len(ch.SecretHash) != 64 {
+			return Errorf(EINVALID, "", "The token's secret hash must be a hex SHA-256.")
+		}
+		t = APIToken{ID: ch.ID, Username: ch.Username, Label: ch.Label, SecretHash: ch.SecretHash, Created: c.At, CreatedBy: c.Actor}
+	case "revoke":
+		if !found {
+			return Errorf(ENOTFOUND, "", "There is no token %q.", ch.ID)
+		}
+		t.Revoked = true
+	default:
+		return Errorf(EINVALID, "", "Unknown token operation %q.", ch.Op)
+	}
+	res.Note = fmt.Sprintf("api token %s: %s", t.ID, ch.Op)
+	return tx.Put(CollectionAPITokens, t.ID, t)
+}
