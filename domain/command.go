@@ -19,6 +19,9 @@ type Kind string
 const (
 	KindSeedDemo Kind = "seed_demo" // load demo data into an empty ledger
 	KindPayBill  Kind = "pay_bill"  // a payment on a village bill (§5.10)
+
+	KindRequestStatusLetter Kind = "request_status_letter" // a status letter request and its fee (§5.11)
+	KindPayPropertyTax      Kind = "pay_property_tax"      // a property tax payment (Ch. 74)
 )
 
 // Command is one change to the ledger. Everything that is not deterministic
@@ -36,6 +39,10 @@ type Command struct {
 
 	PayBill  *PayBill  `json:"pay_bill,omitempty"`
 	SeedDemo *SeedDemo `json:"seed_demo,omitempty"`
+
+	// Resident kiosk payloads (statusrequest.go, taxbill.go).
+	RequestStatusLetter *RequestStatusLetter `json:"request_status_letter,omitempty"`
+	PayPropertyTax      *PayPropertyTax      `json:"pay_property_tax,omitempty"`
 
 	// Clerk's office payloads (staffcommand.go).
 	StaffUser     *StaffUserChange `json:"staff_user,omitempty"`
@@ -66,6 +73,9 @@ type SeedDemo struct {
 	Parcels  []Parcel  `json:"parcels"`
 	Accounts []Account `json:"accounts"`
 	Bills    []Bill    `json:"bills"`
+
+	TaxBills  []TaxBill        `json:"tax_bills,omitempty"`
+	Purchases []PublicPurchase `json:"purchases,omitempty"`
 }
 
 // Result is what applying a command produced.
@@ -137,6 +147,12 @@ func (c Command) Validate() error {
 	if c.SeedDemo != nil {
 		payloads++
 	}
+	if c.RequestStatusLetter != nil {
+		payloads++
+	}
+	if c.PayPropertyTax != nil {
+		payloads++
+	}
 	staffN, staffKind, staffOK := c.staffPayloads(c.Kind)
 	payloads += staffN
 	var ok bool
@@ -145,6 +161,10 @@ func (c Command) Validate() error {
 		ok = c.PayBill != nil
 	case KindSeedDemo:
 		ok = c.SeedDemo != nil
+	case KindRequestStatusLetter:
+		ok = c.RequestStatusLetter != nil
+	case KindPayPropertyTax:
+		ok = c.PayPropertyTax != nil
 	default:
 		if staffKind {
 			ok = staffOK
@@ -171,6 +191,10 @@ func Apply(tx Tx, c Command, index uint64, p *Params) (Result, error) {
 		err = applyPayBill(tx, c, index, p, &res)
 	case KindSeedDemo:
 		err = applySeedDemo(tx, c, &res)
+	case KindRequestStatusLetter:
+		err = applyRequestStatusLetter(tx, c, index, p, &res)
+	case KindPayPropertyTax:
+		err = applyPayPropertyTax(tx, c, index, p, &res)
 	default:
 		var known bool
 		if known, err = applyStaff(tx, c, index, p, &res); !known {
@@ -283,6 +307,16 @@ func applySeedDemo(tx Tx, c Command, res *Result) error {
 	}
 	for _, b := range c.SeedDemo.Bills {
 		if err := tx.PutBill(b); err != nil {
+			return err
+		}
+	}
+	for _, t := range c.SeedDemo.TaxBills {
+		if err := PutTaxBill(tx, t); err != nil {
+			return err
+		}
+	}
+	for _, p := range c.SeedDemo.Purchases {
+		if err := PutPurchase(tx, p); err != nil {
 			return err
 		}
 	}

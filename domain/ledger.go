@@ -118,6 +118,7 @@ const (
 // the log entry that applied it.
 type Receipt struct {
 	Number     string        `json:"number"`
+	Kind       Kind          `json:"kind,omitempty"` // what was paid for; empty: a village bill (pay_bill)
 	CommandID  string        `json:"command_id"`
 	Status     ReceiptStatus `json:"status"`
 	BillID     string        `json:"bill_id"`

@@ -1,0 +1,106 @@
+package domain
+
+import (
+	"encoding/json"
+	"sort"
+)
+
+// Purchases is the collection of the village's public purchasing records,
+// by id. The kiosk lists them read-only; the purchasing agent's commands
+// write them (with PutPurchase).
+const Purchases = "purchases"
+
+// Bid is one bid received for an open-market purchase.
+type Bid struct {
+	Vendor string `json:"vendor"`
+	Amount Money  `json:"amount"`
+}
+
+// PublicPurchase is a purchase as the public may inspect it. §5.12(5): an
+// open-market purchase is recorded with its bids, kept as public records;
+// §5.12(7): an emergency purchase is recorded with its invoice and an
+// explanation of the emergency.
+type PublicPurchase struct {
+	ID          string   `json:"id"`
+	Date        Date     `json:"date"`
+	Description string   `json:"description"`
+	Vendor      string   `json:"vendor"`
+	Amount      Money    `json:"amount"`
+	Category    Category `json:"category"`
+	Emergency   bool     `json:"emergency"`
+	Bids        []Bid    `json:"bids,omitempty"`
+	Invoice     string   `json:"invoice,omitempty"`     // the vendor's invoice number (emergency)
+	Explanation string   `json:"explanation,omitempty"` // why it could not wait (emergency)
+}
+
+// Validate checks that the record holds what §5.12 requires of its kind:
+// an emergency purchase its invoice and explanation, an open-market
+// purchase at least one bid; every purchase an id, a date, a vendor, a
+// known category and an amount over zero.
+func (p PublicPurchase) Validate() error {
+	switch {
+	case p.ID == "" || p.Date.IsZero() || p.Vendor == "" || p.Description == "":
+		return Errorf(EINVALID, sectionPurchasing, "A purchase record needs an id, a date, a description and a vendor.")
+	case !p.Amount.IsPositive():
+		return Errorf(EINVALID, sectionPurchasing, "Purchase %s: the amount must be more than $0.00.", p.ID)
+	}
+	switch p.Category {
+	case CategorySupplies, CategoryMaterials, CategoryEquipment, CategoryContractualServices:
+	default:
+		return Errorf(EINVALID, sectionPurchasing, "Purchase %s: unknown category %q.", p.ID, p.Category)
+	}
+	if p.Emergency {
+		if p.Invoice == "" || p.Explanation == "" {
+			return Errorf(EINVALID, "§5.12(7)", "Emergency purchase %s needs its invoice and an explanation.", p.ID)
+		}
+		return nil
+	}
+	if len(p.Bids) == 0 {
+		return Errorf(EINVALID, "§5.12(5)", "Open-market purchase %s needs its bids.", p.ID)
+	}
+	for _, b := range p.Bids {
+		if b.Vendor == "" || !b.Amount.IsPositive() {
+			return Errorf(EINVALID, "§5.12(5)", "Purchase %s: every bid needs a vendor and an amount over $0.00.", p.ID)
+		}
+	}
+	return nil
+}
+
+// Record returns the public record §5.12 asks of the purchase:
+// RecordEmergency or RecordOpenMarket.
+func (p PublicPurchase) Record() string {
+	if p.Emergency {
+		return RecordEmergency
+	}
+	return RecordOpenMarket
+}
+
+// PutPurchase checks a purchase record and writes it.
+func PutPurchase(tx Tx, p PublicPurchase) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	return tx.Put(Purchases, p.ID, p)
+}
+
+// ListPurchases reads every purchase record, newest first (then by id). A
+// record that does not decode is an error: public records must not vanish
+// silently.
+func ListPurchases(r Records) ([]PublicPurchase, error) {
+	var out []PublicPurchase
+	err := r.List(Purchases, "", func(id string, raw []byte) error {
+		var p PublicPurchase
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return Errorf(EINTERNAL, sectionPurchasing, "purchase record %s: %v", id, err)
+		}
+		out = append(out, p)
+		return nil
+	})
+	sort.SliceStable(out, func(i, j int) bool {
+		if c := out[i].Date.Compare(out[j].Date); c != 0 {
+			return c > 0
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, err
+}
