@@ -41,16 +41,20 @@ type FSM struct {
 
 	mu      sync.Mutex // excludes Restore from Apply
 	applied atomic.Uint64
-	head    []byte // journal head hash; guarded by mu
-	jseq    uint64 // journal entries so far; guarded by mu
+	head    []byte       // journal head hash; guarded by mu
+	jseq    uint64       // journal entries so far; guarded by mu
+	latest  atomic.Value // domain.DateTime: the latest intake time applied
 
 	restores atomic.Int64 // snapshots restored since open
 }
 
 // commandRecord is what the FSM keeps of every command it has seen.
+// It keeps the command itself (id, kind, actor, node, intake time and
+// payload) beside its log index and result.
 type commandRecord struct {
-	Index  uint64        `json:"index"`
-	Result domain.Result `json:"result"`
+	Index   uint64          `json:"index"`
+	Command *domain.Command `json:"command,omitempty"`
+	Result  domain.Result   `json:"result"`
 }
 
 // journalEntry is one link of the hash chain over every command applied or
@@ -89,6 +93,16 @@ func (f *FSM) loadMeta() error {
 	return f.db.View(func(txn *badger.Txn) error {
 		f.applied.Store(0)
 		f.head, f.jseq = nil, 0
+		f.latest.Store(domain.DateTime{})
+		if item, err := txn.Get(keyLatest); err == nil {
+			var at domain.DateTime
+			if err := item.Value(func(v []byte) error { return json.Unmarshal(v, &at) }); err != nil {
+				return fmt.Errorf("read latest intake time: %w", err)
+			}
+			f.latest.Store(at)
+		} else if !errors.Is(err, badger.ErrKeyNotFound) {
+			return fmt.Errorf("read latest intake time: %w", err)
+		}
 		if item, err := txn.Get(keyApplied); err == nil {
 			v, err := item.ValueCopy(nil)
 			if err != nil || len(v) != 8 {
@@ -109,6 +123,37 @@ func (f *FSM) loadMeta() error {
 		}
 		return nil
 	})
+}
+
+// Latest returns the latest intake time of any command applied, the
+// village clock's floor: a node whose clock reads earlier is wrong.
+func (f *FSM) Latest() domain.DateTime {
+	at, _ := f.latest.Load().(domain.DateTime)
+	return at
+}
+
+// Exception is a command the ledger refused, kept for the clerk.
+type Exception struct {
+	Index   uint64         `json:"index"`
+	Command domain.Command `json:"command"`
+	Error   *domain.Error  `json:"error"`
+}
+
+// Exceptions returns the refused commands, oldest id first.
+func (f *FSM) Exceptions() ([]Exception, error) {
+	ids, err := f.Keys(exceptionsIndex, "")
+	if err != nil {
+		return nil, err
+	}
+	var out []Exception
+	for _, id := range ids {
+		var rec commandRecord
+		if ok, err := f.get(key(prefixCommand, id), &rec); err != nil || !ok || rec.Command == nil {
+			continue
+		}
+		out = append(out, Exception{Index: rec.Index, Command: *rec.Command, Error: rec.Result.Error})
+	}
+	return out, nil
 }
 
 // Restores returns how many snapshots were restored since the FSM opened.
@@ -227,10 +272,19 @@ func (f *FSM) applyOne(txn *badger.Txn, l *raft.Log) (domain.Result, []kv) {
 			panic(fmt.Sprintf("replica: apply command %s at %d: %v", cmd.ID, l.Index, err))
 		}
 		res = domain.Result{CommandID: cmd.ID, Kind: cmd.Kind, Index: l.Index, Error: de}
+		// A refused command is an exception for the clerk to resolve, on
+		// every node: a replayed offline payment whose premise changed ends
+		// here rather than disappearing.
+		writes = append(writes, kv{indexKey(exceptionsIndex, cmd.ID), []byte{}})
 	} else {
 		writes = ov.sorted()
 	}
-	body, _ := json.Marshal(commandRecord{Index: l.Index, Result: res})
+	if cmd.At.After(f.Latest()) {
+		f.latest.Store(cmd.At)
+		at, _ := json.Marshal(cmd.At)
+		writes = append(writes, kv{keyLatest, at})
+	}
+	body, _ := json.Marshal(commandRecord{Index: l.Index, Command: &cmd, Result: res})
 	writes = append(writes, kv{key(prefixCommand, cmd.ID), body}, f.journal(l.Index, cmd, res))
 	return res, writes
 }

@@ -23,6 +23,9 @@ const (
 	prefixIndex     = "xi/" // xi/<index>/<key> → ""
 )
 
+// exceptionsIndex lists the ids of commands the ledger refused.
+const exceptionsIndex = "exceptions"
+
 func recordKey(collection, id string) []byte { return key(prefixRecord, collection, "/", id) }
 
 func indexKey(index, k string) []byte { return key(prefixIndex, index, "/", k) }
@@ -44,6 +47,7 @@ func validName(s string) bool {
 var (
 	keyApplied = []byte(prefixMeta + "applied")
 	keyJournal = []byte(prefixMeta + "journal")
+	keyLatest  = []byte(prefixMeta + "latest") // the latest intake time applied
 )
 
 func key(parts ...string) []byte { return []byte(strings.Join(parts, "")) }

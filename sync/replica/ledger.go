@@ -121,3 +121,7 @@ func (n *Node) Health() Health {
 		Consistency: n.Consistency(),
 	}
 }
+
+// Exceptions returns the commands the ledger refused, for the clerk: among
+// them offline payments replayed after their premise changed.
+func (n *Node) Exceptions() ([]Exception, error) { return n.fsm.Exceptions() }

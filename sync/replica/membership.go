@@ -33,6 +33,7 @@ type NodeStatus struct {
 	LastIndex    uint64    `json:"last_index"`
 	LastContact  time.Time `json:"last_contact,omitzero"`
 	PreferLeader bool      `json:"prefer_leader"`
+	Clock        time.Time `json:"clock"` // the node's clock when it answered
 }
 
 // Status returns this node's status.
@@ -47,6 +48,7 @@ func (n *Node) Status() NodeStatus {
 		AppliedIndex: n.fsm.Applied(),
 		LastIndex:    n.raft.LastIndex(),
 		PreferLeader: !n.cfg.AvoidLeadership,
+		Clock:        n.cfg.Now(),
 	}
 	if n.raft.State() == raft.Leader {
 		s.LastContact = time.Now()

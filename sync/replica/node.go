@@ -64,6 +64,17 @@ type Config struct {
 	// Status asks a peer for its status (a PeerClient's Status), for the
 	// cluster view and leader placement.
 	Status func(ctx context.Context, addr raft.ServerAddress) (NodeStatus, error)
+	// OfflineCardLimit is the largest card payment a node takes while it
+	// cannot reach the leader (the card network may be down too, and the
+	// charge is only an approval from the terminal); zero means no limit.
+	OfflineCardLimit domain.Money
+	// ClockCheckEvery is how often a clustered node compares its clock
+	// with its peers' (default 15 s).
+	ClockCheckEvery time.Duration
+	// MaxClockSkew is how far this node's clock may be from its peers'
+	// (and behind the latest command applied) before it refuses to date
+	// commands (default 2 minutes).
+	MaxClockSkew time.Duration
 	// WrapLogStore, if set, wraps the raft log store (fault injection: a
 	// slow disk).
 	WrapLogStore func(raft.LogStore) raft.LogStore
@@ -90,10 +101,12 @@ type Node struct {
 	transport raft.Transport
 	log       *slog.Logger
 
-	pending atomic.Int64
-	wake    chan struct{}
-	done    chan struct{}
-	wg      sync.WaitGroup
+	pending  atomic.Int64
+	lastAt   atomic.Value // domain.DateTime of the latest command taken here
+	clockErr atomic.Value // string: why the clock is distrusted, or ""
+	wake     chan struct{}
+	done     chan struct{}
+	wg       sync.WaitGroup
 
 	waitMu  sync.Mutex
 	waiters map[string][]chan domain.Result
@@ -127,6 +140,12 @@ func Open(cfg Config) (*Node, error) {
 	if cfg.SnapshotThreshold == 0 {
 		cfg.SnapshotThreshold = 8192
 	}
+	if cfg.MaxClockSkew == 0 {
+		cfg.MaxClockSkew = 2 * time.Minute
+	}
+	if cfg.ClockCheckEvery == 0 {
+		cfg.ClockCheckEvery = 15 * time.Second
+	}
 	if cfg.NewID == nil {
 		cfg.NewID = func() string { return uuid.Must(uuid.NewV7()).String() }
 	}
@@ -138,6 +157,10 @@ func Open(cfg Config) (*Node, error) {
 	}
 	n.wg.Add(1)
 	go n.forward()
+	if cfg.Status != nil {
+		n.wg.Add(1)
+		go n.watchClock()
+	}
 	if cfg.AvoidLeadership {
 		n.wg.Add(1)
 		go n.placeLeader()
@@ -173,6 +196,12 @@ func (n *Node) open() error {
 		return fmt.Errorf("read outbox: %w", err)
 	}
 	n.pending.Store(int64(len(pend)))
+	last, err := n.box.lastAt()
+	if err != nil {
+		return fmt.Errorf("read outbox: %w", err)
+	}
+	n.lastAt.Store(last)
+	n.clockErr.Store("")
 
 	hlog := hclogFor(n.log)
 	snaps, err := raft.NewFileSnapshotStoreWithLogger(filepath.Join(cfg.Dir, "snapshots"), 2, hlog)
@@ -294,7 +323,17 @@ func (n *Node) WaitLeader(ctx context.Context) error {
 // NewCommand returns a command of kind k stamped with a fresh id, this
 // node's id, the next receipt sequence and the intake time on the village
 // clock. The sequence is allocated durably, so no receipt number repeats.
+//
+// A node whose clock is clearly wrong refuses: one that reads earlier than
+// a command it took before or than the ledger's latest command (less the
+// allowed skew), or that its peers say is off by more than MaxClockSkew. A
+// Pi without its RTC boots in the past; dating a payment then would date
+// it wrong, which is worse than asking the resident to use the window.
 func (n *Node) NewCommand(k domain.Kind, actor string) (domain.Command, error) {
+	at := domain.DateTimeOf(n.cfg.Now().In(n.cfg.Location))
+	if err := n.checkClock(at); err != nil {
+		return domain.Command{}, err
+	}
 	seq, err := n.box.nextSeq()
 	if err != nil {
 		return domain.Command{}, err
@@ -302,11 +341,95 @@ func (n *Node) NewCommand(k domain.Kind, actor string) (domain.Command, error) {
 	return domain.Command{
 		ID:    n.cfg.NewID(),
 		Kind:  k,
-		At:    domain.DateTimeOf(n.cfg.Now().In(n.cfg.Location)),
+		At:    at,
 		Node:  n.cfg.ID,
 		Seq:   seq,
 		Actor: actor,
 	}, nil
+}
+
+// checkClock says why the node's clock cannot date a command now, if it
+// cannot.
+func (n *Node) checkClock(now domain.DateTime) error {
+	const section = ""
+	if last, _ := n.lastAt.Load().(domain.DateTime); now.Before(last) {
+		return domain.Errorf(domain.EUNAVAILABLE, section,
+			"This node's clock reads %s, earlier than a payment it already took (%s). Payments are refused until the clock is set right; please ask the clerk.", now, last)
+	}
+	floor := n.fsm.Latest()
+	if !floor.IsZero() && now.Time(time.UTC).Add(n.cfg.MaxClockSkew).Before(floor.Time(time.UTC)) {
+		return domain.Errorf(domain.EUNAVAILABLE, section,
+			"This node's clock reads %s, earlier than the ledger's latest entry (%s). Payments are refused until the clock is set right; please ask the clerk.", now, floor)
+	}
+	if msg, _ := n.clockErr.Load().(string); msg != "" {
+		return domain.Errorf(domain.EUNAVAILABLE, section, "%s Payments are refused until the clock is set right; please ask the clerk.", msg)
+	}
+	return nil
+}
+
+// watchClock compares this node's clock with its peers' (every
+// ClockCheckEvery).
+// When most peers that answer read a time more than MaxClockSkew away, the
+// node distrusts its own clock (checkClock refuses) until they agree again.
+func (n *Node) watchClock() {
+	defer n.wg.Done()
+	tick := time.NewTicker(n.cfg.ClockCheckEvery)
+	defer tick.Stop()
+	for {
+		n.compareClocks()
+		select {
+		case <-n.done:
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+func (n *Node) compareClocks() {
+	f := n.raft.GetConfiguration()
+	if f.Error() != nil {
+		return
+	}
+	answered, off := 0, 0
+	var worst time.Duration
+	for _, s := range f.Configuration().Servers {
+		if string(s.ID) == n.cfg.ID {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		t0 := n.cfg.Now()
+		st, err := n.cfg.Status(ctx, s.Address)
+		t1 := n.cfg.Now()
+		cancel()
+		if err != nil || st.Clock.IsZero() {
+			continue
+		}
+		answered++
+		skew := st.Clock.Sub(t0.Add(t1.Sub(t0) / 2))
+		if skew < 0 {
+			skew = -skew
+		}
+		if skew > n.cfg.MaxClockSkew {
+			off++
+			worst = max(worst, skew)
+		}
+	}
+	msg := ""
+	if answered > 0 && off*2 > answered {
+		msg = fmt.Sprintf("This node's clock differs from its peers' by %s.", worst.Round(time.Second))
+		n.log.Error("clock disagrees with peers", "skew", worst)
+	}
+	n.clockErr.Store(msg)
+}
+
+// connected reports whether this node can reach the leader now.
+func (n *Node) connected() bool {
+	if n.raft.State() == raft.Leader {
+		return true
+	}
+	_, leader := n.raft.LeaderWithID()
+	last := n.raft.LastContact()
+	return leader != "" && !last.IsZero() && time.Since(last) < 2*time.Second
 }
 
 // Submit records cmd in the outbox (synced) and waits, at most SubmitWait
@@ -323,6 +446,16 @@ func (n *Node) Submit(ctx context.Context, cmd domain.Command) (domain.Result, e
 	if cmd.Node != n.cfg.ID {
 		return domain.Result{}, domain.Errorf(domain.EINVALID, "", "command %s was made on node %s, not %s", cmd.ID, cmd.Node, n.cfg.ID)
 	}
+	if !n.connected() {
+		if !cmd.Kind.OfflineSafe() {
+			return domain.Result{}, domain.Errorf(domain.EUNAVAILABLE, "",
+				"This needs the current ledger, and this node cannot reach it right now. Please try again when the connection returns.")
+		}
+		if p := cmd.PayBill; p != nil && p.Tender == domain.Card && n.cfg.OfflineCardLimit.IsPositive() && p.Amount.GreaterThan(n.cfg.OfflineCardLimit) {
+			return domain.Result{}, domain.Errorf(domain.EUNAVAILABLE, "",
+				"While the network is down, card payments over $%s cannot be taken here. Please pay a smaller amount or pay at the clerk's window.", n.cfg.OfflineCardLimit)
+		}
+	}
 	ch := n.addWaiter(cmd.ID)
 	defer n.removeWaiter(cmd.ID, ch)
 	e, created, err := n.box.put(cmd)
@@ -331,6 +464,9 @@ func (n *Node) Submit(ctx context.Context, cmd domain.Command) (domain.Result, e
 	}
 	if created {
 		n.pending.Add(1)
+		if last, _ := n.lastAt.Load().(domain.DateTime); cmd.At.After(last) {
+			n.lastAt.Store(cmd.At)
+		}
 	}
 	if e.State != statePending && e.Result != nil {
 		return resultErr(*e.Result)

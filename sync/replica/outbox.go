@@ -218,3 +218,25 @@ func seqOfReceipt(node, number string) (uint64, bool) {
 	seq, err := strconv.ParseUint(rest, 10, 64)
 	return seq, err == nil
 }
+
+// lastAt returns the intake time of the newest command in the outbox: the
+// clock of this node must never read earlier.
+func (o *outbox) lastAt() (domain.DateTime, error) {
+	var at domain.DateTime
+	err := o.db.View(func(txn *badger.Txn) error {
+		prefix := []byte(prefixOutbox + "q/")
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, Reverse: true})
+		defer it.Close()
+		it.Seek(append(append([]byte{}, prefix...), 0xff))
+		if !it.Valid() {
+			return nil
+		}
+		var e outboxEntry
+		if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &e) }); err != nil {
+			return err
+		}
+		at = e.Command.At
+		return nil
+	})
+	return at, err
+}
