@@ -24,6 +24,22 @@ const (
 	KindPayPropertyTax      Kind = "pay_property_tax"      // a property tax payment (Ch. 74)
 )
 
+// offlineSafe lists the kinds a node may take while it cannot reach the
+// leader: they are recorded in the node's outbox with a provisional receipt
+// and applied when the network returns, re-validated then against the
+// ledger as it stands. Every other kind needs the current ledger (a refund,
+// a void, a returned-check reversal, the November run, year-end close,
+// membership) and is refused while offline. A kind missing here is not
+// offline-safe: the safe default for kinds added later.
+var offlineSafe = map[Kind]bool{
+	KindSeedDemo: true,
+	KindPayBill:  true,
+}
+
+// OfflineSafe reports whether commands of kind k may be taken without
+// quorum (DESIGN.md "How a payment flows", issue 5).
+func (k Kind) OfflineSafe() bool { return offlineSafe[k] }
+
 // Command is one change to the ledger. Everything that is not deterministic
 // (its id, the intake time, the node, the receipt sequence) is decided before
 // it enters the log, where it was taken, so that every node applying it
