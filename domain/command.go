@@ -32,8 +32,14 @@ const (
 // membership) and is refused while offline. A kind missing here is not
 // offline-safe: the safe default for kinds added later.
 var offlineSafe = map[Kind]bool{
-	KindSeedDemo: true,
-	KindPayBill:  true,
+	KindSeedDemo:            true,
+	KindPayBill:             true,
+	KindRequestStatusLetter: true,
+	KindPayPropertyTax:      true,
+	KindWindowPayment:       true, // cash and check at the clerk's window
+	KindDrawerOpen:          true,
+	KindDrawerClose:         true,
+	KindDeposit:             true,
 }
 
 // OfflineSafe reports whether commands of kind k may be taken without
