@@ -39,6 +39,7 @@ type nodeSettings struct {
 	Peer            string `json:"peer"`             // where peers reach this node's peer port
 	Listen          string `json:"listen,omitempty"` // what the peer port binds; default Peer
 	Bootstrap       bool   `json:"bootstrap,omitempty"`
+	JoinVia         string `json:"join_via,omitempty"` // a member's peer address; serve joins through it
 	AvoidLeadership bool   `json:"avoid_leadership,omitempty"`
 }
 
@@ -150,9 +151,11 @@ func certCommand(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// joinCommand runs `appliance join`: install a bundle, then ask the leader
-// to add this node as a voter.
-func joinCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// joinCommand runs `appliance join`: install a bundle and record which
+// member to join through. The node asks to be added as a voter when it
+// starts (serve), once it listens: a voter added before it can answer would
+// cost a two-node cluster its quorum.
+func joinCommand(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("join", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	data := fs.String("data", "data", "data folder of the new node")
@@ -175,17 +178,13 @@ func joinCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := pki.SaveIdentity(pkiDir(*data), ident); err != nil {
 		return err
 	}
-	s := nodeSettings{ID: ident.NodeID(), Peer: *peer, Listen: *listen, AvoidLeadership: *avoid}
+	s := nodeSettings{ID: ident.NodeID(), Peer: *peer, Listen: *listen, AvoidLeadership: *avoid,
+		JoinVia: strings.TrimPrefix(*leader, "https://")}
 	if err := writeSettings(*data, s); err != nil {
 		return err
 	}
-	client := replica.NewPeerClient(ident.ClientTLS())
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	if err := client.Member(ctx, strings.TrimPrefix(*leader, "https://"), replica.JoinPath, s.ID, s.Peer); err != nil {
-		return fmt.Errorf("join: %w (the identity is installed; run join again once the leader is reachable)", err)
-	}
-	fmt.Fprintf(stdout, "node %s joined the cluster as a voter; start it with: appliance serve --data %s\n", s.ID, *data)
+	fmt.Fprintf(stdout, "installed node %s (CA fingerprint %s); start it with `appliance serve --data %s`: it joins the cluster through %s as a voter\n",
+		s.ID, pki.Fingerprint(ident.CACertificate()), *data, s.JoinVia)
 	return nil
 }
 

@@ -24,7 +24,7 @@ commands:
   serve    run a node: the ledger, the kiosk and the staff pages
   init     make the village CA and the first node of a cluster
   cert     issue a certificate bundle for a new node (cert issue)
-  join     install a bundle and add this node to the cluster as a voter
+  join     install a bundle; the node joins the cluster as a voter when it starts
   remove   remove a node from the cluster
   transfer move leadership (to --node-id, or to the best follower)
   rules    evaluate Chapter 5 rules: JSON lines on stdin, one JSON line out per case
@@ -57,7 +57,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "cert":
 		err = certCommand(args[1:], stdout, stderr)
 	case "join":
-		err = joinCommand(ctx, args[1:], stdout, stderr)
+		err = joinCommand(args[1:], stdout, stderr)
 	case "remove", "transfer":
 		err = memberCommand(ctx, args[0], args[1:], stdout, stderr)
 	case "backup":

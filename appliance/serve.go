@@ -115,6 +115,9 @@ func (m *Main) Run(ctx context.Context) error {
 			listen = settings.Peer
 		}
 		m.Node, err = replica.OpenPeer(rcfg, replica.PeerConfig{Identity: ident, Listen: listen, Advertise: settings.Peer})
+		if err == nil && settings.JoinVia != "" {
+			m.Node.JoinCluster(settings.JoinVia)
+		}
 	} else {
 		m.Node, err = replica.Open(rcfg)
 	}

@@ -38,6 +38,11 @@ for i in 1 2; do
   fi
   "$bin" serve --data "$dir/$id" --http "127.0.0.1:808$((i + 1))" >"$dir/$id.log" 2>&1 &
   wait_up "808$((i + 1))" "$i"
+  # serve joins the cluster through the first node; wait until it is in.
+  for _ in $(seq 100); do
+    curl -fsS "http://127.0.0.1:808$((i + 1))/healthz" | grep -q '"raft_state":"Follower"' && break
+    sleep 0.1
+  done
 done
 
 token=$(cat "$dir/${ids[0]}/operator.token")

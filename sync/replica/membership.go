@@ -310,3 +310,47 @@ func (n *Node) placeLeader() {
 		}
 	}
 }
+
+// JoinCluster asks the cluster, through the node at addr, to add this node
+// as a voter, and retries until this node is a member or closes. A node
+// joins once it is running and listening: adding a voter that cannot yet
+// answer would cost a two-node cluster its quorum.
+func (n *Node) JoinCluster(addr string) {
+	if n.peers == nil {
+		return
+	}
+	n.wg.Add(1)
+	go func() {
+		defer n.wg.Done()
+		for !n.isMember() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			err := n.peers.Member(ctx, addr, JoinPath, n.cfg.ID, string(n.transport.LocalAddr()))
+			cancel()
+			if err == nil {
+				n.log.Info("joined the cluster", "via", addr)
+				return
+			}
+			n.log.Warn("join the cluster", "via", addr, "err", err)
+			select {
+			case <-n.done:
+				return
+			case <-time.After(2 * time.Second):
+			}
+		}
+	}()
+}
+
+// isMember reports whether this node is in its own copy of the cluster
+// configuration.
+func (n *Node) isMember() bool {
+	f := n.raft.GetConfiguration()
+	if f.Error() != nil {
+		return false
+	}
+	for _, s := range f.Configuration().Servers {
+		if string(s.ID) == n.cfg.ID {
+			return true
+		}
+	}
+	return false
+}
