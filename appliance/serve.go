@@ -35,6 +35,9 @@ type Config struct {
 	Logger     *slog.Logger
 	Now        func() time.Time // the clock; tests pin it
 	SubmitWait time.Duration    // how long a payment waits before a provisional receipt
+	// OfflineCardLimit is the largest card payment taken while the node
+	// cannot reach the leader.
+	OfflineCardLimit domain.Money
 }
 
 // Village is the village's time zone. Dates in the ledger are its dates.
@@ -55,7 +58,8 @@ type Main struct {
 
 // NewMain returns a Main with default configuration.
 func NewMain() *Main {
-	return &Main{Config: Config{DataDir: "data", HTTPAddr: "127.0.0.1:8080", NodeID: "hall-kiosk"}}
+	return &Main{Config: Config{DataDir: "data", HTTPAddr: "127.0.0.1:8080", NodeID: "hall-kiosk",
+		OfflineCardLimit: domain.MustMoney("500.00")}}
 }
 
 // Addr returns the address the HTTP server listens on.
@@ -98,6 +102,8 @@ func (m *Main) Run(ctx context.Context) error {
 		Logger:     cfg.Logger,
 		Bootstrap:  true,
 		SubmitWait: cfg.SubmitWait,
+
+		OfflineCardLimit: cfg.OfflineCardLimit,
 	}
 	settings, clustered, err := readSettings(cfg.DataDir)
 	if err != nil {
@@ -225,6 +231,11 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.StringVar(&m.Config.NodeID, "node-id", m.Config.NodeID, "this node's id")
 	fs.BoolVar(&m.Config.Demo, "demo", false, "load demo data into an empty ledger")
 	fs.StringVar(&m.Config.ParamsFile, "params", "", "parameter file layered over the embedded defaults")
+	fs.Func("offline-card-limit", "largest card payment taken while the leader is unreachable (default 500.00)", func(v string) error {
+		lim, err := domain.ParseMoney(v)
+		m.Config.OfflineCardLimit = lim
+		return err
+	})
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
