@@ -330,7 +330,7 @@ func (n *Node) WaitLeader(ctx context.Context) error {
 // Pi without its RTC boots in the past; dating a payment then would date
 // it wrong, which is worse than asking the resident to use the window.
 func (n *Node) NewCommand(k domain.Kind, actor string) (domain.Command, error) {
-	at := domain.DateTimeOf(n.cfg.Now().In(n.cfg.Location))
+	at := domainNow(n)
 	if err := n.checkClock(at); err != nil {
 		return domain.Command{}, err
 	}
@@ -347,6 +347,9 @@ func (n *Node) NewCommand(k domain.Kind, actor string) (domain.Command, error) {
 		Actor: actor,
 	}, nil
 }
+
+// domainNow reads the node's clock as a village date and time.
+func domainNow(n *Node) domain.DateTime { return domain.DateTimeOf(n.cfg.Now().In(n.cfg.Location)) }
 
 // checkClock says why the node's clock cannot date a command now, if it
 // cannot.
