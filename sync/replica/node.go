@@ -548,6 +548,10 @@ func (n *Node) kick() {
 	}
 }
 
+// outboxRetentionDays is how long answered outbox entries are kept, for
+// the node's own look-ups of recent receipts; the ledger keeps them all.
+const outboxRetentionDays = 30
+
 // forward drains the outbox into the log, oldest first, in batches. An
 // entry stays pending until the ledger answers for it; failures whose
 // outcome is unknown (no leader, leadership lost, timeouts) are retried
@@ -556,7 +560,17 @@ func (n *Node) forward() {
 	defer n.wg.Done()
 	const minPause, maxPause = 50 * time.Millisecond, 5 * time.Second
 	pause := minPause
+	var pruned time.Time
 	for {
+		if time.Since(pruned) > time.Hour {
+			pruned = time.Now()
+			cutoff := domain.DateTimeOf(n.cfg.Now().In(n.cfg.Location).AddDate(0, 0, -outboxRetentionDays))
+			if k, err := n.box.prune(cutoff); err != nil {
+				n.log.Error("prune outbox", "err", err)
+			} else if k > 0 {
+				n.log.Info("pruned outbox", "entries", k)
+			}
+		}
 		entries, err := n.box.pending(256)
 		if err != nil {
 			n.log.Error("read outbox", "err", err)

@@ -240,3 +240,41 @@ func (o *outbox) lastAt() (domain.DateTime, error) {
 	})
 	return at, err
 }
+
+// prune deletes entries that the ledger answered for and that were taken
+// before cutoff: the ledger keeps every command and receipt, so the outbox
+// needs only what is still on its way. It returns how many it deleted.
+func (o *outbox) prune(cutoff domain.DateTime) (int, error) {
+	var seqs []uint64
+	var ids []string
+	err := o.db.View(func(txn *badger.Txn) error {
+		prefix := []byte(prefixOutbox + "q/")
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: true, PrefetchSize: 64})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			var e outboxEntry
+			if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &e) }); err != nil {
+				return err
+			}
+			if e.State != statePending && e.Command.At.Before(cutoff) {
+				seqs = append(seqs, e.Seq)
+				ids = append(ids, e.Command.ID)
+			}
+		}
+		return nil
+	})
+	if err != nil || len(seqs) == 0 {
+		return 0, err
+	}
+	wb := o.db.NewWriteBatch()
+	defer wb.Cancel()
+	for i, seq := range seqs {
+		if err := wb.Delete(outboxKey(seq)); err != nil {
+			return 0, err
+		}
+		if err := wb.Delete(outboxIDKey(ids[i])); err != nil {
+			return 0, err
+		}
+	}
+	return len(seqs), wb.Flush()
+}
