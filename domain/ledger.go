@@ -176,6 +176,18 @@ type Tx interface {
 	Unindex(index, key string) error
 }
 
+// CollectionExceptions is the collection of commands the ledger refused,
+// by command id: among them offline payments replayed after their premise
+// changed. The clerk resolves them; nothing refused is dropped silently.
+const CollectionExceptions = "exceptions"
+
+// Exception is a refused command with the reason.
+type Exception struct {
+	Index   uint64  `json:"index"` // the log entry that refused it
+	Command Command `json:"command"`
+	Error   *Error  `json:"error"`
+}
+
 // Records is the read side of the named collections, for pages and
 // exports. A missing record is an ENOTFOUND *Error.
 type Records interface {

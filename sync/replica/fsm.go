@@ -132,28 +132,18 @@ func (f *FSM) Latest() domain.DateTime {
 	return at
 }
 
-// Exception is a command the ledger refused, kept for the clerk.
-type Exception struct {
-	Index   uint64         `json:"index"`
-	Command domain.Command `json:"command"`
-	Error   *domain.Error  `json:"error"`
-}
-
-// Exceptions returns the refused commands, oldest id first.
-func (f *FSM) Exceptions() ([]Exception, error) {
-	ids, err := f.Keys(exceptionsIndex, "")
-	if err != nil {
-		return nil, err
-	}
-	var out []Exception
-	for _, id := range ids {
-		var rec commandRecord
-		if ok, err := f.get(key(prefixCommand, id), &rec); err != nil || !ok || rec.Command == nil {
-			continue
+// Exceptions returns the refused commands, by command id.
+func (f *FSM) Exceptions() ([]domain.Exception, error) {
+	var out []domain.Exception
+	err := f.List(domain.CollectionExceptions, "", func(_ string, raw []byte) error {
+		var e domain.Exception
+		if err := json.Unmarshal(raw, &e); err != nil {
+			return err
 		}
-		out = append(out, Exception{Index: rec.Index, Command: *rec.Command, Error: rec.Result.Error})
-	}
-	return out, nil
+		out = append(out, e)
+		return nil
+	})
+	return out, err
 }
 
 // Restores returns how many snapshots were restored since the FSM opened.
@@ -275,7 +265,8 @@ func (f *FSM) applyOne(txn *badger.Txn, l *raft.Log) (domain.Result, []kv) {
 		// A refused command is an exception for the clerk to resolve, on
 		// every node: a replayed offline payment whose premise changed ends
 		// here rather than disappearing.
-		writes = append(writes, kv{indexKey(exceptionsIndex, cmd.ID), []byte{}})
+		ex, _ := json.Marshal(domain.Exception{Index: l.Index, Command: cmd, Error: de})
+		writes = append(writes, kv{recordKey(domain.CollectionExceptions, cmd.ID), ex})
 	} else {
 		writes = ov.sorted()
 	}

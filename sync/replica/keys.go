@@ -23,9 +23,6 @@ const (
 	prefixIndex     = "xi/" // xi/<index>/<key> → ""
 )
 
-// exceptionsIndex lists the ids of commands the ledger refused.
-const exceptionsIndex = "exceptions"
-
 func recordKey(collection, id string) []byte { return key(prefixRecord, collection, "/", id) }
 
 func indexKey(index, k string) []byte { return key(prefixIndex, index, "/", k) }

@@ -124,4 +124,4 @@ func (n *Node) Health() Health {
 
 // Exceptions returns the commands the ledger refused, for the clerk: among
 // them offline payments replayed after their premise changed.
-func (n *Node) Exceptions() ([]Exception, error) { return n.fsm.Exceptions() }
+func (n *Node) Exceptions() ([]domain.Exception, error) { return n.fsm.Exceptions() }
