@@ -27,6 +27,7 @@ commands:
   join     install a bundle; the node joins the cluster as a voter when it starts
   remove   remove a node from the cluster
   transfer move leadership (to --node-id, or to the best follower)
+  promote  make a stopped surviving node the whole cluster (village hall lost; see README)
   rules    evaluate Chapter 5 rules: JSON lines on stdin, one JSON line out per case
   backup   write a checksummed snapshot of a running node's ledger
   restore  load a backup into an empty data folder
@@ -60,6 +61,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = joinCommand(args[1:], stdout, stderr)
 	case "remove", "transfer":
 		err = memberCommand(ctx, args[0], args[1:], stdout, stderr)
+	case "promote":
+		err = promoteCommand(args[1:], stdout, stderr)
 	case "backup":
 		err = backupCommand(ctx, args[1:], stderr)
 	case "restore":

@@ -19,6 +19,7 @@ import (
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk"
 	"github.com/villagehall/appliance/kiosk/terminal"
+	"github.com/villagehall/appliance/sync/faults"
 	"github.com/villagehall/appliance/sync/pki"
 	"github.com/villagehall/appliance/sync/replica"
 )
@@ -35,6 +36,7 @@ type Config struct {
 	Logger     *slog.Logger
 	Now        func() time.Time // the clock; tests pin it
 	SubmitWait time.Duration    // how long a payment waits before a provisional receipt
+	Faults     bool             // mount /admin/faults (hidden flag --faults; see faults.go)
 	// OfflineCardLimit is the largest card payment taken while the node
 	// cannot reach the leader.
 	OfflineCardLimit domain.Money
@@ -54,6 +56,7 @@ type Main struct {
 	done     chan error
 
 	operatorToken string
+	faults        *faults.Injector // with --faults on a clustered node
 }
 
 // NewMain returns a Main with default configuration.
@@ -120,7 +123,11 @@ func (m *Main) Run(ctx context.Context) error {
 		if listen == "" {
 			listen = settings.Peer
 		}
-		m.Node, err = replica.OpenPeer(rcfg, replica.PeerConfig{Identity: ident, Listen: listen, Advertise: settings.Peer})
+		pc := replica.PeerConfig{Identity: ident, Listen: listen, Advertise: settings.Peer}
+		if cfg.Faults {
+			m.hookFaults(&rcfg, &pc)
+		}
+		m.Node, err = replica.OpenPeer(rcfg, pc)
 		if err == nil && settings.JoinVia != "" {
 			m.Node.JoinCluster(settings.JoinVia)
 		}
@@ -158,6 +165,9 @@ func (m *Main) Run(ctx context.Context) error {
 	mux.HandleFunc("GET /healthz", m.showHealth)
 	mux.HandleFunc("GET /admin/backup", m.showBackup)
 	mux.HandleFunc("GET /api/v1/cluster", m.requireOperator(m.showCluster))
+	if cfg.Faults {
+		m.mountFaults(mux)
+	}
 	mux.Handle("/", ks.Handler())
 	m.ln, err = net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {
@@ -224,6 +234,7 @@ func (m *Main) Close() error {
 // serveCommand runs `appliance serve` until a signal.
 func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	m := NewMain()
+	args, m.Config.Faults = takeFaultsFlag(args)
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&m.Config.DataDir, "data", m.Config.DataDir, "data folder")

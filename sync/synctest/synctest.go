@@ -33,6 +33,19 @@ type Cluster struct {
 	Tune func(*replica.Config)
 	// Now is the clock of every member.
 	Now func() time.Time
+	// Peer, if set, adjusts each member's peer configuration before it
+	// opens (fault injection: the stream, handler and dialer hooks).
+	Peer func(m *Member, pc *replica.PeerConfig)
+}
+
+// Options configures NewWith.
+type Options struct {
+	// IDs names the members ("hall-kiosk", …), the first bootstrapping.
+	IDs []string
+	// Tune adjusts each member's configuration before it opens.
+	Tune func(*replica.Config)
+	// Peer adjusts each member's peer configuration before it opens.
+	Peer func(m *Member, pc *replica.PeerConfig)
 }
 
 // Member is one node of a Cluster.
@@ -49,16 +62,27 @@ type Member struct {
 // naming all of them. Every member is stopped when the test ends.
 func New(t testing.TB, n int, tune func(*replica.Config)) *Cluster {
 	t.Helper()
+	ids := make([]string, n)
+	for i := range n {
+		ids[i] = fmt.Sprintf("node-%d", i+1)
+	}
+	return NewWith(t, Options{IDs: ids, Tune: tune})
+}
+
+// NewWith starts a cluster of members named opts.IDs; the first
+// bootstraps a configuration naming all of them. Every member is stopped
+// when the test ends.
+func NewWith(t testing.TB, opts Options) *Cluster {
+	t.Helper()
 	loc, _ := time.LoadLocation("America/Chicago")
 	fixed := time.Date(2026, 4, 10, 10, 0, 0, 0, loc)
-	c := &Cluster{T: t, Params: domain.DefaultParams(), Tune: tune, Now: func() time.Time { return fixed }}
+	c := &Cluster{T: t, Params: domain.DefaultParams(), Tune: opts.Tune, Peer: opts.Peer, Now: func() time.Time { return fixed }}
 	var err error
 	if c.CA, err = pki.NewCA("Village of Belleville (test)", time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	base := t.TempDir()
-	for i := range n {
-		id := fmt.Sprintf("node-%d", i+1)
+	for _, id := range opts.IDs {
 		ident, err := c.CA.Issue(id, nil, time.Now())
 		if err != nil {
 			t.Fatal(err)
@@ -120,7 +144,11 @@ func (m *Member) start(bootstrap bool, servers []raft.Server) {
 	m.c.T.Helper()
 	var err error
 	for try := 0; try < 50; try++ { // the port may linger briefly after a stop
-		m.Node, err = replica.OpenPeer(m.config(bootstrap, servers), replica.PeerConfig{Identity: m.Identity, Listen: m.Addr})
+		pc := replica.PeerConfig{Identity: m.Identity, Listen: m.Addr}
+		if m.c.Peer != nil {
+			m.c.Peer(m, &pc)
+		}
+		m.Node, err = replica.OpenPeer(m.config(bootstrap, servers), pc)
 		if err == nil {
 			return
 		}

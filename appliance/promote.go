@@ -1,0 +1,66 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/villagehall/appliance/sync/replica"
+)
+
+// promoteCommand runs `appliance promote`: with village hall lost, it makes
+// the stopped backup node (or whichever nodes survive) the whole cluster,
+// so that it can commit again. README.md, "Promoting the backup node",
+// is the procedure around it; read it first: the lost nodes must never
+// come back on their old data folders.
+func promoteCommand(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("promote", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	data := fs.String("data", "data", "data folder of the stopped node to promote")
+	keep := fs.String("keep", "", "ids of every surviving node to keep as voters, comma-separated (default: this node alone)")
+	paramsFile := fs.String("params", "", "parameter file the node serves with, layered over the embedded defaults")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	settings, clustered, err := readSettings(*data)
+	if err != nil {
+		return err
+	}
+	if !clustered {
+		return fmt.Errorf("%s holds no clustered node (no %s): there is nothing to promote", *data, nodeFile)
+	}
+	params, err := loadParams(*paramsFile)
+	if err != nil {
+		return err
+	}
+	var ids []string
+	for _, id := range strings.Split(*keep, ",") {
+		if id = strings.TrimSpace(id); id != "" {
+			ids = append(ids, id)
+		}
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	rec, err := replica.Recover(replica.Config{ID: settings.ID, Dir: *data, Params: params, Logger: logger}, ids)
+	if err != nil {
+		return fmt.Errorf("promote %s: %w (stop the node first: systemctl stop appliance)", settings.ID, err)
+	}
+	fmt.Fprintf(stdout, "promoted node %s in %s\n", settings.ID, *data)
+	fmt.Fprintf(stdout, "  cluster before: %s\n", serverList(rec.Before))
+	fmt.Fprintf(stdout, "  cluster now:    %s\n", serverList(rec.After))
+	fmt.Fprintf(stdout, "  ledger applied through log index %d; %d queued commands will post once it runs\n", rec.Applied, rec.PendingSent)
+	fmt.Fprintf(stdout, "start it (systemctl start appliance). The nodes left out must never start on their old data folders:\n")
+	fmt.Fprintf(stdout, "move those folders aside and join them again from empty folders (README.md, \"Promoting the backup node\").\n")
+	return nil
+}
+
+func serverList(servers []raft.Server) string {
+	parts := make([]string, len(servers))
+	for i, v := range servers {
+		parts[i] = fmt.Sprintf("%s (%s, %s)", v.ID, v.Address, v.Suffrage)
+	}
+	return strings.Join(parts, ", ")
+}

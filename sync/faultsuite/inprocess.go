@@ -1,0 +1,220 @@
+package faultsuite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/sync/faults"
+	"github.com/villagehall/appliance/sync/replica"
+	"github.com/villagehall/appliance/sync/synctest"
+)
+
+// InProcess is a Target of three replica nodes inside the test process,
+// over real WebSockets with mutual TLS on 127.0.0.1. A crash is a stop of
+// the node (raft, transport, peer port and stores closed) while clients
+// keep paying at the others.
+type InProcess struct {
+	C   *synctest.Cluster
+	Net *faults.Network
+
+	mu    sync.RWMutex // held for writing while a member stops or starts
+	due   map[string]int64
+	today domain.Date
+}
+
+// InProcessOptions configures NewInProcess.
+type InProcessOptions struct {
+	// Bills is how many bills to seed (default 20).
+	Bills int
+	// SubmitWait is how long a payment waits before its receipt is
+	// provisional (default 2 s, as on the appliances).
+	SubmitWait time.Duration
+}
+
+// NewInProcess starts the three nodes (the backup avoiding leadership, as
+// configured at the village), each with its fault injector, and seeds
+// bills billed on the cluster's (pinned) day.
+func NewInProcess(t testing.TB, opts InProcessOptions) *InProcess {
+	t.Helper()
+	if opts.Bills == 0 {
+		opts.Bills = 20
+	}
+	if opts.SubmitWait == 0 {
+		opts.SubmitWait = 2 * time.Second
+	}
+	p := &InProcess{Net: faults.NewNetwork(), due: map[string]int64{}}
+	p.C = synctest.NewWith(t, synctest.Options{
+		IDs: IDs,
+		Tune: func(cfg *replica.Config) {
+			cfg.SubmitWait = opts.SubmitWait
+			cfg.AvoidLeadership = cfg.ID == AnnexBackup
+			cfg.WrapLogStore = p.Net.Node(cfg.ID, "").WrapLogStore
+		},
+		Peer: func(m *synctest.Member, pc *replica.PeerConfig) {
+			p.Net.Node(m.ID, m.Addr).Hook(pc)
+		},
+	})
+	loc, _ := time.LoadLocation("America/Chicago")
+	p.today = domain.DateOf(p.C.Now().In(loc))
+	leader := p.C.Leader(15 * time.Second)
+	seed := SeedBills(opts.Bills, p.today)
+	res, err := leader.Submit(domain.KindSeedDemo, func(c *domain.Command) { c.SeedDemo = seed })
+	if err != nil || res.Index == 0 {
+		t.Fatalf("seed bills: %+v, %v", res, err)
+	}
+	for _, b := range seed.Bills {
+		p.due[b.ID] = dueCents(b, p.today, p.C.Params)
+	}
+	p.C.Converge(20 * time.Second)
+	return p
+}
+
+// SeedBills returns n bills of 100.00 ("F001"…) billed on day, on one
+// parcel: not yet due, so a payment's balance is the principal less what
+// was paid.
+func SeedBills(n int, day domain.Date) *domain.SeedDemo {
+	seed := &domain.SeedDemo{
+		Parcels:  []domain.Parcel{{ID: "0601-141-2001", Address: "141 W Main St", County: domain.Dane, Owner: "Fault Suite"}},
+		Accounts: []domain.Account{{Number: "100101", Name: "Fault Suite", Parcels: []string{"0601-141-2001"}}},
+	}
+	for i := range n {
+		seed.Bills = append(seed.Bills, domain.Bill{
+			ID: fmt.Sprintf("F%03d", i+1), Account: "100101", Parcel: "0601-141-2001", Description: "fault suite",
+			BilledOn: day, Principal: domain.MustMoney("100.00"),
+		})
+	}
+	return seed
+}
+
+func dueCents(b domain.Bill, day domain.Date, p *domain.Params) int64 {
+	fig, err := b.Figures(day, p)
+	if err != nil {
+		return b.Principal.Cents()
+	}
+	return fig.Balance.Cents()
+}
+
+// Kind names the target.
+func (p *InProcess) Kind() string { return "in-process" }
+
+// Due returns the seeded bills' amounts due.
+func (p *InProcess) Due() map[string]int64 { return p.due }
+
+func (p *InProcess) member(id string) *synctest.Member {
+	for _, m := range p.C.Members {
+		if m.ID == id {
+			return m
+		}
+	}
+	panic("faultsuite: no member " + id)
+}
+
+// Node returns node id's replica while it runs, or nil. The caller must
+// not use it across a Crash.
+func (p *InProcess) Node(id string) *replica.Node {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.member(id).Node
+}
+
+// Pay submits a payment at node with Node.Submit, as the kiosk does.
+func (p *InProcess) Pay(ctx context.Context, node, commandID, bill string, cents int64) Op {
+	op := Op{Node: node, CommandID: commandID, Bill: bill, Cents: cents, Call: time.Now()}
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	n := p.member(node).Node
+	if n == nil {
+		op.Status, op.Err, op.Return = Unknown, "node down", time.Now()
+		return op
+	}
+	op.Status, op.Balance, op.Receipt, op.Err = pay(ctx, n, commandID, bill, cents)
+	op.Return = time.Now()
+	return op
+}
+
+// pay submits one payment on n and classifies the answer.
+func pay(ctx context.Context, n *replica.Node, commandID, bill string, cents int64) (Status, int64, string, string) {
+	cmd, err := n.NewCommand(domain.KindPayBill, "faultsuite")
+	if err != nil {
+		return Unknown, 0, "", err.Error()
+	}
+	cmd.ID = commandID
+	cmd.PayBill = &domain.PayBill{BillID: bill, Amount: domain.Cents(cents), Tender: domain.Cash}
+	res, err := n.Submit(ctx, cmd)
+	return Classify(res, err)
+}
+
+// Classify turns a Submit answer into what the client learned: the
+// status, the balance after a posted payment, the receipt number and, for
+// an unknown or refused outcome, why.
+func Classify(res domain.Result, err error) (Status, int64, string, string) {
+	var de *domain.Error
+	switch {
+	case err != nil && errors.As(err, &de) && res.Error != nil:
+		return Refused, 0, "", err.Error()
+	case err != nil:
+		return Unknown, 0, "", err.Error()
+	case res.Receipt == nil:
+		return Unknown, 0, "", "no receipt"
+	case res.Receipt.Status == domain.Provisional:
+		return Provisional, 0, res.Receipt.Number, ""
+	default:
+		return Posted, res.Receipt.Balance.Cents(), res.Receipt.Number, ""
+	}
+}
+
+// Partition cuts a off from b.
+func (p *InProcess) Partition(a, b []string) { p.Net.Partition(a, b) }
+
+// Heal removes every partition.
+func (p *InProcess) Heal() { p.Net.HealAll() }
+
+// SlowDisk slows node's raft log writes.
+func (p *InProcess) SlowDisk(node string, d time.Duration) { p.Net.SetDiskDelay(node, d) }
+
+// Crash stops node.
+func (p *InProcess) Crash(node string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.member(node).Stop()
+}
+
+// Restart starts node again on its data folder and port.
+func (p *InProcess) Restart(node string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.member(node).Start()
+}
+
+// Running reports whether node runs.
+func (p *InProcess) Running(node string) bool { return p.Node(node) != nil }
+
+// Leader returns the running node that leads, or "".
+func (p *InProcess) Leader() string {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	for _, m := range p.C.Members {
+		if m.Node != nil && m.Node.Raft().State() == raft.Leader {
+			return m.ID
+		}
+	}
+	return ""
+}
+
+// State reads node's ledger.
+func (p *InProcess) State(node string) (faults.NodeState, error) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	n := p.member(node).Node
+	if n == nil {
+		return faults.NodeState{}, errors.New("not running")
+	}
+	return faults.ReadState(n)
+}
