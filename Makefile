@@ -10,7 +10,7 @@ BIN       := bin
 
 CLUSTER   ?= ./data/cluster
 
-.PHONY: run cluster test generate check-generated vet check-imports chromium build build-pi bench lint clean
+.PHONY: run cluster test test-faults generate check-generated vet check-imports chromium build build-pi bench lint clean
 
 ## run: one node with the embedded defaults and demo data; kiosk on http://127.0.0.1:8080
 run:
@@ -23,6 +23,21 @@ cluster: build
 ## test: the whole suite, including the real-browser kiosk tests
 test: check-generated vet check-imports chromium
 	$(GO) test -race -count=1 -timeout 20m ./...
+
+## test-faults: the full randomized fault suite (about 10 minutes): partitions of the
+## WebSocket transport, kill -9 of appliance processes, restarts, leader crashes during
+## writes, slow disks; then exactly-once, linearizability (porcupine) and state-hash checks.
+## `make test` runs a bounded subset (one short run of each kind and the scenarios).
+FAULTS_RUNS      ?= 10
+FAULTS_PROC_RUNS ?= 4
+FAULTS_SECONDS   ?= 15
+test-faults:
+	@mkdir -p $(BIN)
+	FAULTS_RUNS=$(FAULTS_RUNS) FAULTS_PROC_RUNS=$(FAULTS_PROC_RUNS) FAULTS_SECONDS=$(FAULTS_SECONDS) \
+		$(GO) test -race -count=1 -timeout 15m -v ./sync/faults/ ./sync/faultsuite/ >$(BIN)/test-faults.log 2>&1; \
+		status=$$?; \
+		grep -E -- '--- FAIL|^FAIL|^ok|^panic|DATA RACE|fault suite:|_test\.go:[0-9]+: ' $(BIN)/test-faults.log; \
+		echo "full log: $(BIN)/test-faults.log"; exit $$status
 
 ## generate: templ components → Go
 generate:

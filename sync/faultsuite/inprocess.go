@@ -65,9 +65,26 @@ func NewInProcess(t testing.TB, opts InProcessOptions) *InProcess {
 	p.today = domain.DateOf(p.C.Now().In(loc))
 	leader := p.C.Leader(15 * time.Second)
 	seed := SeedBills(opts.Bills, p.today)
-	res, err := leader.Submit(domain.KindSeedDemo, func(c *domain.Command) { c.SeedDemo = seed })
-	if err != nil || res.Index == 0 {
-		t.Fatalf("seed bills: %+v, %v", res, err)
+	cmd, err := leader.Node.NewCommand(domain.KindSeedDemo, "faultsuite")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.SeedDemo = seed
+	// Right after the election the first answer may be provisional (the
+	// leader may be handing over to the hall): wait for the seed to post.
+	if _, err := leader.Node.Submit(context.Background(), cmd); err != nil {
+		t.Fatalf("seed bills: %v", err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		res, ok, err := leader.Node.FSM().CommandResult(cmd.ID)
+		if err == nil && ok && res.Error == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("seed bills did not post: %+v, %v", res, err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 	for _, b := range seed.Bills {
 		p.due[b.ID] = dueCents(b, p.today, p.C.Params)

@@ -104,8 +104,20 @@ func NewProcesses(t testing.TB, bills int) *Processes {
 	today := domain.DateOf(time.Now().In(loc))
 	seed := SeedBills(bills, today)
 	var out faultPayment
-	if err := p.post(HallClerk, "/admin/faults/seed", seed, &out); err != nil || out.Result.Index == 0 {
+	if err := p.post(HallClerk, "/admin/faults/seed", seed, &out); err != nil || out.Error != "" {
 		t.Fatalf("seed bills: %+v, %v\n%s", out, err, p.logs())
+	}
+	// The answer may be provisional while the joins settle: wait for it.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		s, err := p.State(HallClerk)
+		if err == nil && len(s.Payments) == bills {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("seed bills did not post: %+v, %v\n%s", s, err, p.logs())
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 	params := domain.DefaultParams()
 	for _, b := range seed.Bills {
@@ -417,4 +429,24 @@ func (p *Processes) State(node string) (faults.NodeState, error) {
 	}
 	err := p.get(node, "/admin/faults/state", &s)
 	return s, err
+}
+
+// Stop shuts node down cleanly with SIGTERM, as systemctl stop does.
+func (p *Processes) Stop(node string) {
+	n := p.procs[node]
+	n.mu.Lock()
+	cmd, done := n.cmd, n.done
+	n.cmd = nil
+	n.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		p.t.Errorf("%s did not stop on SIGTERM within 15 s", node)
+		cmd.Process.Kill()
+		<-done
+	}
 }

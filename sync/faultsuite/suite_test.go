@@ -12,9 +12,9 @@ import (
 // The suite's size comes from the environment so that `make test` runs a
 // bounded subset and `make test-faults` the full randomized suite:
 //
-//	FAULTS_RUNS       in-process runs (default 2)
+//	FAULTS_RUNS       in-process runs (default 1)
 //	FAULTS_PROC_RUNS  runs of real processes killed with SIGKILL (default 1)
-//	FAULTS_SECONDS    length of each run's fault phase (default 6)
+//	FAULTS_SECONDS    length of each run's fault phase (default 5)
 //	FAULTS_SEED       first seed (default: from the clock, printed)
 func envInt(name string, def int) int {
 	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v >= 0 {
@@ -79,8 +79,8 @@ func firstSeed(t *testing.T) uint64 {
 // crashes during writes among them), restarts and slow disks against three
 // nodes in this process while four clients pay bills at random nodes.
 func TestRandomFaultsInProcess(t *testing.T) {
-	runs := envInt("FAULTS_RUNS", 2)
-	secs := envInt("FAULTS_SECONDS", 6)
+	runs := envInt("FAULTS_RUNS", 1)
+	secs := envInt("FAULTS_SECONDS", 5)
 	seed := firstSeed(t)
 	for i := range runs {
 		plan := Plan{Seed: seed + uint64(i), Duration: time.Duration(secs) * time.Second, Clients: 4}
@@ -97,7 +97,7 @@ func TestRandomFaultsInProcess(t *testing.T) {
 // WebSocket transport and a slowed disk.
 func TestRandomFaultsKill9(t *testing.T) {
 	runs := envInt("FAULTS_PROC_RUNS", 1)
-	secs := envInt("FAULTS_SECONDS", 6)
+	secs := envInt("FAULTS_SECONDS", 5)
 	seed := firstSeed(t) + 1000
 	for i := range runs {
 		plan := Plan{Seed: seed + uint64(i), Duration: time.Duration(secs) * time.Second, Clients: 4}
