@@ -114,6 +114,7 @@ func (m *rowMapper) detail(b domain.Bill) (view.Bill, error) {
 		Payable:        payable(fig),
 		PayURL:         billURL(b.ID) + "/pay",
 		AccountURL:     accountURL(b.Account),
+		TaxURL:         taxParcelURL(b.Parcel),
 		Section:        "§5.10",
 	}
 	for _, ps := range fig.Postings {

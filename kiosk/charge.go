@@ -78,38 +78,42 @@ func (s *Server) submitCharge(w http.ResponseWriter, r *http.Request) {
 	}
 
 	cmd.PayBill = &domain.PayBill{BillID: f.BillID, Amount: f.Amount, Tender: domain.Card, Reference: approval.Reference}
-	res, err := s.record(r, cmd)
+	rc, err := s.record(r, cmd)
 	if err != nil {
 		s.log.Error("card charged but payment not recorded",
 			"bill", f.BillID, "command", f.CommandID, "amount", f.Amount, "approval", approval.Reference, "err", err)
 		s.showProblem(w, r, http.StatusBadGateway, "charge.not_recorded", "charge.not_recorded_hint", billURL(f.BillID), "pay.back", "ref", approval.Reference)
 		return
 	}
-	rc := *res.Receipt
-	s.remember(rc)
 	s.log.Info("payment taken", "receipt", rc.Number, "status", rc.Status, "bill", rc.BillID, "command", rc.CommandID, "amount", rc.Amount, "approval", approval.Reference)
 	redirect(w, r, receiptURL(rc.Number))
 }
 
-// record submits the pay_bill command of a charged payment and waits a
-// short while for it to post; past that the ledger answers with a
-// provisional receipt and posts it later. The command id is the one the
-// confirmation page fixed, so the ledger applies it once however often it
-// arrives.
-func (s *Server) record(r *http.Request, cmd domain.Command) (domain.Result, error) {
+// record submits the command of a charged payment and waits a short while
+// for it to post; past that the ledger answers with a provisional receipt
+// and posts it later. The command id is the one the confirmation page
+// fixed, so the ledger applies it once however often it arrives. A
+// provisional answer without a receipt (a ledger that does not yet make
+// one for this kind) gets the command's own provisional receipt.
+func (s *Server) record(r *http.Request, cmd domain.Command) (domain.Receipt, error) {
 	ctx, cancel := detached(r, submitWait)
 	defer cancel()
 	res, err := s.ledger.Submit(ctx, cmd)
 	if err != nil {
-		return res, fmt.Errorf("submit %s: %w", cmd.ID, err)
+		return domain.Receipt{}, fmt.Errorf("submit %s: %w", cmd.ID, err)
 	}
 	if res.Error != nil {
-		return res, fmt.Errorf("submit %s: %w", cmd.ID, res.Error)
+		return domain.Receipt{}, fmt.Errorf("submit %s: %w", cmd.ID, res.Error)
 	}
 	if res.Receipt == nil {
-		return res, fmt.Errorf("submit %s: the ledger returned no receipt", cmd.ID)
+		if res.Index == 0 {
+			if rc := cmd.ProvisionalReceipt(); rc != nil {
+				return *rc, nil
+			}
+		}
+		return domain.Receipt{}, fmt.Errorf("submit %s: the ledger returned no receipt", cmd.ID)
 	}
-	return res, nil
+	return *res.Receipt, nil
 }
 
 // chargeError is a failure of the terminal other than its three outcomes

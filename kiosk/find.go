@@ -34,6 +34,29 @@ func (s *Server) showFindPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	if m.count() == 0 {
+		// Nothing matched exactly: offer the addresses the query almost
+		// names, as a list to choose from, never as a jump to one of them.
+		parcels, err := s.ledger.Parcels()
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		if near := fuzzyParcels(parcels, f.Query); len(near) > 0 {
+			f.Suggested = true
+			rows := s.rows()
+			for _, pc := range near {
+				g, err := s.parcelGroup(p, rows, pc)
+				if err != nil {
+					s.fail(w, r, err)
+					return
+				}
+				f.Groups = append(f.Groups, g)
+			}
+			s.render(w, r, http.StatusOK, view.FindPage(p, f))
+			return
+		}
+	}
 	switch m.count() {
 	case 0:
 		f.Problem = &view.Problem{Message: p.T("find.error.none", "query", f.Query), Suggestion: p.T("find.error.none_hint")}

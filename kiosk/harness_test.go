@@ -37,6 +37,11 @@ type option func(*kiosk.Config)
 
 func withSimulatorPanel(c *kiosk.Config) { c.Simulator = true }
 
+// withClock pins the kiosk and the ledger to another moment.
+func withClock(t time.Time) option {
+	return func(c *kiosk.Config) { c.Now = func() time.Time { return t } }
+}
+
 func withIdle(d time.Duration) option { return func(c *kiosk.Config) { c.IdleTimeout = d } }
 
 func newHarness(t *testing.T, opts ...option) *harness {
@@ -54,6 +59,7 @@ func newHarness(t *testing.T, opts ...option) *harness {
 	for _, o := range opts {
 		o(&cfg)
 	}
+	h.ledger.now = cfg.Now
 	k, err := kiosk.New(cfg)
 	if err != nil {
 		t.Fatalf("kiosk.New: %v", err)

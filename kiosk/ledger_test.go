@@ -30,6 +30,7 @@ type fakeLedger struct {
 	parcels     map[string]domain.Parcel
 	accounts    map[string]domain.Account
 	receipts    map[string]domain.Receipt
+	outbox      map[string]domain.Receipt // provisional receipts of commands taken offline
 	refunds     []domain.RefundDue
 	results     map[string]domain.Result // by command id
 	submits     int                      // calls of Submit
@@ -53,6 +54,7 @@ func newFakeLedger(now func() time.Time, loc *time.Location) *fakeLedger {
 		parcels:     make(map[string]domain.Parcel),
 		accounts:    make(map[string]domain.Account),
 		receipts:    make(map[string]domain.Receipt),
+		outbox:      make(map[string]domain.Receipt),
 		results:     make(map[string]domain.Result),
 		records:     make(map[string][]byte),
 		index:       make(map[string]bool),
@@ -84,14 +86,16 @@ func (l *fakeLedger) Submit(ctx context.Context, cmd domain.Command) (domain.Res
 		return domain.Result{}, err
 	}
 	if l.offline {
-		// Queued, not applied: the kiosk gets a provisional receipt that the
-		// ledger cannot read back yet.
+		// Queued, not applied: the kiosk gets a provisional receipt, which
+		// the ledger reads back from its outbox as the replicated one does.
 		l.logIndex--
 		rc := *res.Receipt
 		rc.Status = domain.Provisional
 		rc.Index = 0
 		res.Index = 0
 		res.Receipt = &rc
+		l.outbox[rc.Number] = rc
+		l.results[cmd.ID] = res
 		l.consistency.Pending++
 		return res, nil
 	}
@@ -198,6 +202,9 @@ func (l *fakeLedger) Receipt(number string) (domain.Receipt, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	r, ok := l.receipts[number]
+	if !ok {
+		r, ok = l.outbox[number]
+	}
 	if !ok {
 		return r, notFound("receipt", number)
 	}
@@ -396,5 +403,51 @@ func seededLedger() *fakeLedger {
 	} {
 		l.bills[b.ID] = b
 	}
+	seedRecords(l)
 	return l
+}
+
+// Property tax bills of the fixture: the 2025 roll (its payment window
+// closed January 31, 2026) and the 2026 roll, issued December 10, 2026,
+// payable at the kiosk until January 31, 2027.
+var (
+	taxBill2026Dane  = domain.TaxBillID(2026, "0601-141-2001")
+	taxBill2026Green = domain.TaxBillID(2026, "0601-141-2005")
+	taxBill2025Roll  = domain.TaxBillID(2025, "0601-141-2002")
+	taxBillSmall     = domain.TaxBillID(2026, "0601-141-2003")
+	inJanuary        = time.Date(2027, time.January, 12, 11, 0, 0, 0, chicago)
+)
+
+// seedRecords writes the fixture's tax bills and purchasing records
+// through the domain's own writers, as the demo seed does.
+func seedRecords(l *fakeLedger) {
+	tx := &fakeTx{l: l, bills: map[string]domain.Bill{}, receipts: map[string]domain.Receipt{}, records: map[string][]byte{}, index: map[string]bool{}}
+	m := domain.MustMoney
+	d := domain.MustDate
+	for _, t := range []domain.TaxBill{
+		{ID: taxBill2026Dane, Parcel: "0601-141-2001", County: domain.Dane, TaxYear: 2026, IssuedOn: d("2026-12-10"), GeneralTax: m("3001.25"),
+			SpecialItems: []domain.TaxItem{{Description: "Special assessment: sidewalk", Amount: m("231.48")}}},
+		{ID: taxBill2026Green, Parcel: "0601-141-2005", County: domain.Green, TaxYear: 2026, IssuedOn: d("2026-12-10"), GeneralTax: m("2480.40")},
+		{ID: taxBillSmall, Parcel: "0601-141-2003", County: domain.Dane, TaxYear: 2026, IssuedOn: d("2026-12-10"), GeneralTax: m("88.10")},
+		{ID: taxBill2025Roll, Parcel: "0601-141-2002", County: domain.Dane, TaxYear: 2025, IssuedOn: d("2025-12-10"), GeneralTax: m("2210.00"),
+			SpecialItems: []domain.TaxItem{{Description: "Special charge: weed cutting", Amount: m("164.49"), BillID: taxRollBill}}},
+	} {
+		if err := domain.PutTaxBill(tx, t); err != nil {
+			panic(err)
+		}
+	}
+	for _, p := range []domain.PublicPurchase{
+		{ID: "PO-2026-014", Date: d("2026-09-14"), Description: "Road salt, 120 tons", Vendor: "Compass Minerals", Amount: m("9840.00"), Category: domain.CategorySupplies,
+			Bids: []domain.Bid{{Vendor: "Compass Minerals", Amount: m("9840.00")}, {Vendor: "Morton Salt", Amount: m("10320.00")}, {Vendor: "Cargill", Amount: m("10116.00")}}},
+		{ID: "EM-2026-003", Date: d("2026-08-03"), Description: "Water main break repair, Vine St", Vendor: "Badger State Plumbing", Amount: m("2140.00"), Category: domain.CategoryContractualServices,
+			Emergency: true, Invoice: "BSP-88213", Explanation: "A water main broke under Vine Street at night; homes were without water until it was repaired."},
+	} {
+		if err := domain.PutPurchase(tx, p); err != nil {
+			panic(err)
+		}
+	}
+	maps.Copy(l.records, tx.records)
+	for k := range tx.index {
+		l.index[k] = true
+	}
 }

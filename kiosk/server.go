@@ -22,7 +22,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"sync"
 	"time"
 
 	"github.com/a-h/templ"
@@ -66,7 +65,6 @@ const (
 	chargeTimeout = 3 * time.Minute
 	submitWait    = 5 * time.Second
 	maxFormBytes  = 16 << 10
-	recentMax     = 256
 )
 
 // Server is the kiosk's HTTP server.
@@ -82,10 +80,6 @@ type Server struct {
 	catalog  *i18n.Catalog
 	keys     keys
 	assetVer map[string]string
-
-	mu     sync.Mutex
-	recent map[string]domain.Receipt // receipts this kiosk issued, by number
-	order  []string
 }
 
 // New checks cfg and returns a kiosk server.
@@ -108,7 +102,6 @@ func New(cfg Config) (*Server, error) {
 		node:     cfg.NodeID,
 		idle:     cfg.IdleTimeout,
 		keys:     deriveKeys(cfg.Secret),
-		recent:   make(map[string]domain.Receipt),
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -158,6 +151,17 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /bills/{id}/confirm", s.showConfirmPage)
 	mux.HandleFunc("POST /bills/{id}/charge", s.submitCharge)
 	mux.HandleFunc("GET /receipt/{number}", s.showReceiptPage)
+	mux.HandleFunc("GET /letters", s.showLetterPage)
+	mux.HandleFunc("POST /letters", s.submitLetter)
+	mux.HandleFunc("POST /letters/charge", s.submitLetterCharge)
+	mux.HandleFunc("GET /property-tax", s.showTaxSearchPage)
+	mux.HandleFunc("GET /property-tax/{parcel}", s.showTaxParcelPage)
+	mux.HandleFunc("GET /tax-bills/{id}", s.showTaxBillPage)
+	mux.HandleFunc("POST /tax-bills/{id}/pay", s.submitTaxOption)
+	mux.HandleFunc("GET /tax-bills/{id}/confirm", s.showTaxConfirmPage)
+	mux.HandleFunc("POST /tax-bills/{id}/charge", s.submitTaxCharge)
+	mux.HandleFunc("GET /purchases", s.showPurchasesPage)
+	mux.HandleFunc("GET /purchases/{id}", s.showPurchasePage)
 	mux.Handle("GET /assets/", http.StripPrefix("/assets/", assetHandler()))
 	mux.HandleFunc("/", s.showNotFoundPage)
 	return s.secure(s.session(s.language(s.csrf(mux))))
@@ -252,29 +256,6 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, c te
 // redirect sends the browser to a GET page after a POST (303 See Other).
 func redirect(w http.ResponseWriter, r *http.Request, to string) {
 	http.Redirect(w, r, to, http.StatusSeeOther)
-}
-
-// remember keeps a receipt this kiosk issued, so its page shows even when
-// the ledger cannot read it back yet (a provisional payment, a replica
-// that has not caught up). The oldest are forgotten first.
-func (s *Server) remember(rc domain.Receipt) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.recent[rc.Number]; !ok {
-		s.order = append(s.order, rc.Number)
-	}
-	s.recent[rc.Number] = rc
-	for len(s.order) > recentMax {
-		delete(s.recent, s.order[0])
-		s.order = s.order[1:]
-	}
-}
-
-func (s *Server) recalled(number string) (domain.Receipt, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rc, ok := s.recent[number]
-	return rc, ok
 }
 
 // detached returns a context that outlives the request, for the steps of a

@@ -12,7 +12,11 @@ func (s *Server) showStartPage(w http.ResponseWriter, r *http.Request) {
 	p := s.page(r, selfURL(r), "title.start")
 	p.Home = true
 	p.Idle = view.Idle{}
-	s.render(w, r, http.StatusOK, view.StartPage(p, view.Start{FindURL: "/find"}))
+	s.render(w, r, http.StatusOK, view.StartPage(p, view.Start{FindURL: "/find", Menu: []view.Menu{
+		{Key: "start.tax", URL: "/property-tax", Test: "start-tax"},
+		{Key: "start.letter", URL: "/letters", Test: "start-letter"},
+		{Key: "start.purchases", URL: "/purchases", Test: "start-purchases"},
+	}}))
 }
 
 // showResetPage ends a resident's visit: a new session (so old forms no

@@ -62,15 +62,17 @@ type Problem struct {
 // Start is the start screen.
 type Start struct {
 	FindURL string
+	Menu    []Menu // the other things a resident can do here
 }
 
 // Find is the search screen and, when a search found several things, its
 // results.
 type Find struct {
-	Query   string
-	Problem *Problem
-	Groups  []Group
-	Action  string
+	Query     string
+	Suggested bool // Groups are near matches of a query that matched nothing exactly
+	Problem   *Problem
+	Groups    []Group
+	Action    string
 }
 
 // Group is a set of bills found together: an account's, a parcel's.
@@ -129,6 +131,7 @@ type Bill struct {
 	Payable        bool
 	PayURL         string
 	AccountURL     string
+	TaxURL         string // the parcel's property tax bills, where a bill on the roll is paid
 	Section        string // the ordinance section cited: "§5.10"
 }
 
@@ -195,7 +198,26 @@ type Receipt struct {
 	Index       uint64
 	DoneURL     string
 	BillURL     string
+
+	// Kind says what was paid for: a village bill (empty), a status
+	// letter's fee, or property tax.
+	Kind domain.Kind
+	// A status letter's claim: where, for whom, received and ready by.
+	Address    string
+	Requester  string
+	ReceivedOn domain.Date
+	ReadyBy    domain.Date
+	// Property tax: the roll year, the county and the option paid.
+	TaxYear int
+	County  string
+	Option  domain.TaxOption
 }
+
+// Letter reports whether the receipt is for a status letter's fee.
+func (r Receipt) Letter() bool { return r.Kind == domain.KindRequestStatusLetter }
+
+// Tax reports whether the receipt is for a property tax payment.
+func (r Receipt) Tax() bool { return r.Kind == domain.KindPayPropertyTax }
 
 // Provisional reports whether the receipt's payment has not posted yet.
 func (r Receipt) Provisional() bool { return r.Status == domain.Provisional }

@@ -1,0 +1,156 @@
+package view
+
+import "github.com/villagehall/appliance/domain"
+
+// Menu is one choice on the start screen.
+type Menu struct {
+	Key  string // catalogue key stem: "start.pay", "start.tax" …
+	URL  string
+	Test string // data-testid
+}
+
+// ParcelChoice is one parcel a search matched, offered as a choice.
+type ParcelChoice struct {
+	ID      string
+	Address string
+	Checked bool
+}
+
+// Letter is the status letter request form (§5.11).
+type Letter struct {
+	Action     string
+	Query      string // parcel or address, as typed
+	Name       string
+	Contact    string
+	Fee        domain.Money
+	ReceivedOn domain.Date // when a request made now counts as received
+	ReadyBy    domain.Date // when a letter requested now is ready
+	Today      domain.Date
+	Problem    *Problem // the first problem, at the top of the form
+	Fields     map[string]*Problem
+	Choices    []ParcelChoice // several parcels matched the query
+}
+
+// FieldProblem returns the problem of a field, or nil.
+func (l Letter) FieldProblem(name string) *Problem { return l.Fields[name] }
+
+// LetterConfirm is shown before the status letter fee is charged. Its form
+// carries the request and a signature over it.
+type LetterConfirm struct {
+	Parcel     string
+	Address    string
+	Name       string
+	Contact    string
+	Fee        domain.Money
+	ReceivedOn domain.Date
+	ReadyBy    domain.Date
+	Today      domain.Date
+	CommandID  string
+	Signature  string
+	Action     string
+	ChangeURL  string
+	Problem    *Problem
+	Simulator  bool
+	Outcomes   []string
+}
+
+// TaxSearch is the property tax start: a box for a parcel or address.
+type TaxSearch struct {
+	Action  string
+	Query   string
+	Problem *Problem
+	Choices []ParcelChoice
+}
+
+// TaxParcel lists the property tax bills of a parcel.
+type TaxParcel struct {
+	Parcel  string
+	Address string
+	County  string // the county's name
+	Bills   []TaxRow
+}
+
+// TaxRow is one property tax bill in a list.
+type TaxRow struct {
+	ID      string
+	TaxYear int
+	Total   domain.Money
+	Balance domain.Money
+	Status  domain.TaxStatus
+	URL     string
+}
+
+// TaxOption is a way to pay a tax bill today.
+type TaxOption struct {
+	Option domain.TaxOption
+	Amount domain.Money
+}
+
+// TaxBill is the property tax bill screen (Ch. 74).
+type TaxBill struct {
+	ID           string
+	Parcel       string
+	Address      string
+	County       string
+	TaxYear      int
+	GeneralTax   domain.Money
+	SpecialItems []domain.TaxItem
+	Figures      domain.TaxFigures
+	Payments     []domain.TaxPayment
+	Today        domain.Date
+	Collects     bool // the village treasurer takes payments today
+	NotYet       bool // the bill is not issued yet
+	IssuedOn     domain.Date
+	Options      []TaxOption
+	Action       string // POST: choose an option
+	ParcelURL    string
+	Problem      *Problem
+}
+
+// TaxConfirm is shown before a property tax payment is charged.
+type TaxConfirm struct {
+	BillID    string
+	Parcel    string
+	Address   string
+	County    string
+	TaxYear   int
+	Option    domain.TaxOption
+	Amount    domain.Money
+	Remaining domain.Money
+	SecondDue domain.Date
+	CommandID string
+	Signature string
+	Action    string
+	BackURL   string
+	Problem   *Problem
+	Simulator bool
+	Outcomes  []string
+}
+
+// Purchases is the list of public purchasing records.
+type Purchases struct {
+	Filter string // "", "open_market" or "emergency"
+	Items  []PurchaseRow
+	Tabs   []Tab
+}
+
+// Tab is one filter of a list.
+type Tab struct {
+	Key     string
+	Label   string
+	URL     string
+	Current bool
+}
+
+// PurchaseRow is one purchase in the list.
+type PurchaseRow struct {
+	domain.PublicPurchase
+	URL string
+}
+
+// Purchase is one public purchasing record.
+type Purchase struct {
+	domain.PublicPurchase
+	LowBid  int // index of the lowest bid, -1 if none
+	BackURL string
+}
