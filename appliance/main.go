@@ -28,6 +28,7 @@ commands:
   remove   remove a node from the cluster
   transfer move leadership (to --node-id, or to the best follower)
   promote  make a stopped surviving node the whole cluster (village hall lost; see README)
+  user     add, reset, disable or enable a staff account (user add|reset|disable|enable)
   rules    evaluate Chapter 5 rules: JSON lines on stdin, one JSON line out per case
   backup   write a checksummed snapshot of a running node's ledger
   restore  load a backup into an empty data folder
@@ -51,6 +52,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch args[0] {
 	case "serve":
 		err = serveCommand(ctx, args[1:], stderr)
+	case "user":
+		err = userCommand(ctx, args[1:], stdout, stderr)
 	case "rules":
 		err = rulesCommand(args[1:], stdin, stdout, stderr)
 	case "init":

@@ -169,6 +169,10 @@ func (m *Main) Run(ctx context.Context) error {
 		m.mountFaults(mux)
 	}
 	mux.Handle("/", ks.Handler())
+	if err := m.mountStaff(mux, loc); err != nil {
+		m.Node.Close()
+		return err
+	}
 	m.ln, err = net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {
 		m.Node.Close()

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/staff"
+	"github.com/villagehall/appliance/sync/replica"
+)
+
+// mountStaff mounts the clerk's office beside the resident kiosk: its
+// pages under /staff/ and its API under /api/v1/ (GET /api/v1/cluster,
+// registered by Run, stays the operator's).
+func (m *Main) mountStaff(mux *http.ServeMux, loc *time.Location) error {
+	s, err := staff.New(staff.Config{
+		Ledger:        m.Node,
+		Cluster:       nodeCluster{m.Node},
+		Now:           m.Config.Now,
+		Location:      loc,
+		Logger:        m.Config.Logger,
+		OperatorToken: m.operatorToken,
+	})
+	if err != nil {
+		return err
+	}
+	h := s.Handler()
+	mux.Handle("/staff/", h)
+	mux.Handle("/api/v1/", h)
+	return nil
+}
+
+// nodeCluster adapts the replicated node's cluster view to the staff
+// cluster page, which must not import sync.
+type nodeCluster struct{ n *replica.Node }
+
+func (c nodeCluster) Cluster(ctx context.Context) (staff.ClusterView, error) {
+	v, err := c.n.Cluster(ctx)
+	if err != nil {
+		return staff.ClusterView{}, err
+	}
+	out := staff.ClusterView{Leader: v.Leader}
+	for _, m := range v.Nodes {
+		out.Nodes = append(out.Nodes, staff.ClusterMember{ID: m.ID, Address: m.Address, Suffrage: m.Suffrage, State: m.State, LastContact: m.LastContact, AppliedIndex: m.AppliedIndex, Lag: m.Lag, Error: m.Error})
+	}
+	return out, nil
+}
+
+// userCommand runs `appliance user add|reset|disable|enable`. It talks to
+// the running node over loopback with the node's operator token (read
+// from its data folder, so only someone who may read that folder can use
+// it): the change goes through the replicated ledger like any other, is
+// journaled with actor "operator", and reaches every node. A stopped node
+// is started first; the command never opens the ledger itself, because on
+// a cluster the ledger changes only through Raft.
+func userCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, "usage: appliance user add|reset|disable|enable --username NAME [--name 'Full Name' --role ROLE] [--data DIR] [--node URL]")
+		return errUsage
+	}
+	op := args[0]
+	fs := flag.NewFlagSet("user "+op, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	data := fs.String("data", "data", "the node's data folder (for its operator token)")
+	node := fs.String("node", "http://127.0.0.1:8080", "the running node's HTTP address (loopback)")
+	req := staff.UserRequest{Op: op}
+	fs.StringVar(&req.Username, "username", "", "the account's username")
+	fs.StringVar(&req.Name, "name", "", "the person's name (add)")
+	role := fs.String("role", "", "the role (add): "+roleList())
+	if err := fs.Parse(args[1:]); err != nil {
+		return errUsage
+	}
+	req.Role = domain.Role(*role)
+	switch {
+	case op != "add" && op != "reset" && op != "disable" && op != "enable":
+		fmt.Fprintf(stderr, "appliance user: unknown operation %q (add, reset, disable, enable)\n", op)
+		return errUsage
+	case req.Username == "":
+		fmt.Fprintln(stderr, "appliance user: --username is required")
+		return errUsage
+	case op == "add" && (req.Name == "" || !req.Role.Valid()):
+		fmt.Fprintf(stderr, "appliance user add: --name and --role (%s) are required\n", roleList())
+		return errUsage
+	}
+	tok, err := os.ReadFile(filepath.Join(*data, "operator.token"))
+	if err != nil {
+		return fmt.Errorf("read the operator token (is %s the node's data folder?): %w", *data, err)
+	}
+	body, _ := json.Marshal(req)
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(*node, "/")+"/api/v1/users", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	hreq.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(tok)))
+	hreq.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(hreq)
+	if err != nil {
+		return fmt.Errorf("the node at %s does not answer; start it (appliance serve) and try again: %w", *node, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		var e struct {
+			Error string `json:"error"`
+		}
+		_ = json.NewDecoder(resp.Body).Decode(&e)
+		if e.Error == "" {
+			e.Error = resp.Status
+		}
+		return errors.New(e.Error)
+	}
+	var out staff.UserResponse
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return fmt.Errorf("read the node's answer: %w", err)
+	}
+	switch op {
+	case "add", "reset":
+		fmt.Fprintf(stdout, "%s: temporary password %s (must be changed at first sign-in)\n", out.Username, out.TemporaryPassword)
+	default:
+		fmt.Fprintf(stdout, "%s: %sd\n", out.Username, op)
+	}
+	return nil
+}
+
+func roleList() string {
+	var rs []string
+	for _, r := range domain.Roles() {
+		rs = append(rs, string(r))
+	}
+	return strings.Join(rs, ", ")
+}

@@ -1,0 +1,208 @@
+package staff
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"net"
+	"net/http"
+	"strings"
+
+	"github.com/villagehall/appliance/domain"
+)
+
+// operatorUser is who the operator token acts as: an administrator for
+// account management only, and only from this machine (`appliance user`).
+var operatorUser = domain.StaffUser{Username: "operator", Name: "Node operator", Role: domain.RoleAdministrator}
+
+// requireToken admits an API request bearing a live token of an active
+// account whose role has capability c. On /api/v1/users the node's
+// operator token is also accepted.
+func (s *Server) requireToken(c Capability, next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || tok == "" {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="staff"`)
+			writeJSON(w, http.StatusUnauthorized, apiError{Error: "An API token is required (Authorization: Bearer …).", Code: domain.EFORBIDDEN})
+			return
+		}
+		var u domain.StaffUser
+		switch {
+		case s.operator != "" && c == CapUsers && loopback(r) && subtle.ConstantTimeCompare([]byte(tok), []byte(s.operator)) == 1:
+			u = operatorUser
+		default:
+			var ok bool
+			if u, ok = s.tokenUser(tok); !ok {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="staff", error="invalid_token"`)
+				writeJSON(w, http.StatusUnauthorized, apiError{Error: "The API token is not valid.", Code: domain.EFORBIDDEN})
+				return
+			}
+		}
+		if !Allowed(u.Role, c) {
+			writeAPIError(w, domain.Errorf(domain.EFORBIDDEN, "", "The role %s may not do this.", u.Role))
+			return
+		}
+		next(w, r.WithContext(context.WithValue(r.Context(), ctxPrincipal, principal{user: u, api: true})))
+	}
+}
+
+// loopback reports whether the request comes from this machine.
+func loopback(r *http.Request) bool {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	ip := net.ParseIP(host)
+	return err == nil && ip != nil && ip.IsLoopback()
+}
+
+// tokenUser returns the active account a token belongs to.
+func (s *Server) tokenUser(tok string) (domain.StaffUser, bool) {
+	id, secret, ok := parseAPIToken(tok)
+	if !ok {
+		return domain.StaffUser{}, false
+	}
+	var t domain.APIToken
+	if err := s.ledger.Get(domain.CollectionAPITokens, id, &t); err != nil || t.Revoked {
+		return domain.StaffUser{}, false
+	}
+	if subtle.ConstantTimeCompare([]byte(hashSecret(secret)), []byte(t.SecretHash)) != 1 {
+		return domain.StaffUser{}, false
+	}
+	var u domain.StaffUser
+	if err := s.ledger.Get(domain.CollectionStaffUsers, t.Username, &u); err != nil || u.Disabled {
+		return domain.StaffUser{}, false
+	}
+	return u, true
+}
+
+func (s *Server) apiWhoami(w http.ResponseWriter, r *http.Request) {
+	pr, _ := principalFrom(r.Context())
+	writeJSON(w, http.StatusOK, map[string]string{"username": pr.user.Username, "role": string(pr.user.Role)})
+}
+
+// billJSON is a bill with its §5.10 figures as of a date.
+type billJSON struct {
+	domain.Bill
+	AsOf    domain.Date       `json:"as_of"`
+	Figures domain.Receivable `json:"figures"`
+}
+
+func (s *Server) billFigures(b domain.Bill, asOf domain.Date) (billJSON, error) {
+	fig, err := b.Figures(asOf, s.ledger.Params())
+	return billJSON{Bill: b, AsOf: asOf, Figures: fig}, err
+}
+
+// apiBills serves GET /api/v1/bills?account=…|parcel=….
+func (s *Server) apiBills(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	var bills []domain.Bill
+	var err error
+	switch {
+	case q.Get("account") != "":
+		bills, err = s.ledger.BillsByAccount(q.Get("account"))
+	case q.Get("parcel") != "":
+		bills, err = s.ledger.BillsByParcel(q.Get("parcel"))
+	default:
+		err = domain.Errorf(domain.EINVALID, "", "Give account= or parcel=.")
+	}
+	if err != nil {
+		writeAPIError(w, err)
+		return
+	}
+	out := []billJSON{}
+	for _, b := range bills {
+		bj, err := s.billFigures(b, s.today())
+		if err != nil {
+			writeAPIError(w, err)
+			return
+		}
+		out = append(out, bj)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"bills": out, "consistency": s.ledger.Consistency()})
+}
+
+// apiBill serves GET /api/v1/bills/{id}?as_of=….
+func (s *Server) apiBill(w http.ResponseWriter, r *http.Request) {
+	asOf := s.today()
+	if v := r.URL.Query().Get("as_of"); v != "" {
+		d, err := domain.ParseDate(v)
+		if err != nil {
+			writeAPIError(w, err)
+			return
+		}
+		asOf = d
+	}
+	b, err := s.ledger.Bill(r.PathValue("id"))
+	if err != nil {
+		writeAPIError(w, err)
+		return
+	}
+	bj, err := s.billFigures(b, asOf)
+	if err != nil {
+		writeAPIError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, bj)
+}
+
+// UserRequest is the body of POST /api/v1/users, which `appliance user`
+// sends: add an account, reset its password, disable or enable it. For
+// add and reset the node makes a temporary password, hashes it and
+// returns it once; the account must change it at its next sign-in.
+type UserRequest struct {
+	Op       string      `json:"op"` // add | reset | disable | enable
+	Username string      `json:"username"`
+	Name     string      `json:"name,omitempty"`
+	Role     domain.Role `json:"role,omitempty"`
+}
+
+// UserResponse answers a UserRequest.
+type UserResponse struct {
+	Username          string `json:"username"`
+	TemporaryPassword string `json:"temporary_password,omitempty"`
+	CommandID         string `json:"command_id"`
+}
+
+func (s *Server) apiUser(w http.ResponseWriter, r *http.Request) {
+	var req UserRequest
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxFormBytes))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		writeAPIError(w, domain.Errorf(domain.EINVALID, "", "The request body is not a user request: %v", err))
+		return
+	}
+	resp, err := s.changeUser(r, req)
+	if err != nil {
+		writeAPIError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// changeUser carries out a UserRequest for the API and the staff page.
+func (s *Server) changeUser(r *http.Request, req UserRequest) (UserResponse, error) {
+	resp := UserResponse{Username: strings.ToLower(strings.TrimSpace(req.Username))}
+	ch := domain.StaffUserChange{Username: resp.Username}
+	switch req.Op {
+	case "add", "reset":
+		resp.TemporaryPassword = RandomPassword()
+		ch.PasswordHash = s.hasher.Hash(resp.TemporaryPassword)
+		ch.Op, ch.MustChange = domain.StaffPassword, true
+		if req.Op == "add" {
+			ch.Op, ch.Name, ch.Role = domain.StaffAdd, req.Name, req.Role
+		}
+	case "disable":
+		ch.Op = domain.StaffDisable
+	case "enable":
+		ch.Op = domain.StaffEnable
+	default:
+		return resp, domain.Errorf(domain.EINVALID, "", "Unknown operation %q (add, reset, disable, enable).", req.Op)
+	}
+	res, err := s.submit(r, domain.KindStaffUser, func(c *domain.Command) { c.StaffUser = &ch })
+	if err != nil {
+		return UserResponse{}, err
+	}
+	resp.CommandID = res.CommandID
+	if req.Op != "add" && req.Op != "enable" {
+		s.sessions.endUser(resp.Username)
+	}
+	return resp, nil
+}

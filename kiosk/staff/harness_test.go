@@ -1,0 +1,189 @@
+package staff_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/staff"
+)
+
+// cheap is a password hasher for tests: real argon2id, tiny cost.
+var cheap = staff.Hasher{Memory: 64, Time: 1, Threads: 1}
+
+const testPassword = "correct horse battery"
+
+// harness is a clerk's office over a memLedger on an httptest server,
+// with a pinned clock that tests may move.
+type harness struct {
+	t       *testing.T
+	ledger  *memLedger
+	srv     *httptest.Server
+	handler http.Handler
+	mu      sync.Mutex
+	clock   time.Time
+	loc     *time.Location
+}
+
+type fakeCluster struct{}
+
+func (fakeCluster) Cluster(ctx context.Context) (staff.ClusterView, error) {
+	return staff.ClusterView{Leader: "hall-kiosk", Nodes: []staff.ClusterMember{
+		{ID: "backup", Address: "10.0.1.3:9443", Suffrage: "Voter", State: "unreachable", Error: "dial tcp: timeout"},
+		{ID: "hall-clerk", Address: "10.0.0.3:9443", Suffrage: "Voter", State: "Follower", AppliedIndex: 40, Lag: 2, LastContact: time.Date(2026, 11, 2, 15, 0, 0, 0, time.UTC)},
+		{ID: "hall-kiosk", Address: "10.0.0.2:9443", Suffrage: "Voter", State: "Leader", AppliedIndex: 42},
+	}}, nil
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	loc, err := time.LoadLocation("America/Chicago")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, loc: loc, clock: time.Date(2026, time.November, 2, 9, 0, 0, 0, loc)}
+	h.ledger = newMemLedger(h.now, loc)
+	s, err := staff.New(staff.Config{
+		Ledger:        h.ledger,
+		Cluster:       fakeCluster{},
+		Now:           h.now,
+		Location:      loc,
+		Logger:        slog.New(slog.NewTextHandler(io.Discard, nil)),
+		OperatorToken: "operator-secret-token-0123456789abcdef",
+		Hasher:        cheap,
+		Depositories:  []string{"Bank of Belleville (designated)"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.handler = s.Handler()
+	h.srv = httptest.NewServer(h.handler)
+	t.Cleanup(h.srv.Close)
+	return h
+}
+
+func (h *harness) now() time.Time {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.clock
+}
+
+func (h *harness) setClock(t time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.clock = t
+}
+
+// addUser creates an account with testPassword; ready means the forced
+// password change is already done.
+func (h *harness) addUser(username string, role domain.Role, ready bool) {
+	h.t.Helper()
+	submit := func(ch domain.StaffUserChange) {
+		c, _ := h.ledger.NewCommand(domain.KindStaffUser, "setup")
+		c.StaffUser = &ch
+		if _, err := h.ledger.Submit(context.Background(), c); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+	submit(domain.StaffUserChange{Op: domain.StaffAdd, Username: username, Name: strings.ToUpper(username[:1]) + username[1:], Role: role, PasswordHash: cheap.Hash(testPassword)})
+	if ready {
+		submit(domain.StaffUserChange{Op: domain.StaffPassword, Username: username, PasswordHash: cheap.Hash(testPassword)})
+	}
+}
+
+// client is a browser: a cookie jar and the CSRF token of the last page.
+type client struct {
+	h    *harness
+	http *http.Client
+	csrf string
+}
+
+func (h *harness) client() *client {
+	jar, _ := cookiejar.New(nil)
+	return &client{h: h, http: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+// page is a response and its parsed HTML.
+type page struct {
+	status   int
+	location string
+	doc      *goquery.Document
+	body     string
+}
+
+func (p page) text(testid string) string {
+	return strings.TrimSpace(p.doc.Find(`[data-testid="` + testid + `"]`).Text())
+}
+
+func (p page) has(testid string) bool {
+	return p.doc.Find(`[data-testid="`+testid+`"]`).Length() > 0
+}
+
+func (c *client) do(req *http.Request) page {
+	c.h.t.Helper()
+	resp, err := c.http.Do(req)
+	if err != nil {
+		c.h.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	doc, _ := goquery.NewDocumentFromReader(strings.NewReader(string(b)))
+	if tok, ok := doc.Find(`input[name="csrf"]`).First().Attr("value"); ok && tok != "" {
+		c.csrf = tok
+	}
+	return page{status: resp.StatusCode, location: resp.Header.Get("Location"), doc: doc, body: string(b)}
+}
+
+func (c *client) get(path string) page {
+	c.h.t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, c.h.srv.URL+path, nil)
+	return c.do(req)
+}
+
+// post submits a form with this session's CSRF token (unless the form
+// sets its own "csrf").
+func (c *client) post(path string, form url.Values) page {
+	c.h.t.Helper()
+	if form == nil {
+		form = url.Values{}
+	}
+	if _, ok := form["csrf"]; !ok {
+		form.Set("csrf", c.csrf)
+	}
+	req, _ := http.NewRequest(http.MethodPost, c.h.srv.URL+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	return c.do(req)
+}
+
+// login signs in and returns the response to the sign-in form.
+func (c *client) login(username, password string) page {
+	c.h.t.Helper()
+	c.get("/staff/login")
+	return c.post("/staff/login", url.Values{"username": {username}, "password": {password}})
+}
+
+// signedIn returns a client signed in as a ready account of role.
+func (h *harness) signedIn(username string, role domain.Role) *client {
+	h.t.Helper()
+	h.addUser(username, role, true)
+	c := h.client()
+	if p := c.login(username, testPassword); p.status != http.StatusSeeOther {
+		h.t.Fatalf("sign in as %s: status %d", username, p.status)
+	}
+	c.get("/staff/")
+	return c
+}
+
+func jsonDecode(resp *http.Response, v any) error { return json.NewDecoder(resp.Body).Decode(v) }

@@ -1,0 +1,277 @@
+package staff_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/villagehall/appliance/domain"
+)
+
+// memLedger is an in-memory domain.Ledger for handler tests. It applies
+// commands with the real domain.Apply on a copy of its state and keeps the
+// copy only when the command succeeds, dedupes command ids, and keeps a
+// journal of (kind, actor, outcome) as the replicated ledger does. The
+// real ledger is sync/replica, which appliance/staff_test.go drives.
+type memLedger struct {
+	mu          sync.Mutex
+	now         func() time.Time
+	loc         *time.Location
+	params      *domain.Params
+	seq         uint64
+	index       uint64
+	st          memState
+	results     map[string]domain.Result
+	journal     []string
+	provisional bool // Submit answers provisionally (no quorum) without applying
+}
+
+type memState struct {
+	bills    map[string]domain.Bill
+	parcels  map[string]domain.Parcel
+	accounts map[string]domain.Account
+	receipts map[string]domain.Receipt
+	refunds  []domain.RefundDue
+	records  map[string][]byte
+	keys     map[string]bool
+}
+
+func (s memState) clone() memState {
+	return memState{maps.Clone(s.bills), maps.Clone(s.parcels), maps.Clone(s.accounts), maps.Clone(s.receipts), slices.Clone(s.refunds), maps.Clone(s.records), maps.Clone(s.keys)}
+}
+
+var _ domain.Ledger = (*memLedger)(nil)
+
+func newMemLedger(now func() time.Time, loc *time.Location) *memLedger {
+	l := &memLedger{now: now, loc: loc, params: domain.DefaultParams(), results: map[string]domain.Result{},
+		st: memState{map[string]domain.Bill{}, map[string]domain.Parcel{}, map[string]domain.Account{}, map[string]domain.Receipt{}, nil, map[string][]byte{}, map[string]bool{}}}
+	for i, owner := range []string{"Ana Gutierrez", "Luis Ramirez"} {
+		p := domain.Parcel{ID: fmt.Sprintf("0601-141-%04d", 2001+i), Address: fmt.Sprintf("%d Main St", 10+i), County: domain.Dane, Owner: owner}
+		l.st.parcels[p.ID] = p
+		a := domain.Account{Number: fmt.Sprintf("%06d", 100101+i), Name: owner, Parcels: []string{p.ID}}
+		l.st.accounts[a.Number] = a
+	}
+	l.st.bills["B-2026-0101"] = domain.Bill{ID: "B-2026-0101", Account: "100101", Parcel: "0601-141-2001", Description: "Water and sewer", BilledOn: domain.MustDate("2026-10-20"), Principal: domain.MustMoney("142.37")}
+	l.st.bills["B-2026-0102"] = domain.Bill{ID: "B-2026-0102", Account: "100102", Parcel: "0601-141-2002", Description: "Weed cutting", BilledOn: domain.MustDate("2026-10-25"), Principal: domain.MustMoney("90.00")}
+	return l
+}
+
+func (l *memLedger) NewCommand(k domain.Kind, actor string) (domain.Command, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.seq++
+	return domain.Command{ID: fmt.Sprintf("cmd-%d", l.seq), Kind: k, At: domain.DateTimeOf(l.now().In(l.loc)), Node: "hall-clerk", Seq: l.seq, Actor: actor}, nil
+}
+
+func (l *memLedger) Submit(ctx context.Context, cmd domain.Command) (domain.Result, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := cmd.Validate(); err != nil {
+		return domain.Result{}, err
+	}
+	b, err := domain.EncodeCommand(cmd)
+	if err != nil {
+		return domain.Result{}, err
+	}
+	if cmd, err = domain.DecodeCommand(b); err != nil {
+		return domain.Result{}, err
+	}
+	if res, ok := l.results[cmd.ID]; ok {
+		if res.Error != nil {
+			return res, res.Error
+		}
+		return res, nil
+	}
+	if l.provisional {
+		return domain.Result{CommandID: cmd.ID, Kind: cmd.Kind}, nil
+	}
+	l.index++
+	work := l.st.clone()
+	res, err := domain.Apply(memTx{&work}, cmd, l.index, l.params)
+	if err != nil {
+		var de *domain.Error
+		if !errors.As(err, &de) {
+			panic(err) // the replicated FSM panics too: a non-domain error is a bug
+		}
+		res = domain.Result{CommandID: cmd.ID, Kind: cmd.Kind, Index: l.index, Error: de}
+		l.results[cmd.ID] = res
+		l.journal = append(l.journal, fmt.Sprintf("%s %s refused", cmd.Kind, cmd.Actor))
+		return res, de
+	}
+	l.st = work
+	l.results[cmd.ID] = res
+	l.journal = append(l.journal, fmt.Sprintf("%s %s applied", cmd.Kind, cmd.Actor))
+	return res, nil
+}
+
+func (l *memLedger) journalLen() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.journal)
+}
+
+func notFound(what, id string) error {
+	return domain.Errorf(domain.ENOTFOUND, "", "There is no %s %q.", what, id)
+}
+
+func (l *memLedger) Bill(id string) (domain.Bill, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b, ok := l.st.bills[id]
+	if !ok {
+		return b, notFound("bill", id)
+	}
+	return b, nil
+}
+
+func (l *memLedger) bills(f func(domain.Bill) bool) []domain.Bill {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []domain.Bill
+	for _, b := range l.st.bills {
+		if f(b) {
+			out = append(out, b)
+		}
+	}
+	domain.SortBills(out)
+	return out
+}
+
+func (l *memLedger) BillsByAccount(n string) ([]domain.Bill, error) {
+	return l.bills(func(b domain.Bill) bool { return b.Account == n }), nil
+}
+
+func (l *memLedger) BillsByParcel(id string) ([]domain.Bill, error) {
+	return l.bills(func(b domain.Bill) bool { return b.Parcel == id }), nil
+}
+
+func (l *memLedger) Parcel(id string) (domain.Parcel, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	p, ok := l.st.parcels[id]
+	if !ok {
+		return p, notFound("parcel", id)
+	}
+	return p, nil
+}
+
+func (l *memLedger) Parcels() ([]domain.Parcel, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Collect(maps.Values(l.st.parcels)), nil
+}
+
+func (l *memLedger) Account(n string) (domain.Account, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	a, ok := l.st.accounts[n]
+	if !ok {
+		return a, notFound("account", n)
+	}
+	return a, nil
+}
+
+func (l *memLedger) Receipt(n string) (domain.Receipt, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r, ok := l.st.receipts[n]
+	if !ok {
+		return r, notFound("receipt", n)
+	}
+	return r, nil
+}
+
+func (l *memLedger) Params() *domain.Params { return l.params }
+
+func (l *memLedger) Consistency() domain.Consistency {
+	return domain.Consistency{Level: domain.Current}
+}
+
+func (l *memLedger) Get(collection, id string, v any) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b, ok := l.st.records[collection+"/"+id]
+	if !ok {
+		return notFound(collection, id)
+	}
+	return json.Unmarshal(b, v)
+}
+
+func (l *memLedger) List(collection, prefix string, fn func(string, []byte) error) error {
+	l.mu.Lock()
+	var ids []string
+	base := collection + "/"
+	for k := range l.st.records {
+		if strings.HasPrefix(k, base+prefix) {
+			ids = append(ids, k)
+		}
+	}
+	slices.Sort(ids)
+	vals := make([][]byte, len(ids))
+	for i, k := range ids {
+		vals[i] = l.st.records[k]
+	}
+	l.mu.Unlock()
+	for i, k := range ids {
+		if err := fn(strings.TrimPrefix(k, base), vals[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (l *memLedger) Keys(index, prefix string) ([]string, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	base := index + "/"
+	for k := range l.st.keys {
+		if strings.HasPrefix(k, base+prefix) {
+			out = append(out, strings.TrimPrefix(k, base))
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// memTx is the domain.Tx over a working copy of the state.
+type memTx struct{ s *memState }
+
+func (t memTx) Bill(id string) (domain.Bill, bool, error) { b, ok := t.s.bills[id]; return b, ok, nil }
+func (t memTx) PutBill(b domain.Bill) error               { t.s.bills[b.ID] = b; return nil }
+func (t memTx) Parcel(id string) (domain.Parcel, bool, error) {
+	p, ok := t.s.parcels[id]
+	return p, ok, nil
+}
+func (t memTx) PutParcel(p domain.Parcel) error { t.s.parcels[p.ID] = p; return nil }
+func (t memTx) Account(n string) (domain.Account, bool, error) {
+	a, ok := t.s.accounts[n]
+	return a, ok, nil
+}
+func (t memTx) PutAccount(a domain.Account) error { t.s.accounts[a.Number] = a; return nil }
+func (t memTx) PutReceipt(r domain.Receipt) error { t.s.receipts[r.Number] = r; return nil }
+func (t memTx) PutRefundDue(r domain.RefundDue) error {
+	t.s.refunds = append(t.s.refunds, r)
+	return nil
+}
+func (t memTx) Empty() (bool, error)            { return len(t.s.bills) == 0, nil }
+func (t memTx) Index(index, key string) error   { t.s.keys[index+"/"+key] = true; return nil }
+func (t memTx) Unindex(index, key string) error { delete(t.s.keys, index+"/"+key); return nil }
+func (t memTx) Get(c, id string, v any) (bool, error) {
+	b, ok := t.s.records[c+"/"+id]
+	if !ok {
+		return false, nil
+	}
+	return true, json.Unmarshal(b, v)
+}
+func (t memTx) Put(c, id string, v any) error {
+	b, err := json.Marshal(v)
+	t.s.records[c+"/"+id] = b
+	return err
+}

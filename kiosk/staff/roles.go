@@ -1,0 +1,40 @@
+package staff
+
+import "github.com/villagehall/appliance/domain"
+
+// Capability is something a staff page or API call lets a person do. Every
+// route names exactly one; roles grant them. The matrix below is the one
+// place that says who may do what, and roles_test.go proves each role is
+// refused everything it is not granted.
+type Capability string
+
+// Capabilities of the clerk's office.
+const (
+	CapDashboard Capability = "dashboard"  // the start page: any signed-in role
+	CapReadBills Capability = "read-bills" // bills, accounts and their history
+	CapBills     Capability = "bills"      // create and import bills
+	CapWindow    Capability = "window"     // open a drawer, take cash and checks, close the drawer
+	CapDeposit   Capability = "deposit"    // make deposit slips (§5.06)
+	CapReadCash  Capability = "read-cash"  // drawers and deposit slips, the undeposited alert
+	CapUsers     Capability = "users"      // staff accounts and API tokens
+	CapCluster   Capability = "cluster"    // the cluster page
+)
+
+var grants = map[domain.Role][]Capability{
+	domain.RoleClerk:         {CapDashboard, CapReadBills, CapBills, CapWindow, CapReadCash},
+	domain.RoleTreasurer:     {CapDashboard, CapReadBills, CapBills, CapWindow, CapDeposit, CapReadCash},
+	domain.RoleAdministrator: {CapDashboard, CapReadBills, CapReadCash, CapUsers, CapCluster},
+	domain.RoleAuditor:       {CapDashboard, CapReadBills, CapReadCash, CapCluster},
+	domain.RoleBoard:         {CapDashboard},
+	domain.RoleHotelOperator: {CapDashboard},
+}
+
+// Allowed reports whether role r has capability c.
+func Allowed(r domain.Role, c Capability) bool {
+	for _, g := range grants[r] {
+		if g == c {
+			return true
+		}
+	}
+	return false
+}

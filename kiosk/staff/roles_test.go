@@ -1,0 +1,133 @@
+package staff_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/staff"
+)
+
+// route is one staff route and the capability it needs.
+type route struct {
+	method, path string
+	cap          staff.Capability
+	form         url.Values
+}
+
+// routes lists every capability-guarded staff route. A route added to the
+// server without a row here is still refused to roles without its
+// capability, but this table is what proves it.
+var routes = []route{
+	{"GET", "/staff/", staff.CapDashboard, nil},
+	{"GET", "/staff/users", staff.CapUsers, nil},
+	{"POST", "/staff/users", staff.CapUsers, url.Values{"username": {"matrixuser"}, "name": {"M"}, "role": {"board"}}},
+	{"POST", "/staff/users/victim/reset", staff.CapUsers, nil},
+	{"POST", "/staff/users/victim/disable", staff.CapUsers, nil},
+	{"POST", "/staff/users/victim/enable", staff.CapUsers, nil},
+	{"POST", "/staff/users/victim/tokens", staff.CapUsers, nil},
+	{"POST", "/staff/tokens/nope/revoke", staff.CapUsers, nil},
+	{"GET", "/staff/bills/new", staff.CapBills, nil},
+	{"POST", "/staff/bills", staff.CapBills, url.Values{"account": {"100101"}, "parcel": {"0601-141-2001"}, "description": {"x"}, "billed_on": {"2026-11-02"}, "amount": {"1.00"}}},
+	{"GET", "/staff/bills/import", staff.CapBills, nil},
+	{"POST", "/staff/bills/import", staff.CapBills, url.Values{"csv": {"account,parcel,description,billed_on,amount\n"}}},
+	{"GET", "/staff/bills/B-2026-0101", staff.CapReadBills, nil},
+	{"GET", "/staff/accounts", staff.CapReadBills, nil},
+	{"GET", "/staff/accounts/100101", staff.CapReadBills, nil},
+	{"GET", "/staff/window", staff.CapWindow, nil},
+	{"POST", "/staff/window/open", staff.CapWindow, url.Values{"float": {"-1"}}},
+	{"POST", "/staff/window/pay", staff.CapWindow, url.Values{"bill": {"B-2026-0101"}, "amount": {"1.00"}, "tender": {"cash"}}},
+	{"GET", "/staff/window/close", staff.CapWindow, nil},
+	{"POST", "/staff/window/close", staff.CapWindow, url.Values{"drawer": {"none"}, "cash": {"1"}}},
+	{"GET", "/staff/receipts/none", staff.CapReadCash, nil},
+	{"GET", "/staff/drawers", staff.CapReadCash, nil},
+	{"GET", "/staff/drawers/none", staff.CapReadCash, nil},
+	{"GET", "/staff/deposits/none", staff.CapReadCash, nil},
+	{"POST", "/staff/deposits", staff.CapDeposit, url.Values{"depository": {"nowhere"}}},
+	{"GET", "/staff/cluster", staff.CapCluster, nil},
+}
+
+// TestRoleMatrix signs in as each role and requests every route: a role
+// without the route's capability gets 403 and changes nothing; a role with
+// it is never refused for its role.
+func TestRoleMatrix(t *testing.T) {
+	h := newHarness(t)
+	h.addUser("victim", domain.RoleClerk, true)
+	for _, role := range domain.Roles() {
+		c := h.signedIn("as-"+strings.ReplaceAll(string(role), "_", "-"), role)
+		for _, rt := range routes {
+			t.Run(string(role)+"/"+rt.method+" "+rt.path, func(t *testing.T) {
+				allowed := staff.Allowed(role, rt.cap)
+				before := h.ledger.journalLen()
+				var p page
+				if rt.method == "GET" {
+					p = c.get(rt.path)
+				} else {
+					c.get("/staff/")
+					form := url.Values{}
+					for k, v := range rt.form {
+						form[k] = v
+					}
+					p = c.post(rt.path, form)
+				}
+				refusedForRole := p.status == http.StatusForbidden && strings.Contains(p.text("error"), "Your role")
+				if allowed && refusedForRole {
+					t.Fatalf("%s refused to %s", rt.path, role)
+				}
+				if !allowed {
+					if !refusedForRole {
+						t.Fatalf("%s %s for %s: status %d, want 403 for the role", rt.method, rt.path, role, p.status)
+					}
+					if n := h.ledger.journalLen(); n != before {
+						t.Fatalf("a refused request submitted %d commands", n-before)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestAPIRoleMatrix checks the API routes with each role's token.
+func TestAPIRoleMatrix(t *testing.T) {
+	h := newHarness(t)
+	admin := h.signedIn("boss", domain.RoleAdministrator)
+	apiRoutes := []route{
+		{"GET", "/api/v1/whoami", staff.CapDashboard, nil},
+		{"GET", "/api/v1/bills?account=100101", staff.CapReadBills, nil},
+		{"GET", "/api/v1/bills/B-2026-0101?as_of=2026-12-01", staff.CapReadBills, nil},
+		{"POST", "/api/v1/users", staff.CapUsers, nil},
+	}
+	for _, role := range domain.Roles() {
+		name := "tok-" + strings.ReplaceAll(string(role), "_", "-")
+		h.addUser(name, role, true)
+		admin.get("/staff/users")
+		tok := admin.post("/staff/users/"+name+"/tokens", nil).text("secret")
+		for _, rt := range apiRoutes {
+			req, _ := http.NewRequest(rt.method, h.srv.URL+rt.path, strings.NewReader(`{"op":"enable","username":"`+name+`"}`))
+			req.Header.Set("Authorization", "Bearer "+tok)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			allowed := staff.Allowed(role, rt.cap)
+			if allowed != (resp.StatusCode == http.StatusOK) {
+				t.Errorf("%s %s %s: status %d, allowed %v", role, rt.method, rt.path, resp.StatusCode, allowed)
+			}
+			if !allowed && resp.StatusCode != http.StatusForbidden {
+				t.Errorf("%s %s: refused with %d, want 403", role, rt.path, resp.StatusCode)
+			}
+		}
+	}
+	req, _ := http.NewRequest(http.MethodGet, h.srv.URL+"/api/v1/bills?account=100101", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("no token: %d", resp.StatusCode)
+	}
+}

@@ -1,0 +1,295 @@
+// Package staff serves the clerk's office: the staff side of the node,
+// under /staff/ for people in a desktop browser and /api/v1/ for
+// automation with API tokens. The appliance mounts it beside the resident
+// kiosk, which never links to it.
+//
+// Staff sign in with accounts held in the replicated ledger (argon2id
+// password hashes, a forced change at first sign-in, rate-limited
+// sign-in); sessions live in the node's memory; every form carries a
+// per-session CSRF token; every route names the one Capability it needs
+// (roles.go). Handlers hold no rules: they build domain commands, submit
+// them through domain.Ledger and show what the domain computed.
+//
+// One file per resource: login.go, users.go, bills.go, window.go,
+// cluster.go, api.go; error.go maps errors to statuses in one place.
+package staff
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/a-h/templ"
+
+	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/staff/view"
+)
+
+// Cluster is what the cluster page reads: the appliance adapts it from
+// the replicated node.
+type Cluster interface {
+	Cluster(ctx context.Context) (ClusterView, error)
+}
+
+// ClusterView is the cluster as this node sees it.
+type ClusterView struct {
+	Leader string
+	Nodes  []ClusterMember
+}
+
+// ClusterMember is one member of the cluster and its own account of
+// itself (State "unreachable" when it did not answer).
+type ClusterMember struct {
+	ID           string
+	Address      string
+	Suffrage     string
+	State        string
+	LastContact  time.Time
+	AppliedIndex uint64
+	Lag          uint64
+	Error        string
+}
+
+// Config is what the clerk's office needs from the appliance.
+type Config struct {
+	Ledger domain.Ledger
+	// Cluster, when set, serves /staff/cluster.
+	Cluster Cluster
+	// Now is the clock; nil means time.Now. Tests pin it.
+	Now func() time.Time
+	// Location is the village's time zone; nil loads America/Chicago.
+	Location *time.Location
+	Logger   *slog.Logger
+	// OperatorToken, when set, is accepted on /api/v1/users as an
+	// administrator: `appliance user` uses it over loopback to manage
+	// accounts (the first administrator included).
+	OperatorToken string
+	// Hasher makes password hashes; zero means DefaultHasher.
+	Hasher Hasher
+	// Depositories are the public depositories the board designated
+	// (§5.06, Wis. Stat. 34.05); deposit slips name one of them.
+	Depositories []string
+}
+
+// Server is the clerk's office.
+type Server struct {
+	ledger   domain.Ledger
+	cluster  Cluster
+	now      func() time.Time
+	loc      *time.Location
+	log      *slog.Logger
+	operator string
+	hasher   Hasher
+	banks    []string
+	sessions *sessions
+	limiter  *limiter
+}
+
+// Timing of a submitted command.
+const (
+	submitWait   = 5 * time.Second
+	maxFormBytes = 64 << 10
+	maxCSVBytes  = 4 << 20
+)
+
+// New checks cfg and returns the clerk's office.
+func New(cfg Config) (*Server, error) {
+	if cfg.Ledger == nil {
+		return nil, errors.New("staff: no ledger")
+	}
+	s := &Server{ledger: cfg.Ledger, cluster: cfg.Cluster, now: cfg.Now, loc: cfg.Location, log: cfg.Logger, operator: cfg.OperatorToken, hasher: cfg.Hasher, banks: cfg.Depositories}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.loc == nil {
+		loc, err := time.LoadLocation("America/Chicago")
+		if err != nil {
+			return nil, fmt.Errorf("staff: load the village's time zone: %w", err)
+		}
+		s.loc = loc
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.hasher == (Hasher{}) {
+		s.hasher = DefaultHasher
+	}
+	if len(s.banks) == 0 {
+		s.banks = []string{"Village general account (designated public depository)"}
+	}
+	s.sessions = &sessions{now: s.now, m: map[string]*session{}}
+	s.limiter = &limiter{now: s.now, m: map[string][]time.Time{}}
+	return s, nil
+}
+
+// Handler returns the routes under /staff/ and /api/v1/.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	// Open to anyone: the sign-in page and the stylesheet.
+	mux.HandleFunc("GET /staff/login", s.showLoginPage)
+	mux.HandleFunc("POST /staff/login", s.submitLogin)
+	mux.HandleFunc("GET /staff/assets/staff.css", serveCSS)
+	// Signed in, whatever the role; a forced password change is allowed.
+	mux.HandleFunc("POST /staff/logout", s.signedIn(s.submitLogout))
+	mux.HandleFunc("GET /staff/password", s.signedIn(s.showPasswordPage))
+	mux.HandleFunc("POST /staff/password", s.signedIn(s.submitPassword))
+
+	route := func(pattern string, c Capability, h http.HandlerFunc) {
+		mux.HandleFunc(pattern, s.require(c, h))
+	}
+	route("GET /staff/{$}", CapDashboard, s.showDashboardPage)
+
+	route("GET /staff/users", CapUsers, s.showUsersPage)
+	route("POST /staff/users", CapUsers, s.submitUser)
+	route("POST /staff/users/{username}/reset", CapUsers, s.submitReset)
+	route("POST /staff/users/{username}/disable", CapUsers, s.submitDisable)
+	route("POST /staff/users/{username}/enable", CapUsers, s.submitEnable)
+	route("POST /staff/users/{username}/tokens", CapUsers, s.submitToken)
+	route("POST /staff/tokens/{id}/revoke", CapUsers, s.submitRevoke)
+
+	route("GET /staff/bills/new", CapBills, s.showNewBillPage)
+	route("POST /staff/bills", CapBills, s.submitBill)
+	route("GET /staff/bills/import", CapBills, s.showImportPage)
+	route("POST /staff/bills/import", CapBills, s.submitImport)
+	route("GET /staff/bills/{id}", CapReadBills, s.showBillPage)
+	route("GET /staff/accounts", CapReadBills, s.showFindAccountPage)
+	route("GET /staff/accounts/{number}", CapReadBills, s.showAccountPage)
+
+	route("GET /staff/window", CapWindow, s.showWindowPage)
+	route("POST /staff/window/open", CapWindow, s.submitOpenDrawer)
+	route("POST /staff/window/pay", CapWindow, s.submitWindowPayment)
+	route("GET /staff/window/close", CapWindow, s.showCloseDrawerPage)
+	route("POST /staff/window/close", CapWindow, s.submitCloseDrawer)
+	route("GET /staff/receipts/{number}", CapReadCash, s.showReceiptPage)
+	route("GET /staff/drawers", CapReadCash, s.showDrawersPage)
+	route("GET /staff/drawers/{id}", CapReadCash, s.showDrawerPage)
+	route("GET /staff/deposits/{id}", CapReadCash, s.showDepositPage)
+	route("POST /staff/deposits", CapDeposit, s.submitDeposit)
+
+	route("GET /staff/cluster", CapCluster, s.showClusterPage)
+
+	api := func(pattern string, c Capability, h http.HandlerFunc) {
+		mux.HandleFunc(pattern, s.requireToken(c, h))
+	}
+	api("GET /api/v1/bills", CapReadBills, s.apiBills)
+	api("GET /api/v1/bills/{id}", CapReadBills, s.apiBill)
+	api("POST /api/v1/users", CapUsers, s.apiUser)
+	api("GET /api/v1/whoami", CapDashboard, s.apiWhoami)
+	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
+		writeAPIError(w, domain.Errorf(domain.ENOTFOUND, "", "No such API route."))
+	})
+	mux.HandleFunc("/staff/", s.showNotFound)
+	return secure(mux)
+}
+
+// secure sets the headers every staff response carries.
+func secure(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", "default-src 'self'; script-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// today returns the village's date now.
+func (s *Server) today() domain.Date { return domain.DateOf(s.now().In(s.loc)) }
+
+// page returns what every staff page shares.
+func (s *Server) page(r *http.Request, title string) view.Page {
+	p := view.Page{Title: title, Today: s.today().String()}
+	if pr, ok := principalFrom(r.Context()); ok {
+		p.User, p.Name, p.Role = pr.user.Username, pr.user.Name, pr.user.Role.Title()
+		p.CSRF = pr.session.csrf
+		if !pr.user.MustChange {
+			for _, n := range []struct {
+				c     Capability
+				label string
+				url   string
+			}{
+				{CapDashboard, "Today", "/staff/"},
+				{CapWindow, "Window", "/staff/window"},
+				{CapReadBills, "Accounts", "/staff/accounts"},
+				{CapBills, "New bill", "/staff/bills/new"},
+				{CapBills, "Import bills", "/staff/bills/import"},
+				{CapReadCash, "Drawers", "/staff/drawers"},
+				{CapUsers, "Staff", "/staff/users"},
+				{CapCluster, "Cluster", "/staff/cluster"},
+			} {
+				if Allowed(pr.user.Role, n.c) {
+					p.Nav = append(p.Nav, view.NavLink{Label: n.label, URL: n.url, Current: r.URL.Path == n.url})
+				}
+			}
+		}
+	}
+	if c := s.ledger.Consistency(); c.Level != domain.Current {
+		b := "This node is a replica"
+		if c.Level == domain.Offline {
+			b = "This node cannot reach the leader: changes wait in its outbox"
+		}
+		if !c.LastContact.IsZero() {
+			b += "; records as of " + c.LastContact.In(s.loc).Format("Jan 2 15:04")
+		}
+		if c.Pending > 0 {
+			b += fmt.Sprintf("; %d change(s) pending", c.Pending)
+		}
+		p.Banner = b + "."
+	}
+	return p
+}
+
+// render writes a component with a status, buffered so that a failure
+// mid-page becomes a clean error.
+func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
+	var buf bytes.Buffer
+	if err := c.Render(r.Context(), &buf); err != nil {
+		s.log.Error("render staff page", "path", r.URL.Path, "err", err)
+		http.Error(w, http.StatusText(http.StatusInternalServerError), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+func redirect(w http.ResponseWriter, r *http.Request, to string) {
+	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+// submit builds a command of kind k for the signed-in person, lets fill
+// set its payload, and submits it. A provisional result (no quorum in
+// time) is an error for the clerk's office: its commands need the current
+// ledger, and the clerk must know the change has not happened yet.
+func (s *Server) submit(r *http.Request, k domain.Kind, fill func(*domain.Command)) (domain.Result, error) {
+	pr, _ := principalFrom(r.Context())
+	return s.submitAs(r.Context(), pr.user.Username, k, fill)
+}
+
+func (s *Server) submitAs(ctx context.Context, actor string, k domain.Kind, fill func(*domain.Command)) (domain.Result, error) {
+	cmd, err := s.ledger.NewCommand(k, actor)
+	if err != nil {
+		return domain.Result{}, err
+	}
+	fill(&cmd)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), submitWait)
+	defer cancel()
+	res, err := s.ledger.Submit(ctx, cmd)
+	if err != nil {
+		return res, err
+	}
+	if res.Index == 0 {
+		return res, domain.Errorf(domain.EUNAVAILABLE, "", "The change was recorded on this node but the cluster has not confirmed it yet (no quorum). It will apply when the network returns; check again before acting on it.")
+	}
+	return res, nil
+}
+
+// formValue returns a trimmed form value.
+func formValue(r *http.Request, name string) string { return strings.TrimSpace(r.PostForm.Get(name)) }

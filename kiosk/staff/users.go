@@ -1,0 +1,110 @@
+package staff
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/staff/view"
+)
+
+// listRecords decodes every record of a collection.
+func listRecords[T any](l domain.Ledger, collection, prefix string) ([]T, error) {
+	var out []T
+	err := l.List(collection, prefix, func(_ string, raw []byte) error {
+		var v T
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return err
+		}
+		out = append(out, v)
+		return nil
+	})
+	return out, err
+}
+
+func (s *Server) showUsersPage(w http.ResponseWriter, r *http.Request) {
+	s.usersPage(w, r, http.StatusOK, view.UsersForm{})
+}
+
+func (s *Server) usersPage(w http.ResponseWriter, r *http.Request, status int, f view.UsersForm) {
+	users, err := listRecords[domain.StaffUser](s.ledger, domain.CollectionStaffUsers, "")
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	tokens, err := listRecords[domain.APIToken](s.ledger, domain.CollectionAPITokens, "")
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	v := view.Users{Form: f}
+	for _, u := range users {
+		v.Users = append(v.Users, view.User{Username: u.Username, Name: u.Name, Role: u.Role.Title(), MustChange: u.MustChange, Disabled: u.Disabled, Changed: u.Changed.String(), ChangedBy: u.ChangedBy})
+	}
+	for _, t := range tokens {
+		v.Tokens = append(v.Tokens, view.Token{ID: t.ID, Username: t.Username, Label: t.Label, Created: t.Created.String(), Revoked: t.Revoked})
+	}
+	for _, role := range domain.Roles() {
+		v.Roles = append(v.Roles, view.Option{Value: string(role), Label: role.Title(), Selected: string(role) == f.Role})
+	}
+	s.render(w, r, status, view.UsersPage(s.page(r, "Staff accounts"), v))
+}
+
+func (s *Server) submitUser(w http.ResponseWriter, r *http.Request) {
+	f := view.UsersForm{Username: formValue(r, "username"), Name: formValue(r, "name"), Role: formValue(r, "role")}
+	resp, err := s.changeUser(r, UserRequest{Op: "add", Username: f.Username, Name: f.Name, Role: domain.Role(f.Role)})
+	if err != nil {
+		if errorStatus(err) >= 500 {
+			s.fail(w, r, err)
+			return
+		}
+		f.Error = domain.ErrorMessage(err)
+		s.usersPage(w, r, errorStatus(err), f)
+		return
+	}
+	s.usersPage(w, r, http.StatusOK, view.UsersForm{Secret: view.Secret{What: "Temporary password for " + resp.Username, Value: resp.TemporaryPassword}})
+}
+
+func (s *Server) userOp(op string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		resp, err := s.changeUser(r, UserRequest{Op: op, Username: r.PathValue("username")})
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		if resp.TemporaryPassword != "" {
+			s.usersPage(w, r, http.StatusOK, view.UsersForm{Secret: view.Secret{What: "Temporary password for " + resp.Username, Value: resp.TemporaryPassword}})
+			return
+		}
+		redirect(w, r, "/staff/users")
+	}
+}
+
+func (s *Server) submitReset(w http.ResponseWriter, r *http.Request)   { s.userOp("reset")(w, r) }
+func (s *Server) submitDisable(w http.ResponseWriter, r *http.Request) { s.userOp("disable")(w, r) }
+func (s *Server) submitEnable(w http.ResponseWriter, r *http.Request)  { s.userOp("enable")(w, r) }
+
+// submitToken issues an API token for an account and shows it once.
+func (s *Server) submitToken(w http.ResponseWriter, r *http.Request) {
+	username := r.PathValue("username")
+	id, tok, hash := NewAPIToken()
+	_, err := s.submit(r, domain.KindAPIToken, func(c *domain.Command) {
+		c.APIToken = &domain.APITokenChange{Op: "issue", ID: id, Username: username, Label: formValue(r, "label"), SecretHash: hash}
+	})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.usersPage(w, r, http.StatusOK, view.UsersForm{Secret: view.Secret{What: "API token for " + username + " (shown once)", Value: tok}})
+}
+
+func (s *Server) submitRevoke(w http.ResponseWriter, r *http.Request) {
+	_, err := s.submit(r, domain.KindAPIToken, func(c *domain.Command) {
+		c.APIToken = &domain.APITokenChange{Op: "revoke", ID: r.PathValue("id")}
+	})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	redirect(w, r, "/staff/users")
+}

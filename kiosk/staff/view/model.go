@@ -1,0 +1,230 @@
+// Package view holds the clerk's office templ components and the view
+// models they render. Handlers map domain records to these models, already
+// formatted; components only lay them out. Every element a test needs
+// carries a data-testid attribute.
+package view
+
+// Page is what every staff page shares.
+type Page struct {
+	Title  string
+	Today  string
+	User   string // "" when signed out
+	Name   string
+	Role   string
+	CSRF   string
+	Nav    []NavLink
+	Banner string // the records may not be current; "" when they are
+}
+
+// NavLink is one entry of the navigation, shown by role.
+type NavLink struct {
+	Label   string
+	URL     string
+	Current bool
+}
+
+// LoginForm is the sign-in form.
+type LoginForm struct {
+	Username string
+	Next     string
+	Error    string
+}
+
+// PasswordForm is the change-of-password form; Forced at first sign-in
+// and after a reset.
+type PasswordForm struct {
+	Forced bool
+	Error  string
+}
+
+// Problem is an error page.
+type Problem struct {
+	Status  int
+	Message string
+	Section string
+}
+
+// Secret is a password or token shown once.
+type Secret struct {
+	What  string
+	Value string
+}
+
+// UsersForm is the new-account form and what the last action revealed.
+type UsersForm struct {
+	Username, Name, Role string
+	Error                string
+	Secret               Secret
+}
+
+// Users is the staff accounts page.
+type Users struct {
+	Form   UsersForm
+	Users  []User
+	Tokens []Token
+	Roles  []Option
+}
+
+// User is one staff account.
+type User struct {
+	Username, Name, Role string
+	MustChange, Disabled bool
+	Changed, ChangedBy   string
+}
+
+// Token is one API token (never its secret).
+type Token struct {
+	ID, Username, Label, Created string
+	Revoked                      bool
+}
+
+// Option is one choice of a select.
+type Option struct {
+	Value, Label string
+	Selected     bool
+}
+
+// BillForm is the new-bill form.
+type BillForm struct {
+	Account, Parcel, Description, BilledOn, Amount string
+	Error                                          string
+}
+
+// Import is the bill import page: the file, and after a dry run or an
+// import its rows and errors.
+type Import struct {
+	Header    string
+	CSV       string
+	Name      string
+	Rows      []ImportRow
+	Total     string
+	Errors    []string
+	DryRun    bool
+	Imported  bool
+	CommandID string
+}
+
+// ImportRow is one bill of an import.
+type ImportRow struct {
+	Line                                               int
+	ID, Account, Parcel, Description, BilledOn, Amount string
+}
+
+// Bill is a bill with its §5.10 figures today and its postings.
+type Bill struct {
+	ID, Account, Parcel, Description, BilledOn, Principal string
+	DueOn, Interest, Penalty, Paid, Balance, Status       string
+	TaxRollOn                                             string
+	Postings                                              []Posting
+	Created, CanPay                                       bool
+}
+
+// Posting is one line of a bill's history.
+type Posting struct {
+	On, What, Amount          string
+	CommandID, Actor, Receipt string
+}
+
+// Account is an account's history.
+type Account struct {
+	Number, Name string
+	Parcels      []string
+	Bills        []Bill
+	Balance      string
+	CanBill      bool
+}
+
+// PaymentForm is the window's payment form.
+type PaymentForm struct {
+	BillID, Amount, Tender, Tendered, Reference, Payer string
+	Error                                              string
+}
+
+// Window is the clerk's window: the drawer, the payment form, the bill.
+type Window struct {
+	Form        PaymentForm
+	Open        bool
+	DrawerID    string
+	OpenedAt    string
+	Float       string
+	Count       int
+	LastReceipt string
+	Bill        *Bill
+}
+
+// Receipt is a payment's receipt, with the change due at the window.
+type Receipt struct {
+	Number, BillID, Account, Parcel, Payer, At, Amount, Tender, Reference string
+	Penalty, Interest, Principal, Overpayment, Balance                    string
+	CommandID, Status, Tendered, Change                                   string
+}
+
+// CloseForm is the blind count.
+type CloseForm struct {
+	DrawerID, Cash, Checks, CheckCount string
+	Error                              string
+}
+
+// Drawer is a cash drawer; the totals are empty while a blind count is due.
+type Drawer struct {
+	ID, Cashier, OpenedAt, Float, DepositID string
+	Closed                                  bool
+	Cash, Checks                            string
+	CheckCount                              int
+	ClosedAt, CountedCash, CountedChecks    string
+	ExpectedCash, ExpectedChecks, OverShort string
+	Payments                                []DrawerPayment
+}
+
+// DrawerPayment is one payment in a drawer.
+type DrawerPayment struct {
+	Receipt, BillID, At, Tender, Amount, Reference, CommandID string
+}
+
+// Drawers is the drawers page with the deposit form.
+type Drawers struct {
+	Late         bool
+	CanDeposit   bool
+	Depositories []string
+	Pending      []Drawer
+	Recent       []Drawer
+}
+
+// Deposit is a deposit slip (§5.06).
+type Deposit struct {
+	ID, Depository, At, By, CommandID string
+	Drawers                           []string
+	Cash, CheckTotal, Total           string
+	Checks                            []DepositCheck
+}
+
+// DepositCheck is one check on a slip.
+type DepositCheck struct {
+	Receipt, Reference, Payer, Amount string
+}
+
+// Dashboard is the start page.
+type Dashboard struct {
+	Changed    bool
+	Alerts     []Alert
+	OpenDrawer string
+}
+
+// Alert is something that needs attention.
+type Alert struct {
+	TestID, Text, URL string
+}
+
+// Cluster is the cluster page.
+type Cluster struct {
+	Leader  string
+	Members []Member
+}
+
+// Member is one member of the cluster.
+type Member struct {
+	ID, Address, Suffrage, State, LastContact string
+	AppliedIndex, Lag                         uint64
+	Error                                     string
+	Leader                                    bool
+}

@@ -1,0 +1,348 @@
+package staff
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/staff/view"
+)
+
+// openDrawer returns the drawer the person has open, if any.
+func (s *Server) openDrawer(username string) (domain.Drawer, bool, error) {
+	var cs domain.CashierState
+	if err := s.ledger.Get(domain.CollectionCashiers, username, &cs); err != nil {
+		if domain.ErrorCode(err) == domain.ENOTFOUND {
+			return domain.Drawer{}, false, nil
+		}
+		return domain.Drawer{}, false, err
+	}
+	if cs.Open == "" {
+		return domain.Drawer{}, false, nil
+	}
+	var d domain.Drawer
+	if err := s.ledger.Get(domain.CollectionDrawers, cs.Open, &d); err != nil {
+		return d, false, err
+	}
+	return d, true, nil
+}
+
+func (s *Server) showWindowPage(w http.ResponseWriter, r *http.Request) {
+	f := view.PaymentForm{BillID: strings.TrimSpace(r.URL.Query().Get("bill")), Tender: "cash"}
+	s.windowPage(w, r, http.StatusOK, f)
+}
+
+// windowPage shows the window: the open-drawer form, or the payment form
+// with the bill looked up and its amount due today.
+func (s *Server) windowPage(w http.ResponseWriter, r *http.Request, status int, f view.PaymentForm) {
+	pr, _ := principalFrom(r.Context())
+	d, open, err := s.openDrawer(pr.user.Username)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	v := view.Window{Form: f, Open: open}
+	if open {
+		v.DrawerID, v.OpenedAt, v.Float, v.Count = d.ID, d.OpenedAt.String(), d.Float.String(), len(d.Payments)
+		if n := len(d.Payments); n > 0 {
+			v.LastReceipt = d.Payments[n-1].Receipt
+		}
+	}
+	if f.BillID != "" {
+		if b, err := s.ledger.Bill(f.BillID); err == nil {
+			if bv, err := s.billView(b); err == nil {
+				v.Bill = &bv
+				if v.Form.Amount == "" && bv.Balance != "0.00" {
+					v.Form.Amount = bv.Balance
+				}
+			}
+		} else if f.Error == "" {
+			v.Form.Error = domain.ErrorMessage(err)
+		}
+	}
+	s.render(w, r, status, view.WindowPage(s.page(r, "Window"), v))
+}
+
+func (s *Server) submitOpenDrawer(w http.ResponseWriter, r *http.Request) {
+	float, err := domain.ParseMoney(strings.TrimPrefix(formValue(r, "float"), "$"))
+	if err != nil {
+		s.windowPage(w, r, http.StatusUnprocessableEntity, view.PaymentForm{Error: "The opening float is not an amount like 100.00."})
+		return
+	}
+	_, err = s.submit(r, domain.KindDrawerOpen, func(c *domain.Command) {
+		c.DrawerOpen = &domain.DrawerOpen{DrawerID: fmt.Sprintf("D-%s-%s-%06d", c.At.Date, c.Node, c.Seq), Float: float}
+	})
+	if err != nil {
+		s.windowPage(w, r, errorStatus(err), view.PaymentForm{Error: domain.ErrorMessage(err)})
+		return
+	}
+	redirect(w, r, "/staff/window")
+}
+
+// submitWindowPayment takes cash or a check for a bill into the open
+// drawer and shows the receipt with the change due.
+func (s *Server) submitWindowPayment(w http.ResponseWriter, r *http.Request) {
+	f := view.PaymentForm{BillID: formValue(r, "bill"), Amount: formValue(r, "amount"), Tender: formValue(r, "tender"), Tendered: formValue(r, "tendered"), Reference: formValue(r, "reference"), Payer: formValue(r, "payer")}
+	pr, _ := principalFrom(r.Context())
+	d, open, err := s.openDrawer(pr.user.Username)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if !open {
+		f.Error = "Open your drawer before taking payments."
+		s.windowPage(w, r, http.StatusConflict, f)
+		return
+	}
+	in := domain.WindowPayment{DrawerID: d.ID, BillID: f.BillID, Tender: domain.Tender(f.Tender), Reference: f.Reference, Payer: f.Payer}
+	if in.Amount, err = domain.ParseMoney(strings.TrimPrefix(f.Amount, "$")); err != nil {
+		f.Error = "The amount is not an amount like 42.50."
+		s.windowPage(w, r, http.StatusUnprocessableEntity, f)
+		return
+	}
+	in.Tendered = in.Amount
+	if in.Tender == domain.Cash && f.Tendered != "" {
+		if in.Tendered, err = domain.ParseMoney(strings.TrimPrefix(f.Tendered, "$")); err != nil {
+			f.Error = "The cash handed over is not an amount like 50.00."
+			s.windowPage(w, r, http.StatusUnprocessableEntity, f)
+			return
+		}
+	}
+	res, err := s.submit(r, domain.KindWindowPayment, func(c *domain.Command) { c.WindowPayment = &in })
+	if err != nil {
+		f.Error = domain.ErrorMessage(err)
+		s.windowPage(w, r, errorStatus(err), f)
+		return
+	}
+	redirect(w, r, "/staff/receipts/"+res.Receipt.Number+"?drawer="+d.ID)
+}
+
+// showReceiptPage shows a receipt, with the change due when it was taken
+// at the window.
+func (s *Server) showReceiptPage(w http.ResponseWriter, r *http.Request) {
+	rc, err := s.ledger.Receipt(r.PathValue("number"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	v := view.Receipt{Number: rc.Number, BillID: rc.BillID, Account: rc.Account, Parcel: rc.Parcel, Payer: rc.Payer, At: rc.At.String(), Amount: rc.Amount.String(), Tender: string(rc.Tender), Reference: rc.Reference,
+		Penalty: rc.Allocation.Penalty.String(), Interest: rc.Allocation.Interest.String(), Principal: rc.Allocation.Principal.String(), Overpayment: rc.Allocation.Overpayment.String(), Balance: rc.Balance.String(), CommandID: rc.CommandID, Status: string(rc.Status)}
+	if id := r.URL.Query().Get("drawer"); id != "" {
+		var d domain.Drawer
+		if err := s.ledger.Get(domain.CollectionDrawers, id, &d); err == nil {
+			for _, p := range d.Payments {
+				if p.Receipt == rc.Number {
+					v.Tendered, v.Change = p.Tendered.String(), p.Change.String()
+				}
+			}
+		}
+	}
+	s.render(w, r, http.StatusOK, view.ReceiptPage(s.page(r, "Receipt "+rc.Number), v))
+}
+
+func (s *Server) showCloseDrawerPage(w http.ResponseWriter, r *http.Request) {
+	pr, _ := principalFrom(r.Context())
+	d, open, err := s.openDrawer(pr.user.Username)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if !open {
+		redirect(w, r, "/staff/window")
+		return
+	}
+	s.render(w, r, http.StatusOK, view.CloseDrawerPage(s.page(r, "Close drawer"), view.CloseForm{DrawerID: d.ID}))
+}
+
+// submitCloseDrawer posts the blind count; the drawer page then shows what
+// was expected and the over or short.
+func (s *Server) submitCloseDrawer(w http.ResponseWriter, r *http.Request) {
+	f := view.CloseForm{DrawerID: formValue(r, "drawer"), Cash: formValue(r, "cash"), Checks: formValue(r, "checks"), CheckCount: formValue(r, "check_count")}
+	in := domain.DrawerClose{DrawerID: f.DrawerID}
+	var err error
+	if in.CountedCash, err = domain.ParseMoney(orZero(f.Cash)); err != nil {
+		f.Error = "The counted cash is not an amount like 250.00."
+	} else if in.CountedChecks, err = domain.ParseMoney(orZero(f.Checks)); err != nil {
+		f.Error = "The checks total is not an amount like 120.00."
+	} else if _, err = fmt.Sscanf(orZero(f.CheckCount), "%d", &in.CheckCount); err != nil {
+		f.Error = "The number of checks is not a number."
+	}
+	if f.Error == "" {
+		_, err = s.submit(r, domain.KindDrawerClose, func(c *domain.Command) { c.DrawerClose = &in })
+		if err != nil {
+			f.Error = domain.ErrorMessage(err)
+		}
+	}
+	if f.Error != "" {
+		s.render(w, r, http.StatusUnprocessableEntity, view.CloseDrawerPage(s.page(r, "Close drawer"), f))
+		return
+	}
+	redirect(w, r, "/staff/drawers/"+in.DrawerID)
+}
+
+func orZero(s string) string {
+	s = strings.TrimPrefix(strings.TrimSpace(s), "$")
+	if s == "" {
+		return "0"
+	}
+	return s
+}
+
+func drawerView(d domain.Drawer) view.Drawer {
+	cash, checks, n := d.Totals()
+	v := view.Drawer{ID: d.ID, Cashier: d.Cashier, OpenedAt: d.OpenedAt.String(), Float: d.Float.String(), Closed: d.Closed, DepositID: d.DepositID, Cash: cash.String(), Checks: checks.String(), CheckCount: n}
+	if d.Closed {
+		v.ClosedAt, v.CountedCash, v.CountedChecks, v.ExpectedCash, v.ExpectedChecks, v.OverShort = d.ClosedAt.String(), d.CountedCash.String(), d.CountedChecks.String(), d.ExpectedCash.String(), d.ExpectedChecks.String(), d.OverShort.String()
+	}
+	for _, p := range d.Payments {
+		v.Payments = append(v.Payments, view.DrawerPayment{Receipt: p.Receipt, BillID: p.BillID, At: p.At.String(), Tender: string(p.Tender), Amount: p.Amount.String(), Reference: p.Reference, CommandID: p.CommandID})
+	}
+	return v
+}
+
+// showDrawerPage shows a drawer. While it is open only its cashier's
+// colleagues with cash rights see the running totals; its cashier counts
+// blind on the close page, which shows none.
+func (s *Server) showDrawerPage(w http.ResponseWriter, r *http.Request) {
+	var d domain.Drawer
+	if err := s.ledger.Get(domain.CollectionDrawers, r.PathValue("id"), &d); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	pr, _ := principalFrom(r.Context())
+	v := drawerView(d)
+	if !d.Closed && d.Cashier == pr.user.Username {
+		// A blind count: the cashier does not see what the drawer should hold.
+		v.Cash, v.Checks, v.Payments = "", "", nil
+	}
+	s.render(w, r, http.StatusOK, view.DrawerPage(s.page(r, "Drawer "+d.ID), v))
+}
+
+// undeposited returns the drawers holding money not yet deposited, oldest
+// first, and whether any is late: opened before today, or today after the
+// office closed (§5.06: money is deposited by the day's end).
+func (s *Server) undeposited() ([]domain.Drawer, bool, error) {
+	keys, err := s.ledger.Keys(domain.IndexUndeposited, "")
+	if err != nil {
+		return nil, false, err
+	}
+	today := s.today()
+	closes := s.ledger.Params().At(today).OfficeCloses
+	now := domain.DateTimeOf(s.now().In(s.loc))
+	late := false
+	var out []domain.Drawer
+	for _, k := range keys {
+		_, id, _ := strings.Cut(k, "/")
+		var d domain.Drawer
+		if err := s.ledger.Get(domain.CollectionDrawers, id, &d); err != nil {
+			return nil, false, err
+		}
+		if d.DepositID != "" {
+			continue
+		}
+		if d.OpenedAt.Date.Before(today) || now.Clock() >= closes {
+			late = true
+		}
+		out = append(out, d)
+	}
+	return out, late, nil
+}
+
+// showDrawersPage lists the drawers of recent days, the money waiting for
+// the bank, and (for the treasurer) the deposit form.
+func (s *Server) showDrawersPage(w http.ResponseWriter, r *http.Request) {
+	pending, late, err := s.undeposited()
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	keys, err := s.ledger.Keys(domain.IndexDrawersByDay, "")
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	slices.Reverse(keys)
+	if len(keys) > 60 {
+		keys = keys[:60]
+	}
+	pr, _ := principalFrom(r.Context())
+	v := view.Drawers{Late: late, CanDeposit: Allowed(pr.user.Role, CapDeposit), Depositories: s.banks}
+	for _, d := range pending {
+		dv := drawerView(d)
+		if !d.Closed {
+			dv.Cash, dv.Checks = "", ""
+		}
+		v.Pending = append(v.Pending, dv)
+	}
+	for _, k := range keys {
+		_, id, _ := strings.Cut(k, "/")
+		var d domain.Drawer
+		if err := s.ledger.Get(domain.CollectionDrawers, id, &d); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		dv := drawerView(d)
+		if !d.Closed {
+			dv.Cash, dv.Checks = "", ""
+		}
+		v.Recent = append(v.Recent, dv)
+	}
+	s.render(w, r, http.StatusOK, view.DrawersPage(s.page(r, "Drawers and deposits"), v))
+}
+
+// submitDeposit makes a deposit slip for the chosen closed drawers.
+func (s *Server) submitDeposit(w http.ResponseWriter, r *http.Request) {
+	bank := formValue(r, "depository")
+	if !slices.Contains(s.banks, bank) {
+		s.fail(w, r, domain.Errorf(domain.EINVALID, "§5.06", "Choose one of the designated public depositories."))
+		return
+	}
+	in := domain.Deposit{Depository: bank, Drawers: r.PostForm["drawer"]}
+	res, err := s.submit(r, domain.KindDeposit, func(c *domain.Command) {
+		in.DepositID = fmt.Sprintf("DEP-%s-%s-%06d", c.At.Date, c.Node, c.Seq)
+		c.Deposit = &in
+	})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	_ = res
+	redirect(w, r, "/staff/deposits/"+in.DepositID)
+}
+
+func (s *Server) showDepositPage(w http.ResponseWriter, r *http.Request) {
+	var d domain.DepositSlip
+	if err := s.ledger.Get(domain.CollectionDeposits, r.PathValue("id"), &d); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	v := view.Deposit{ID: d.ID, Depository: d.Depository, At: d.At.String(), By: d.By, CommandID: d.CommandID, Drawers: d.Drawers, Cash: d.Cash.String(), CheckTotal: d.CheckTotal.String(), Total: d.Total.String()}
+	for _, c := range d.Checks {
+		v.Checks = append(v.Checks, view.DepositCheck{Receipt: c.Receipt, Reference: c.Reference, Payer: c.Payer, Amount: c.Amount.String()})
+	}
+	s.render(w, r, http.StatusOK, view.DepositPage(s.page(r, "Deposit slip "+d.ID), v))
+}
+
+// showDashboardPage is the start page: what needs attention today.
+func (s *Server) showDashboardPage(w http.ResponseWriter, r *http.Request) {
+	pr, _ := principalFrom(r.Context())
+	v := view.Dashboard{Changed: r.URL.Query().Get("changed") == "password"}
+	if Allowed(pr.user.Role, CapReadCash) {
+		pending, late, err := s.undeposited()
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		if late {
+			v.Alerts = append(v.Alerts, view.Alert{TestID: "alert-undeposited", Text: fmt.Sprintf("%d drawer(s) hold money not deposited by the end of the day (§5.06).", len(pending)), URL: "/staff/drawers"})
+		}
+	}
+	if Allowed(pr.user.Role, CapWindow) {
+		if d, open, err := s.openDrawer(pr.user.Username); err == nil && open {
+			v.OpenDrawer = d.ID
+		}
+	}
+	s.render(w, r, http.StatusOK, view.DashboardPage(s.page(r, "Today"), v))
+}
