@@ -24,6 +24,7 @@ import (
 //	POST /admin/faults/seed      domain.SeedDemo JSON         load bills into an empty ledger
 //	POST /admin/faults/pay       {"command_id", "bill", "cents"}  pay as the kiosk does
 //	GET  /admin/faults/state                                 hash, applied index, outbox, payments
+//	GET  /admin/faults/bill?id=F001                          total paid, and the consistency before and after
 //
 // A node never runs with it at the village: it lets anyone on the machine
 // cut the node off from its peers.
@@ -62,6 +63,7 @@ func (m *Main) mountFaults(mux *http.ServeMux) {
 	mux.HandleFunc("POST /admin/faults/seed", m.loopbackOnly(m.seedFaults))
 	mux.HandleFunc("POST /admin/faults/pay", m.loopbackOnly(m.payFaults))
 	mux.HandleFunc("GET /admin/faults/state", m.loopbackOnly(m.showFaultState))
+	mux.HandleFunc("GET /admin/faults/bill", m.loopbackOnly(m.showFaultBill))
 }
 
 func (m *Main) loopbackOnly(next http.HandlerFunc) http.HandlerFunc {
@@ -205,6 +207,28 @@ func (m *Main) showFaultState(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeFaultsJSON(w, s)
+}
+
+// FaultBill is the answer of /admin/faults/bill: a read of a bill as a
+// page makes it, between two looks at how current the node is.
+type FaultBill struct {
+	Paid   int64  `json:"paid"` // cents
+	Before string `json:"before"`
+	After  string `json:"after"`
+}
+
+func (m *Main) showFaultBill(w http.ResponseWriter, r *http.Request) {
+	before := m.Node.Consistency().Level
+	b, err := m.Node.Bill(r.URL.Query().Get("id"))
+	if err != nil {
+		writeAPIError(w, http.StatusNotFound, err.Error())
+		return
+	}
+	out := FaultBill{Before: before, After: m.Node.Consistency().Level}
+	for _, p := range b.Payments {
+		out.Paid += p.Amount.Cents()
+	}
+	writeFaultsJSON(w, out)
 }
 
 func writeFaultsJSON(w http.ResponseWriter, v any) {

@@ -35,9 +35,12 @@ const (
 	Unknown     Status = "unknown"     // no answer (the node died, the request failed)
 )
 
-// Op is one payment a client submitted.
+// Op is one payment a client submitted, or one read of a bill at a node
+// that said its records were current.
 type Op struct {
 	Client    int
+	Read      bool   // a read: Paid holds the total paid it saw
+	Paid      int64  // cents
 	Node      string // the node the client paid at
 	CommandID string
 	Bill      string
@@ -73,6 +76,7 @@ func (h *History) Ops() []Op {
 // Report is the verdict on one run.
 type Report struct {
 	Commands     int // payments submitted
+	Reads        int // reads at nodes that said they were current
 	Posted       int
 	Provisional  int
 	Unknown      int // no answer; applied or not, never twice
@@ -99,7 +103,6 @@ func (r *Report) problem(format string, args ...any) {
 // due minus everything paid on the bill up to and including it.
 func Check(ops []Op, states []faults.NodeState, due map[string]int64) Report {
 	var r Report
-	r.Commands = len(ops)
 	r.HashesMatch = true
 	for _, s := range states[1:] {
 		if s.Hash != states[0].Hash || s.Applied != states[0].Applied {
@@ -115,6 +118,11 @@ func Check(ops []Op, states []faults.NodeState, due map[string]int64) Report {
 	known := map[string]bool{}
 	applied := map[string]bool{} // command ids applied (on the first node)
 	for _, op := range ops {
+		if op.Read {
+			r.Reads++
+			continue
+		}
+		r.Commands++
 		known[op.CommandID] = true
 		switch op.Status {
 		case Posted:
@@ -244,6 +252,8 @@ func checkLinearizable(ops []Op, applied map[string]bool, paid, due map[string]i
 		bills[op.Bill] = true
 		in := modelIn{Bill: op.Bill, Due: due[op.Bill], Cents: op.Cents}
 		switch {
+		case op.Read:
+			hist = append(hist, porcupine.Operation{ClientId: op.Client, Input: modelIn{Bill: op.Bill, Read: true}, Call: ts(op.Call), Output: modelOut{Known: true, Value: op.Paid}, Return: ts(op.Return)})
 		case op.Status == Posted:
 			hist = append(hist, porcupine.Operation{ClientId: op.Client, Input: in, Call: ts(op.Call), Output: modelOut{Known: true, Value: op.Balance}, Return: ts(op.Return)})
 		case op.Status == Refused, !applied[op.CommandID]:

@@ -156,6 +156,34 @@ func (p *InProcess) Pay(ctx context.Context, node, commandID, bill string, cents
 	return op
 }
 
+// Read reads bill at node; it counts only if the node said it was
+// current both before and after the read.
+func (p *InProcess) Read(node, bill string) (Op, bool) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	n := p.member(node).Node
+	if n == nil {
+		return Op{}, false
+	}
+	return readCurrent(n, node, bill)
+}
+
+func readCurrent(n *replica.Node, node, bill string) (Op, bool) {
+	op := Op{Read: true, Node: node, Bill: bill, Call: time.Now()}
+	if n.Consistency().Level != domain.Current {
+		return op, false
+	}
+	b, err := n.Bill(bill)
+	if err != nil || n.Consistency().Level != domain.Current {
+		return op, false
+	}
+	op.Return = time.Now()
+	for _, pm := range b.Payments {
+		op.Paid += pm.Amount.Cents()
+	}
+	return op, true
+}
+
 // pay submits one payment on n and classifies the answer.
 func pay(ctx context.Context, n *replica.Node, commandID, bill string, cents int64) (Status, int64, string, string) {
 	cmd, err := n.NewCommand(domain.KindPayBill, "faultsuite")

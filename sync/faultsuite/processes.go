@@ -300,6 +300,20 @@ func (p *Processes) Pay(ctx context.Context, node, commandID, bill string, cents
 	return op
 }
 
+// Read reads bill at node through /admin/faults/bill.
+func (p *Processes) Read(node, bill string) (Op, bool) {
+	op := Op{Read: true, Node: node, Bill: bill, Call: time.Now()}
+	var out struct {
+		Paid          int64
+		Before, After string
+	}
+	if err := p.get(node, "/admin/faults/bill?id="+bill, &out); err != nil {
+		return op, false
+	}
+	op.Return, op.Paid = time.Now(), out.Paid
+	return op, out.Before == domain.Current && out.After == domain.Current
+}
+
 func pair(a, b string) [2]string {
 	if a > b {
 		a, b = b, a

@@ -28,6 +28,9 @@ type Target interface {
 	// Pay submits a payment of cents on bill at node, through the path a
 	// kiosk uses, under the client-made command id.
 	Pay(ctx context.Context, node, commandID, bill string, cents int64) Op
+	// Read reads bill at node as a page would, and reports whether the
+	// node said, before and after, that its records were current.
+	Read(node, bill string) (Op, bool)
 	// Partition cuts every node of a off from every node of b.
 	Partition(a, b []string)
 	// Heal removes every partition.
@@ -54,8 +57,10 @@ type Plan struct {
 	Seed     uint64
 	Duration time.Duration // of clients and faults, before the cluster heals
 	Clients  int
-	// Kill says whether crashes are kill -9 of processes (else clean stops).
-	Faults []Fault // the faults the run may pick from; empty: all
+	Faults   []Fault // the faults the run may pick from; empty: all
+	// Reads makes clients also read bills, and checks the reads made at
+	// a node that said it was current as part of the history.
+	Reads bool
 }
 
 // Fault is a kind of fault a run injects.
@@ -85,8 +90,8 @@ type Result struct {
 // Summary is one line for the suite's summary.
 func (r Result) Summary() string {
 	rep := r.Report
-	return fmt.Sprintf("%s seed %d: %d faults, %d commands (%d posted, %d provisional, %d unknown), lost %d, duplicated %d, linearizable %t, hashes match %t",
-		r.Target, r.Plan.Seed, len(r.Faults), rep.Commands, rep.Posted, rep.Provisional, rep.Unknown, rep.Lost, rep.Duplicated, rep.Linearizable, rep.HashesMatch)
+	return fmt.Sprintf("%s seed %d: %d faults, %d commands (%d posted, %d provisional, %d unknown), %d current reads, lost %d, duplicated %d, linearizable %t, hashes match %t",
+		r.Target, r.Plan.Seed, len(r.Faults), rep.Commands, rep.Posted, rep.Provisional, rep.Unknown, rep.Reads, rep.Lost, rep.Duplicated, rep.Linearizable, rep.HashesMatch)
 }
 
 // Run drives clients paying bills through random nodes while it injects
@@ -121,10 +126,20 @@ func Run(t testing.TB, target Target, plan Plan) Result {
 					time.Sleep(20 * time.Millisecond)
 					continue
 				}
-				id := fmt.Sprintf("fs-%d-%d-%d", plan.Seed, c, n)
-				op := target.Pay(context.Background(), node, id, bills[crng.IntN(len(bills))], 1+crng.Int64N(40))
-				op.Client = c
-				hist.Add(op)
+				bill := bills[crng.IntN(len(bills))]
+				if plan.Reads && crng.IntN(3) == 0 {
+					// Reads count only where the node claims to be current:
+					// those must be linearizable too.
+					if op, ok := target.Read(node, bill); ok {
+						op.Client = c
+						hist.Add(op)
+					}
+				} else {
+					id := fmt.Sprintf("fs-%d-%d-%d", plan.Seed, c, n)
+					op := target.Pay(context.Background(), node, id, bill, 1+crng.Int64N(40))
+					op.Client = c
+					hist.Add(op)
+				}
 				time.Sleep(time.Duration(5+crng.IntN(40)) * time.Millisecond)
 			}
 		})
