@@ -101,5 +101,8 @@ func demoData(today domain.Date, p *domain.Params) (*domain.SeedDemo, error) {
 		}
 		seed.Bills = append(seed.Bills, b)
 	}
+	if err := addResidentDemo(seed, today, p); err != nil {
+		return nil, err
+	}
 	return seed, nil
 }

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/villagehall/appliance/domain"
+)
+
+// addResidentDemo adds what the resident kiosk shows besides village
+// bills: a property tax bill for every parcel on the roll of the last
+// cycle year whose November 15 has passed (issued December 1 of that year;
+// the special items are the village bills certified to the roll that
+// year), last year's bills with their first installment paid, and public
+// purchasing records: open-market purchases with their bids and emergency
+// purchases with invoice and explanation. Deterministic in today.
+func addResidentDemo(seed *domain.SeedDemo, today domain.Date, p *domain.Params) error {
+	rollYear := today.Year()
+	if !today.After(domain.NewDate(rollYear, time.November, 15)) {
+		rollYear--
+	}
+	specials := map[string][]domain.TaxItem{}
+	for _, b := range seed.Bills {
+		fig, err := b.Figures(domain.NewDate(rollYear, time.November, 16), p)
+		if err != nil || fig.Status != domain.BillTaxRoll || fig.TaxRollOn.Year() != rollYear || !fig.Balance.IsPositive() {
+			continue
+		}
+		specials[b.Parcel] = append(specials[b.Parcel], domain.TaxItem{Description: "Special charge: " + b.Description, Amount: fig.Balance, BillID: b.ID})
+	}
+	for i, pc := range seed.Parcels {
+		// General tax from about 1,800 to 6,000; one parcel (a vacant lot)
+		// under the 100.00 installment threshold.
+		general := domain.Cents(int64(180000 + (i*73129)%420000))
+		if i == 6 {
+			general = domain.MustMoney("86.40")
+		}
+		cur := domain.TaxBill{
+			ID: domain.TaxBillID(rollYear, pc.ID), Parcel: pc.ID, County: pc.County, TaxYear: rollYear,
+			IssuedOn: domain.NewDate(rollYear, time.December, 1), GeneralTax: general, SpecialItems: specials[pc.ID],
+		}
+		if i == 3 {
+			cur.SpecialItems = append(cur.SpecialItems, domain.TaxItem{Description: "Special assessment: sidewalk replacement, installment 2 of 5", Amount: domain.MustMoney("412.60")})
+		}
+		seed.TaxBills = append(seed.TaxBills, cur)
+
+		prev := domain.TaxBill{
+			ID: domain.TaxBillID(rollYear-1, pc.ID), Parcel: pc.ID, County: pc.County, TaxYear: rollYear - 1,
+			IssuedOn: domain.NewDate(rollYear-1, time.December, 1), GeneralTax: general.MulRate(domain.MustRate("0.97")),
+		}
+		f, err := prev.Figures(p)
+		if err != nil {
+			return fmt.Errorf("demo tax bill %s: %w", prev.ID, err)
+		}
+		opt, amount := domain.TaxFirstInstallment, f.FirstInstallment
+		if i%3 == 0 || !f.InstallmentsAllowed {
+			opt, amount = domain.TaxFull, f.Total
+		}
+		prev.Payments = []domain.TaxPayment{{
+			CommandID: fmt.Sprintf("demo-tax-%d", i), Receipt: fmt.Sprintf("demo-tax-%06d", i),
+			At:     domain.NewDateTime(domain.NewDate(rollYear, time.January, 20+i%8), 10, 30, 0),
+			Amount: amount, Option: opt, Tender: domain.Check, Reference: fmt.Sprintf("check %d", 2210+i),
+			Allocation: domain.TaxAllocation{GeneralTax: amount},
+		}}
+		seed.TaxBills = append(seed.TaxBills, prev)
+	}
+
+	ago := func(days int) domain.Date { return today.AddDays(-days) }
+	m := domain.MustMoney
+	seed.Purchases = append(seed.Purchases,
+		domain.PublicPurchase{ID: fmt.Sprintf("PO-%d-014", ago(21).Year()), Date: ago(21), Description: "Road salt, 120 tons for the winter",
+			Vendor: "Compass Minerals", Amount: m("9840.00"), Category: domain.CategorySupplies,
+			Bids: []domain.Bid{{Vendor: "Compass Minerals", Amount: m("9840.00")}, {Vendor: "Morton Salt", Amount: m("10320.00")}, {Vendor: "Cargill Deicing", Amount: m("10116.00")}}},
+		domain.PublicPurchase{ID: fmt.Sprintf("PO-%d-011", ago(64).Year()), Date: ago(64), Description: "Zero-turn mower for the parks",
+			Vendor: "Sugar River Implement", Amount: m("2780.00"), Category: domain.CategoryEquipment,
+			Bids: []domain.Bid{{Vendor: "Sugar River Implement", Amount: m("2780.00")}, {Vendor: "Green County Outdoor", Amount: m("2945.00")}, {Vendor: "Badger Turf Supply", Amount: m("2810.00")}}},
+		domain.PublicPurchase{ID: fmt.Sprintf("PO-%d-009", ago(98).Year()), Date: ago(98), Description: "Playground mulch, Community Park",
+			Vendor: "New Glarus Landscape", Amount: m("1460.00"), Category: domain.CategoryMaterials,
+			Bids: []domain.Bid{{Vendor: "Belleville Feed & Seed", Amount: m("1525.00")}, {Vendor: "New Glarus Landscape", Amount: m("1460.00")}}},
+		domain.PublicPurchase{ID: fmt.Sprintf("EM-%d-003", ago(40).Year()), Date: ago(40), Description: "Water main break repair, S Vine St",
+			Vendor: "Badger State Plumbing", Amount: m("2140.00"), Category: domain.CategoryContractualServices, Emergency: true,
+			Invoice: "BSP-88213", Explanation: "A water main broke under South Vine Street on a Saturday night. Twelve homes were without water until it was repaired; waiting for bids would have left them without water for days."},
+		domain.PublicPurchase{ID: fmt.Sprintf("EM-%d-002", ago(120).Year()), Date: ago(120), Description: "Village hall furnace repair",
+			Vendor: "Allied Heating & Cooling", Amount: m("865.50"), Category: domain.CategoryContractualServices, Emergency: true,
+			Invoice: "AHC-20417", Explanation: "The furnace at village hall stopped during a cold snap; the offices and the polling place could not open without heat."},
+	)
+	return nil
+}
