@@ -24,7 +24,8 @@ type InProcess struct {
 	C   *synctest.Cluster
 	Net *faults.Network
 
-	mu    sync.RWMutex // held for writing while a member stops or starts
+	mu       sync.RWMutex // held for writing while a member stops or starts
+	restores int64        // snapshots installed by members since stopped; guarded by mu
 	due   map[string]int64
 	today domain.Date
 }
@@ -36,6 +37,10 @@ type InProcessOptions struct {
 	// SubmitWait is how long a payment waits before its receipt is
 	// provisional (default 2 s, as on the appliances).
 	SubmitWait time.Duration
+	// TrailingLogs is how many entries a snapshot leaves in the log
+	// (default the node's); a small number makes a node that falls behind
+	// a snapshot catch up by InstallSnapshot.
+	TrailingLogs uint64
 }
 
 // NewInProcess starts the three nodes (the backup avoiding leadership, as
@@ -54,6 +59,7 @@ func NewInProcess(t testing.TB, opts InProcessOptions) *InProcess {
 		IDs: IDs,
 		Tune: func(cfg *replica.Config) {
 			cfg.SubmitWait = opts.SubmitWait
+			cfg.TrailingLogs = opts.TrailingLogs
 			cfg.AvoidLeadership = cfg.ID == AnnexBackup
 			cfg.WrapLogStore = p.Net.Node(cfg.ID, "").WrapLogStore
 		},
@@ -228,7 +234,25 @@ func (p *InProcess) SlowDisk(node string, d time.Duration) { p.Net.SetDiskDelay(
 func (p *InProcess) Crash(node string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.member(node).Stop()
+	m := p.member(node)
+	if m.Node != nil {
+		p.restores += m.Node.FSM().Restores()
+	}
+	m.Stop()
+}
+
+// Restores returns how many snapshots the members installed from their
+// leaders (InstallSnapshot) during the run.
+func (p *InProcess) Restores() int64 {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	n := p.restores
+	for _, m := range p.C.Members {
+		if m.Node != nil {
+			n += m.Node.FSM().Restores()
+		}
+	}
+	return n
 }
 
 // Restart starts node again on its data folder and port.
@@ -236,6 +260,21 @@ func (p *InProcess) Restart(node string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.member(node).Start()
+}
+
+// Snapshot makes node snapshot its ledger and compact its log.
+func (p *InProcess) Snapshot(node string) error {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	n := p.member(node).Node
+	if n == nil {
+		return errors.New("not running")
+	}
+	err := n.Raft().Snapshot().Error()
+	if errors.Is(err, raft.ErrNothingNewToSnapshot) {
+		return nil
+	}
+	return err
 }
 
 // Running reports whether node runs.

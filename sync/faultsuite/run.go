@@ -74,10 +74,19 @@ const (
 	FaultLeaderCrash Fault = "leader-crash" // crash the leader while clients write
 	FaultSlowDisk    Fault = "slow-disk"    // slow one node's raft log writes
 	FaultHeal        Fault = "heal"         // heal partitions, restart crashed nodes, fast disks
+	// FaultSnapshot compacts a node's log: a node behind it then catches
+	// up by InstallSnapshot. Only targets that are Snapshotters take it.
+	FaultSnapshot Fault = "snapshot"
 )
 
+// Snapshotter is a Target that can make a node snapshot and compact its
+// log on demand.
+type Snapshotter interface {
+	Snapshot(node string) error
+}
+
 // AllFaults is every fault a run may pick.
-var AllFaults = []Fault{FaultPartition, FaultIsolate, FaultCrash, FaultLeaderCrash, FaultSlowDisk, FaultHeal}
+var AllFaults = []Fault{FaultPartition, FaultIsolate, FaultCrash, FaultLeaderCrash, FaultSlowDisk, FaultHeal, FaultSnapshot}
 
 // Result is a run's outcome.
 type Result struct {
@@ -181,10 +190,23 @@ func Run(t testing.TB, target Target, plan Plan) Result {
 		case FaultSlowDisk:
 			node := IDs[rng.IntN(len(IDs))]
 			d := time.Duration(10+rng.IntN(150)) * time.Millisecond
+			if rng.IntN(4) == 0 {
+				d = time.Duration(300+rng.IntN(600)) * time.Millisecond // a stalled card: longer than an election
+			}
 			target.SlowDisk(node, d)
 			desc += fmt.Sprintf(" %s %s", node, d)
 		case FaultHeal:
 			heal(target, crashed)
+		case FaultSnapshot:
+			sn, ok := target.(Snapshotter)
+			node := IDs[rng.IntN(len(IDs))]
+			if !ok || !target.Running(node) {
+				continue
+			}
+			desc += " " + node
+			if err := sn.Snapshot(node); err != nil {
+				desc += " (" + err.Error() + ")"
+			}
 		}
 		res.Faults = append(res.Faults, desc)
 	}
