@@ -26,8 +26,8 @@ type InProcess struct {
 
 	mu       sync.RWMutex // held for writing while a member stops or starts
 	restores int64        // snapshots installed by members since stopped; guarded by mu
-	due   map[string]int64
-	today domain.Date
+	due      map[string]int64
+	today    domain.Date
 }
 
 // InProcessOptions configures NewInProcess.
