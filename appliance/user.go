@@ -26,6 +26,7 @@ func (m *Main) mountStaff(mux *http.ServeMux, loc *time.Location) error {
 	s, err := staff.New(staff.Config{
 		Ledger:        m.Node,
 		Cluster:       nodeCluster{m.Node},
+		Refunds:       m.Node.FSM(),
 		Now:           m.Config.Now,
 		Location:      loc,
 		Logger:        m.Config.Logger,

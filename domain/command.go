@@ -67,13 +67,16 @@ type Command struct {
 	PayPropertyTax      *PayPropertyTax      `json:"pay_property_tax,omitempty"`
 
 	// Clerk's office payloads (staffcommand.go).
-	StaffUser     *StaffUserChange `json:"staff_user,omitempty"`
-	APIToken      *APITokenChange  `json:"api_token,omitempty"`
-	CreateBills   *CreateBills     `json:"create_bills,omitempty"`
-	DrawerOpen    *DrawerOpen      `json:"drawer_open,omitempty"`
-	WindowPayment *WindowPayment   `json:"window_payment,omitempty"`
-	DrawerClose   *DrawerClose     `json:"drawer_close,omitempty"`
-	Deposit       *Deposit         `json:"deposit,omitempty"`
+	StaffUser     *StaffUserChange  `json:"staff_user,omitempty"`
+	APIToken      *APITokenChange   `json:"api_token,omitempty"`
+	CreateBills   *CreateBills      `json:"create_bills,omitempty"`
+	DrawerOpen    *DrawerOpen       `json:"drawer_open,omitempty"`
+	WindowPayment *WindowPayment    `json:"window_payment,omitempty"`
+	DrawerClose   *DrawerClose      `json:"drawer_close,omitempty"`
+	Deposit       *Deposit          `json:"deposit,omitempty"`
+	ReturnCheck   *ReturnCheck      `json:"return_check,omitempty"`
+	IssueRefund   *IssueRefund      `json:"issue_refund,omitempty"`
+	StatusLetter  *StatusLetterWork `json:"status_letter,omitempty"`
 }
 
 // ReceiptNumber returns the number a receipt for this command carries:

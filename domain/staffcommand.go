@@ -12,6 +12,9 @@ const (
 	KindWindowPayment Kind = "window_payment" // a cash or check payment at the window (§5.10)
 	KindDrawerClose   Kind = "drawer_close"   // close a drawer on a blind count; over/short posted
 	KindDeposit       Kind = "deposit"        // a deposit slip to a public depository (§5.06)
+	KindReturnCheck   Kind = "return_check"   // a check came back unpaid (§5.20)
+	KindIssueRefund   Kind = "issue_refund"   // approve a refund due, or record its check (§5.07(1))
+	KindStatusLetter  Kind = "status_letter"  // complete a status letter, or record its delivery (§5.11)
 )
 
 // staffPayloads returns how many clerk's-office payloads c carries, and
@@ -25,6 +28,9 @@ func (c Command) staffPayloads(k Kind) (n int, known, ok bool) {
 		KindWindowPayment: c.WindowPayment != nil,
 		KindDrawerClose:   c.DrawerClose != nil,
 		KindDeposit:       c.Deposit != nil,
+		KindReturnCheck:   c.ReturnCheck != nil,
+		KindIssueRefund:   c.IssueRefund != nil,
+		KindStatusLetter:  c.StatusLetter != nil,
 	}
 	for _, v := range set {
 		if v {
@@ -53,6 +59,12 @@ func applyStaff(tx Tx, c Command, index uint64, p *Params, res *Result) (known b
 		return true, applyDrawerClose(tx, c, res)
 	case KindDeposit:
 		return true, applyDeposit(tx, c, res)
+	case KindReturnCheck:
+		return true, applyReturnCheck(tx, c, p, res)
+	case KindIssueRefund:
+		return true, applyIssueRefund(tx, c, res)
+	case KindStatusLetter:
+		return true, applyStatusLetterWork(tx, c, res)
 	}
 	return false, nil
 }

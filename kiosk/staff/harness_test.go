@@ -58,6 +58,7 @@ func newHarness(t *testing.T) *harness {
 	s, err := staff.New(staff.Config{
 		Ledger:        h.ledger,
 		Cluster:       fakeCluster{},
+		Refunds:       h.ledger,
 		Now:           h.now,
 		Location:      loc,
 		Logger:        slog.New(slog.NewTextHandler(io.Discard, nil)),

@@ -275,3 +275,9 @@ func (t memTx) Put(c, id string, v any) error {
 	t.s.records[c+"/"+id] = b
 	return err
 }
+
+func (l *memLedger) RefundsDue() ([]domain.RefundDue, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.st.refunds), nil
+}

@@ -18,13 +18,19 @@ const (
 	CapReadCash  Capability = "read-cash"  // drawers and deposit slips, the undeposited alert
 	CapUsers     Capability = "users"      // staff accounts and API tokens
 	CapCluster   Capability = "cluster"    // the cluster page
+
+	CapReturns       Capability = "returned-checks" // record a returned check (§5.20)
+	CapRefundApprove Capability = "refund-approve"  // approve a refund due (§5.07(1))
+	CapRefundCheck   Capability = "refund-check"    // record the check that paid an approved refund
+	CapReadLetters   Capability = "read-letters"    // the status letter queue and the letters (§5.11)
+	CapLetters       Capability = "letters"         // complete status letters and record their delivery
 )
 
 var grants = map[domain.Role][]Capability{
-	domain.RoleClerk:         {CapDashboard, CapReadBills, CapBills, CapWindow, CapReadCash},
-	domain.RoleTreasurer:     {CapDashboard, CapReadBills, CapBills, CapWindow, CapDeposit, CapReadCash},
-	domain.RoleAdministrator: {CapDashboard, CapReadBills, CapReadCash, CapUsers, CapCluster},
-	domain.RoleAuditor:       {CapDashboard, CapReadBills, CapReadCash, CapCluster},
+	domain.RoleClerk:         {CapDashboard, CapReadBills, CapBills, CapWindow, CapReadCash, CapReturns, CapRefundCheck, CapReadLetters, CapLetters},
+	domain.RoleTreasurer:     {CapDashboard, CapReadBills, CapBills, CapWindow, CapDeposit, CapReadCash, CapReturns, CapRefundApprove, CapRefundCheck, CapReadLetters, CapLetters},
+	domain.RoleAdministrator: {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapUsers, CapCluster},
+	domain.RoleAuditor:       {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapCluster},
 	domain.RoleBoard:         {CapDashboard},
 	domain.RoleHotelOperator: {CapDashboard},
 }

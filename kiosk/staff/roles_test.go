@@ -46,6 +46,17 @@ var routes = []route{
 	{"GET", "/staff/drawers/none", staff.CapReadCash, nil},
 	{"GET", "/staff/deposits/none", staff.CapReadCash, nil},
 	{"POST", "/staff/deposits", staff.CapDeposit, url.Values{"depository": {"nowhere"}}},
+	{"GET", "/staff/returned-checks/new?receipt=none", staff.CapReturns, nil},
+	{"POST", "/staff/returned-checks", staff.CapReturns, url.Values{"bill": {"B-2026-0101"}, "receipt": {"none"}}},
+	{"GET", "/staff/returned-checks/none", staff.CapReadCash, nil},
+	{"GET", "/staff/refunds", staff.CapReadCash, nil},
+	{"POST", "/staff/refunds/none/approve", staff.CapRefundApprove, url.Values{"bill": {"B-2026-0101"}}},
+	{"POST", "/staff/refunds/none/check", staff.CapRefundCheck, url.Values{"bill": {"B-2026-0101"}, "check_number": {"1"}}},
+	{"GET", "/staff/letters", staff.CapReadLetters, nil},
+	{"GET", "/staff/letters/none", staff.CapReadLetters, nil},
+	{"GET", "/staff/letters/none/letter.pdf", staff.CapReadLetters, nil},
+	{"POST", "/staff/letters/none/complete", staff.CapLetters, nil},
+	{"POST", "/staff/letters/none/deliver", staff.CapLetters, url.Values{"delivery": {"pickup"}}},
 	{"GET", "/staff/cluster", staff.CapCluster, nil},
 }
 

@@ -55,11 +55,19 @@ type ClusterMember struct {
 	Error        string
 }
 
+// Refunds lists the refunds due (§5.07(1)) that payments made; the
+// appliance passes the replicated state.
+type Refunds interface {
+	RefundsDue() ([]domain.RefundDue, error)
+}
+
 // Config is what the clerk's office needs from the appliance.
 type Config struct {
 	Ledger domain.Ledger
 	// Cluster, when set, serves /staff/cluster.
 	Cluster Cluster
+	// Refunds, when set, serves the refund queue.
+	Refunds Refunds
 	// Now is the clock; nil means time.Now. Tests pin it.
 	Now func() time.Time
 	// Location is the village's time zone; nil loads America/Chicago.
@@ -80,6 +88,7 @@ type Config struct {
 type Server struct {
 	ledger   domain.Ledger
 	cluster  Cluster
+	refunds  Refunds
 	now      func() time.Time
 	loc      *time.Location
 	log      *slog.Logger
@@ -102,7 +111,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Ledger == nil {
 		return nil, errors.New("staff: no ledger")
 	}
-	s := &Server{ledger: cfg.Ledger, cluster: cfg.Cluster, now: cfg.Now, loc: cfg.Location, log: cfg.Logger, operator: cfg.OperatorToken, hasher: cfg.Hasher, banks: cfg.Depositories}
+	s := &Server{ledger: cfg.Ledger, cluster: cfg.Cluster, refunds: cfg.Refunds, now: cfg.Now, loc: cfg.Location, log: cfg.Logger, operator: cfg.OperatorToken, hasher: cfg.Hasher, banks: cfg.Depositories}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -171,6 +180,19 @@ func (s *Server) Handler() http.Handler {
 	route("GET /staff/deposits/{id}", CapReadCash, s.showDepositPage)
 	route("POST /staff/deposits", CapDeposit, s.submitDeposit)
 
+	route("GET /staff/returned-checks/new", CapReturns, s.showReturnCheckPage)
+	route("POST /staff/returned-checks", CapReturns, s.submitReturnCheck)
+	route("GET /staff/returned-checks/{id}", CapReadCash, s.showReturnedCheckPage)
+	route("GET /staff/refunds", CapReadCash, s.showRefundsPage)
+	route("POST /staff/refunds/{command}/approve", CapRefundApprove, s.submitRefundApprove)
+	route("POST /staff/refunds/{command}/check", CapRefundCheck, s.submitRefundCheck)
+
+	route("GET /staff/letters", CapReadLetters, s.showLettersPage)
+	route("GET /staff/letters/{claim}", CapReadLetters, s.showLetterPage)
+	route("POST /staff/letters/{claim}/complete", CapLetters, s.submitLetter)
+	route("POST /staff/letters/{claim}/deliver", CapLetters, s.submitLetterDelivery)
+	route("GET /staff/letters/{claim}/letter.pdf", CapReadLetters, s.showLetterPDF)
+
 	route("GET /staff/cluster", CapCluster, s.showClusterPage)
 
 	api := func(pattern string, c Capability, h http.HandlerFunc) {
@@ -218,9 +240,11 @@ func (s *Server) page(r *http.Request, title string) view.Page {
 				{CapDashboard, "Today", "/staff/"},
 				{CapWindow, "Window", "/staff/window"},
 				{CapReadBills, "Accounts", "/staff/accounts"},
+				{CapReadLetters, "Status letters", "/staff/letters"},
 				{CapBills, "New bill", "/staff/bills/new"},
 				{CapBills, "Import bills", "/staff/bills/import"},
 				{CapReadCash, "Drawers", "/staff/drawers"},
+				{CapReadCash, "Refunds", "/staff/refunds"},
 				{CapUsers, "Staff", "/staff/users"},
 				{CapCluster, "Cluster", "/staff/cluster"},
 			} {

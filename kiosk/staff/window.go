@@ -129,6 +129,8 @@ func (s *Server) showReceiptPage(w http.ResponseWriter, r *http.Request) {
 	}
 	v := view.Receipt{Number: rc.Number, BillID: rc.BillID, Account: rc.Account, Parcel: rc.Parcel, Payer: rc.Payer, At: rc.At.String(), Amount: rc.Amount.String(), Tender: string(rc.Tender), Reference: rc.Reference,
 		Penalty: rc.Allocation.Penalty.String(), Interest: rc.Allocation.Interest.String(), Principal: rc.Allocation.Principal.String(), Overpayment: rc.Allocation.Overpayment.String(), Balance: rc.Balance.String(), CommandID: rc.CommandID, Status: string(rc.Status)}
+	pr, _ := principalFrom(r.Context())
+	v.CanReturn = Allowed(pr.user.Role, CapReturns)
 	if id := r.URL.Query().Get("drawer"); id != "" {
 		var d domain.Drawer
 		if err := s.ledger.Get(domain.CollectionDrawers, id, &d); err == nil {

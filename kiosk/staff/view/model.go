@@ -157,6 +157,7 @@ type Receipt struct {
 	Number, BillID, Account, Parcel, Payer, At, Amount, Tender, Reference string
 	Penalty, Interest, Principal, Overpayment, Balance                    string
 	CommandID, Status, Tendered, Change                                   string
+	CanReturn                                                             bool
 }
 
 // CloseForm is the blind count.
@@ -227,4 +228,61 @@ type Member struct {
 	AppliedIndex, Lag                         uint64
 	Error                                     string
 	Leader                                    bool
+}
+
+// ReturnCheckForm records a returned check.
+type ReturnCheckForm struct {
+	Receipt, BillID, Payer, Amount, Reference, Fee string
+}
+
+// ReturnedCheck is the notice to the payer of a returned check (§5.20).
+type ReturnedCheck struct {
+	ID, BillID, Account, AccountName, Payer, Reference string
+	PaidOn, ReturnedOn, Amount, Fee, Owed, FeeBillID   string
+	Referral, CommandID, BillBalance                   string
+}
+
+// Refunds is the refund queue (§5.07(1)).
+type Refunds struct {
+	CanApprove, CanCheck bool
+	Rows                 []Refund
+}
+
+// Refund is one refund due.
+type Refund struct {
+	CommandID, Receipt, BillID, Account, PaidAt, Amount, RefundBy string
+	Overdue                                                       bool
+	State, CheckNumber, ApprovedBy, Note                          string
+}
+
+// Letters is the status letter queue (§5.11).
+type Letters struct {
+	All  bool
+	Rows []LetterRow
+}
+
+// LetterRow is one request in the queue.
+type LetterRow struct {
+	Claim, Parcel, Address, Requester, RequestedAt, ReadyBy, State string
+	Overdue, DueToday                                              bool
+}
+
+// LetterForm is what the clerk adds to a letter.
+type LetterForm struct {
+	AssessmentChanges, Deferred, Improvements, Floodplain, Violations, Notes string
+	Error                                                                    string
+}
+
+// Letter is a request and, once written, its letter.
+type Letter struct {
+	Claim, Parcel, Address, Requester, Contact, RequestedAt, ReadyBy, State, Fee string
+	Number, AsOf, Delivery, DeliveredAt                                          string
+	Lines                                                                        []LetterLine
+	CanWork                                                                      bool
+	Form                                                                         LetterForm
+}
+
+// LetterLine is one fact from the ledger.
+type LetterLine struct {
+	Topic, Text, Amount string
 }

@@ -1,0 +1,202 @@
+package domain
+
+import (
+	"fmt"
+	"strings"
+)
+
+// CollectionReturnedChecks holds the returned checks: id → ReturnedCheckRecord.
+const CollectionReturnedChecks = "returned-checks"
+
+// ReturnCheck records that a check paid to the village came back unpaid
+// (§5.20). The ids of the record and of the fee's bill are made before the
+// command enters the log.
+type ReturnCheck struct {
+	ReturnID  string `json:"return_id"`
+	BillID    string `json:"bill_id"`
+	Receipt   string `json:"receipt"` // the receipt of the check's payment
+	FeeBillID string `json:"fee_bill_id"`
+	Referral  string `json:"referral,omitempty"` // an optional note referring the payer (to the district attorney, a collection agency …)
+}
+
+// ReturnedCheckRecord is a returned check and what it changed.
+type ReturnedCheckRecord struct {
+	ID         string      `json:"id"`
+	BillID     string      `json:"bill_id"`
+	Account    string      `json:"account"`
+	Parcel     string      `json:"parcel"`
+	Payment    BillPayment `json:"payment"` // the reversed payment, as it was posted
+	ReturnedOn Date        `json:"returned_on"`
+	Fee        Money       `json:"fee"`
+	Owed       Money       `json:"owed"` // check amount + fee
+	FeeBillID  string      `json:"fee_bill_id"`
+	Referral   string      `json:"referral,omitempty"`
+	CommandID  string      `json:"command_id"`
+	By         string      `json:"by"`
+	At         DateTime    `json:"at"`
+}
+
+// applyReturnCheck applies §5.20 to the ledger: the check's payment is
+// taken off its bill, so the bill is unpaid again and its interest and
+// penalty are computed as if it had never been paid (they are derived from
+// the remaining payments); the returned_check fee in force on the day the
+// check came back is billed to the same account and parcel as a new bill;
+// and the record keeps the reversed payment for the account's history. A
+// refund the check's overpayment had made due is cancelled (RefundState).
+func applyReturnCheck(tx Tx, c Command, p *Params, res *Result) error {
+	in := c.ReturnCheck
+	if err := validRecordID("returned check", in.ReturnID); err != nil {
+		return err
+	}
+	if err := validRecordID("fee bill", in.FeeBillID); err != nil {
+		return err
+	}
+	var old ReturnedCheckRecord
+	if ok, err := tx.Get(CollectionReturnedChecks, in.ReturnID, &old); err != nil {
+		return err
+	} else if ok {
+		return Errorf(ECONFLICT, sectionReturnedCheck, "Returned check %s is already recorded.", in.ReturnID)
+	}
+	bill, ok, err := tx.Bill(in.BillID)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return Errorf(ENOTFOUND, sectionReturnedCheck, "There is no bill %q.", in.BillID)
+	}
+	at := -1
+	for i, pay := range bill.Payments {
+		if pay.Receipt == in.Receipt {
+			at = i
+		}
+	}
+	if at < 0 {
+		return Errorf(ENOTFOUND, sectionReturnedCheck, "Bill %s has no payment with receipt %s (was it already returned?).", bill.ID, in.Receipt)
+	}
+	pay := bill.Payments[at]
+	if pay.Tender != Check {
+		return Errorf(EINVALID, sectionReturnedCheck, "Receipt %s was paid by %s, not by check.", in.Receipt, pay.Tender)
+	}
+	if c.At.Date.Before(pay.At.Date) {
+		return Errorf(EINVALID, sectionReturnedCheck, "A check cannot come back before it was paid (%s).", pay.At.Date)
+	}
+	rc, err := ComputeReturnedCheck(ReturnedCheckInput{ReturnedOn: c.At.Date, CheckAmount: pay.Amount}, p)
+	if err != nil {
+		return err
+	}
+	bill.Payments = append(bill.Payments[:at:at], bill.Payments[at+1:]...)
+	if err := tx.PutBill(bill); err != nil {
+		return err
+	}
+	if rc.Fee.IsPositive() {
+		if _, exists, err := tx.Bill(in.FeeBillID); err != nil {
+			return err
+		} else if exists {
+			return Errorf(ECONFLICT, "", "There is already a bill %s.", in.FeeBillID)
+		}
+		ref := strings.TrimSpace(pay.Reference)
+		fee := Bill{ID: in.FeeBillID, Account: bill.Account, Parcel: bill.Parcel, Description: fmt.Sprintf("Returned check fee (§5.20), check %s on bill %s", ref, bill.ID), BilledOn: c.At.Date, Principal: rc.Fee}
+		if err := tx.PutBill(fee); err != nil {
+			return err
+		}
+		if err := tx.Put(CollectionBillOrigins, fee.ID, BillOrigin{BillID: fee.ID, CommandID: c.ID, Actor: c.Actor, At: c.At, Source: "returned check " + in.ReturnID}); err != nil {
+			return err
+		}
+	}
+	if pay.Allocation.Overpayment.IsPositive() {
+		st := RefundState{CommandID: pay.CommandID, State: RefundCancelled, Note: "the check came back unpaid (§5.20)", At: c.At, By: c.Actor}
+		if err := tx.Put(CollectionRefundStates, pay.CommandID, st); err != nil {
+			return err
+		}
+	}
+	rec := ReturnedCheckRecord{ID: in.ReturnID, BillID: bill.ID, Account: bill.Account, Parcel: bill.Parcel, Payment: pay, ReturnedOn: c.At.Date, Fee: rc.Fee, Owed: rc.Owed, FeeBillID: in.FeeBillID, Referral: strings.TrimSpace(in.Referral), CommandID: c.ID, By: c.Actor, At: c.At}
+	if !rc.Fee.IsPositive() {
+		rec.FeeBillID = ""
+	}
+	res.Note = fmt.Sprintf("check %s returned: %s reversed, fee %s", pay.Reference, pay.Amount, rc.Fee)
+	return tx.Put(CollectionReturnedChecks, rec.ID, rec)
+}
+
+// CollectionRefundStates holds what became of each refund due (§5.07(1)),
+// by the command id of the payment that overpaid: id → RefundState. A
+// refund due with no state is waiting for approval.
+const CollectionRefundStates = "refund-states"
+
+// Refund states.
+const (
+	RefundApproved  = "approved"  // the treasurer approved it; a check is to be written
+	RefundPaid      = "paid"      // the check is written and recorded
+	RefundCancelled = "cancelled" // the overpayment's check came back unpaid
+)
+
+// RefundState is where a refund due stands.
+type RefundState struct {
+	CommandID   string   `json:"command_id"` // the overpaying payment's command
+	BillID      string   `json:"bill_id,omitempty"`
+	State       string   `json:"state"`
+	Amount      Money    `json:"amount"`
+	ApprovedBy  string   `json:"approved_by,omitempty"`
+	ApprovedAt  DateTime `json:"approved_at,omitzero"`
+	CheckNumber string   `json:"check_number,omitempty"`
+	PaidOn      Date     `json:"paid_on,omitzero"`
+	PaidBy      string   `json:"paid_by,omitempty"`
+	Note        string   `json:"note,omitempty"`
+	At          DateTime `json:"at"`
+	By          string   `json:"by"`
+}
+
+// IssueRefund approves a refund due or records the check that paid it
+// (§5.07(1)).
+type IssueRefund struct {
+	Op          string `json:"op"` // "approve" | "check"
+	BillID      string `json:"bill_id"`
+	CommandID   string `json:"command_id"` // the overpaying payment's command
+	CheckNumber string `json:"check_number,omitempty"`
+}
+
+// applyIssueRefund moves a refund due on: approve, then record the check.
+// The amount is the overpayment as the payment was allocated when it
+// posted, read from the bill, never from the command.
+func applyIssueRefund(tx Tx, c Command, res *Result) error {
+	in := c.IssueRefund
+	bill, ok, err := tx.Bill(in.BillID)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return Errorf(ENOTFOUND, sectionRefund, "There is no bill %q.", in.BillID)
+	}
+	var pay *BillPayment
+	for i := range bill.Payments {
+		if bill.Payments[i].CommandID == in.CommandID {
+			pay = &bill.Payments[i]
+		}
+	}
+	if pay == nil || !pay.Allocation.Overpayment.IsPositive() {
+		return Errorf(ENOTFOUND, sectionRefund, "Bill %s has no overpayment by command %s.", in.BillID, in.CommandID)
+	}
+	var st RefundState
+	if _, err := tx.Get(CollectionRefundStates, in.CommandID, &st); err != nil {
+		return err
+	}
+	switch in.Op {
+	case "approve":
+		if st.State != "" {
+			return Errorf(ECONFLICT, sectionRefund, "This refund is already %s.", st.State)
+		}
+		st = RefundState{CommandID: in.CommandID, BillID: bill.ID, State: RefundApproved, Amount: pay.Allocation.Overpayment, ApprovedBy: c.Actor, ApprovedAt: c.At}
+	case "check":
+		if st.State != RefundApproved {
+			return Errorf(ECONFLICT, sectionRefund, "A refund check is recorded only after the refund is approved.")
+		}
+		if strings.TrimSpace(in.CheckNumber) == "" {
+			return Errorf(EINVALID, sectionRefund, "The refund check's number is required.")
+		}
+		st.State, st.CheckNumber, st.PaidOn, st.PaidBy = RefundPaid, strings.TrimSpace(in.CheckNumber), c.At.Date, c.Actor
+	default:
+		return Errorf(EINVALID, "", "Unknown refund operation %q.", in.Op)
+	}
+	st.At, st.By = c.At, c.Actor
+	res.Note = fmt.Sprintf("refund %s %s", st.Amount, st.State)
+	return tx.Put(CollectionRefundStates, in.CommandID, st)
+}

@@ -1,0 +1,107 @@
+package staff
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+
+	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/staff/view"
+)
+
+// showReturnCheckPage is the form to record a returned check (§5.20),
+// reached from the check's receipt.
+func (s *Server) showReturnCheckPage(w http.ResponseWriter, r *http.Request) {
+	rc, err := s.ledger.Receipt(r.URL.Query().Get("receipt"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if rc.Tender != domain.Check {
+		s.fail(w, r, domain.Errorf(domain.EINVALID, "§5.20", "Receipt %s was not paid by check.", rc.Number))
+		return
+	}
+	fee := s.ledger.Params().At(s.today()).ReturnedCheckFee
+	s.render(w, r, http.StatusOK, view.ReturnCheckPage(s.page(r, "Returned check"), view.ReturnCheckForm{Receipt: rc.Number, BillID: rc.BillID, Payer: rc.Payer, Amount: rc.Amount.String(), Reference: rc.Reference, Fee: fee.String()}))
+}
+
+func (s *Server) submitReturnCheck(w http.ResponseWriter, r *http.Request) {
+	in := domain.ReturnCheck{BillID: formValue(r, "bill"), Receipt: formValue(r, "receipt"), Referral: formValue(r, "referral")}
+	_, err := s.submit(r, domain.KindReturnCheck, func(c *domain.Command) {
+		in.ReturnID = fmt.Sprintf("RC-%s-%s-%06d", c.At.Date, c.Node, c.Seq)
+		in.FeeBillID = billID(c, 0) + "-RCFEE"
+		c.ReturnCheck = &in
+	})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	redirect(w, r, "/staff/returned-checks/"+in.ReturnID)
+}
+
+// showReturnedCheckPage is the notice to the payer, to print and mail.
+func (s *Server) showReturnedCheckPage(w http.ResponseWriter, r *http.Request) {
+	var rec domain.ReturnedCheckRecord
+	if err := s.ledger.Get(domain.CollectionReturnedChecks, r.PathValue("id"), &rec); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	v := view.ReturnedCheck{ID: rec.ID, BillID: rec.BillID, Account: rec.Account, Reference: rec.Payment.Reference, PaidOn: rec.Payment.At.Date.String(), ReturnedOn: rec.ReturnedOn.String(), Amount: rec.Payment.Amount.String(), Fee: rec.Fee.String(), Owed: rec.Owed.String(), FeeBillID: rec.FeeBillID, Referral: rec.Referral, CommandID: rec.CommandID}
+	if rc, err := s.ledger.Receipt(rec.Payment.Receipt); err == nil {
+		v.Payer = rc.Payer
+	}
+	if a, err := s.ledger.Account(rec.Account); err == nil {
+		v.AccountName = a.Name
+	}
+	if b, err := s.ledger.Bill(rec.BillID); err == nil {
+		if fig, err := b.Figures(s.today(), s.ledger.Params()); err == nil {
+			v.BillBalance = fig.Balance.String()
+		}
+	}
+	s.render(w, r, http.StatusOK, view.ReturnedCheckPage(s.page(r, "Returned check "+rec.ID), v))
+}
+
+// showRefundsPage is the refund queue (§5.07(1)): overpayments by their
+// deadline, overdue ones flagged, with approval and the check.
+func (s *Server) showRefundsPage(w http.ResponseWriter, r *http.Request) {
+	if s.refunds == nil {
+		s.fail(w, r, domain.Errorf(domain.ENOTFOUND, "", "This node runs without a refund queue."))
+		return
+	}
+	due, err := s.refunds.RefundsDue()
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	sort.SliceStable(due, func(i, j int) bool { return due[i].RefundBy.Before(due[j].RefundBy) })
+	pr, _ := principalFrom(r.Context())
+	v := view.Refunds{CanApprove: Allowed(pr.user.Role, CapRefundApprove), CanCheck: Allowed(pr.user.Role, CapRefundCheck)}
+	today := s.today()
+	for _, d := range due {
+		var st domain.RefundState
+		if err := s.ledger.Get(domain.CollectionRefundStates, d.CommandID, &st); err != nil && domain.ErrorCode(err) != domain.ENOTFOUND {
+			s.fail(w, r, err)
+			return
+		}
+		state := st.State
+		if state == "" {
+			state = "due"
+		}
+		open := state == "due" || state == domain.RefundApproved
+		v.Rows = append(v.Rows, view.Refund{CommandID: d.CommandID, Receipt: d.Receipt, BillID: d.BillID, Account: d.Account, PaidAt: d.PaidAt.String(), Amount: d.Amount.String(), RefundBy: d.RefundBy.String(),
+			Overdue: open && today.After(d.RefundBy), State: state, CheckNumber: st.CheckNumber, ApprovedBy: st.ApprovedBy, Note: st.Note})
+	}
+	s.render(w, r, http.StatusOK, view.RefundsPage(s.page(r, "Refunds"), v))
+}
+
+func (s *Server) refundOp(w http.ResponseWriter, r *http.Request, op string) {
+	in := domain.IssueRefund{Op: op, BillID: formValue(r, "bill"), CommandID: r.PathValue("command"), CheckNumber: formValue(r, "check_number")}
+	if _, err := s.submit(r, domain.KindIssueRefund, func(c *domain.Command) { c.IssueRefund = &in }); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	redirect(w, r, "/staff/refunds")
+}
+
+func (s *Server) submitRefundApprove(w http.ResponseWriter, r *http.Request) { s.refundOp(w, r, "approve") }
+func (s *Server) submitRefundCheck(w http.ResponseWriter, r *http.Request)   { s.refundOp(w, r, "check") }
