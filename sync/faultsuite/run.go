@@ -94,13 +94,20 @@ type Result struct {
 	Target string
 	Faults []string // the faults injected, in order
 	Report Report
+	// Snapshots is how many snapshots lagging nodes installed, where the
+	// target can tell (-1: it cannot).
+	Snapshots int64
 }
 
 // Summary is one line for the suite's summary.
 func (r Result) Summary() string {
 	rep := r.Report
-	return fmt.Sprintf("%s seed %d: %d faults, %d commands (%d posted, %d provisional, %d unknown), %d current reads, lost %d, duplicated %d, linearizable %t, hashes match %t",
-		r.Target, r.Plan.Seed, len(r.Faults), rep.Commands, rep.Posted, rep.Provisional, rep.Unknown, rep.Reads, rep.Lost, rep.Duplicated, rep.Linearizable, rep.HashesMatch)
+	snaps := ""
+	if r.Snapshots >= 0 {
+		snaps = fmt.Sprintf(", %d snapshots installed", r.Snapshots)
+	}
+	return fmt.Sprintf("%s seed %d: %d faults, %d commands (%d posted, %d provisional, %d unknown), %d current reads, lost %d, duplicated %d, linearizable %t, hashes match %t%s",
+		r.Target, r.Plan.Seed, len(r.Faults), rep.Commands, rep.Posted, rep.Provisional, rep.Unknown, rep.Reads, rep.Lost, rep.Duplicated, rep.Linearizable, rep.HashesMatch, snaps)
 }
 
 // Run drives clients paying bills through random nodes while it injects
@@ -115,7 +122,7 @@ func Run(t testing.TB, target Target, plan Plan) Result {
 	if plan.Clients == 0 {
 		plan.Clients = 4
 	}
-	res := Result{Plan: plan, Target: target.Kind()}
+	res := Result{Plan: plan, Target: target.Kind(), Snapshots: -1}
 	due := target.Due()
 	bills := make([]string, 0, len(due))
 	for b := range due {
@@ -198,14 +205,20 @@ func Run(t testing.TB, target Target, plan Plan) Result {
 		case FaultHeal:
 			heal(target, crashed)
 		case FaultSnapshot:
+			// Every running node compacts its log, so a node that is down
+			// or cut off and falls further behind catches up only by
+			// InstallSnapshot.
 			sn, ok := target.(Snapshotter)
-			node := IDs[rng.IntN(len(IDs))]
-			if !ok || !target.Running(node) {
+			if !ok {
 				continue
 			}
-			desc += " " + node
-			if err := sn.Snapshot(node); err != nil {
-				desc += " (" + err.Error() + ")"
+			for _, node := range IDs {
+				if target.Running(node) {
+					desc += " " + node
+					if err := sn.Snapshot(node); err != nil {
+						desc += " (" + err.Error() + ")"
+					}
+				}
 			}
 		}
 		res.Faults = append(res.Faults, desc)
@@ -221,6 +234,9 @@ func Run(t testing.TB, target Target, plan Plan) Result {
 		return res
 	}
 	res.Report = Check(hist.Ops(), states, due)
+	if rs, ok := target.(interface{ Restores() int64 }); ok {
+		res.Snapshots = rs.Restores()
+	}
 	return res
 }
 
