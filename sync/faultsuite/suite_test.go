@@ -19,6 +19,7 @@ import (
 //	FAULTS_STRICT_READS=1  also check reads made where a node says it is
 //	                  current (off by default: a new leader says so too
 //	                  early, see TestNewLeaderSaysCurrentOnlyWhenItIs)
+//	FAULTS_KNOWN_BUGS=1    run the probes of bugs reported and not yet fixed
 func envInt(name string, def int) int {
 	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v >= 0 {
 		return v
