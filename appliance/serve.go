@@ -16,6 +16,10 @@ import (
 	"time"
 	_ "time/tzdata" // a bare Pi image may lack the zone database
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk"
 	"github.com/villagehall/appliance/kiosk/terminal"
@@ -164,6 +168,7 @@ func (m *Main) Run(ctx context.Context) error {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", m.showHealth)
 	mux.HandleFunc("GET /admin/backup", m.showBackup)
+	mux.Handle("GET /metrics", m.metricsHandler())
 	mux.HandleFunc("GET /api/v1/cluster", m.requireOperator(m.showCluster))
 	if cfg.Faults {
 		m.mountFaults(mux)
@@ -211,6 +216,18 @@ func (m *Main) loadDemo(ctx context.Context, loc *time.Location, params *domain.
 	}
 	m.Config.Logger.Info("demo data", "result", res.Note)
 	return nil
+}
+
+// metricsHandler serves Prometheus metrics from a registry of this node's
+// own: the ledger's state, the Go runtime and the process.
+func (m *Main) metricsHandler() http.Handler {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(
+		replica.NewCollector(m.Node),
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	)
+	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 }
 
 func (m *Main) showHealth(w http.ResponseWriter, r *http.Request) {
