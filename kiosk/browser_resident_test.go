@@ -1,6 +1,7 @@
 package kiosk_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -229,4 +230,50 @@ func TestBrowserIdleWarningIsAccessible(t *testing.T) {
 	b.check("01-idle-warning")
 	// A key press (a tactile keypad) keeps the page.
 	b.do("keep", chromedp.KeyEvent("\r"), chromedp.WaitNotVisible(tid("idle-warning")))
+}
+
+// tabTo presses Tab (as a tactile keypad does) until the element with the
+// data-testid has the focus, and checks that the focus is visible.
+func (b *browser) tabTo(id string) {
+	b.t.Helper()
+	for range 25 {
+		got, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.activeElement && (document.activeElement.getAttribute("data-testid") || "")`))
+		if err != nil {
+			b.t.Fatal(err)
+		}
+		if got == id {
+			outline, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`getComputedStyle(document.activeElement).outlineStyle + " " + getComputedStyle(document.activeElement).boxShadow`))
+			if err != nil || strings.HasPrefix(outline, "none none") {
+				b.t.Errorf("focus on %s is not visible: %q %v", id, outline, err)
+			}
+			return
+		}
+		b.do("tab", chromedp.KeyEvent("\t"))
+	}
+	b.t.Fatalf("Tab never reached %s", id)
+}
+
+// TestBrowserKeyboardOnly finds and opens a bill and starts a status
+// letter with the keyboard alone: Tab, Enter and typing, as with the
+// kiosk's tactile keypad.
+func TestBrowserKeyboardOnly(t *testing.T) {
+	h := newHarness(t)
+	b := openBrowser(t, h, browsertest.Options{Width: 1280, Height: 800})
+	b.open("/", "start-pay")
+	b.tabTo("start-pay")
+	b.shot("01-focus-start")
+	b.do("enter", chromedp.KeyEvent("\r"), chromedp.WaitVisible(tid("search-input")))
+	// The search box has the focus on arrival.
+	b.do("search", chromedp.KeyEvent("100101\r"), chromedp.WaitVisible(tid("result-group")))
+	b.do("first bill", chromedp.Focus(chromedp.CSS(`[data-bill="`+pastDueBill+`"] a`)))
+	b.shot("02-focus-bill")
+	b.do("open", chromedp.KeyEvent("\r"), chromedp.WaitVisible(tid("amount-due")))
+	b.tabTo("pay-button")
+	b.do("pay", chromedp.KeyEvent("\r"), chromedp.WaitVisible(tid("amount-input")))
+	b.open("/", "start-letter")
+	b.tabTo("start-letter")
+	b.do("letter", chromedp.KeyEvent("\r"), chromedp.WaitVisible(tid("letter-form")))
+	b.tabTo("letter-parcel")
+	b.do("type", chromedp.KeyEvent("305 Hale St\tLuis\t608-555-0100\r"), chromedp.WaitVisible(tid("letter-summary")))
+	b.shot("03-letter-by-keyboard")
 }
