@@ -168,6 +168,8 @@ func TestBrowserAccessibility(t *testing.T) {
 	h := newHarness(t, withSimulatorPanel)
 	b := openBrowser(t, h)
 	pages := []struct{ path, wait string }{
+		{"/", "start-pay"},
+		{"/letters", "letter-form"},
 		{"/find", "search-input"},
 		{"/find?q=145+W+Main", "result-group"},
 		{"/find?q=ZZZ", "error-message"},
@@ -276,4 +278,21 @@ func TestBrowserKeyboardOnly(t *testing.T) {
 	b.tabTo("letter-parcel")
 	b.do("type", chromedp.KeyEvent("305 Hale St\tLuis\t608-555-0100\r"), chromedp.WaitVisible(tid("letter-summary")))
 	b.shot("03-letter-by-keyboard")
+}
+
+// TestBrowserKeypad types an amount with the on-screen number pad.
+func TestBrowserKeypad(t *testing.T) {
+	h := newHarness(t)
+	b := openBrowser(t, h)
+	b.open("/bills/"+pastDueBill+"/pay?lang=es", "keypad")
+	for _, k := range []string{"clear", "2", "5", ".", "5", "back", "0"} {
+		b.do("key "+k, chromedp.Click(tid("key-"+k)))
+	}
+	v, err := chromedp.Run(b.ctx, chromedp.Value(tid("amount-input")))
+	if err != nil || v != "25.0" {
+		t.Fatalf("amount %q (%v), want 25.0", v, err)
+	}
+	b.check("01-teclado")
+	b.click(tid("pay-continue"), "confirm-amount")
+	b.expectText("confirm-amount", "$25.00")
 }

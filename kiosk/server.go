@@ -1,16 +1,19 @@
 // Package kiosk serves the resident kiosk at village hall: find a village
-// bill, understand today's amount due, pay it by card and take a receipt.
+// bill, understand today's amount due, pay it by card and take a receipt;
+// pay property tax (Ch. 74); request a status letter (§5.11); inspect the
+// public purchasing records (§5.12(5), (7)).
 //
 // Pages are rendered on the server with templ (package view) and work
-// without JavaScript; the embedded script only runs the idle timer and the
-// print button. Handlers hold no business logic: the domain computes every
+// without JavaScript; the embedded script only runs the idle timer, the
+// on-screen number pad and the print button. Handlers hold no business logic: the domain computes every
 // figure, a handler maps it to a view model. The kiosk reads and writes the
 // ledger only through domain.Ledger and charges cards only through
 // terminal.Terminal; the appliance passes both in.
 //
 // One file per resource, handlers named showXxxPage and submitXxx, in the
 // manner of miniflux: start.go, find.go, account.go, parcel.go, bill.go,
-// pay.go, confirm.go, charge.go, receipt.go; error.go maps every error to a
+// pay.go, confirm.go, charge.go, receipt.go, letter.go, propertytax.go,
+// purchases.go (fuzzy.go: address search tolerant of typos); error.go maps every error to a
 // status and a message in one place.
 package kiosk
 

@@ -11,6 +11,31 @@
     print.addEventListener("click", function () { window.print(); });
   }
 
+  // The on-screen number pad types into its input and counts as activity
+  // (it sends an input event, which the idle timer listens to).
+  Array.prototype.forEach.call(document.querySelectorAll("[data-keypad]"), function (pad) {
+    var input = document.getElementById(pad.getAttribute("data-keypad"));
+    if (!input) {
+      return;
+    }
+    pad.hidden = false;
+    pad.addEventListener("click", function (e) {
+      var key = e.target.closest ? e.target.closest("[data-key]") : null;
+      if (!key) {
+        return;
+      }
+      var k = key.getAttribute("data-key");
+      if (k === "back") {
+        input.value = input.value.slice(0, -1);
+      } else if (k === "clear") {
+        input.value = "";
+      } else {
+        input.value += k;
+      }
+      input.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+  });
+
   var body = document.body;
   var limit = parseInt(body.getAttribute("data-idle-seconds") || "0", 10);
   var warnAt = parseInt(body.getAttribute("data-idle-warn") || "0", 10);
