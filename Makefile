@@ -80,9 +80,11 @@ build:
 build-pi:
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -trimpath -o $(BIN)/appliance-linux-arm64 ./appliance
 
-## bench: benchmarks, reported side by side (never asserted in tests)
+## bench: benchmarks, reported side by side (never asserted in tests); the
+## three-node cluster benchmarks (sync/raftbench) run last with a bounded benchtime
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./domain/ ./sync/... ./kiosk/... ./appliance/
+	$(GO) test -run '^$$' -bench . -benchmem $$($(GO) list ./domain/ ./sync/... ./kiosk/... ./appliance/ | grep -v /sync/raftbench)
+	$(GO) test -run '^$$' -bench . -benchtime 2s -timeout 20m ./sync/raftbench/
 
 ## lint: staticcheck from .ci/tools.mod (the app's go.mod stays clean)
 lint:

@@ -1,0 +1,40 @@
+// Package raftbench measures the replicated ledger end to end: real
+// three-voter clusters on 127.0.0.1 running the real replica FSM, driven
+// with pay_bill commands on 2,000 seeded bills. It holds benchmarks only (in
+// its test files); the numbers are reported, never asserted.
+//
+// BenchmarkReplication runs, side by side in one process, three
+// configurations of the same node (replica.Node):
+//
+//   - ws-badger: raft's NetworkTransport over sync/wsstream (WebSockets with
+//     mutual TLS on the peer port) and the Badger log store: the appliance.
+//   - tcp-badger: raft's stock TCP transport with the same Badger store.
+//   - tcp-bolt: stock TCP with github.com/hashicorp/raft-boltdb/v2 v2.3.0 as
+//     raft's log and stable store (replica.Config.LogStore and StableStore;
+//     the outbox and the ledger stay in Badger).
+//
+// Each is loaded at concurrency 1 and 16 through two paths: "submit"
+// (Node.NewCommand and Node.Submit on the leader: the outbox, the forwarder,
+// raft and the FSM, which is what the kiosk waits for) and "apply"
+// (raft.Apply of an encoded command on the leader: raft and the FSM alone).
+// For each path and concurrency the three setups run one after the other,
+// seconds apart. Every run reports committed commands per second (cmds/s)
+// and the p50 and p99 latency of one command (p50-µs, p99-µs).
+//
+// BenchmarkReplication/ratios then reports, as metrics, the ratios the
+// targets are stated in, and logs a table of the runs and of the ratios
+// with their targets. With -count N it does so for each repetition and,
+// after the last, logs the medians: on a shared machine compare those.
+//
+// BenchmarkFailover stops the leader and times the first pay_bill committed
+// through Node.Submit on the new leader, five times, and reports the median
+// (commit-ms), for the appliance's setup and for stock TCP.
+//
+// BenchmarkSubmitParts takes the submit path apart (the receipt sequence,
+// Submit alone, and a bare synced Badger write) to show where its time goes.
+//
+//	go test -run '^$' -bench . -benchtime 2s ./sync/raftbench
+//	go test -run '^$' -bench Replication -benchtime 2s -count 3 ./sync/raftbench
+//
+// The numbers depend on the machine's fsync and cores; compare ratios.
+package raftbench

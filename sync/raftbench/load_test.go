@@ -1,0 +1,201 @@
+package raftbench_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/hashicorp/raft"
+
+	"github.com/villagehall/appliance/domain"
+)
+
+// path is a way into the cluster: how one command is submitted.
+type path struct {
+	name string
+	// op returns a function that submits the i-th command of a run to
+	// leader m and returns once it is committed and applied. The run's
+	// commands are numbered from base (reserve).
+	op func(c *cluster, m *member, base int) func(i int) error
+}
+
+var (
+	// submit is the path the kiosk takes: NewCommand (a synced receipt
+	// sequence), Submit (a synced outbox entry), the node's forwarder
+	// (raft.Apply, then a synced outbox update per command) and the FSM.
+	submit = path{name: "submit", op: submitOp}
+	// apply is raft and the FSM alone: raft.Apply of an encoded pay_bill
+	// on the leader, as the forwarder does.
+	apply = path{name: "apply", op: applyOp}
+)
+
+// payment returns the pay_bill payload of the i-th command: $1.00 on the
+// bills in turn.
+func payment(i int) *domain.PayBill {
+	return &domain.PayBill{BillID: billID(i), Amount: domain.MustMoney("1.00"), Tender: domain.Cash, Payer: "Bench"}
+}
+
+func submitOp(_ *cluster, m *member, base int) func(int) error {
+	n := m.node
+	return func(i int) error {
+		cmd, err := n.NewCommand(domain.KindPayBill, "bench")
+		if err != nil {
+			return err
+		}
+		cmd.PayBill = payment(base + i)
+		res, err := n.Submit(context.Background(), cmd)
+		if err != nil {
+			return err
+		}
+		if res.Receipt == nil || res.Receipt.Status != domain.Posted {
+			return fmt.Errorf("command %s not posted: %+v", cmd.ID, res.Receipt)
+		}
+		return nil
+	}
+}
+
+func applyOp(c *cluster, m *member, base int) func(int) error {
+	r := m.node.Raft()
+	return func(i int) error {
+		// The commands carry their own node name and sequence, so their
+		// receipt numbers never meet the outbox's.
+		cmd := domain.Command{
+			ID: uuid.NewString(), Kind: domain.KindPayBill, At: domain.DateTimeOf(c.now()),
+			Node: "bench", Seq: uint64(base+i) + 1, Actor: "bench", PayBill: payment(base + i),
+		}
+		data, err := domain.EncodeCommand(cmd)
+		if err != nil {
+			return err
+		}
+		f := r.Apply(data, 10*time.Second)
+		if err := f.Error(); err != nil {
+			return err
+		}
+		res, ok := f.Response().(domain.Result)
+		if !ok || res.Error != nil || res.Receipt == nil {
+			return fmt.Errorf("command %s: %+v", cmd.ID, f.Response())
+		}
+		return nil
+	}
+}
+
+// result is one measurement: how many commands (a float, to hold a
+// median), committed commands per second, and latencies.
+type result struct {
+	n        float64
+	rate     float64
+	p50, p99 time.Duration
+}
+
+// measureOnLeader measures p on the cluster's leader with conc clients.
+// A run during which leadership moves (a loaded machine can delay
+// heartbeats past the 500 ms timeout) is not comparable with the others:
+// it is measured again, up to three times.
+func (c *cluster) measureOnLeader(b *testing.B, conc int, p path) result {
+	for attempt := 1; ; attempt++ {
+		c.converge(60 * time.Second)
+		l := c.leader(10 * time.Second)
+		r, err := measure(b, conc, p.op(c, l, c.reserve(b.N)))
+		now := c.leader(10 * time.Second)
+		moved := now != l || errors.Is(err, raft.ErrLeadershipLost) || errors.Is(err, raft.ErrNotLeader)
+		switch {
+		case err == nil && !moved:
+			return r
+		case !moved:
+			b.Fatalf("%s: %v", c.setup.name, err)
+		case attempt == 3:
+			b.Fatalf("%s: leadership moved during three runs in a row; last: %v", c.setup.name, err)
+		}
+		b.Logf("%s: leadership moved (%s, then %s) during the run (%v); measuring again", c.setup.name, l.id, now.id, err)
+	}
+}
+
+// measure runs op b.N times from conc goroutines, timing each call and
+// the whole, and reports cmds/s and the p50 and p99 latencies. It stops at
+// the first error.
+func measure(b *testing.B, conc int, op func(int) error) (result, error) {
+	latencies := make([]time.Duration, b.N)
+	var (
+		next   atomic.Int64
+		failed atomic.Pointer[error]
+		wg     sync.WaitGroup
+	)
+	runtime.GC()
+	b.ResetTimer()
+	b.StartTimer()
+	start := time.Now()
+	for range conc {
+		wg.Go(func() {
+			for failed.Load() == nil {
+				i := int(next.Add(1) - 1)
+				if i >= b.N {
+					return
+				}
+				t0 := time.Now()
+				if err := op(i); err != nil {
+					failed.CompareAndSwap(nil, &err)
+					return
+				}
+				latencies[i] = time.Since(t0)
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	if p := failed.Load(); p != nil {
+		return result{}, fmt.Errorf("command failed: %w", *p)
+	}
+	slices.Sort(latencies)
+	r := result{
+		n: float64(b.N), rate: float64(b.N) / elapsed.Seconds(),
+		p50: latencies[len(latencies)/2], p99: latencies[min(len(latencies)-1, len(latencies)*99/100)],
+	}
+	b.ReportMetric(r.rate, "cmds/s")
+	b.ReportMetric(micros(r.p50), "p50-µs")
+	b.ReportMetric(micros(r.p99), "p99-µs")
+	return r, nil
+}
+
+func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
+// warm pushes a few hundred commands through both paths so that
+// connections, caches and the Go runtime are warm before anything is timed.
+func (c *cluster) warm(n int) {
+	c.tb.Helper()
+	l := c.leader(10 * time.Second)
+	for _, p := range []path{submit, apply} {
+		op := p.op(c, l, c.reserve(n))
+		var (
+			wg   sync.WaitGroup
+			errs = make(chan error, 4)
+		)
+		for w := range 4 {
+			wg.Go(func() {
+				for i := w; i < n; i += 4 {
+					if err := op(i); err != nil {
+						errs <- err
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		if err := errors.Join(<-errs); err != nil {
+			c.tb.Fatalf("%s: warm up: %v", c.setup.name, err)
+		}
+	}
+}
+
+// reserve returns the first of n fresh command numbers. Numbering every
+// command of a cluster in one sequence spreads the payments evenly over the
+// bills and keeps the apply path's receipt sequences unique.
+func (c *cluster) reserve(n int) int { return int(c.issued.Add(int64(n))) - n }
