@@ -138,7 +138,7 @@ func TestFollowerCatchesUpFromLog(t *testing.T) {
 	lagging.Stop()
 	payMany(t, c, 5000, 500)
 	lagging.Start()
-	c.Converge(60 * time.Second)
+	c.Converge(3 * time.Minute)
 	if n := lagging.Node.FSM().Restores(); n != 0 {
 		t.Fatalf("follower restored %d snapshots; it should have caught up from the log", n)
 	}
@@ -162,7 +162,7 @@ func TestFollowerCatchesUpFromSnapshot(t *testing.T) {
 		}
 	}
 	lagging.Start()
-	c.Converge(60 * time.Second)
+	c.Converge(3 * time.Minute)
 	if n := lagging.Node.FSM().Restores(); n == 0 {
 		t.Fatalf("follower did not restore a snapshot; the log was compacted past it")
 	}

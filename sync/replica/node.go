@@ -183,7 +183,9 @@ func (n *Node) open() error {
 	}
 	n.logDB = db
 	n.logs = badgerstore.New(db)
-	n.box = &outbox{db: db}
+	if n.box, err = openOutbox(db); err != nil {
+		return err
+	}
 
 	stateOpts := badgerstore.PiOptions(filepath.Join(cfg.Dir, "state"))
 	stateOpts.Logger = badgerstore.NewLogger(n.log)
@@ -619,6 +621,8 @@ func (n *Node) submitBatch(entries []outboxEntry) bool {
 		futures[i] = n.raft.Apply(data[i], 5*time.Second)
 	}
 	ok := true
+	var answered []outboxEntry
+	var results []domain.Result
 	for i, f := range futures {
 		if err := f.Error(); err != nil {
 			if ok {
@@ -628,8 +632,9 @@ func (n *Node) submitBatch(entries []outboxEntry) bool {
 			continue
 		}
 		res, _ := f.Response().(domain.Result)
-		n.settle(entries[i], res)
+		answered, results = append(answered, entries[i]), append(results, res)
 	}
+	n.settle(answered, results)
 	return ok
 }
 
@@ -642,9 +647,7 @@ func (n *Node) forwardBatch(entries []outboxEntry, data [][]byte) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	results, err := n.cfg.Forward(ctx, addr, data)
-	for i, res := range results {
-		n.settle(entries[i], res)
-	}
+	n.settle(entries[:len(results)], results)
 	if err != nil {
 		n.log.Warn("forward to leader", "leader", id, "err", err)
 		return false
@@ -652,18 +655,27 @@ func (n *Node) forwardBatch(entries []outboxEntry, data [][]byte) bool {
 	return len(results) == len(entries)
 }
 
-// settle records the ledger's answer for an outbox entry and wakes anyone
-// waiting for it.
-func (n *Node) settle(e outboxEntry, res domain.Result) {
-	if err := n.box.finish(e.Seq, res); err != nil {
-		n.log.Error("record outbox outcome", "id", e.Command.ID, "err", err)
+// settle records the ledger's answers for outbox entries (in one
+// transaction) and wakes anyone waiting for them.
+func (n *Node) settle(entries []outboxEntry, results []domain.Result) {
+	if len(entries) == 0 {
 		return
 	}
-	n.pending.Add(-1)
-	if res.Error != nil {
-		n.log.Info("command refused; set aside for the clerk", "id", e.Command.ID, "kind", e.Command.Kind, "reason", res.Error.Error())
+	seqs := make([]uint64, len(entries))
+	for i, e := range entries {
+		seqs[i] = e.Seq
 	}
-	n.deliver(res)
+	if err := n.box.finishAll(seqs, results); err != nil {
+		n.log.Error("record outbox outcomes", "first", entries[0].Command.ID, "err", err)
+		return
+	}
+	n.pending.Add(-int64(len(entries)))
+	for i, res := range results {
+		if res.Error != nil {
+			n.log.Info("command refused; set aside for the clerk", "id", entries[i].Command.ID, "kind", entries[i].Command.Kind, "reason", res.Error.Error())
+		}
+		n.deliver(res)
+	}
 }
 
 // hclogFor adapts a slog logger for raft, at warning level: raft's info

@@ -63,40 +63,54 @@ type outboxEntry struct {
 }
 
 type outbox struct {
-	db *badger.DB
-	mu sync.Mutex // serialises sequence allocation
+	db  *badger.DB
+	mu  sync.Mutex // guards seq
+	seq uint64     // the last sequence handed out
 }
 
-// nextSeq allocates the next per-node sequence, durably, so that a receipt
-// number is never handed out twice even across a crash.
-func (o *outbox) nextSeq() (uint64, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	var next uint64
-	err := o.db.Update(func(txn *badger.Txn) error {
-		item, err := txn.Get(keyOutboxSeq)
-		switch {
-		case errors.Is(err, badger.ErrKeyNotFound):
-		case err != nil:
-			return err
-		default:
+// openOutbox reads the outbox's sequence: the larger of the stored counter
+// and the newest entry's.
+func openOutbox(db *badger.DB) (*outbox, error) {
+	o := &outbox{db: db}
+	err := db.View(func(txn *badger.Txn) error {
+		if item, err := txn.Get(keyOutboxSeq); err == nil {
 			if err := item.Value(func(v []byte) error {
 				if len(v) != 8 {
 					return fmt.Errorf("bad sequence value")
 				}
-				next = binary.BigEndian.Uint64(v)
+				o.seq = binary.BigEndian.Uint64(v)
 				return nil
 			}); err != nil {
 				return err
 			}
+		} else if !errors.Is(err, badger.ErrKeyNotFound) {
+			return err
 		}
-		next++
-		return txn.Set(keyOutboxSeq, uint64Bytes(next))
+		prefix := []byte(prefixOutbox + "q/")
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, Reverse: true})
+		defer it.Close()
+		it.Seek(append(append([]byte{}, prefix...), 0xff))
+		if it.Valid() {
+			o.seq = max(o.seq, binary.BigEndian.Uint64(it.Item().Key()[len(prefix):]))
+		}
+		return nil
 	})
 	if err != nil {
-		return 0, fmt.Errorf("allocate receipt sequence: %w", err)
+		return nil, fmt.Errorf("read outbox sequence: %w", err)
 	}
-	return next, nil
+	return o, nil
+}
+
+// nextSeq hands out the next per-node sequence. It is written down with the
+// command that uses it (put), in the same synced transaction, so a number
+// on a receipt is never handed out again; a number handed out for a command
+// that never reached the outbox (a declined card, a crash before put) may
+// be, and no receipt ever showed it.
+func (o *outbox) nextSeq() (uint64, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.seq++
+	return o.seq, nil
 }
 
 // put enqueues a command (or finds it already queued by id). It reports
@@ -138,6 +152,15 @@ func (o *outbox) put(cmd domain.Command) (outboxEntry, bool, error) {
 		if err := txn.Set(outboxKey(cmd.Seq), body); err != nil {
 			return err
 		}
+		// Write, never read, the counter here: concurrent puts must not
+		// conflict. A stale value written last is corrected at open by the
+		// newest entry's sequence.
+		o.mu.Lock()
+		seq := max(o.seq, cmd.Seq)
+		o.mu.Unlock()
+		if err := txn.Set(keyOutboxSeq, uint64Bytes(seq)); err != nil {
+			return err
+		}
 		if err := txn.Set(pendingKey(cmd.Seq), nil); err != nil {
 			return err
 		}
@@ -151,23 +174,38 @@ func (o *outbox) put(cmd domain.Command) (outboxEntry, bool, error) {
 
 // finish records the outcome of an entry.
 func (o *outbox) finish(seq uint64, res domain.Result) error {
+	return o.finishAll([]uint64{seq}, []domain.Result{res})
+}
+
+// finishAll records the outcomes of entries in one transaction: one disk
+// sync for a whole batch the ledger answered.
+func (o *outbox) finishAll(seqs []uint64, results []domain.Result) error {
 	return o.db.Update(func(txn *badger.Txn) error {
-		e, ok, err := getJSON[outboxEntry](txn, outboxKey(seq))
-		if err != nil || !ok {
-			return err
+		for i, seq := range seqs {
+			res := results[i]
+			e, ok, err := getJSON[outboxEntry](txn, outboxKey(seq))
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			e.State, e.Index, e.Result = stateDone, res.Index, &res
+			if res.Error != nil {
+				e.State = stateRefused
+			}
+			body, err := json.Marshal(e)
+			if err != nil {
+				return err
+			}
+			if err := txn.Delete(pendingKey(seq)); err != nil {
+				return err
+			}
+			if err := txn.Set(outboxKey(seq), body); err != nil {
+				return err
+			}
 		}
-		e.State, e.Index, e.Result = stateDone, res.Index, &res
-		if res.Error != nil {
-			e.State = stateRefused
-		}
-		body, err := json.Marshal(e)
-		if err != nil {
-			return err
-		}
-		if err := txn.Delete(pendingKey(seq)); err != nil {
-			return err
-		}
-		return txn.Set(outboxKey(seq), body)
+		return nil
 	})
 }
 

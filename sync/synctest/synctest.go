@@ -258,11 +258,21 @@ func BillID(i int) string { return fmt.Sprintf("T%04d", i) }
 func (c *Cluster) Converge(timeout time.Duration) string {
 	c.T.Helper()
 	deadline := time.Now().Add(timeout)
-	var last map[string]string
+	last := map[string]string{}
 	for time.Now().Before(deadline) {
-		last = map[string]string{}
-		hashes := map[string]bool{}
+		// Hashing a whole ledger is costly (more so under -race), so wait
+		// for the applied indexes to agree first, which is cheap.
 		applied := map[uint64]bool{}
+		for _, m := range c.Running() {
+			a := m.Node.FSM().Applied()
+			applied[a] = true
+			last[m.ID] = fmt.Sprintf("@%d", a)
+		}
+		if len(applied) != 1 {
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		hashes := map[string]bool{}
 		for _, m := range c.Running() {
 			h, err := m.Node.FSM().StateHash()
 			if err != nil {
@@ -270,14 +280,13 @@ func (c *Cluster) Converge(timeout time.Duration) string {
 			}
 			last[m.ID] = fmt.Sprintf("%s@%d", h[:12], m.Node.FSM().Applied())
 			hashes[h] = true
-			applied[m.Node.FSM().Applied()] = true
 		}
-		if len(hashes) == 1 && len(applied) == 1 {
+		if len(hashes) == 1 {
 			for h := range hashes {
 				return h
 			}
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(250 * time.Millisecond)
 	}
 	c.T.Fatalf("members did not converge within %s: %v", timeout, last)
 	return ""
