@@ -77,6 +77,8 @@ type Command struct {
 	ReturnCheck   *ReturnCheck      `json:"return_check,omitempty"`
 	IssueRefund   *IssueRefund      `json:"issue_refund,omitempty"`
 	StatusLetter  *StatusLetterWork `json:"status_letter,omitempty"`
+	NovemberStep  *NovemberStep     `json:"november_step,omitempty"`
+	Charge        *NewCharge        `json:"charge,omitempty"`
 }
 
 // ReceiptNumber returns the number a receipt for this command carries:

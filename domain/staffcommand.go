@@ -15,6 +15,8 @@ const (
 	KindReturnCheck   Kind = "return_check"   // a check came back unpaid (§5.20)
 	KindIssueRefund   Kind = "issue_refund"   // approve a refund due, or record its check (§5.07(1))
 	KindStatusLetter  Kind = "status_letter"  // complete a status letter, or record its delivery (§5.11)
+	KindNovemberRun   Kind = "november_run"   // post the penalties, or certify the tax roll (§5.10)
+	KindCharge        Kind = "charge"         // collection costs, a chargeback (§5.21) or a notice fee (§5.19)
 )
 
 // staffPayloads returns how many clerk's-office payloads c carries, and
@@ -31,6 +33,8 @@ func (c Command) staffPayloads(k Kind) (n int, known, ok bool) {
 		KindReturnCheck:   c.ReturnCheck != nil,
 		KindIssueRefund:   c.IssueRefund != nil,
 		KindStatusLetter:  c.StatusLetter != nil,
+		KindNovemberRun:   c.NovemberStep != nil,
+		KindCharge:        c.Charge != nil,
 	}
 	for _, v := range set {
 		if v {
@@ -65,6 +69,10 @@ func applyStaff(tx Tx, c Command, index uint64, p *Params, res *Result) (known b
 		return true, applyIssueRefund(tx, c, res)
 	case KindStatusLetter:
 		return true, applyStatusLetterWork(tx, c, res)
+	case KindNovemberRun:
+		return true, applyNovemberStep(tx, c, p, res)
+	case KindCharge:
+		return true, applyCharge(tx, c, res)
 	}
 	return false, nil
 }

@@ -340,6 +340,17 @@ func (s *Server) showAccountPage(w http.ResponseWriter, r *http.Request) {
 		total = total.Add(bal)
 	}
 	v.Balance = total.String()
+	charges, holds, err := s.accountCharges(a.Number)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	for _, ch := range charges {
+		v.Charges = append(v.Charges, view.AccountCharge{ID: ch.ChargeID, Kind: domain.ChargeTitle(ch.Kind), Reference: ch.Reference, BillID: ch.BillID, Total: ch.Total.String(), At: ch.At.String()})
+	}
+	for _, h := range holds {
+		v.Holds = append(v.Holds, view.Hold{BillID: h.BillID, Balance: h.Balance.String(), Since: h.Since.String()})
+	}
 	pr, _ := principalFrom(r.Context())
 	v.CanBill = Allowed(pr.user.Role, CapBills)
 	s.render(w, r, http.StatusOK, view.AccountPage(s.page(r, "Account "+a.Number), v))

@@ -52,7 +52,7 @@ func newMemLedger(now func() time.Time, loc *time.Location) *memLedger {
 	l := &memLedger{now: now, loc: loc, params: domain.DefaultParams(), results: map[string]domain.Result{},
 		st: memState{map[string]domain.Bill{}, map[string]domain.Parcel{}, map[string]domain.Account{}, map[string]domain.Receipt{}, nil, map[string][]byte{}, map[string]bool{}}}
 	for i, owner := range []string{"Ana Gutierrez", "Luis Ramirez"} {
-		p := domain.Parcel{ID: fmt.Sprintf("0601-141-%04d", 2001+i), Address: fmt.Sprintf("%d Main St", 10+i), County: domain.Dane, Owner: owner}
+		p := domain.Parcel{ID: fmt.Sprintf("0601-141-%04d", 2001+i), Address: fmt.Sprintf("%d Main St", 10+i), County: []domain.County{domain.Dane, domain.Green}[i], Owner: owner}
 		l.st.parcels[p.ID] = p
 		a := domain.Account{Number: fmt.Sprintf("%06d", 100101+i), Name: owner, Parcels: []string{p.ID}}
 		l.st.accounts[a.Number] = a

@@ -57,6 +57,11 @@ var routes = []route{
 	{"GET", "/staff/letters/none/letter.pdf", staff.CapReadLetters, nil},
 	{"POST", "/staff/letters/none/complete", staff.CapLetters, nil},
 	{"POST", "/staff/letters/none/deliver", staff.CapLetters, url.Values{"delivery": {"pickup"}}},
+	{"GET", "/staff/november", staff.CapReadBills, nil},
+	{"POST", "/staff/november", staff.CapNovemberRun, url.Values{"year": {"2026"}, "step": {"certify"}}},
+	{"GET", "/staff/november/2026/dane.csv", staff.CapReadBills, nil},
+	{"GET", "/staff/charges/new", staff.CapBills, nil},
+	{"POST", "/staff/charges", staff.CapBills, url.Values{"kind": {"notice_fee"}}},
 	{"GET", "/staff/cluster", staff.CapCluster, nil},
 }
 
@@ -106,6 +111,7 @@ func TestAPIRoleMatrix(t *testing.T) {
 	admin := h.signedIn("boss", domain.RoleAdministrator)
 	apiRoutes := []route{
 		{"GET", "/api/v1/whoami", staff.CapDashboard, nil},
+		{"GET", "/api/v1/holds?account=100101", staff.CapReadBills, nil},
 		{"GET", "/api/v1/bills?account=100101", staff.CapReadBills, nil},
 		{"GET", "/api/v1/bills/B-2026-0101?as_of=2026-12-01", staff.CapReadBills, nil},
 		{"POST", "/api/v1/users", staff.CapUsers, nil},

@@ -193,6 +193,13 @@ func (s *Server) Handler() http.Handler {
 	route("POST /staff/letters/{claim}/deliver", CapLetters, s.submitLetterDelivery)
 	route("GET /staff/letters/{claim}/letter.pdf", CapReadLetters, s.showLetterPDF)
 
+	route("GET /staff/november", CapReadBills, s.showNovemberPage)
+	route("POST /staff/november", CapNovemberRun, s.submitNovemberStep)
+	route("GET /staff/november/{year}/{file}", CapReadBills, s.showTaxRollCSV)
+
+	route("GET /staff/charges/new", CapBills, s.showNewChargePage)
+	route("POST /staff/charges", CapBills, s.submitCharge)
+
 	route("GET /staff/cluster", CapCluster, s.showClusterPage)
 
 	api := func(pattern string, c Capability, h http.HandlerFunc) {
@@ -202,6 +209,7 @@ func (s *Server) Handler() http.Handler {
 	api("GET /api/v1/bills/{id}", CapReadBills, s.apiBill)
 	api("POST /api/v1/users", CapUsers, s.apiUser)
 	api("GET /api/v1/whoami", CapDashboard, s.apiWhoami)
+	api("GET /api/v1/holds", CapReadBills, s.apiHolds)
 	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, domain.Errorf(domain.ENOTFOUND, "", "No such API route."))
 	})
@@ -245,6 +253,7 @@ func (s *Server) page(r *http.Request, title string) view.Page {
 				{CapBills, "Import bills", "/staff/bills/import"},
 				{CapReadCash, "Drawers", "/staff/drawers"},
 				{CapReadCash, "Refunds", "/staff/refunds"},
+				{CapNovemberRun, "November run", "/staff/november"},
 				{CapUsers, "Staff", "/staff/users"},
 				{CapCluster, "Cluster", "/staff/cluster"},
 			} {

@@ -132,6 +132,8 @@ type Account struct {
 	Bills        []Bill
 	Balance      string
 	CanBill      bool
+	Charges      []AccountCharge
+	Holds        []Hold
 }
 
 // PaymentForm is the window's payment form.
@@ -285,4 +287,52 @@ type Letter struct {
 // LetterLine is one fact from the ledger.
 type LetterLine struct {
 	Topic, Text, Amount string
+}
+
+// November is the November run page (§5.10).
+type November struct {
+	Year                        int
+	PenaltyDay, TaxRollDay      string
+	CanRun, MayPost, MayCertify bool
+	PenaltiesPosted, Certified  bool
+	PenaltiesAt, CertifiedAt    string
+	Penalties, Roll             []RunRow
+	PenaltyTotal, RollTotal     string
+	Counties                    []CountyTotal
+}
+
+// RunRow is one bill in a step of the run.
+type RunRow struct {
+	BillID, Account, Parcel, County, Owner string
+	Principal, Interest, Penalty, Amount   string
+}
+
+// CountyTotal is one county's share of the roll.
+type CountyTotal struct {
+	County, Key string
+	Count       int
+	Total       string
+}
+
+// ChargeForm bills a charge (§5.19, §5.21).
+type ChargeForm struct {
+	Kind, Account, Parcel, Reference, Placed string
+	Kinds                                    []Option
+	Lines                                    []ChargeLine
+	Error                                    string
+}
+
+// ChargeLine is one line of a charge form.
+type ChargeLine struct {
+	Description, Amount string
+}
+
+// AccountCharge is a charge on an account's page.
+type AccountCharge struct {
+	ID, Kind, Reference, BillID, Total, At string
+}
+
+// Hold is a permit hold on an account's page.
+type Hold struct {
+	BillID, Balance, Since string
 }

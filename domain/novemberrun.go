@@ -1,0 +1,202 @@
+package domain
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// Collections of the November run (§5.10).
+const (
+	CollectionNovemberRuns = "november-runs" // id: cycle year → NovemberRun
+	CollectionTaxRoll      = "tax-roll"      // id: bill id → RunItem as certified
+)
+
+// RunItem is one bill in the November run: its §5.10 figures on the day
+// the step is taken as of.
+type RunItem struct {
+	BillID      string `json:"bill_id"`
+	Account     string `json:"account"`
+	Parcel      string `json:"parcel"`
+	County      County `json:"county"`
+	Address     string `json:"address,omitempty"`
+	Owner       string `json:"owner,omitempty"`
+	Description string `json:"description"`
+	BilledOn    Date   `json:"billed_on"`
+	Principal   Money  `json:"principal"` // unpaid principal
+	Interest    Money  `json:"interest"`  // unpaid interest
+	Penalty     Money  `json:"penalty"`   // unpaid penalty (the penalty step: the penalty posted)
+	Balance     Money  `json:"balance"`
+	Year        int    `json:"year"`
+	CommandID   string `json:"command_id,omitempty"`
+}
+
+// NovemberRun is one cycle year's November run: the penalties posted on or
+// after November 2, then the unpaid balances certified to the tax roll
+// after November 15.
+type NovemberRun struct {
+	Year             int       `json:"year"`
+	Penalties        []RunItem `json:"penalties,omitempty"`
+	PenaltyTotal     Money     `json:"penalty_total"`
+	PenaltiesCommand string    `json:"penalties_command,omitempty"`
+	PenaltiesBy      string    `json:"penalties_by,omitempty"`
+	PenaltiesAt      DateTime  `json:"penalties_at,omitzero"`
+	Certified        []RunItem `json:"certified,omitempty"`
+	CertifiedTotal   Money     `json:"certified_total"`
+	CertifyCommand   string    `json:"certify_command,omitempty"`
+	CertifiedBy      string    `json:"certified_by,omitempty"`
+	CertifiedAt      DateTime  `json:"certified_at,omitzero"`
+}
+
+// NovemberStep posts the penalties or certifies the tax roll for a cycle
+// year, for the bills the preview listed.
+type NovemberStep struct {
+	Op    string   `json:"op"` // "penalties" | "certify"
+	Year  int      `json:"year"`
+	Bills []string `json:"bills"`
+}
+
+// PenaltyDay and TaxRollDay return November 2 and November 15 of a cycle
+// year (§5.10, RULES.md).
+func PenaltyDay(year int) Date { return NewDate(year, time.November, 2) }
+
+// TaxRollDay returns November 15 of a cycle year.
+func TaxRollDay(year int) Date { return NewDate(year, time.November, 15) }
+
+// MayCertify reports whether the tax roll of a cycle year may be certified
+// at t: after November 15 ends, which the village takes as the office's
+// closing time that day (no payment is taken at the window after it) or
+// any later day. Certifying earlier could miss a payment still dated
+// November 15, which §5.10 accepts.
+func MayCertify(year int, t DateTime, p *Params) bool {
+	day := TaxRollDay(year)
+	if t.Date.After(day) {
+		return true
+	}
+	return t.Date == day && t.Clock() >= p.At(day).OfficeCloses
+}
+
+// NovemberItem returns a bill's line in the penalty step (step
+// "penalties": the bill's principal was unpaid on November 1 of the year,
+// so it owes the penalty on November 2) or the certification (step
+// "certify": a balance unpaid at the end of November 15), and whether the
+// bill belongs in that step at all. Only bills whose cycle year is year
+// take part.
+func NovemberItem(b Bill, step string, year int, p *Params) (RunItem, bool, error) {
+	asOf := TaxRollDay(year)
+	if step == "penalties" {
+		asOf = PenaltyDay(year)
+	}
+	if b.BilledOn.After(asOf) {
+		return RunItem{}, false, nil
+	}
+	var payments []BillPayment
+	for _, pay := range b.Payments {
+		if !pay.At.Date.After(asOf) {
+			payments = append(payments, pay)
+		}
+	}
+	b.Payments = payments
+	fig, err := b.Figures(asOf, p)
+	if err != nil {
+		return RunItem{}, false, err
+	}
+	if fig.PenaltyOn.Year() != year || fig.PenaltyOn.Month() != time.November {
+		return RunItem{}, false, nil
+	}
+	it := RunItem{BillID: b.ID, Account: b.Account, Parcel: b.Parcel, Description: b.Description, BilledOn: b.BilledOn,
+		Principal: fig.UnpaidPrincipal, Interest: fig.UnpaidInterest, Penalty: fig.UnpaidPenalty, Balance: fig.Balance, Year: year}
+	switch step {
+	case "penalties":
+		it.Penalty = fig.Penalty
+		return it, fig.Penalty.IsPositive(), nil
+	case "certify":
+		return it, fig.Balance.IsPositive(), nil
+	}
+	return RunItem{}, false, Errorf(EINVALID, sectionReceivable, "Unknown November run step %q.", step)
+}
+
+// applyNovemberStep posts the penalties (on or after November 2) or
+// certifies the unpaid balances to the tax roll (MayCertify), for the
+// bills the command lists, each re-checked against the ledger as it
+// stands. A bill listed that does not belong refuses the whole step.
+// Certified bills take no more payments: §5.10 refuses any payment dated
+// after November 15 of the cycle year (ComputeReceivable).
+func applyNovemberStep(tx Tx, c Command, p *Params, res *Result) error {
+	in := c.NovemberStep
+	if in.Year < 2000 || in.Year > 9998 {
+		return Errorf(EINVALID, sectionReceivable, "%d is not a cycle year.", in.Year)
+	}
+	id := strconv.Itoa(in.Year)
+	var run NovemberRun
+	if _, err := tx.Get(CollectionNovemberRuns, id, &run); err != nil {
+		return err
+	}
+	run.Year = in.Year
+	seen := map[string]bool{}
+	var items []RunItem
+	total := Cents(0)
+	for _, bid := range in.Bills {
+		if seen[bid] {
+			continue
+		}
+		seen[bid] = true
+		b, ok, err := tx.Bill(bid)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return Errorf(ENOTFOUND, sectionReceivable, "There is no bill %q.", bid)
+		}
+		it, in2, err := NovemberItem(b, in.Op, in.Year, p)
+		if err != nil {
+			return err
+		}
+		if !in2 {
+			return Errorf(ECONFLICT, sectionReceivable, "Bill %s does not belong in this step any more; preview the run again.", bid)
+		}
+		if pc, ok, err := tx.Parcel(b.Parcel); err != nil {
+			return err
+		} else if ok {
+			it.County, it.Address, it.Owner = pc.County, pc.Address, pc.Owner
+		}
+		it.CommandID = c.ID
+		items = append(items, it)
+		if in.Op == "penalties" {
+			total = total.Add(it.Penalty)
+		} else {
+			total = total.Add(it.Balance)
+		}
+	}
+	switch in.Op {
+	case "penalties":
+		if c.At.Date.Before(PenaltyDay(in.Year)) {
+			return Errorf(ECONFLICT, sectionReceivable, "Penalties for %d are posted on or after %s.", in.Year, PenaltyDay(in.Year))
+		}
+		if run.PenaltiesCommand != "" {
+			return Errorf(ECONFLICT, sectionReceivable, "The %d penalties were already posted (%s).", in.Year, run.PenaltiesAt)
+		}
+		run.Penalties, run.PenaltyTotal, run.PenaltiesCommand, run.PenaltiesBy, run.PenaltiesAt = items, total, c.ID, c.Actor, c.At
+		res.Note = fmt.Sprintf("%d penalties posted, %s", len(items), total)
+	case "certify":
+		if !MayCertify(in.Year, c.At, p) {
+			return Errorf(ECONFLICT, sectionReceivable, "The %d tax roll is certified after November 15 ends (the office's closing time that day).", in.Year)
+		}
+		if run.PenaltiesCommand == "" {
+			return Errorf(ECONFLICT, sectionReceivable, "Post the %d penalties before certifying the tax roll.", in.Year)
+		}
+		if run.CertifyCommand != "" {
+			return Errorf(ECONFLICT, sectionReceivable, "The %d tax roll was already certified (%s).", in.Year, run.CertifiedAt)
+		}
+		for _, it := range items {
+			if err := tx.Put(CollectionTaxRoll, it.BillID, it); err != nil {
+				return err
+			}
+		}
+		run.Certified, run.CertifiedTotal, run.CertifyCommand, run.CertifiedBy, run.CertifiedAt = items, total, c.ID, c.Actor, c.At
+		res.Note = fmt.Sprintf("%d bills certified to the tax roll, %s", len(items), total)
+	default:
+		return Errorf(EINVALID, sectionReceivable, "Unknown November run step %q.", in.Op)
+	}
+	return tx.Put(CollectionNovemberRuns, id, run)
+}

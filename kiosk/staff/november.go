@@ -1,0 +1,167 @@
+package staff
+
+import (
+	"encoding/csv"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/staff/view"
+)
+
+// TaxRollCSVHeader is the layout of the per-county tax roll export
+// (README, "Clerk's office"): one line per certified bill.
+var TaxRollCSVHeader = []string{"county", "parcel", "address", "owner", "account", "bill_id", "description", "billed_on", "principal", "interest", "penalty", "amount_certified", "certified_on", "command_id"}
+
+// runYear returns the cycle year the November run page shows by default:
+// this year once November 2 has come, else last year.
+func (s *Server) runYear(r *http.Request) int {
+	if y, err := strconv.Atoi(r.URL.Query().Get("year")); err == nil && y > 2000 && y < 9999 {
+		return y
+	}
+	today := s.today()
+	if today.Before(domain.PenaltyDay(today.Year())) {
+		return today.Year() - 1
+	}
+	return today.Year()
+}
+
+// novemberPreview lists every bill of the ledger that belongs in a step
+// of the year's run, with its parcel's county.
+func (s *Server) novemberPreview(year int, step string) ([]domain.RunItem, error) {
+	parcels, err := s.ledger.Parcels()
+	if err != nil {
+		return nil, err
+	}
+	var out []domain.RunItem
+	for _, pc := range parcels {
+		bills, err := s.ledger.BillsByParcel(pc.ID)
+		if err != nil {
+			return nil, err
+		}
+		for _, b := range bills {
+			it, ok, err := domain.NovemberItem(b, step, year, s.ledger.Params())
+			if err != nil {
+				return nil, fmt.Errorf("bill %s: %w", b.ID, err)
+			}
+			if ok {
+				it.County, it.Address, it.Owner = pc.County, pc.Address, pc.Owner
+				out = append(out, it)
+			}
+		}
+	}
+	return out, nil
+}
+
+func runRows(items []domain.RunItem, step string) ([]view.RunRow, string) {
+	total := domain.Cents(0)
+	var rows []view.RunRow
+	for _, it := range items {
+		amt := it.Balance
+		if step == "penalties" {
+			amt = it.Penalty
+		}
+		total = total.Add(amt)
+		rows = append(rows, view.RunRow{BillID: it.BillID, Account: it.Account, Parcel: it.Parcel, County: it.County.Title(), Owner: it.Owner, Principal: it.Principal.String(), Interest: it.Interest.String(), Penalty: it.Penalty.String(), Amount: amt.String()})
+	}
+	return rows, total.String()
+}
+
+// showNovemberPage previews the year's November run, or shows what was
+// posted and certified, with the per-county exports.
+func (s *Server) showNovemberPage(w http.ResponseWriter, r *http.Request) {
+	year := s.runYear(r)
+	var run domain.NovemberRun
+	if err := s.ledger.Get(domain.CollectionNovemberRuns, strconv.Itoa(year), &run); err != nil && domain.ErrorCode(err) != domain.ENOTFOUND {
+		s.fail(w, r, err)
+		return
+	}
+	pr, _ := principalFrom(r.Context())
+	now := domain.DateTimeOf(s.now().In(s.loc))
+	v := view.November{Year: year, PenaltyDay: domain.PenaltyDay(year).String(), TaxRollDay: domain.TaxRollDay(year).String(), CanRun: Allowed(pr.user.Role, CapNovemberRun),
+		PenaltiesPosted: run.PenaltiesCommand != "", Certified: run.CertifyCommand != "", PenaltiesAt: run.PenaltiesAt.String(), CertifiedAt: run.CertifiedAt.String()}
+	v.MayPost = !now.Date.Before(domain.PenaltyDay(year)) && !v.PenaltiesPosted
+	v.MayCertify = domain.MayCertify(year, now, s.ledger.Params()) && v.PenaltiesPosted && !v.Certified
+	var err error
+	pen := run.Penalties
+	if !v.PenaltiesPosted {
+		if pen, err = s.novemberPreview(year, "penalties"); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	}
+	v.Penalties, v.PenaltyTotal = runRows(pen, "penalties")
+	cert := run.Certified
+	if !v.Certified {
+		if cert, err = s.novemberPreview(year, "certify"); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	}
+	v.Roll, v.RollTotal = runRows(cert, "certify")
+	for _, c := range []domain.County{domain.Dane, domain.Green} {
+		n, total := 0, domain.Cents(0)
+		for _, it := range cert {
+			if it.County == c {
+				n++
+				total = total.Add(it.Balance)
+			}
+		}
+		v.Counties = append(v.Counties, view.CountyTotal{County: c.Title(), Key: string(c), Count: n, Total: total.String()})
+	}
+	s.render(w, r, http.StatusOK, view.NovemberPage(s.page(r, fmt.Sprintf("November run %d (§5.10)", year)), v))
+}
+
+// submitNovemberStep posts the penalties or certifies the roll for the
+// bills the preview lists now.
+func (s *Server) submitNovemberStep(w http.ResponseWriter, r *http.Request) {
+	year, err := strconv.Atoi(formValue(r, "year"))
+	if err != nil {
+		s.fail(w, r, domain.Errorf(domain.EINVALID, "§5.10", "The cycle year is missing."))
+		return
+	}
+	step := formValue(r, "step")
+	items, err := s.novemberPreview(year, step)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	in := domain.NovemberStep{Op: step, Year: year}
+	for _, it := range items {
+		in.Bills = append(in.Bills, it.BillID)
+	}
+	if _, err := s.submit(r, domain.KindNovemberRun, func(c *domain.Command) { c.NovemberStep = &in }); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	redirect(w, r, fmt.Sprintf("/staff/november?year=%d", year))
+}
+
+// showTaxRollCSV serves the certified roll of one county in the layout of
+// TaxRollCSVHeader.
+func (s *Server) showTaxRollCSV(w http.ResponseWriter, r *http.Request) {
+	year, err := strconv.Atoi(r.PathValue("year"))
+	county := domain.County(strings.TrimSuffix(r.PathValue("file"), ".csv"))
+	if err != nil || !county.Valid() {
+		s.fail(w, r, domain.Errorf(domain.ENOTFOUND, "", "There is no such tax roll export."))
+		return
+	}
+	var run domain.NovemberRun
+	if err := s.ledger.Get(domain.CollectionNovemberRuns, strconv.Itoa(year), &run); err != nil || run.CertifyCommand == "" {
+		s.fail(w, r, domain.Errorf(domain.ENOTFOUND, "§5.10", "The %d tax roll is not certified yet.", year))
+		return
+	}
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="tax-roll-%d-%s.csv"`, year, county))
+	cw := csv.NewWriter(w)
+	_ = cw.Write(TaxRollCSVHeader)
+	for _, it := range run.Certified {
+		if it.County != county {
+			continue
+		}
+		_ = cw.Write([]string{it.County.Title(), it.Parcel, it.Address, it.Owner, it.Account, it.BillID, it.Description, it.BilledOn.String(), it.Principal.String(), it.Interest.String(), it.Penalty.String(), it.Balance.String(), run.CertifiedAt.Date.String(), it.CommandID})
+	}
+	cw.Flush()
+}
