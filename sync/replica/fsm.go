@@ -132,6 +132,25 @@ func (f *FSM) Latest() domain.DateTime {
 	return at
 }
 
+// MaxSeq returns the highest receipt sequence of node in any command the
+// ledger has seen.
+func (f *FSM) MaxSeq(node string) uint64 {
+	var seq uint64
+	f.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(key(prefixMeta, "seq/", node))
+		if err != nil {
+			return nil
+		}
+		return item.Value(func(v []byte) error {
+			if len(v) == 8 {
+				seq = binary.BigEndian.Uint64(v)
+			}
+			return nil
+		})
+	})
+	return seq
+}
+
 // Exceptions returns the refused commands, by command id.
 func (f *FSM) Exceptions() ([]domain.Exception, error) {
 	var out []domain.Exception
@@ -269,6 +288,20 @@ func (f *FSM) applyOne(txn *badger.Txn, l *raft.Log) (domain.Result, []kv) {
 		writes = append(writes, kv{recordKey(domain.CollectionExceptions, cmd.ID), ex})
 	} else {
 		writes = ov.sorted()
+	}
+	if seqKey := key(prefixMeta, "seq/", cmd.Node); cmd.Seq > 0 {
+		var cur uint64
+		if item, err := txn.Get(seqKey); err == nil {
+			item.Value(func(v []byte) error {
+				if len(v) == 8 {
+					cur = binary.BigEndian.Uint64(v)
+				}
+				return nil
+			})
+		}
+		if cmd.Seq > cur {
+			writes = append(writes, kv{seqKey, uint64Bytes(cmd.Seq)})
+		}
 	}
 	if cmd.At.After(f.Latest()) {
 		f.latest.Store(cmd.At)

@@ -78,15 +78,21 @@ func (n *Node) Receipt(number string) (domain.Receipt, error) {
 	return r, err
 }
 
-// Consistency says how current this node's reads are: "current" on the
-// leader, "replica" on a follower in touch with a leader (with the time of
+// Consistency says how current this node's reads are: "current" on a
+// leader that has applied an entry of its own term (so it holds all that
+// its predecessors committed), "replica" on a follower in touch with a leader (with the time of
 // last contact), "offline" otherwise, with the count of local commands
 // waiting to post.
 func (n *Node) Consistency() domain.Consistency {
 	c := domain.Consistency{Pending: int(max(n.pending.Load(), 0))}
-	switch n.raft.State() {
-	case raft.Leader:
+	switch st := n.raft.State(); {
+	case st == raft.Leader && n.readyTerm.Load() == n.raft.CurrentTerm():
 		c.Level = domain.Current
+		c.LastContact = n.cfg.Now()
+	case st == raft.Leader:
+		// Elected, but not yet sure its ledger holds everything its
+		// predecessor committed: a replica until its first barrier applies.
+		c.Level = domain.Replica
 		c.LastContact = n.cfg.Now()
 	default:
 		last := n.raft.LastContact()

@@ -101,12 +101,13 @@ type Node struct {
 	transport raft.Transport
 	log       *slog.Logger
 
-	pending  atomic.Int64
-	lastAt   atomic.Value // domain.DateTime of the latest command taken here
-	clockErr atomic.Value // string: why the clock is distrusted, or ""
-	wake     chan struct{}
-	done     chan struct{}
-	wg       sync.WaitGroup
+	pending   atomic.Int64
+	readyTerm atomic.Uint64 // the term in which this leader applied its first barrier
+	lastAt    atomic.Value  // domain.DateTime of the latest command taken here
+	clockErr  atomic.Value  // string: why the clock is distrusted, or ""
+	wake      chan struct{}
+	done      chan struct{}
+	wg        sync.WaitGroup
 
 	waitMu  sync.Mutex
 	waiters map[string][]chan domain.Result
@@ -157,6 +158,8 @@ func Open(cfg Config) (*Node, error) {
 	}
 	n.wg.Add(1)
 	go n.forward()
+	n.wg.Add(1)
+	go n.watchLeadership()
 	if cfg.Status != nil {
 		n.wg.Add(1)
 		go n.watchClock()
@@ -336,7 +339,9 @@ func (n *Node) NewCommand(k domain.Kind, actor string) (domain.Command, error) {
 	if err := n.checkClock(at); err != nil {
 		return domain.Command{}, err
 	}
-	seq, err := n.box.nextSeq()
+	// The ledger knows the highest sequence this node id ever used: a node
+	// rebuilt on an empty folder must not hand out those numbers again.
+	seq, err := n.box.nextSeq(n.fsm.MaxSeq(n.cfg.ID))
 	if err != nil {
 		return domain.Command{}, err
 	}
@@ -425,6 +430,36 @@ func (n *Node) compareClocks() {
 		n.log.Error("clock disagrees with peers", "skew", worst)
 	}
 	n.clockErr.Store(msg)
+}
+
+// watchLeadership marks the leader ready (its reads current) once a
+// barrier of its own term has applied: only then does its ledger hold every
+// entry its predecessors committed. raft.LeaderCh has this one reader.
+func (n *Node) watchLeadership() {
+	defer n.wg.Done()
+	for {
+		select {
+		case <-n.done:
+			return
+		case leading := <-n.raft.LeaderCh():
+			n.readyTerm.Store(0)
+			if !leading {
+				continue
+			}
+			term := n.raft.CurrentTerm()
+			for n.raft.State() == raft.Leader {
+				if err := n.raft.Barrier(5 * time.Second).Error(); err == nil {
+					n.readyTerm.Store(term)
+					break
+				}
+				select {
+				case <-n.done:
+					return
+				case <-time.After(100 * time.Millisecond):
+				}
+			}
+		}
+	}
 }
 
 // connected reports whether this node can reach the leader now.

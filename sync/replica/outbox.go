@@ -101,15 +101,15 @@ func openOutbox(db *badger.DB) (*outbox, error) {
 	return o, nil
 }
 
-// nextSeq hands out the next per-node sequence. It is written down with the
+// nextSeq hands out the next per-node sequence above floor. It is written down with the
 // command that uses it (put), in the same synced transaction, so a number
 // on a receipt is never handed out again; a number handed out for a command
 // that never reached the outbox (a declined card, a crash before put) may
 // be, and no receipt ever showed it.
-func (o *outbox) nextSeq() (uint64, error) {
+func (o *outbox) nextSeq(floor uint64) (uint64, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.seq++
+	o.seq = max(o.seq, floor) + 1
 	return o.seq, nil
 }
 
