@@ -181,6 +181,14 @@ func TestStaffOnRealLedger(t *testing.T) {
 	if p.status != http.StatusOK || p.text("cluster-leader") != m.Config.NodeID {
 		t.Fatalf("cluster page: %d leader %q", p.status, p.text("cluster-leader"))
 	}
+	// The journal of the real ledger shows the clerk's commands.
+	p = admin.get("/staff/journal?actor=clerk1")
+	if n := p.doc.Find(`tr[data-command]`).Length(); n != 4 || !strings.Contains(p.text("journal"), "window_payment") {
+		t.Fatalf("journal for clerk1: %d entries: %q", n, p.text("journal"))
+	}
+	if p := admin.get("/staff/journal?actor=operator&kind=staff_user"); p.doc.Find(`tr[data-command]`).Length() != 3 {
+		t.Fatalf("operator's account changes: %q", p.text("journal"))
+	}
 	// Disabled on the command line: the session ends, sign-in fails.
 	if out, code := userCLI(t, m, "disable", "--username", "clerk1"); code != 0 {
 		t.Fatalf("disable: %s", out)

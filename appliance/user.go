@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dgraph-io/badger/v4"
+
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
 	"github.com/villagehall/appliance/sync/replica"
@@ -27,6 +29,7 @@ func (m *Main) mountStaff(mux *http.ServeMux, loc *time.Location) error {
 		Ledger:        m.Node,
 		Cluster:       nodeCluster{m.Node},
 		Refunds:       m.Node.FSM(),
+		Journal:       nodeJournal{m.Node},
 		Now:           m.Config.Now,
 		Location:      loc,
 		Logger:        m.Config.Logger,
@@ -55,6 +58,30 @@ func (c nodeCluster) Cluster(ctx context.Context) (staff.ClusterView, error) {
 		out.Nodes = append(out.Nodes, staff.ClusterMember{ID: m.ID, Address: m.Address, Suffrage: m.Suffrage, State: m.State, LastContact: m.LastContact, AppliedIndex: m.AppliedIndex, Lag: m.Lag, Error: m.Error})
 	}
 	return out, nil
+}
+
+// nodeJournal reads the replicated ledger's journal for the staff
+// journal page. replica exports no journal reader yet, so this walks the
+// journal's key range ("j/", see sync/replica/keys.go) read-only and
+// decodes each entry; it should move to a replica.FSM method when one
+// exists.
+type nodeJournal struct{ n *replica.Node }
+
+func (j nodeJournal) Journal(fn func(staff.JournalEntry) error) error {
+	return j.n.FSM().DB().View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte("j/"), PrefetchValues: true, PrefetchSize: 64})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			var e staff.JournalEntry
+			if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &e) }); err != nil {
+				return fmt.Errorf("journal entry %x: %w", it.Item().Key(), err)
+			}
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // userCommand runs `appliance user add|reset|disable|enable`. It talks to

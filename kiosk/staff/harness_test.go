@@ -59,6 +59,7 @@ func newHarness(t *testing.T) *harness {
 		Ledger:        h.ledger,
 		Cluster:       fakeCluster{},
 		Refunds:       h.ledger,
+		Journal:       h.ledger,
 		Now:           h.now,
 		Location:      loc,
 		Logger:        slog.New(slog.NewTextHandler(io.Discard, nil)),

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/staff"
 )
 
 // memLedger is an in-memory domain.Ledger for handler tests. It applies
@@ -28,7 +29,7 @@ type memLedger struct {
 	index       uint64
 	st          memState
 	results     map[string]domain.Result
-	journal     []string
+	journal     []staff.JournalEntry
 	provisional bool // Submit answers provisionally (no quorum) without applying
 }
 
@@ -101,13 +102,26 @@ func (l *memLedger) Submit(ctx context.Context, cmd domain.Command) (domain.Resu
 		}
 		res = domain.Result{CommandID: cmd.ID, Kind: cmd.Kind, Index: l.index, Error: de}
 		l.results[cmd.ID] = res
-		l.journal = append(l.journal, fmt.Sprintf("%s %s refused", cmd.Kind, cmd.Actor))
+		l.journal = append(l.journal, staff.JournalEntry{Seq: uint64(len(l.journal) + 1), Index: l.index, CommandID: cmd.ID, Kind: cmd.Kind, Actor: cmd.Actor, Node: cmd.Node, At: cmd.At, Outcome: "refused", Error: de.Error()})
 		return res, de
 	}
 	l.st = work
 	l.results[cmd.ID] = res
-	l.journal = append(l.journal, fmt.Sprintf("%s %s applied", cmd.Kind, cmd.Actor))
+	l.journal = append(l.journal, staff.JournalEntry{Seq: uint64(len(l.journal) + 1), Index: l.index, CommandID: cmd.ID, Kind: cmd.Kind, Actor: cmd.Actor, Node: cmd.Node, At: cmd.At, Outcome: "applied"})
 	return res, nil
+}
+
+// Journal implements staff.Journal.
+func (l *memLedger) Journal(fn func(staff.JournalEntry) error) error {
+	l.mu.Lock()
+	entries := slices.Clone(l.journal)
+	l.mu.Unlock()
+	for _, e := range entries {
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (l *memLedger) journalLen() int {

@@ -25,13 +25,14 @@ const (
 	CapReadLetters   Capability = "read-letters"    // the status letter queue and the letters (§5.11)
 	CapLetters       Capability = "letters"         // complete status letters and record their delivery
 	CapNovemberRun   Capability = "november-run"    // post the penalties and certify the tax roll (§5.10)
+	CapJournal       Capability = "journal"         // search and export the journal
 )
 
 var grants = map[domain.Role][]Capability{
 	domain.RoleClerk:         {CapDashboard, CapReadBills, CapBills, CapWindow, CapReadCash, CapReturns, CapRefundCheck, CapReadLetters, CapLetters},
-	domain.RoleTreasurer:     {CapDashboard, CapReadBills, CapBills, CapWindow, CapDeposit, CapReadCash, CapReturns, CapRefundApprove, CapRefundCheck, CapReadLetters, CapLetters, CapNovemberRun},
-	domain.RoleAdministrator: {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapUsers, CapCluster},
-	domain.RoleAuditor:       {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapCluster},
+	domain.RoleTreasurer:     {CapDashboard, CapReadBills, CapBills, CapWindow, CapDeposit, CapReadCash, CapReturns, CapRefundApprove, CapRefundCheck, CapReadLetters, CapLetters, CapNovemberRun, CapJournal},
+	domain.RoleAdministrator: {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapUsers, CapCluster, CapJournal},
+	domain.RoleAuditor:       {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapCluster, CapJournal},
 	domain.RoleBoard:         {CapDashboard},
 	domain.RoleHotelOperator: {CapDashboard},
 }

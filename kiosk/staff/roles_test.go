@@ -62,6 +62,8 @@ var routes = []route{
 	{"GET", "/staff/november/2026/dane.csv", staff.CapReadBills, nil},
 	{"GET", "/staff/charges/new", staff.CapBills, nil},
 	{"POST", "/staff/charges", staff.CapBills, url.Values{"kind": {"notice_fee"}}},
+	{"GET", "/staff/journal", staff.CapJournal, nil},
+	{"GET", "/staff/journal.csv", staff.CapJournal, nil},
 	{"GET", "/staff/cluster", staff.CapCluster, nil},
 }
 

@@ -68,6 +68,8 @@ type Config struct {
 	Cluster Cluster
 	// Refunds, when set, serves the refund queue.
 	Refunds Refunds
+	// Journal, when set, serves the journal search and export.
+	Journal Journal
 	// Now is the clock; nil means time.Now. Tests pin it.
 	Now func() time.Time
 	// Location is the village's time zone; nil loads America/Chicago.
@@ -89,6 +91,7 @@ type Server struct {
 	ledger   domain.Ledger
 	cluster  Cluster
 	refunds  Refunds
+	journal  Journal
 	now      func() time.Time
 	loc      *time.Location
 	log      *slog.Logger
@@ -111,7 +114,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Ledger == nil {
 		return nil, errors.New("staff: no ledger")
 	}
-	s := &Server{ledger: cfg.Ledger, cluster: cfg.Cluster, refunds: cfg.Refunds, now: cfg.Now, loc: cfg.Location, log: cfg.Logger, operator: cfg.OperatorToken, hasher: cfg.Hasher, banks: cfg.Depositories}
+	s := &Server{ledger: cfg.Ledger, cluster: cfg.Cluster, refunds: cfg.Refunds, journal: cfg.Journal, now: cfg.Now, loc: cfg.Location, log: cfg.Logger, operator: cfg.OperatorToken, hasher: cfg.Hasher, banks: cfg.Depositories}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -200,6 +203,9 @@ func (s *Server) Handler() http.Handler {
 	route("GET /staff/charges/new", CapBills, s.showNewChargePage)
 	route("POST /staff/charges", CapBills, s.submitCharge)
 
+	route("GET /staff/journal", CapJournal, s.showJournalPage)
+	route("GET /staff/journal.csv", CapJournal, s.showJournalCSV)
+
 	route("GET /staff/cluster", CapCluster, s.showClusterPage)
 
 	api := func(pattern string, c Capability, h http.HandlerFunc) {
@@ -254,6 +260,7 @@ func (s *Server) page(r *http.Request, title string) view.Page {
 				{CapReadCash, "Drawers", "/staff/drawers"},
 				{CapReadCash, "Refunds", "/staff/refunds"},
 				{CapNovemberRun, "November run", "/staff/november"},
+				{CapJournal, "Journal", "/staff/journal"},
 				{CapUsers, "Staff", "/staff/users"},
 				{CapCluster, "Cluster", "/staff/cluster"},
 			} {

@@ -336,3 +336,16 @@ type AccountCharge struct {
 type Hold struct {
 	BillID, Balance, Since string
 }
+
+// Journal is the journal search.
+type Journal struct {
+	Actor, Kind, Outcome, Q, From, To string
+	Total, Shown                      int
+	CSV                               string
+	Rows                              []JournalRow
+}
+
+// JournalRow is one journal entry.
+type JournalRow struct {
+	Seq, Index, At, Actor, Node, Kind, CommandID, Outcome, Error string
+}
