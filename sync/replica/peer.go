@@ -71,7 +71,15 @@ func OpenPeer(cfg Config, peer PeerConfig) (*Node, error) {
 	if peer.WrapStream != nil {
 		stream = peer.WrapStream(layer)
 	}
-	cfg.Transport = raft.NewNetworkTransportWithLogger(stream, 3, 10*time.Second, hclogFor(logger))
+	// Pipelined replication is off (MaxRPCsInFlight 1: one AppendEntries
+	// at a time per follower). hashicorp/raft v1.8's pipeline deadlocks
+	// when a follower answers Success=false (after a partition or a
+	// compaction) while a send waits: that follower never gets another
+	// entry, heartbeats keep it from calling an election, and Shutdown
+	// hangs. The fault suite hit it; see hashicorp/raft#612.
+	cfg.Transport = raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
+		Stream: stream, MaxPool: 3, Timeout: 10 * time.Second, Logger: hclogFor(logger), MaxRPCsInFlight: 1,
+	})
 	client := NewPeerClient(peer.Identity.ClientTLS())
 	if peer.DialContext != nil {
 		client.HTTP.Transport.(*http.Transport).DialContext = peer.DialContext
