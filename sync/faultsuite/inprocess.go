@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -66,6 +67,28 @@ func NewInProcess(t testing.TB, opts InProcessOptions) *InProcess {
 		Peer: func(m *synctest.Member, pc *replica.PeerConfig) {
 			p.Net.Node(m.ID, m.Addr).Hook(pc)
 		},
+	})
+	// Cleanups run last first: this one stops the members before
+	// synctest's, and turns a node that will not shut down (raft's
+	// Shutdown waiting on a stuck goroutine) into a prompt failure with
+	// every goroutine's stack, not a silent wait for the test timeout.
+	t.Cleanup(func() {
+		done := make(chan struct{})
+		go func() {
+			p.mu.Lock()
+			for _, m := range p.C.Members {
+				m.Stop()
+			}
+			p.mu.Unlock()
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-time.After(90 * time.Second):
+			buf := make([]byte, 8<<20)
+			buf = buf[:runtime.Stack(buf, true)]
+			panic(fmt.Sprintf("faultsuite: a node did not shut down within 90 s\n%s", buf))
+		}
 	})
 	loc, _ := time.LoadLocation("America/Chicago")
 	p.today = domain.DateOf(p.C.Now().In(loc))
