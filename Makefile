@@ -28,13 +28,13 @@ test: check-generated vet check-imports chromium
 ## WebSocket transport, kill -9 of appliance processes, restarts, leader crashes during
 ## writes, slow disks; then exactly-once, linearizability (porcupine) and state-hash checks.
 ## `make test` runs a bounded subset (one short run of each kind and the scenarios).
-FAULTS_RUNS      ?= 10
+FAULTS_RUNS      ?= 8
 FAULTS_PROC_RUNS ?= 4
 FAULTS_SECONDS   ?= 15
 test-faults:
 	@mkdir -p $(BIN)
 	FAULTS_RUNS=$(FAULTS_RUNS) FAULTS_PROC_RUNS=$(FAULTS_PROC_RUNS) FAULTS_SECONDS=$(FAULTS_SECONDS) FAULTS_STRICT_READS=1 FAULTS_KNOWN_BUGS=1 \
-		$(GO) test -race -count=1 -timeout 15m -v ./sync/faults/ ./sync/faultsuite/ >$(BIN)/test-faults.log 2>&1; \
+		$(GO) test -race -count=1 -timeout 20m -v ./sync/faults/ ./sync/faultsuite/ >$(BIN)/test-faults.log 2>&1; \
 		status=$$?; \
 		grep -E -- '--- FAIL|^FAIL|^ok|^panic|DATA RACE|fault suite:|_test\.go:[0-9]+: ' $(BIN)/test-faults.log; \
 		echo "full log: $(BIN)/test-faults.log"; exit $$status
