@@ -430,7 +430,7 @@ func seedRecords(l *fakeLedger) {
 		{ID: taxBill2026Green, Parcel: "0601-141-2005", County: domain.Green, TaxYear: 2026, IssuedOn: d("2026-12-10"), GeneralTax: m("2480.40")},
 		{ID: taxBillSmall, Parcel: "0601-141-2003", County: domain.Dane, TaxYear: 2026, IssuedOn: d("2026-12-10"), GeneralTax: m("88.10")},
 		{ID: taxBill2025Roll, Parcel: "0601-141-2002", County: domain.Dane, TaxYear: 2025, IssuedOn: d("2025-12-10"), GeneralTax: m("2210.00"),
-			SpecialItems: []domain.TaxItem{{Description: "Special charge: weed cutting", Amount: m("164.49"), BillID: taxRollBill}}},
+			SpecialItems: []domain.TaxItem{{Description: "Special charge: weed cutting", Amount: m("172.50"), BillID: taxRollBill}}},
 	} {
 		if err := domain.PutTaxBill(tx, t); err != nil {
 			panic(err)
