@@ -240,9 +240,18 @@ func (l *limiter) blocked(username string, r *http.Request) bool {
 	return false
 }
 
+// maxTracked bounds the limiter's memory: past it, entries whose
+// failures are all older than the window are swept.
+const maxTracked = 10000
+
 func (l *limiter) fail(username string, r *http.Request) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if len(l.m) > maxTracked {
+		for k := range l.m {
+			l.recent(k)
+		}
+	}
 	for _, k := range l.keys(username, r) {
 		l.m[k] = append(l.recent(k), l.now())
 	}

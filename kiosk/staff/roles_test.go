@@ -117,6 +117,7 @@ func TestAPIRoleMatrix(t *testing.T) {
 		{"GET", "/api/v1/bills?account=100101", staff.CapReadBills, nil},
 		{"GET", "/api/v1/bills/B-2026-0101?as_of=2026-12-01", staff.CapReadBills, nil},
 		{"POST", "/api/v1/users", staff.CapUsers, nil},
+		{"POST", "/api/v1/payments", staff.CapWindow, nil},
 	}
 	for _, role := range domain.Roles() {
 		name := "tok-" + strings.ReplaceAll(string(role), "_", "-")
@@ -124,7 +125,11 @@ func TestAPIRoleMatrix(t *testing.T) {
 		admin.get("/staff/users")
 		tok := admin.post("/staff/users/"+name+"/tokens", nil).text("secret")
 		for _, rt := range apiRoutes {
-			req, _ := http.NewRequest(rt.method, h.srv.URL+rt.path, strings.NewReader(`{"op":"enable","username":"`+name+`"}`))
+			body := `{"op":"enable","username":"` + name + `"}`
+			if rt.path == "/api/v1/payments" {
+				body = `{"command_id":"matrix-` + name + `","bill_id":"B-2026-0102","amount":"1.00","tender":"cash"}`
+			}
+			req, _ := http.NewRequest(rt.method, h.srv.URL+rt.path, strings.NewReader(body))
 			req.Header.Set("Authorization", "Bearer "+tok)
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {

@@ -214,6 +214,7 @@ func (s *Server) Handler() http.Handler {
 	api("GET /api/v1/bills", CapReadBills, s.apiBills)
 	api("GET /api/v1/bills/{id}", CapReadBills, s.apiBill)
 	api("POST /api/v1/users", CapUsers, s.apiUser)
+	api("POST /api/v1/payments", CapWindow, s.apiPayment)
 	api("GET /api/v1/whoami", CapDashboard, s.apiWhoami)
 	api("GET /api/v1/holds", CapReadBills, s.apiHolds)
 	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {

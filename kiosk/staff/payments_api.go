@@ -1,0 +1,82 @@
+package staff
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/villagehall/appliance/domain"
+)
+
+// PaymentRequest is the body of POST /api/v1/payments (DESIGN.md, "HTTP
+// API"): a payment on a village bill posted by an integration, for
+// instance card payments taken by a payment processor, with the
+// processor's approval as the reference.
+type PaymentRequest struct {
+	CommandID string        `json:"command_id"`
+	BillID    string        `json:"bill_id"`
+	Amount    string        `json:"amount"`
+	Tender    domain.Tender `json:"tender"`
+	Reference string        `json:"reference"`
+	Payer     string        `json:"payer,omitempty"`
+}
+
+// PaymentResponse answers a PaymentRequest.
+type PaymentResponse struct {
+	Receipt     *domain.Receipt      `json:"receipt"`
+	Status      domain.ReceiptStatus `json:"status"`
+	Consistency domain.Consistency   `json:"consistency"`
+}
+
+// apiPayment serves POST /api/v1/payments. The client makes the command id,
+// so a retry of a request whose answer was lost sends the same id and gets
+// the first result back, never a second payment. A payment the cluster has
+// not confirmed in time is answered as provisional: it is recorded on this
+// node and posts when the network returns.
+func (s *Server) apiPayment(w http.ResponseWriter, r *http.Request) {
+	var req PaymentRequest
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxFormBytes))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		writeAPIError(w, domain.Errorf(domain.EINVALID, "", "The request body is not a payment: %v", err))
+		return
+	}
+	amount, err := domain.ParseMoney(req.Amount)
+	switch {
+	case strings.TrimSpace(req.CommandID) == "" || len(req.CommandID) > 64:
+		err = domain.Errorf(domain.EINVALID, "", "command_id is required (at most 64 characters); make it unique, and send the same one when you retry.")
+	case req.BillID == "":
+		err = domain.Errorf(domain.EINVALID, "", "bill_id is required.")
+	case err != nil:
+		err = domain.Errorf(domain.EINVALID, "", "amount must be a decimal string like \"42.50\".")
+	case !req.Tender.Valid():
+		err = domain.Errorf(domain.EINVALID, "", "tender must be card, cash or check.")
+	case req.Tender != domain.Cash && strings.TrimSpace(req.Reference) == "":
+		err = domain.Errorf(domain.EINVALID, "", "reference (the card approval or check number) is required.")
+	}
+	if err != nil {
+		writeAPIError(w, err)
+		return
+	}
+	pr, _ := principalFrom(r.Context())
+	cmd, err := s.ledger.NewCommand(domain.KindPayBill, pr.user.Username)
+	if err != nil {
+		writeAPIError(w, err)
+		return
+	}
+	cmd.ID = "api-" + req.CommandID
+	cmd.PayBill = &domain.PayBill{BillID: req.BillID, Amount: amount, Tender: req.Tender, Reference: req.Reference, Payer: req.Payer}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), submitWait)
+	defer cancel()
+	res, err := s.ledger.Submit(ctx, cmd)
+	if err != nil {
+		writeAPIError(w, err)
+		return
+	}
+	if res.Receipt == nil {
+		writeAPIError(w, domain.Errorf(domain.EINTERNAL, "", "the ledger returned no receipt"))
+		return
+	}
+	writeJSON(w, http.StatusOK, PaymentResponse{Receipt: res.Receipt, Status: res.Receipt.Status, Consistency: s.ledger.Consistency()})
+}
