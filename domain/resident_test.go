@@ -297,3 +297,25 @@ func TestProvisionalReceipt(t *testing.T) {
 		t.Error("seed demo has a receipt")
 	}
 }
+
+func TestResidentCommandsDecodeStrictly(t *testing.T) {
+	c := cmdAt(KindRequestStatusLetter, "2026-10-20T10:15", 1)
+	c.RequestStatusLetter = &RequestStatusLetter{Parcel: "p", Requester: "A", Contact: "x", Fee: MustMoney("45.00"), Tender: Card}
+	c.PayPropertyTax = &PayPropertyTax{TaxBillID: "T", Option: TaxFull, Amount: MustMoney("1.00"), Tender: Card}
+	if err := c.Validate(); err == nil {
+		t.Error("a command with two payloads was accepted")
+	}
+	c.PayPropertyTax = nil
+	b, err := EncodeCommand(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := DecodeCommand(b)
+	if err != nil || got.RequestStatusLetter == nil || got.RequestStatusLetter.Fee.String() != "45.00" {
+		t.Fatalf("round trip %+v, %v", got, err)
+	}
+	c.Kind = KindPayPropertyTax
+	if err := c.Validate(); err == nil {
+		t.Error("a pay_property_tax command without its payload was accepted")
+	}
+}

@@ -327,3 +327,20 @@ func TestFindToleratesTypos(t *testing.T) {
 		h.expect(h.get("/find?q="+url.QueryEscape("142 W Main St")), http.StatusNotFound)
 	})
 }
+
+// TestChargeFormsStopTheIdleTimer checks that the forms that charge a card
+// for a status letter and for property tax carry data-commit, which stops
+// the idle timer once submitted, so a charge in progress is never dropped.
+func TestChargeFormsStopTheIdleTimer(t *testing.T) {
+	h := newHarness(t, withClock(inJanuary))
+	form := h.get("/letters")
+	l := h.post("/letters", url.Values{"csrf": {form.csrf()}, "q": {"305 Hale St"}, "name": {"Luis"}, "contact": {"x"}})
+	bill := h.get("/tax-bills/" + taxBill2026Dane)
+	r := h.post("/tax-bills/"+taxBill2026Dane+"/pay", url.Values{"csrf": {bill.csrf()}, "option": {"full"}})
+	tc := h.get(r.location)
+	for name, p := range map[string]page{"letter": l, "tax": tc} {
+		if _, ok := p.doc.Find(`form[data-testid="charge-form"]`).Attr("data-commit"); !ok {
+			t.Errorf("%s: the charge form lacks data-commit", name)
+		}
+	}
+}
