@@ -40,6 +40,32 @@ func (s *Server) showLettersPage(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, view.LettersPage(s.page(r, "Status letters"), v))
 }
 
+// lettersDue counts the requested letters past their ready-by date and
+// those due today.
+func (s *Server) lettersDue() (late, today int, err error) {
+	keys, err := s.ledger.Keys(domain.StatusRequestsByReadyDate, "")
+	if err != nil {
+		return 0, 0, err
+	}
+	d := s.today()
+	for _, k := range keys {
+		var req domain.StatusRequest
+		if err := s.ledger.Get(domain.StatusRequests, k[strings.LastIndexByte(k, '/')+1:], &req); err != nil {
+			return 0, 0, err
+		}
+		if req.State != domain.StatusRequested {
+			continue
+		}
+		switch {
+		case d.After(req.ReadyBy):
+			late++
+		case d == req.ReadyBy:
+			today++
+		}
+	}
+	return late, today, nil
+}
+
 // letterFacts returns what the ledger holds about a parcel that a status
 // letter states: its village bills still owed (special charges, and those
 // certified to the tax roll), and its property tax bills.

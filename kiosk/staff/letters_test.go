@@ -38,6 +38,9 @@ func TestStatusLetterQueue(t *testing.T) {
 	second := h.requestLetter("0601-141-2002")
 	h.setClock(h.now().Add(3 * 24 * time.Hour)) // Saturday Nov 7
 	c := h.signedIn("jdoe", domain.RoleClerk)
+	if p := c.get("/staff/"); !p.has("alert-letters-late") {
+		t.Fatal("the start page does not flag the late letters")
+	}
 	p := c.get("/staff/letters")
 	rows := p.doc.Find("tr[data-claim]")
 	if rows.Length() != 2 || rows.First().AttrOr("data-claim", "") != first {

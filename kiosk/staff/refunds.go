@@ -94,6 +94,29 @@ func (s *Server) showRefundsPage(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, view.RefundsPage(s.page(r, "Refunds"), v))
 }
 
+// refundsOverdue counts the refunds due or approved but not paid after
+// their deadline.
+func (s *Server) refundsOverdue() (int, error) {
+	due, err := s.refunds.RefundsDue()
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, d := range due {
+		if !s.today().After(d.RefundBy) {
+			continue
+		}
+		var st domain.RefundState
+		if err := s.ledger.Get(domain.CollectionRefundStates, d.CommandID, &st); err != nil && domain.ErrorCode(err) != domain.ENOTFOUND {
+			return 0, err
+		}
+		if st.State == "" || st.State == domain.RefundApproved {
+			n++
+		}
+	}
+	return n, nil
+}
+
 func (s *Server) refundOp(w http.ResponseWriter, r *http.Request, op string) {
 	in := domain.IssueRefund{Op: op, BillID: formValue(r, "bill"), CommandID: r.PathValue("command"), CheckNumber: formValue(r, "check_number")}
 	if _, err := s.submit(r, domain.KindIssueRefund, func(c *domain.Command) { c.IssueRefund = &in }); err != nil {

@@ -51,6 +51,9 @@ func TestReturnedCheckAndRefund(t *testing.T) {
 	if p := tr.get("/staff/refunds"); !p.has("overdue-" + cmd) {
 		t.Fatal("an approved refund past its deadline is not flagged")
 	}
+	if p := tr.get("/staff/"); !p.has("alert-refunds-late") {
+		t.Fatal("the start page does not flag the late refund")
+	}
 	p = tr.get("/staff/returned-checks/new?receipt=" + receipt)
 	if p.status != http.StatusOK || p.text("return-fee") == "" {
 		t.Fatalf("return form: %d", p.status)

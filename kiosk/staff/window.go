@@ -341,6 +341,29 @@ func (s *Server) showDashboardPage(w http.ResponseWriter, r *http.Request) {
 			v.Alerts = append(v.Alerts, view.Alert{TestID: "alert-undeposited", Text: fmt.Sprintf("%d drawer(s) hold money not deposited by the end of the day (§5.06).", len(pending)), URL: "/staff/drawers"})
 		}
 	}
+	if Allowed(pr.user.Role, CapReadLetters) {
+		late, today, err := s.lettersDue()
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		if late > 0 {
+			v.Alerts = append(v.Alerts, view.Alert{TestID: "alert-letters-late", Text: fmt.Sprintf("%d status letter(s) are past their ready-by date (§5.11).", late), URL: "/staff/letters"})
+		}
+		if today > 0 {
+			v.Alerts = append(v.Alerts, view.Alert{TestID: "alert-letters-today", Text: fmt.Sprintf("%d status letter(s) are due today.", today), URL: "/staff/letters"})
+		}
+	}
+	if Allowed(pr.user.Role, CapReadCash) && s.refunds != nil {
+		n, err := s.refundsOverdue()
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		if n > 0 {
+			v.Alerts = append(v.Alerts, view.Alert{TestID: "alert-refunds-late", Text: fmt.Sprintf("%d refund(s) are past their §5.07(1) deadline.", n), URL: "/staff/refunds"})
+		}
+	}
 	if Allowed(pr.user.Role, CapWindow) {
 		if d, open, err := s.openDrawer(pr.user.Username); err == nil && open {
 			v.OpenDrawer = d.ID
