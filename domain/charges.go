@@ -32,7 +32,7 @@ type NewCharge struct {
 	Kind      string       `json:"kind"`
 	Account   string       `json:"account"`
 	Parcel    string       `json:"parcel"`
-	Reference string       `json:"reference"`              // the agency, the contractor's invoice, the application
+	Reference string       `json:"reference"`             // the agency, the contractor's invoice, the application
 	Placed    string       `json:"placed_bill,omitempty"` // collection: the unpaid bill placed with the agency
 	Items     []ChargeItem `json:"items"`
 }

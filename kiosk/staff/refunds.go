@@ -126,5 +126,7 @@ func (s *Server) refundOp(w http.ResponseWriter, r *http.Request, op string) {
 	redirect(w, r, "/staff/refunds")
 }
 
-func (s *Server) submitRefundApprove(w http.ResponseWriter, r *http.Request) { s.refundOp(w, r, "approve") }
-func (s *Server) submitRefundCheck(w http.ResponseWriter, r *http.Request)   { s.refundOp(w, r, "check") }
+func (s *Server) submitRefundApprove(w http.ResponseWriter, r *http.Request) {
+	s.refundOp(w, r, "approve")
+}
+func (s *Server) submitRefundCheck(w http.ResponseWriter, r *http.Request) { s.refundOp(w, r, "check") }
