@@ -78,7 +78,7 @@ func (s *Server) submitCharge(w http.ResponseWriter, r *http.Request) {
 	}
 
 	cmd.PayBill = &domain.PayBill{BillID: f.BillID, Amount: f.Amount, Tender: domain.Card, Reference: approval.Reference}
-	rc, err := s.record(r, cmd)
+	rc, readBack, err := s.record(r, cmd)
 	if err != nil {
 		s.log.Error("card charged but payment not recorded",
 			"bill", f.BillID, "command", f.CommandID, "amount", f.Amount, "approval", approval.Reference, "err", err)
@@ -86,7 +86,7 @@ func (s *Server) submitCharge(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.log.Info("payment taken", "receipt", rc.Number, "status", rc.Status, "bill", rc.BillID, "command", rc.CommandID, "amount", rc.Amount, "approval", approval.Reference)
-	redirect(w, r, receiptURL(rc.Number))
+	s.showRecorded(w, r, rc, readBack)
 }
 
 // record submits the command of a charged payment and waits a short while
@@ -94,26 +94,40 @@ func (s *Server) submitCharge(w http.ResponseWriter, r *http.Request) {
 // and posts it later. The command id is the one the confirmation page
 // fixed, so the ledger applies it once however often it arrives. A
 // provisional answer without a receipt (a ledger that does not yet make
-// one for this kind) gets the command's own provisional receipt.
-func (s *Server) record(r *http.Request, cmd domain.Command) (domain.Receipt, error) {
+// one for this kind, and so cannot read it back either) gets the
+// command's own provisional receipt, and readBack false: the caller shows
+// it in its answer instead of redirecting to a receipt page the ledger
+// cannot serve yet.
+func (s *Server) record(r *http.Request, cmd domain.Command) (rc domain.Receipt, readBack bool, err error) {
 	ctx, cancel := detached(r, submitWait)
 	defer cancel()
 	res, err := s.ledger.Submit(ctx, cmd)
 	if err != nil {
-		return domain.Receipt{}, fmt.Errorf("submit %s: %w", cmd.ID, err)
+		return domain.Receipt{}, false, fmt.Errorf("submit %s: %w", cmd.ID, err)
 	}
 	if res.Error != nil {
-		return domain.Receipt{}, fmt.Errorf("submit %s: %w", cmd.ID, res.Error)
+		return domain.Receipt{}, false, fmt.Errorf("submit %s: %w", cmd.ID, res.Error)
 	}
 	if res.Receipt == nil {
 		if res.Index == 0 {
-			if rc := cmd.ProvisionalReceipt(); rc != nil {
-				return *rc, nil
+			if p := cmd.ProvisionalReceipt(); p != nil {
+				return *p, false, nil
 			}
 		}
-		return domain.Receipt{}, fmt.Errorf("submit %s: the ledger returned no receipt", cmd.ID)
+		return domain.Receipt{}, false, fmt.Errorf("submit %s: the ledger returned no receipt", cmd.ID)
 	}
-	return *res.Receipt, nil
+	return *res.Receipt, true, nil
+}
+
+// showRecorded leads to the receipt of a payment just recorded: a
+// redirect to its page, or, when the ledger cannot read it back yet, the
+// receipt itself in this answer.
+func (s *Server) showRecorded(w http.ResponseWriter, r *http.Request, rc domain.Receipt, readBack bool) {
+	if readBack {
+		redirect(w, r, receiptURL(rc.Number))
+		return
+	}
+	s.renderReceipt(w, r, rc)
 }
 
 // chargeError is a failure of the terminal other than its three outcomes

@@ -209,12 +209,12 @@ func (s *Server) submitLetterCharge(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd.RequestStatusLetter = &domain.RequestStatusLetter{Parcel: f.Parcel, Requester: f.Name, Contact: f.Contact, Fee: f.Fee, Tender: domain.Card, Reference: approval.Reference}
-	rc, err := s.record(r, cmd)
+	rc, readBack, err := s.record(r, cmd)
 	if err != nil {
 		s.log.Error("card charged but status letter request not recorded", "command", f.CommandID, "amount", f.Fee, "approval", approval.Reference, "err", err)
 		s.showProblem(w, r, http.StatusBadGateway, "charge.not_recorded", "charge.not_recorded_hint", "/letters", "letter.back", "ref", approval.Reference)
 		return
 	}
 	s.log.Info("status letter requested", "claim", rc.Number, "status", rc.Status, "parcel", f.Parcel, "command", rc.CommandID, "approval", approval.Reference)
-	redirect(w, r, receiptURL(rc.Number))
+	s.showRecorded(w, r, rc, readBack)
 }

@@ -316,12 +316,12 @@ func (s *Server) submitTaxCharge(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd.PayPropertyTax = &domain.PayPropertyTax{TaxBillID: f.BillID, Option: f.Option, Amount: f.Amount, Tender: domain.Card, Reference: approval.Reference}
-	rc, err := s.record(r, cmd)
+	rc, readBack, err := s.record(r, cmd)
 	if err != nil {
 		s.log.Error("card charged but property tax payment not recorded", "tax_bill", f.BillID, "command", f.CommandID, "amount", f.Amount, "approval", approval.Reference, "err", err)
 		s.showProblem(w, r, http.StatusBadGateway, "charge.not_recorded", "charge.not_recorded_hint", taxBillURL(f.BillID), "tax.back", "ref", approval.Reference)
 		return
 	}
 	s.log.Info("property tax paid", "receipt", rc.Number, "status", rc.Status, "tax_bill", f.BillID, "option", f.Option, "command", rc.CommandID, "amount", rc.Amount, "approval", approval.Reference)
-	redirect(w, r, receiptURL(rc.Number))
+	s.showRecorded(w, r, rc, readBack)
 }

@@ -25,7 +25,13 @@ func (s *Server) showReceiptPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	p := s.page(r, selfURL(r), "title.receipt", "number", rc.Number)
+	s.renderReceipt(w, r, rc)
+}
+
+// renderReceipt shows rc: from its page, or in the answer to the charge
+// that made it when the ledger cannot read it back yet.
+func (s *Server) renderReceipt(w http.ResponseWriter, r *http.Request, rc domain.Receipt) {
+	p := s.page(r, receiptURL(rc.Number), "title.receipt", "number", rc.Number)
 	v := view.Receipt{
 		Number:     rc.Number,
 		Kind:       rc.Kind,

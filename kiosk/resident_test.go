@@ -344,3 +344,30 @@ func TestChargeFormsStopTheIdleTimer(t *testing.T) {
 		}
 	}
 }
+
+// TestProvisionalWithoutReadBack charges a status letter and a property tax
+// payment on a ledger that is offline and makes no provisional receipt for
+// these kinds (so cannot read one back): the kiosk shows the command's own
+// provisional receipt in its answer rather than a page it cannot serve.
+func TestProvisionalWithoutReadBack(t *testing.T) {
+	h := newHarness(t, withClock(inJanuary))
+	h.ledger.setOffline(0)
+	h.ledger.bare = true
+	form := h.get("/letters")
+	l := h.post("/letters", url.Values{"csrf": {form.csrf()}, "q": {"305 Hale St"}, "name": {"Luis"}, "contact": {"x"}})
+	action, fields := formFields(l, "charge-form")
+	c := h.post(action, fields)
+	h.expect(c, http.StatusOK)
+	if s, _ := c.doc.Find(`[data-testid="receipt-status"]`).Attr("data-status"); s != "provisional" || !strings.HasPrefix(c.text("claim-number"), "hall-kiosk-") || !strings.Contains(c.text("claim-ready"), "January 14, 2027") {
+		t.Errorf("status %q, claim %q, ready %q", s, c.text("claim-number"), c.text("claim-ready"))
+	}
+	bill := h.get("/tax-bills/" + taxBill2026Dane)
+	r := h.post("/tax-bills/"+taxBill2026Dane+"/pay", url.Values{"csrf": {bill.csrf()}, "option": {"full"}})
+	tc := h.get(r.location)
+	action, fields = formFields(tc, "charge-form")
+	p := h.post(action, fields)
+	h.expect(p, http.StatusOK)
+	if p.text("receipt-amount") != "$3,232.73" || p.count("provisional-note") != 1 {
+		t.Errorf("amount %q, provisional %d", p.text("receipt-amount"), p.count("provisional-note"))
+	}
+}
