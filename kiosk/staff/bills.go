@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 
@@ -305,12 +306,49 @@ func (s *Server) showBillPage(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, view.BillPage(s.page(r, "Bill "+b.ID), v))
 }
 
+// showFindAccountPage finds an account by its number, a bill number, a
+// parcel number, an address or an owner's name.
 func (s *Server) showFindAccountPage(w http.ResponseWriter, r *http.Request) {
-	if n := strings.TrimSpace(r.URL.Query().Get("number")); n != "" {
-		redirect(w, r, "/staff/accounts/"+n)
+	q := strings.TrimSpace(r.URL.Query().Get("number"))
+	if q == "" {
+		s.render(w, r, http.StatusOK, view.FindAccountPage(s.page(r, "Accounts"), view.FindAccount{}))
 		return
 	}
-	s.render(w, r, http.StatusOK, view.FindAccountPage(s.page(r, "Accounts")))
+	if _, err := s.ledger.Account(q); err == nil {
+		redirect(w, r, "/staff/accounts/"+url.PathEscape(q))
+		return
+	}
+	if b, err := s.ledger.Bill(q); err == nil {
+		redirect(w, r, "/staff/bills/"+url.PathEscape(b.ID))
+		return
+	}
+	parcels, err := s.ledger.Parcels()
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	v := view.FindAccount{Q: q, Searched: true}
+	nq, lq := domain.NormalizeAddress(q), strings.ToLower(q)
+	for _, pc := range parcels {
+		if pc.ID != q && !strings.Contains(domain.NormalizeAddress(pc.Address), nq) && !strings.Contains(strings.ToLower(pc.Owner), lq) {
+			continue
+		}
+		bills, err := s.ledger.BillsByParcel(pc.ID)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		seen := map[string]bool{}
+		var accounts []string
+		for _, b := range bills {
+			if !seen[b.Account] {
+				seen[b.Account] = true
+				accounts = append(accounts, b.Account)
+			}
+		}
+		v.Results = append(v.Results, view.ParcelHit{Parcel: pc.ID, Address: pc.Address, Owner: pc.Owner, County: pc.County.Title(), Accounts: accounts})
+	}
+	s.render(w, r, http.StatusOK, view.FindAccountPage(s.page(r, "Accounts"), v))
 }
 
 // showAccountPage is an account's history: every bill with every posting

@@ -125,3 +125,24 @@ func TestImportBills(t *testing.T) {
 		t.Fatalf("imported bill's creation posting shows %q, want its command id and actor", imported)
 	}
 }
+
+func TestFindAccount(t *testing.T) {
+	h := newHarness(t)
+	c := h.signedIn("jdoe", domain.RoleClerk)
+	if p := c.get("/staff/accounts?number=100101"); p.status != http.StatusSeeOther || p.location != "/staff/accounts/100101" {
+		t.Fatalf("by account: %d %q", p.status, p.location)
+	}
+	if p := c.get("/staff/accounts?number=B-2026-0102"); p.location != "/staff/bills/B-2026-0102" {
+		t.Fatalf("by bill: %q", p.location)
+	}
+	p := c.get("/staff/accounts?number=11+Main+Street")
+	if p.status != http.StatusOK || p.doc.Find(`tr[data-parcel="0601-141-2002"]`).Length() != 1 || !strings.Contains(p.text("account-results"), "100102") {
+		t.Fatalf("by address: %q", p.text("account-results"))
+	}
+	if p := c.get("/staff/accounts?number=ramirez"); p.doc.Find(`tr[data-parcel]`).Length() != 1 {
+		t.Fatalf("by owner: %q", p.text("account-results"))
+	}
+	if p := c.get("/staff/accounts?number=nobody+here"); !p.has("account-none") {
+		t.Fatal("no 'nothing matches'")
+	}
+}

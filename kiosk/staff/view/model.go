@@ -349,3 +349,17 @@ type Journal struct {
 type JournalRow struct {
 	Seq, Index, At, Actor, Node, Kind, CommandID, Outcome, Error string
 }
+
+// FindAccount is the account search.
+type FindAccount struct {
+	Q        string
+	Searched bool
+	Results  []ParcelHit
+}
+
+// ParcelHit is a parcel that matches a search, with the accounts billed
+// for it.
+type ParcelHit struct {
+	Parcel, Address, Owner, County string
+	Accounts                       []string
+}
