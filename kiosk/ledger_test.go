@@ -39,7 +39,7 @@ type fakeLedger struct {
 	index       map[string]bool          // "index/key"
 	consistency domain.Consistency
 	offline     bool
-	bare        bool // offline, answering like a ledger that makes no provisional receipt for a kind
+	bare        bool  // offline, answering like a ledger that makes no provisional receipt for a kind
 	refuse      error // Submit and NewCommand fail with it when set
 }
 
