@@ -16,9 +16,8 @@ import (
 //	FAULTS_PROC_RUNS  runs of real processes killed with SIGKILL (default 1)
 //	FAULTS_SECONDS    length of each run's fault phase (default 5)
 //	FAULTS_SEED       first seed (default: from the clock, printed)
-//	FAULTS_STRICT_READS=1  also check reads made where a node says it is
-//	                  current (off by default: a new leader says so too
-//	                  early, see TestNewLeaderSaysCurrentOnlyWhenItIs)
+//	FAULTS_STRICT_READS=0  do not check reads made where a node says it
+//	                  is current (checked by default)
 //	FAULTS_KNOWN_BUGS=1    run the probes of bugs reported and not yet fixed
 func envInt(name string, def int) int {
 	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v >= 0 {
@@ -70,7 +69,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func strictReads() bool { return os.Getenv("FAULTS_STRICT_READS") == "1" }
+func strictReads() bool { return os.Getenv("FAULTS_STRICT_READS") != "0" }
 
 func firstSeed(t *testing.T) uint64 {
 	if v, err := strconv.ParseUint(os.Getenv("FAULTS_SEED"), 10, 64); err == nil {
