@@ -14,8 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dgraph-io/badger/v4"
-
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
 	"github.com/villagehall/appliance/sync/replica"
@@ -60,27 +58,14 @@ func (c nodeCluster) Cluster(ctx context.Context) (staff.ClusterView, error) {
 	return out, nil
 }
 
-// nodeJournal reads the replicated ledger's journal for the staff
-// journal page. replica exports no journal reader yet, so this walks the
-// journal's key range ("j/", see sync/replica/keys.go) read-only and
-// decodes each entry; it should move to a replica.FSM method when one
-// exists.
+// nodeJournal adapts the replicated ledger's journal to the staff journal
+// page, which must not import sync.
 type nodeJournal struct{ n *replica.Node }
 
 func (j nodeJournal) Journal(fn func(staff.JournalEntry) error) error {
-	return j.n.FSM().DB().View(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte("j/"), PrefetchValues: true, PrefetchSize: 64})
-		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
-			var e staff.JournalEntry
-			if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &e) }); err != nil {
-				return fmt.Errorf("journal entry %x: %w", it.Item().Key(), err)
-			}
-			if err := fn(e); err != nil {
-				return err
-			}
-		}
-		return nil
+	return j.n.FSM().Journal(func(e replica.JournalEntry) error {
+		return fn(staff.JournalEntry{Seq: e.Seq, Index: e.Index, CommandID: e.CommandID, Kind: e.Kind, Actor: e.Actor,
+			Node: e.Node, At: e.At, Outcome: e.Outcome, Error: e.Error, Hash: e.Hash})
 	})
 }
 

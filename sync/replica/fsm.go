@@ -374,6 +374,28 @@ func (f *FSM) StateHash() (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), err
 }
 
+// JournalEntry is one link of the journal as readers see it.
+type JournalEntry = journalEntry
+
+// Journal calls fn with every journal entry in order, until fn returns an
+// error.
+func (f *FSM) Journal(fn func(JournalEntry) error) error {
+	return f.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefixJournal), PrefetchValues: true, PrefetchSize: 64})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			var e journalEntry
+			if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &e) }); err != nil {
+				return fmt.Errorf("journal entry %x: %w", it.Item().Key(), err)
+			}
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 // VerifyJournal walks the journal and checks every link of the hash chain.
 // It returns the number of entries checked.
 func (f *FSM) VerifyJournal() (int, error) {
