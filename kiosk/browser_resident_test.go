@@ -166,7 +166,9 @@ func TestBrowserPurchasingRecords(t *testing.T) {
 // warning.
 func TestBrowserAccessibility(t *testing.T) {
 	h := newHarness(t, withSimulatorPanel)
-	b := openBrowser(t, h)
+	// Some forty pages, each checked by axe-core: longer than the default
+	// two minutes under the race detector.
+	b := openBrowser(t, h, browsertest.Options{Timeout: 10 * time.Minute})
 	pages := []struct{ path, wait string }{
 		{"/", "start-pay"},
 		{"/letters", "letter-form"},

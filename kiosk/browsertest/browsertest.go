@@ -56,7 +56,7 @@ func ExecPath() (string, error) {
 // Options adjust the browser New starts.
 type Options struct {
 	Width, Height int           // window size; default 1080×1920, the kiosk's portrait screen
-	Timeout       time.Duration // for the whole test; default 2 minutes
+	Timeout       time.Duration // for the whole test; default 5 minutes (CI runs the race detector on two cores)
 }
 
 // New starts a headless Chromium for t and returns a chromedp context for
@@ -64,7 +64,7 @@ type Options struct {
 // when Chromium is missing.
 func New(t testing.TB, opts ...Options) context.Context {
 	t.Helper()
-	o := Options{Width: 1080, Height: 1920, Timeout: 2 * time.Minute}
+	o := Options{Width: 1080, Height: 1920, Timeout: 5 * time.Minute}
 	if len(opts) > 0 {
 		if opts[0].Width > 0 && opts[0].Height > 0 {
 			o.Width, o.Height = opts[0].Width, opts[0].Height
