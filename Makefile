@@ -33,7 +33,7 @@ FAULTS_PROC_RUNS ?= 4
 FAULTS_SECONDS   ?= 15
 test-faults:
 	@mkdir -p $(BIN)
-	FAULTS_RUNS=$(FAULTS_RUNS) FAULTS_PROC_RUNS=$(FAULTS_PROC_RUNS) FAULTS_SECONDS=$(FAULTS_SECONDS) FAULTS_KNOWN_BUGS=1 \
+	FAULTS_RUNS=$(FAULTS_RUNS) FAULTS_PROC_RUNS=$(FAULTS_PROC_RUNS) FAULTS_SECONDS=$(FAULTS_SECONDS) \
 		$(GO) test -race -count=1 -timeout 20m -v ./sync/faults/ ./sync/faultsuite/ >$(BIN)/test-faults.log 2>&1; \
 		status=$$?; \
 		grep -E -- '--- FAIL|^FAIL|^ok|^panic|DATA RACE|fault suite:|_test\.go:[0-9]+: ' $(BIN)/test-faults.log; \

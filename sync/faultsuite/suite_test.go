@@ -18,7 +18,6 @@ import (
 //	FAULTS_SEED       first seed (default: from the clock, printed)
 //	FAULTS_STRICT_READS=0  do not check reads made where a node says it
 //	                  is current (checked by default)
-//	FAULTS_KNOWN_BUGS=1    run the probes of bugs reported and not yet fixed
 func envInt(name string, def int) int {
 	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v >= 0 {
 		return v

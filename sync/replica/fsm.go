@@ -39,11 +39,15 @@ type FSM struct {
 	params *domain.Params
 	log    *slog.Logger
 
-	mu      sync.Mutex // excludes Restore from Apply
-	applied atomic.Uint64
-	head    []byte       // journal head hash; guarded by mu
-	jseq    uint64       // journal entries so far; guarded by mu
-	latest  atomic.Value // domain.DateTime: the latest intake time applied
+	mu sync.Mutex // excludes Restore from Apply
+	// restoring excludes reads from a snapshot restore: Badger's DropAll
+	// and Load must run with no other transaction, and a read between them
+	// would see an emptied ledger.
+	restoring sync.RWMutex
+	applied   atomic.Uint64
+	head      []byte       // journal head hash; guarded by mu
+	jseq      uint64       // journal entries so far; guarded by mu
+	latest    atomic.Value // domain.DateTime: the latest intake time applied
 
 	restores atomic.Int64 // snapshots restored since open
 }
@@ -136,7 +140,7 @@ func (f *FSM) Latest() domain.DateTime {
 // ledger has seen.
 func (f *FSM) MaxSeq(node string) uint64 {
 	var seq uint64
-	f.db.View(func(txn *badger.Txn) error {
+	f.view(func(txn *badger.Txn) error {
 		item, err := txn.Get(key(prefixMeta, "seq/", node))
 		if err != nil {
 			return nil
@@ -167,6 +171,13 @@ func (f *FSM) Exceptions() ([]domain.Exception, error) {
 
 // Restores returns how many snapshots were restored since the FSM opened.
 func (f *FSM) Restores() int64 { return f.restores.Load() }
+
+// view runs a read transaction, never during a restore.
+func (f *FSM) view(fn func(txn *badger.Txn) error) error {
+	f.restoring.RLock()
+	defer f.restoring.RUnlock()
+	return f.db.View(fn)
+}
 
 // Close closes the state store.
 func (f *FSM) Close() error { return f.db.Close() }
@@ -352,7 +363,7 @@ func asDomainError(err error) *domain.Error {
 // in key order. Replicas that applied the same log have the same hash.
 func (f *FSM) StateHash() (string, error) {
 	h := sha256.New()
-	err := f.db.View(func(txn *badger.Txn) error {
+	err := f.view(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.DefaultIteratorOptions)
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
@@ -380,7 +391,7 @@ type JournalEntry = journalEntry
 // Journal calls fn with every journal entry in order, until fn returns an
 // error.
 func (f *FSM) Journal(fn func(JournalEntry) error) error {
-	return f.db.View(func(txn *badger.Txn) error {
+	return f.view(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefixJournal), PrefetchValues: true, PrefetchSize: 64})
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
@@ -400,7 +411,7 @@ func (f *FSM) Journal(fn func(JournalEntry) error) error {
 // It returns the number of entries checked.
 func (f *FSM) VerifyJournal() (int, error) {
 	n := 0
-	err := f.db.View(func(txn *badger.Txn) error {
+	err := f.view(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefixJournal), PrefetchValues: true, PrefetchSize: 64})
 		defer it.Close()
 		prev := ""

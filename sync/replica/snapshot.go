@@ -58,6 +58,8 @@ func (snapshot) Release() {}
 // WriteSnapshot writes the framed backup of the ledger state to w. It is
 // also what `appliance backup` writes.
 func (f *FSM) WriteSnapshot(w io.Writer) error {
+	f.restoring.RLock()
+	defer f.restoring.RUnlock()
 	bw := bufio.NewWriterSize(w, 256<<10)
 	h := sha256.New()
 	body := &countingWriter{w: io.MultiWriter(bw, h)}
@@ -99,6 +101,8 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.restoring.Lock()
+	defer f.restoring.Unlock()
 	if err := f.db.DropAll(); err != nil {
 		return fmt.Errorf("restore snapshot: drop old state: %w", err)
 	}

@@ -14,7 +14,7 @@ import (
 
 func (f *FSM) get(k []byte, v any) (bool, error) {
 	var ok bool
-	err := f.db.View(func(txn *badger.Txn) error {
+	err := f.view(func(txn *badger.Txn) error {
 		item, err := txn.Get(k)
 		if err == badger.ErrKeyNotFound {
 			return nil
@@ -81,7 +81,7 @@ func (f *FSM) CommandResult(id string) (domain.Result, bool, error) {
 // list decodes every value under prefix, in key order.
 func list[T any](f *FSM, prefix string) ([]T, error) {
 	var out []T
-	err := f.db.View(func(txn *badger.Txn) error {
+	err := f.view(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefix), PrefetchValues: true, PrefetchSize: 64})
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
@@ -99,7 +99,7 @@ func list[T any](f *FSM, prefix string) ([]T, error) {
 // billsUnder returns the bills whose ids end the index keys under prefix.
 func (f *FSM) billsUnder(prefix string) ([]domain.Bill, error) {
 	var out []domain.Bill
-	err := f.db.View(func(txn *badger.Txn) error {
+	err := f.view(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefix)})
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
@@ -172,7 +172,7 @@ func (f *FSM) List(collection, prefix string, fn func(id string, raw []byte) err
 		return domain.Errorf(domain.EINVALID, "", "bad collection name %q", collection)
 	}
 	base := recordKey(collection, "")
-	return f.db.View(func(txn *badger.Txn) error {
+	return f.view(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: recordKey(collection, prefix), PrefetchValues: true, PrefetchSize: 64})
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
@@ -192,7 +192,7 @@ func (f *FSM) Keys(index, prefix string) ([]string, error) {
 	}
 	base := indexKey(index, "")
 	var out []string
-	err := f.db.View(func(txn *badger.Txn) error {
+	err := f.view(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: indexKey(index, prefix)})
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
