@@ -316,3 +316,44 @@ func TestJoinAndRemove(t *testing.T) {
 		t.Fatalf("configuration after remove: %+v, %v", f.Configuration(), err)
 	}
 }
+
+// TestBackupHandsLeadershipToTheHall: the backup node (AvoidLeadership)
+// that finds itself leading while a hall node is caught up transfers
+// leadership back to village hall.
+func TestBackupHandsLeadershipToTheHall(t *testing.T) {
+	c := synctest.New(t, 3, func(cfg *replica.Config) {
+		cfg.AvoidLeadership = cfg.ID == "node-3"
+	})
+	leader := c.Leader(10 * time.Second)
+	leader.Seed(1)
+	c.Converge(10 * time.Second)
+	backup := c.Members[2]
+	if leader != backup {
+		f := leader.Node.Raft().LeadershipTransferToServer(raft.ServerID(backup.ID), raft.ServerAddress(backup.Addr))
+		if err := f.Error(); err != nil {
+			t.Fatalf("move leadership to the backup: %v", err)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for backup.Node.Raft().State() != raft.Leader {
+		if time.Now().After(deadline) {
+			t.Fatal("the backup never led; the test could not set up its premise")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	deadline = time.Now().Add(20 * time.Second)
+	for {
+		l := c.Leader(10 * time.Second)
+		if l != backup {
+			t.Logf("leadership went back to %s", l.ID)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the backup kept leadership while the hall nodes were healthy")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if _, err := c.Leader(time.Second).Pay(synctest.BillID(0), "1.00"); err != nil {
+		t.Fatalf("pay after the transfer: %v", err)
+	}
+}
