@@ -285,6 +285,12 @@ func (f *FSM) applyOne(txn *badger.Txn, l *raft.Log) (domain.Result, []kv) {
 	}
 	ov := &overlay{txn: txn, writes: map[string][]byte{}}
 	res, err := domain.Apply(ov, cmd, l.Index, f.params)
+	if err == nil && f.tooBig(ov, len(l.Data)) {
+		// Every replica runs the same Badger options, so every replica
+		// refuses the same command here; applying it would fail the
+		// transaction and crash-loop the node on this entry.
+		err = domain.Errorf(domain.EINVALID, "", "This change writes %d records, too many to apply at once; split it into smaller ones.", len(ov.writes))
+	}
 	var writes []kv
 	if err != nil {
 		var de *domain.Error
@@ -295,7 +301,7 @@ func (f *FSM) applyOne(txn *badger.Txn, l *raft.Log) (domain.Result, []kv) {
 		// A refused command is an exception for the clerk to resolve, on
 		// every node: a replayed offline payment whose premise changed ends
 		// here rather than disappearing.
-		ex, _ := json.Marshal(domain.Exception{Index: l.Index, Command: cmd, Error: de})
+		ex, _ := json.Marshal(domain.Exception{Index: l.Index, Command: keepable(cmd, len(l.Data)), Error: de})
 		writes = append(writes, kv{recordKey(domain.CollectionExceptions, cmd.ID), ex})
 	} else {
 		writes = ov.sorted()
@@ -319,9 +325,37 @@ func (f *FSM) applyOne(txn *badger.Txn, l *raft.Log) (domain.Result, []kv) {
 		at, _ := json.Marshal(cmd.At)
 		writes = append(writes, kv{keyLatest, at})
 	}
-	body, _ := json.Marshal(commandRecord{Index: l.Index, Command: &cmd, Result: res})
+	kept := keepable(cmd, len(l.Data))
+	body, _ := json.Marshal(commandRecord{Index: l.Index, Command: &kept, Result: res})
 	writes = append(writes, kv{key(prefixCommand, cmd.ID), body}, f.journal(l.Index, cmd, res))
 	return res, writes
+}
+
+// maxKeptPayload is the largest command whose payload the ledger keeps
+// beside its result; a bigger one (a bulk import) keeps its header only:
+// its effects are in the records it wrote.
+const maxKeptPayload = 64 << 10
+
+// keepable returns cmd as the ledger keeps it: whole, or without payload
+// when it is larger than maxKeptPayload.
+func keepable(cmd domain.Command, size int) domain.Command {
+	if size <= maxKeptPayload {
+		return cmd
+	}
+	return domain.Command{V: cmd.V, ID: cmd.ID, Kind: cmd.Kind, At: cmd.At, Node: cmd.Node, Seq: cmd.Seq, Actor: cmd.Actor}
+}
+
+// tooBig reports whether a command's writes, with its own record (which
+// keeps the command, cmdSize bytes), would not fit in half of one Badger
+// transaction; the other half is headroom for the bookkeeping of the batch.
+func (f *FSM) tooBig(ov *overlay, cmdSize int) bool {
+	const perEntry = 64 // Badger's per-entry overhead, rounded up
+	size, count := int64(min(cmdSize, maxKeptPayload)+perEntry), int64(1)
+	for k, v := range ov.writes {
+		size += int64(len(k) + len(v) + perEntry)
+		count++
+	}
+	return size > f.db.MaxBatchSize()/2 || count > f.db.MaxBatchCount()/2
 }
 
 // journal returns the journal write for a command's outcome and moves the

@@ -367,3 +367,33 @@ func TestRecordsAndIndexes(t *testing.T) {
 		t.Fatalf("index = %v, %v", keys, err)
 	}
 }
+
+// TestOversizedCommandIsRefusedNotCrashed: a command whose writes cannot
+// fit in one Badger transaction is refused (on every replica alike) instead
+// of panicking the FSM, which would crash-loop the node on that entry.
+func TestOversizedCommandIsRefusedNotCrashed(t *testing.T) {
+	f := openFSM(t, t.TempDir())
+	defer f.Close()
+	seed := seedCommand()
+	for i := range 20000 {
+		seed.SeedDemo.Parcels = append(seed.SeedDemo.Parcels, domain.Parcel{ID: fmt.Sprintf("0601-999-%05d", i), Address: "1 Long Rd", County: domain.Dane})
+	}
+	data, err := domain.EncodeCommand(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := f.ApplyBatch([]*raft.Log{{Index: 1, Type: raft.LogCommand, Data: data}})
+	res := out[0].(domain.Result)
+	if res.Error == nil || res.Error.Code != domain.EINVALID {
+		t.Fatalf("oversized seed: %+v, want refused", res)
+	}
+	if empty, _ := (&overlay{txn: f.db.NewTransaction(false), writes: map[string][]byte{}}).Empty(); !empty {
+		t.Fatal("a refused oversized command wrote records")
+	}
+	ok := seedCommand()
+	ok.ID = "seed-2"
+	data, _ = domain.EncodeCommand(ok)
+	if r := f.ApplyBatch([]*raft.Log{{Index: 2, Type: raft.LogCommand, Data: data}})[0].(domain.Result); r.Error != nil {
+		t.Fatalf("a normal command after the refusal: %v", r.Error)
+	}
+}

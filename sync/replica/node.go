@@ -491,7 +491,7 @@ func (n *Node) Submit(ctx context.Context, cmd domain.Command) (domain.Result, e
 			return domain.Result{}, domain.Errorf(domain.EUNAVAILABLE, "",
 				"This needs the current ledger, and this node cannot reach it right now. Please try again when the connection returns.")
 		}
-		if p := cmd.PayBill; p != nil && p.Tender == domain.Card && n.cfg.OfflineCardLimit.IsPositive() && p.Amount.GreaterThan(n.cfg.OfflineCardLimit) {
+		if rc := cmd.ProvisionalReceipt(); rc != nil && rc.Tender == domain.Card && n.cfg.OfflineCardLimit.IsPositive() && rc.Amount.GreaterThan(n.cfg.OfflineCardLimit) {
 			return domain.Result{}, domain.Errorf(domain.EUNAVAILABLE, "",
 				"While the network is down, card payments over $%s cannot be taken here. Please pay a smaller amount or pay at the clerk's window.", n.cfg.OfflineCardLimit)
 		}
@@ -531,15 +531,7 @@ func resultErr(res domain.Result) (domain.Result, error) {
 
 // provisional is the answer for a command queued but not yet applied.
 func provisional(cmd domain.Command) domain.Result {
-	res := domain.Result{CommandID: cmd.ID, Kind: cmd.Kind}
-	if p := cmd.PayBill; p != nil {
-		res.Receipt = &domain.Receipt{
-			Number: cmd.ReceiptNumber(), CommandID: cmd.ID, Status: domain.Provisional,
-			BillID: p.BillID, Payer: p.Payer, At: cmd.At, Amount: p.Amount, Tender: p.Tender,
-			Reference: p.Reference, Node: cmd.Node,
-		}
-	}
-	return res
+	return domain.Result{CommandID: cmd.ID, Kind: cmd.Kind, Receipt: cmd.ProvisionalReceipt()}
 }
 
 func (n *Node) addWaiter(id string) chan domain.Result {
