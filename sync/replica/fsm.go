@@ -346,16 +346,18 @@ func keepable(cmd domain.Command, size int) domain.Command {
 }
 
 // tooBig reports whether a command's writes, with its own record (which
-// keeps the command, cmdSize bytes), would not fit in half of one Badger
-// transaction; the other half is headroom for the bookkeeping of the batch.
+// keeps the command, at most maxKeptPayload of it) and the batch's
+// bookkeeping, would not fit in one fresh Badger transaction. The estimate
+// follows Badger's own (key + value + 12 bytes an entry), which is exact
+// for values kept in the LSM tree, as all ledger values are.
 func (f *FSM) tooBig(ov *overlay, cmdSize int) bool {
-	const perEntry = 64 // Badger's per-entry overhead, rounded up
-	size, count := int64(min(cmdSize, maxKeptPayload)+perEntry), int64(1)
+	const perEntry, bookkeeping = 12, 16 << 10
+	size, count := int64(min(cmdSize, maxKeptPayload)+bookkeeping), int64(16)
 	for k, v := range ov.writes {
 		size += int64(len(k) + len(v) + perEntry)
 		count++
 	}
-	return size > f.db.MaxBatchSize()/2 || count > f.db.MaxBatchCount()/2
+	return size >= f.db.MaxBatchSize() || count >= f.db.MaxBatchCount()
 }
 
 // journal returns the journal write for a command's outcome and moves the
