@@ -75,6 +75,19 @@ func (s *scenario) check() Report {
 	for _, p := range r.Problems {
 		s.t.Error(p)
 	}
+	if len(r.Problems) > 0 {
+		// For the diagnosis: what each node's ledger refused, and how it
+		// sees itself.
+		for _, id := range IDs {
+			if n := s.p.Node(id); n != nil {
+				ex, _ := n.Exceptions()
+				for _, e := range ex {
+					s.t.Logf("%s refused %s (%s): %v", id, e.Command.ID, e.Command.Kind, e.Error)
+				}
+				s.t.Logf("%s: %+v, applied %d", id, n.Consistency(), n.FSM().Applied())
+			}
+		}
+	}
 	if r.Lost != 0 || r.Duplicated != 0 || !r.Linearizable || !r.HashesMatch {
 		s.t.Fatalf("report: %+v", r)
 	}
