@@ -292,22 +292,33 @@ func applyPayBill(tx Tx, c Command, index uint64, p *Params, res *Result) error 
 		return err
 	}
 	res.Receipt = &rc
-	if alloc.Overpayment.IsPositive() {
-		v := p.At(c.At.Date)
-		rd := RefundDue{
-			CommandID: c.ID,
-			Receipt:   rc.Number,
-			BillID:    bill.ID,
-			Account:   bill.Account,
-			PaidAt:    c.At,
-			Amount:    alloc.Overpayment,
-			RefundBy:  p.Calendar().AddBusinessDays(c.At.Date, v.RefundBusinessDays),
-		}
-		if err := tx.PutRefundDue(rd); err != nil {
-			return err
-		}
-		res.Refund = &rd
+	return recordOverpayment(tx, c, rc, bill.Account, p, res)
+}
+
+// recordOverpayment records the overpayment of a receipt, if any, as a
+// refund due by the deadline of §5.07(1) (ComputeRefund).
+func recordOverpayment(tx Tx, c Command, rc Receipt, account string, p *Params, res *Result) error {
+	over := rc.Allocation.Overpayment
+	if !over.IsPositive() {
+		return nil
 	}
+	r, err := ComputeRefund(RefundInput{PaidOn: c.At.Date, AmountPaid: over}, p)
+	if err != nil {
+		return err
+	}
+	rd := RefundDue{
+		CommandID: c.ID,
+		Receipt:   rc.Number,
+		BillID:    rc.BillID,
+		Account:   account,
+		PaidAt:    c.At,
+		Amount:    r.Refund,
+		RefundBy:  r.RefundBy,
+	}
+	if err := tx.PutRefundDue(rd); err != nil {
+		return err
+	}
+	res.Refund = &rd
 	return nil
 }
 

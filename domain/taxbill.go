@@ -274,22 +274,7 @@ func applyPayPropertyTax(tx Tx, c Command, index uint64, p *Params, res *Result)
 		return err
 	}
 	res.Receipt = &rc
-	if alloc.Overpayment.IsPositive() {
-		v := p.At(c.At.Date)
-		rd := RefundDue{
-			CommandID: c.ID,
-			Receipt:   rc.Number,
-			BillID:    t.ID,
-			PaidAt:    c.At,
-			Amount:    alloc.Overpayment,
-			RefundBy:  p.Calendar().AddBusinessDays(c.At.Date, v.RefundBusinessDays),
-		}
-		if err := tx.PutRefundDue(rd); err != nil {
-			return err
-		}
-		res.Refund = &rd
-	}
-	return nil
+	return recordOverpayment(tx, c, rc, "", p, res)
 }
 
 // paidToSpecials returns how much of the payments went to special items.
