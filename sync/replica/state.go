@@ -3,6 +3,7 @@ package replica
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/dgraph-io/badger/v4"
 
@@ -105,7 +106,7 @@ func (f *FSM) billsUnder(prefix string) ([]domain.Bill, error) {
 		for it.Rewind(); it.Valid(); it.Next() {
 			k := string(it.Item().Key())
 			id := k[len(prefix):]
-			if i := lastSlash(id); i >= 0 {
+			if i := strings.LastIndexByte(id, '/'); i >= 0 {
 				id = id[i+1:]
 			}
 			b, ok, err := getJSON[domain.Bill](txn, key(prefixBill, id))
@@ -119,15 +120,6 @@ func (f *FSM) billsUnder(prefix string) ([]domain.Bill, error) {
 		return nil
 	})
 	return out, err
-}
-
-func lastSlash(s string) int {
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] == '/' {
-			return i
-		}
-	}
-	return -1
 }
 
 // BillsByAccount returns an account's bills by billing date.
