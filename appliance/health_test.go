@@ -59,7 +59,7 @@ func TestHealthAndMetrics(t *testing.T) {
 	}
 	snap, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(string(snap), "VHSNAP1\n") {
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(string(snap), "VHSNAP2\n") {
 		t.Fatalf("backup over loopback: %s, %d bytes", resp.Status, len(snap))
 	}
 }

@@ -117,8 +117,11 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	if clustered {
-		ident, err := pki.LoadIdentity(pkiDir(cfg.DataDir))
-		if err != nil {
+		// err is not redeclared in this block: an error from OpenPeer
+		// must reach the check after it (a shadowed err once left
+		// m.Node nil and panicked in metricsHandler, hiding the error).
+		var ident *pki.Identity
+		if ident, err = pki.LoadIdentity(pkiDir(cfg.DataDir)); err != nil {
 			return fmt.Errorf("load this node's certificate: %w", err)
 		}
 		cfg.NodeID = settings.ID
@@ -230,9 +233,15 @@ func (m *Main) metricsHandler() http.Handler {
 	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 }
 
+// showHealth serves /healthz: 200 while the node is healthy, 503 with the
+// problems listed when it is not (a halted apply, a diverged replica).
 func (m *Main) showHealth(w http.ResponseWriter, r *http.Request) {
+	h := m.Node.Health()
 	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(m.Node.Health())
+	if !h.Healthy {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}
+	json.NewEncoder(w).Encode(h)
 }
 
 // Close stops the HTTP server, then the node (raft, then the stores).

@@ -79,6 +79,10 @@ type Command struct {
 	StatusLetter  *StatusLetterWork `json:"status_letter,omitempty"`
 	NovemberStep  *NovemberStep     `json:"november_step,omitempty"`
 	Charge        *NewCharge        `json:"charge,omitempty"`
+
+	// Cluster payloads (ledgerformat.go).
+	LedgerFormat *LedgerFormatChange `json:"ledger_format,omitempty"`
+	Checkpoint   *Checkpoint         `json:"checkpoint,omitempty"`
 }
 
 // ReceiptNumber returns the number a receipt for this command carries:
@@ -182,6 +186,8 @@ func (c Command) Validate() error {
 	}
 	staffN, staffKind, staffOK := c.staffPayloads(c.Kind)
 	payloads += staffN
+	clusterN, clusterKind, clusterOK := c.clusterPayloads(c.Kind)
+	payloads += clusterN
 	var ok bool
 	switch c.Kind {
 	case KindPayBill:
@@ -195,6 +201,10 @@ func (c Command) Validate() error {
 	default:
 		if staffKind {
 			ok = staffOK
+			break
+		}
+		if clusterKind {
+			ok = clusterOK
 			break
 		}
 		return Errorf(EINVALID, "", "command %s has unknown kind %q", c.ID, c.Kind)

@@ -292,3 +292,41 @@ func retryOf(t *testing.T, n *replica.Node, op Op) domain.Command {
 	cmd.PayBill = &domain.PayBill{BillID: op.Bill, Amount: domain.Cents(op.Cents), Tender: domain.Cash}
 	return cmd
 }
+
+// TestRetryAtAnotherNodeKeepsOneReceipt: a client whose payment reached
+// one node retries the same command id at others, as the API's clients do
+// when a node goes down before answering. Where the node's ledger already
+// holds the payment, the answer is its posted receipt; where it cannot
+// know yet (cut off), the provisional number it hands out finds that same
+// posted receipt once the link returns, and the payment posts once.
+func TestRetryAtAnotherNodeKeepsOneReceipt(t *testing.T) {
+	s := newScenario(t)
+	s.p.Partition([]string{HallKiosk, HallClerk}, []string{AnnexBackup})
+	id := t.Name() + "-x"
+	first := s.p.Pay(context.Background(), HallClerk, id, "F001", 500)
+	s.hist.Add(first)
+	wantStatus(t, []Op{first}, Posted)
+
+	again := s.p.Pay(context.Background(), HallKiosk, id, "F001", 500)
+	if again.Status != Posted || again.Receipt != first.Receipt {
+		t.Fatalf("retry at the other hall node: %s %s, want posted %s", again.Status, again.Receipt, first.Receipt)
+	}
+	offline := s.p.Pay(context.Background(), AnnexBackup, id, "F001", 500)
+	if offline.Status != Provisional || offline.Receipt == first.Receipt {
+		t.Fatalf("retry at the cut-off backup: %s %s, want a provisional number of its own", offline.Status, offline.Receipt)
+	}
+	s.hist.Add(offline)
+
+	s.p.Heal()
+	s.check() // posted exactly once on every node
+	for _, node := range IDs {
+		rc, err := s.p.Node(node).Receipt(offline.Receipt)
+		if err != nil || rc.Number != first.Receipt || rc.Status != domain.Posted {
+			t.Fatalf("%s: receipt %s → %+v, %v; want the posted %s", node, offline.Receipt, rc, err, first.Receipt)
+		}
+	}
+	late := s.p.Pay(context.Background(), AnnexBackup, id, "F001", 500)
+	if late.Status != Posted || late.Receipt != first.Receipt {
+		t.Fatalf("retry at the backup after the link returned: %s %s, want posted %s", late.Status, late.Receipt, first.Receipt)
+	}
+}

@@ -68,6 +68,14 @@ func (n *Node) ForwardHandler(peerID func(*http.Request) (string, bool)) http.Ha
 				writeJSON(w, http.StatusForbidden, forwardResponse{Error: fmt.Sprintf("node %s may not forward a command taken on %s", caller, cmd.Node)})
 				return
 			}
+			if internalKind(cmd.Kind) {
+				writeJSON(w, http.StatusForbidden, forwardResponse{Error: fmt.Sprintf("command %d: %s commands are the leader's own", i, cmd.Kind)})
+				return
+			}
+			if need := cmd.Kind.Since(); need > n.fsm.Format() {
+				writeJSON(w, http.StatusConflict, forwardResponse{Error: fmt.Sprintf("command %d: %s needs ledger format %d; the cluster runs %d", i, cmd.Kind, need, n.fsm.Format())})
+				return
+			}
 		}
 		if n.raft.State() != raft.Leader {
 			addr, _ := n.raft.LeaderWithID()

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -50,6 +51,30 @@ type FSM struct {
 	latest    atomic.Value // domain.DateTime: the latest intake time applied
 
 	restores atomic.Int64 // snapshots restored since open
+
+	format     atomic.Int64                 // the ledger format ("m/format"; 1 when unset)
+	halt       atomic.Pointer[HaltError]    // set when this node met an entry it cannot apply
+	incomplete bool                         // a restore did not finish; see restoreMarker
+	digests    digestRing                   // state hashes at recent checkpoints
+	onDigest   func(index uint64, h string) // test hook: a checkpoint's hash is ready
+	bg         sync.WaitGroup               // checkpoint hashes in progress
+	// beforeCommit, if set, runs before each commit of ApplyBatch (tests
+	// inject a crash between two commits of one batch).
+	beforeCommit func()
+}
+
+// HaltError says why a node stopped applying the log: a committed entry it
+// cannot decode or apply. Skipping it would leave this node with a ledger
+// that differs from its peers' from that entry on; stopping keeps what it
+// has right, says so loudly (log, metric, /healthz) and lets an upgraded
+// build apply the entry on the next start.
+type HaltError struct {
+	Index  uint64
+	Reason string
+}
+
+func (e *HaltError) Error() string {
+	return fmt.Sprintf("this node stopped applying the ledger at log index %d: %s; upgrade it to the release its peers run and restart it", e.Index, e.Reason)
 }
 
 // commandRecord is what the FSM keeps of every command it has seen.
@@ -90,14 +115,44 @@ func OpenFSM(opts badger.Options, params *domain.Params, logger *slog.Logger) (*
 		db.Close()
 		return nil, err
 	}
+	if _, err := os.Stat(restoreMarker(opts.Dir)); err == nil {
+		f.incomplete = true
+	}
 	return f, nil
 }
+
+// Incomplete reports whether a snapshot restore was under way when this
+// node last stopped: the state is partial until a snapshot is restored
+// again (Node.open has raft restore its latest one at start).
+func (f *FSM) Incomplete() bool { return f.incomplete }
+
+// Halted returns the *HaltError that stopped this node applying the log,
+// or nil.
+func (f *FSM) Halted() error {
+	if h := f.halt.Load(); h != nil {
+		return h
+	}
+	return nil
+}
+
+// Format returns the ledger format of this replica.
+func (f *FSM) Format() int { return int(f.format.Load()) }
 
 func (f *FSM) loadMeta() error {
 	return f.db.View(func(txn *badger.Txn) error {
 		f.applied.Store(0)
 		f.head, f.jseq = nil, 0
 		f.latest.Store(domain.DateTime{})
+		f.format.Store(1)
+		if item, err := txn.Get(keyFormat); err == nil {
+			v, err := item.ValueCopy(nil)
+			if err != nil || len(v) != 8 {
+				return fmt.Errorf("read ledger format: %v", err)
+			}
+			f.format.Store(int64(binary.BigEndian.Uint64(v)))
+		} else if !errors.Is(err, badger.ErrKeyNotFound) {
+			return fmt.Errorf("read ledger format: %w", err)
+		}
 		if item, err := txn.Get(keyLatest); err == nil {
 			var at domain.DateTime
 			if err := item.Value(func(v []byte) error { return json.Unmarshal(v, &at) }); err != nil {
@@ -179,8 +234,11 @@ func (f *FSM) view(fn func(txn *badger.Txn) error) error {
 	return f.db.View(fn)
 }
 
-// Close closes the state store.
-func (f *FSM) Close() error { return f.db.Close() }
+// Close waits for checkpoint hashes in progress and closes the state store.
+func (f *FSM) Close() error {
+	f.bg.Wait()
+	return f.db.Close()
+}
 
 // DB returns the state store, for reads and backups.
 func (f *FSM) DB() *badger.DB { return f.db }
@@ -191,49 +249,129 @@ func (f *FSM) Applied() uint64 { return f.applied.Load() }
 // Apply applies one committed entry.
 func (f *FSM) Apply(l *raft.Log) any { return f.ApplyBatch([]*raft.Log{l})[0] }
 
-// ApplyBatch applies committed entries in one Badger transaction (several,
-// split between commands, if it grows too big). Each response is a
-// domain.Result; a command the rules refuse has Result.Error set and
-// changes nothing but the record that it was seen.
+// ApplyBatch applies committed entries in one Badger transaction, or in
+// several when they do not fit in one. An entry's writes, its applied
+// index and its journal link always commit together: the batch is split
+// only between entries, before an entry whose writes would overflow the
+// transaction, so a crash at any moment leaves whole entries only. Each
+// response is a domain.Result; a command the rules refuse has Result.Error
+// set and changes nothing but the record that it was seen.
+//
+// An entry this build cannot decode halts the FSM (see HaltError): it and
+// every later entry are left unapplied, answered with the halt error.
 //
 // A storage failure while applying panics: a replica that cannot write its
 // state must stop rather than acknowledge and diverge.
 func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
 	f.mu.Lock()
+	defer f.mu.Unlock()
 	out := make([]any, len(logs))
-	txn := f.db.NewTransaction(true)
+	b := f.newBatch()
+	defer b.discard()
 	applied := f.applied.Load()
 	for i, l := range logs {
 		if l.Type != raft.LogCommand {
 			continue
 		}
-		if l.Index <= applied {
-			out[i] = f.replayed(txn, l)
+		if h := f.halt.Load(); h != nil {
+			out[i] = domain.Result{Index: l.Index, Error: domain.Errorf(domain.EUNAVAILABLE, "", "%s", h.Error())}
 			continue
 		}
-		res, writes := f.applyOne(txn, l)
+		if l.Index <= applied {
+			out[i] = f.replayed(b.txn, l)
+			continue
+		}
+		cmd, err := domain.DecodeCommand(l.Data)
+		if err != nil {
+			h := &HaltError{Index: l.Index, Reason: fmt.Sprintf("the entry cannot be decoded by this build (ledger format %d): %v", domain.LedgerFormat, err)}
+			f.halt.Store(h)
+			f.log.Error("halting: a committed log entry cannot be applied", "index", l.Index, "err", err)
+			out[i] = domain.Result{Index: l.Index, Error: domain.Errorf(domain.EUNAVAILABLE, "", "%s", h.Error())}
+			continue
+		}
+		res, writes := f.applyOne(b.txn, l.Index, cmd, len(l.Data))
 		out[i] = res
 		writes = append(writes, kv{keyApplied, uint64Bytes(l.Index)}, kv{keyJournal, append(uint64Bytes(f.jseq), f.head...)})
-		if err := setAll(txn, writes); errors.Is(err, badger.ErrTxnTooBig) {
-			if err := txn.Commit(); err != nil {
-				panic(fmt.Sprintf("replica: commit ledger state: %v", err))
-			}
-			txn = f.db.NewTransaction(true)
-			if err := setAll(txn, writes); err != nil {
-				panic(fmt.Sprintf("replica: write ledger state: %v", err))
-			}
-		} else if err != nil {
-			panic(fmt.Sprintf("replica: write ledger state: %v", err))
-		}
+		b.add(writes)
 		applied = l.Index
+		if cmd.Kind == domain.KindCheckpoint && res.Error == nil {
+			// The hash must see exactly the state at this index: commit
+			// what the batch holds, then read before the next entry.
+			b.commit()
+			f.applied.Store(applied)
+			f.hashCheckpoint(l.Index)
+		}
 	}
-	if err := txn.Commit(); err != nil {
-		panic(fmt.Sprintf("replica: commit ledger state: %v", err))
-	}
+	b.commit()
 	f.applied.Store(applied)
-	f.mu.Unlock()
 	return out
 }
+
+// batch is the write transaction of ApplyBatch with a running estimate
+// of its size, so that it is committed before an entry that would not fit
+// rather than failing half way through one.
+type batch struct {
+	f            *FSM
+	txn          *badger.Txn
+	size, count  int64
+	hasWrites    bool
+	maxSize, max int64
+}
+
+// A Badger transaction starts out holding one entry of its own, the
+// marker that ends it on disk, counted as len("!badger!txn") + 10 bytes
+// (txn.go newTransaction).
+const (
+	txnBaseSize  = int64(len("!badger!txn") + 10)
+	txnBaseCount = 1
+)
+
+func (f *FSM) newBatch() *batch {
+	return &batch{f: f, txn: f.db.NewTransaction(true), size: txnBaseSize, count: txnBaseCount,
+		maxSize: f.db.MaxBatchSize(), max: f.db.MaxBatchCount()}
+}
+
+// add writes one entry's writes, first committing the entries before it
+// if this one would overflow the transaction. The estimate is Badger's own
+// (txn.go checkSize: key + value + 12 bytes an entry, exact for values kept
+// in the LSM tree and an upper bound for larger ones), so Set never fails
+// with ErrTxnTooBig: FSM.tooBig has already refused any single entry that
+// could not fit in an empty transaction.
+func (b *batch) add(writes []kv) {
+	var size int64
+	for _, w := range writes {
+		size += int64(len(w.k) + len(w.v) + 12)
+	}
+	if b.hasWrites && (b.size+size >= b.maxSize || b.count+int64(len(writes)) >= b.max) {
+		b.commit()
+	}
+	if err := setAll(b.txn, writes); err != nil {
+		// Nothing of this transaction has been committed: the entries in
+		// it are lost with the process and raft applies them again.
+		panic(fmt.Sprintf("replica: write ledger state: %v (batch %d bytes in %d writes, this entry %d bytes in %d, limits %d/%d)", err, b.size, b.count, size, len(writes), b.maxSize, b.max))
+	}
+	b.size += size
+	b.count += int64(len(writes))
+	b.hasWrites = true
+}
+
+// commit commits the writes so far and starts a new transaction.
+func (b *batch) commit() {
+	if b.hasWrites {
+		if b.f.beforeCommit != nil {
+			b.f.beforeCommit()
+		}
+		if err := b.txn.Commit(); err != nil {
+			panic(fmt.Sprintf("replica: commit ledger state: %v", err))
+		}
+	} else {
+		b.txn.Discard()
+	}
+	b.txn = b.f.db.NewTransaction(true)
+	b.size, b.count, b.hasWrites = txnBaseSize, txnBaseCount, false
+}
+
+func (b *batch) discard() { b.txn.Discard() }
 
 // replayed answers for an entry at or below the applied index (replayed
 // after a restart): its stored result, if it decodes.
@@ -267,25 +405,31 @@ func setAll(txn *badger.Txn, writes []kv) error {
 
 // applyOne runs one command and returns its result and every write it
 // makes: the records, the dedupe record and the journal link.
-func (f *FSM) applyOne(txn *badger.Txn, l *raft.Log) (domain.Result, []kv) {
-	cmd, err := domain.DecodeCommand(l.Data)
-	if err != nil {
-		// The leader validates before appending, so this is a peer bug or a
-		// version mismatch; every replica reaches the same verdict.
-		f.log.Error("undecodable log entry", "index", l.Index, "err", err)
-		res := domain.Result{Index: l.Index, Error: asDomainError(err)}
-		return res, []kv{f.journal(l.Index, domain.Command{}, res)}
+func (f *FSM) applyOne(txn *badger.Txn, index uint64, cmd domain.Command, size int) (domain.Result, []kv) {
+	if cmd.Kind == domain.KindCheckpoint && cmd.Kind.Since() <= f.Format() {
+		// Nothing to record: its index is the point the replicas hash.
+		return domain.Result{CommandID: cmd.ID, Kind: cmd.Kind, Index: index}, nil
 	}
 	rec, seen, err := getJSON[commandRecord](txn, key(prefixCommand, cmd.ID))
 	if err != nil {
 		panic(fmt.Sprintf("replica: read command record: %v", err))
 	}
 	if seen {
-		return rec.Result, nil
+		return rec.Result, f.aliasWrites(txn, cmd, rec)
 	}
 	ov := &overlay{txn: txn, writes: map[string][]byte{}}
-	res, err := domain.Apply(ov, cmd, l.Index, f.params)
-	if err == nil && f.tooBig(ov, len(l.Data)) {
+	var res domain.Result
+	switch {
+	case cmd.Kind != domain.KindLedgerFormat && cmd.Kind.Since() > f.Format():
+		// The leader checks this before proposing; a forged or racing
+		// proposal is refused the same way on every replica.
+		err = domain.Errorf(domain.EUNAVAILABLE, "", "The ledger cannot take %s records until every node runs a release with ledger format %d (the cluster runs format %d).", cmd.Kind, cmd.Kind.Since(), f.Format())
+	case cmd.Kind == domain.KindLedgerFormat:
+		res, err = f.applyLedgerFormat(ov, cmd, index)
+	default:
+		res, err = domain.Apply(ov, cmd, index, f.params)
+	}
+	if err == nil && f.tooBig(ov, size) {
 		// Every replica runs the same Badger options, so every replica
 		// refuses the same command here; applying it would fail the
 		// transaction and crash-loop the node on this entry.
@@ -295,40 +439,85 @@ func (f *FSM) applyOne(txn *badger.Txn, l *raft.Log) (domain.Result, []kv) {
 	if err != nil {
 		var de *domain.Error
 		if !errors.As(err, &de) {
-			panic(fmt.Sprintf("replica: apply command %s at %d: %v", cmd.ID, l.Index, err))
+			panic(fmt.Sprintf("replica: apply command %s at %d: %v", cmd.ID, index, err))
 		}
-		res = domain.Result{CommandID: cmd.ID, Kind: cmd.Kind, Index: l.Index, Error: de}
+		res = domain.Result{CommandID: cmd.ID, Kind: cmd.Kind, Index: index, Error: de}
 		// A refused command is an exception for the clerk to resolve, on
 		// every node: a replayed offline payment whose premise changed ends
 		// here rather than disappearing.
-		ex, _ := json.Marshal(domain.Exception{Index: l.Index, Command: keepable(cmd, len(l.Data)), Error: de})
+		ex, _ := json.Marshal(domain.Exception{Index: index, Command: keepable(cmd, size), Error: de})
 		writes = append(writes, kv{recordKey(domain.CollectionExceptions, cmd.ID), ex})
 	} else {
 		writes = ov.sorted()
 	}
-	if seqKey := key(prefixMeta, "seq/", cmd.Node); cmd.Seq > 0 {
-		var cur uint64
-		if item, err := txn.Get(seqKey); err == nil {
-			item.Value(func(v []byte) error {
-				if len(v) == 8 {
-					cur = binary.BigEndian.Uint64(v)
-				}
-				return nil
-			})
-		}
-		if cmd.Seq > cur {
-			writes = append(writes, kv{seqKey, uint64Bytes(cmd.Seq)})
-		}
-	}
+	writes = append(writes, f.seqWrites(txn, cmd)...)
 	if cmd.At.After(f.Latest()) {
 		f.latest.Store(cmd.At)
 		at, _ := json.Marshal(cmd.At)
 		writes = append(writes, kv{keyLatest, at})
 	}
-	kept := keepable(cmd, len(l.Data))
-	body, _ := json.Marshal(commandRecord{Index: l.Index, Command: &kept, Result: res})
-	writes = append(writes, kv{key(prefixCommand, cmd.ID), body}, f.journal(l.Index, cmd, res))
+	kept := keepable(cmd, size)
+	body, _ := json.Marshal(commandRecord{Index: index, Command: &kept, Result: res})
+	writes = append(writes, kv{key(prefixCommand, cmd.ID), body}, f.journal(index, cmd, res))
 	return res, writes
+}
+
+// seqWrites keeps the highest receipt sequence each node has used.
+func (f *FSM) seqWrites(txn *badger.Txn, cmd domain.Command) []kv {
+	if cmd.Seq == 0 {
+		return nil
+	}
+	seqKey := key(prefixMeta, "seq/", cmd.Node)
+	var cur uint64
+	if item, err := txn.Get(seqKey); err == nil {
+		item.Value(func(v []byte) error {
+			if len(v) == 8 {
+				cur = binary.BigEndian.Uint64(v)
+			}
+			return nil
+		})
+	}
+	if cmd.Seq > cur {
+		return []kv{{seqKey, uint64Bytes(cmd.Seq)}}
+	}
+	return nil
+}
+
+// aliasWrites answers a second delivery of a command under another
+// receipt number: a client that retried a payment at another node (its
+// first try's answer lost with the node it went to) holds that node's
+// provisional number. The ledger applies the command once, under the
+// first number, and records the second as an alias of it, so either
+// number finds the one posted receipt (FSM.Receipt).
+func (f *FSM) aliasWrites(txn *badger.Txn, cmd domain.Command, rec commandRecord) []kv {
+	if cmd.Seq == 0 || rec.Command == nil || rec.Result.Receipt == nil {
+		return nil
+	}
+	first := rec.Command.ReceiptNumber()
+	again := cmd.ReceiptNumber()
+	if again == first {
+		return nil
+	}
+	return append(f.seqWrites(txn, cmd), kv{key(prefixAlias, again), []byte(rec.Result.Receipt.Number)})
+}
+
+// applyLedgerFormat raises the ledger format. It never lowers it, and it
+// refuses a format this build does not know (a node that does not know
+// the format would not have decoded the command).
+func (f *FSM) applyLedgerFormat(ov *overlay, cmd domain.Command, index uint64) (domain.Result, error) {
+	to := cmd.LedgerFormat.To
+	res := domain.Result{CommandID: cmd.ID, Kind: cmd.Kind, Index: index}
+	switch {
+	case to > domain.LedgerFormat:
+		return res, domain.Errorf(domain.EINVALID, "", "ledger format %d is newer than this build's (%d)", to, domain.LedgerFormat)
+	case to <= f.Format():
+		res.Note = fmt.Sprintf("ledger format is already %d", f.Format())
+		return res, nil
+	}
+	ov.writes[string(keyFormat)] = uint64Bytes(uint64(to))
+	f.format.Store(int64(to))
+	res.Note = fmt.Sprintf("ledger format raised to %d", to)
+	return res, nil
 }
 
 // maxKeptPayload is the largest command whose payload the ledger keeps
@@ -395,30 +584,44 @@ func asDomainError(err error) *domain.Error {
 	return domain.Errorf(domain.EINTERNAL, "", "%v", err)
 }
 
-// StateHash returns a SHA-256 over every key and value of the ledger state
-// in key order. Replicas that applied the same log have the same hash.
+// StateHash returns a SHA-256 over every replicated key and value of the
+// ledger state in key order. Replicas that applied the same log have the
+// same hash.
 func (f *FSM) StateHash() (string, error) {
-	h := sha256.New()
+	var sum string
 	err := f.view(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.DefaultIteratorOptions)
-		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
-			item := it.Item()
-			v, err := item.ValueCopy(nil)
-			if err != nil {
-				return err
-			}
-			var n [8]byte
-			binary.BigEndian.PutUint64(n[:], uint64(len(item.Key())))
-			h.Write(n[:])
-			h.Write(item.Key())
+		var err error
+		sum, err = hashState(txn)
+		return err
+	})
+	return sum, err
+}
+
+// hashState hashes every replicated key and value txn sees.
+func hashState(txn *badger.Txn) (string, error) {
+	h := sha256.New()
+	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64})
+	defer it.Close()
+	var n [8]byte
+	for it.Rewind(); it.Valid(); it.Next() {
+		item := it.Item()
+		if nodeLocal(item.Key()) {
+			continue
+		}
+		binary.BigEndian.PutUint64(n[:], uint64(len(item.Key())))
+		h.Write(n[:])
+		h.Write(item.Key())
+		err := item.Value(func(v []byte) error {
 			binary.BigEndian.PutUint64(n[:], uint64(len(v)))
 			h.Write(n[:])
 			h.Write(v)
+			return nil
+		})
+		if err != nil {
+			return "", err
 		}
-		return nil
-	})
-	return hex.EncodeToString(h.Sum(nil)), err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // JournalEntry is one link of the journal as readers see it.

@@ -21,7 +21,13 @@ const (
 	prefixJournal   = "j/"  // j/<journal seq, 8 bytes big-endian> → journalEntry
 	prefixRecord    = "x/"  // x/<collection>/<id> → JSON of a domain record
 	prefixIndex     = "xi/" // xi/<index>/<key> → ""
+	prefixAlias     = "ra/" // ra/<receipt number> → the number it posted under
 )
+
+// nodeLocal reports whether k belongs to this node alone and is not part
+// of the replicated ledger: keys that begin with a zero byte (the store's
+// own marker, badgerstore.OpenDB). State hashes and snapshots skip them.
+func nodeLocal(k []byte) bool { return len(k) > 0 && k[0] == 0 }
 
 func recordKey(collection, id string) []byte { return key(prefixRecord, collection, "/", id) }
 
@@ -45,6 +51,7 @@ var (
 	keyApplied = []byte(prefixMeta + "applied")
 	keyJournal = []byte(prefixMeta + "journal")
 	keyLatest  = []byte(prefixMeta + "latest") // the latest intake time applied
+	keyFormat  = []byte(prefixMeta + "format") // the ledger format (8 bytes BE); absent means 1
 )
 
 func key(parts ...string) []byte { return []byte(strings.Join(parts, "")) }

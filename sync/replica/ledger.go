@@ -114,18 +114,31 @@ type Health struct {
 	Leader      string             `json:"leader"`
 	Applied     uint64             `json:"applied_index"`
 	Consistency domain.Consistency `json:"consistency"`
+	// Format is the cluster's ledger format as this replica holds it.
+	Format int `json:"ledger_format"`
+	// Healthy is false while Problems lists anything.
+	Healthy  bool     `json:"healthy"`
+	Problems []string `json:"problems,omitempty"`
+	// Divergence, when set, names the nodes whose ledgers differ.
+	Divergence *Divergence `json:"divergence,omitempty"`
 }
 
-// Health reports the node's raft state and applied index.
+// Health reports the node's raft state, applied index and anything wrong
+// with its ledger.
 func (n *Node) Health() Health {
 	_, leader := n.raft.LeaderWithID()
-	return Health{
+	h := Health{
 		Node:        n.cfg.ID,
 		State:       n.raft.State().String(),
 		Leader:      string(leader),
 		Applied:     n.fsm.Applied(),
 		Consistency: n.Consistency(),
+		Format:      n.fsm.Format(),
+		Problems:    n.Problems(),
+		Divergence:  n.Divergence(),
 	}
+	h.Healthy = len(h.Problems) == 0
+	return h
 }
 
 // Exceptions returns the commands the ledger refused, for the clerk: among

@@ -34,6 +34,16 @@ type NodeStatus struct {
 	LastContact  time.Time `json:"last_contact,omitzero"`
 	PreferLeader bool      `json:"prefer_leader"`
 	Clock        time.Time `json:"clock"` // the node's clock when it answered
+	// Format is the newest ledger format the node's build applies (0 from
+	// a release before ledger formats).
+	Format int `json:"format,omitempty"`
+	// Digests are the node's recent checkpoint hashes (divergence
+	// detection, digest.go).
+	Digests []Digest `json:"digests,omitempty"`
+	// Halted says why the node stopped applying the log, if it did.
+	Halted string `json:"halted,omitempty"`
+
+	rtMid time.Time // the asker's clock half way through the request
 }
 
 // Status returns this node's status.
@@ -49,6 +59,11 @@ func (n *Node) Status() NodeStatus {
 		LastIndex:    n.raft.LastIndex(),
 		PreferLeader: !n.cfg.AvoidLeadership,
 		Clock:        n.cfg.Now(),
+		Format:       n.cfg.LedgerFormat,
+		Digests:      n.fsm.Digests(),
+	}
+	if err := n.fsm.Halted(); err != nil {
+		s.Halted = err.Error()
 	}
 	if n.raft.State() == raft.Leader {
 		s.LastContact = time.Now()

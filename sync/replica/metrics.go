@@ -11,7 +11,7 @@ import (
 type Collector struct {
 	n *Node
 
-	state, applied, lastIndex, term, pending, lastContact, clockOK *prometheus.Desc
+	state, applied, lastIndex, term, pending, lastContact, clockOK, halted, diverged, format *prometheus.Desc
 }
 
 // NewCollector returns a collector for n.
@@ -29,12 +29,15 @@ func NewCollector(n *Node) *Collector {
 		pending:     d("outbox_pending", "Commands taken on this node and not yet applied by the ledger."),
 		lastContact: d("raft_last_contact_seconds", "Seconds since a follower last heard from the leader (0 on the leader)."),
 		clockOK:     d("clock_trusted", "1 when the node trusts its clock to date commands."),
+		halted:      d("ledger_halted", "1 when the node stopped applying the log at an entry it cannot apply (see /healthz)."),
+		diverged:    d("ledger_diverged", "1 when checkpoint hashes show a replica whose ledger differs (see /healthz)."),
+		format:      d("ledger_format", "The cluster's ledger format as this replica holds it."),
 	}
 }
 
 // Describe sends the descriptors of the metrics.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.state, c.applied, c.lastIndex, c.term, c.pending, c.lastContact, c.clockOK} {
+	for _, d := range []*prometheus.Desc{c.state, c.applied, c.lastIndex, c.term, c.pending, c.lastContact, c.clockOK, c.halted, c.diverged, c.format} {
 		ch <- d
 	}
 }
@@ -66,4 +69,14 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		trusted = 0
 	}
 	ch <- prometheus.MustNewConstMetric(c.clockOK, prometheus.GaugeValue, trusted)
+	ch <- prometheus.MustNewConstMetric(c.halted, prometheus.GaugeValue, flag(n.fsm.Halted() != nil))
+	ch <- prometheus.MustNewConstMetric(c.diverged, prometheus.GaugeValue, flag(n.Divergence() != nil))
+	ch <- prometheus.MustNewConstMetric(c.format, prometheus.GaugeValue, float64(n.fsm.Format()))
+}
+
+func flag(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -69,12 +69,20 @@ type Config struct {
 	// charge is only an approval from the terminal); zero means no limit.
 	OfflineCardLimit domain.Money
 	// ClockCheckEvery is how often a clustered node compares its clock
-	// with its peers' (default 15 s).
+	// and its checkpoint hashes with its peers' (default 15 s).
 	ClockCheckEvery time.Duration
+	// CheckpointEvery is how often a leading clustered node appends a
+	// checkpoint for the replicas to hash, when the ledger moved since the
+	// last one (default 30 s; see digest.go).
+	CheckpointEvery time.Duration
 	// MaxClockSkew is how far this node's clock may be from its peers'
 	// (and behind the latest command applied) before it refuses to date
 	// commands (default 2 minutes).
 	MaxClockSkew time.Duration
+	// LedgerFormat is the newest ledger format this node says it applies
+	// (default domain.LedgerFormat). Tests set a lower one to stand for a
+	// member that still runs an older release.
+	LedgerFormat int
 	// WrapLogStore, if set, wraps the raft log store (fault injection: a
 	// slow disk).
 	WrapLogStore func(raft.LogStore) raft.LogStore
@@ -101,13 +109,14 @@ type Node struct {
 	transport raft.Transport
 	log       *slog.Logger
 
-	pending   atomic.Int64
-	readyTerm atomic.Uint64 // the term in which this leader applied its first barrier
-	lastAt    atomic.Value  // domain.DateTime of the latest command taken here
-	clockErr  atomic.Value  // string: why the clock is distrusted, or ""
-	wake      chan struct{}
-	done      chan struct{}
-	wg        sync.WaitGroup
+	pending    atomic.Int64
+	readyTerm  atomic.Uint64 // the term in which this leader applied its first barrier
+	lastAt     atomic.Value  // domain.DateTime of the latest command taken here
+	clockErr   atomic.Value  // string: why the clock is distrusted, or ""
+	divergence atomic.Value  // *Divergence: the latest mismatch of checkpoint hashes
+	wake       chan struct{}
+	done       chan struct{}
+	wg         sync.WaitGroup
 
 	waitMu  sync.Mutex
 	waiters map[string][]chan domain.Result
@@ -147,6 +156,12 @@ func Open(cfg Config) (*Node, error) {
 	if cfg.ClockCheckEvery == 0 {
 		cfg.ClockCheckEvery = 15 * time.Second
 	}
+	if cfg.LedgerFormat == 0 {
+		cfg.LedgerFormat = domain.LedgerFormat
+	}
+	if cfg.CheckpointEvery == 0 {
+		cfg.CheckpointEvery = 30 * time.Second
+	}
 	if cfg.NewID == nil {
 		cfg.NewID = func() string { return uuid.Must(uuid.NewV7()).String() }
 	}
@@ -161,8 +176,9 @@ func Open(cfg Config) (*Node, error) {
 	n.wg.Add(1)
 	go n.watchLeadership()
 	if cfg.Status != nil {
-		n.wg.Add(1)
-		go n.watchClock()
+		n.wg.Add(2)
+		go n.watchPeers()
+		go n.watchCheckpoints()
 	}
 	if cfg.AvoidLeadership {
 		n.wg.Add(1)
@@ -222,6 +238,13 @@ func (n *Node) open() error {
 		rc.TrailingLogs = cfg.TrailingLogs
 	}
 	rc.Logger = hlog
+	if n.fsm.Incomplete() {
+		// The node stopped while a snapshot was being restored: its
+		// state is partial. Have raft restore its latest snapshot at
+		// start (it skips that by default: the state is kept in Badger).
+		n.log.Warn("ledger state is incomplete (a snapshot restore was interrupted); restoring the latest snapshot")
+		rc.NoSnapshotRestoreOnStart = false
+	}
 
 	var logs raft.LogStore = n.logs
 	var stable raft.StableStore = n.logs
@@ -246,6 +269,11 @@ func (n *Node) open() error {
 	}
 	if n.raft, err = raft.NewRaft(rc, n.fsm, logs, stable, snaps, n.transport); err != nil {
 		return fmt.Errorf("start raft: %w", err)
+	}
+	if n.fsm.Incomplete() {
+		n.raft.Shutdown().Error()
+		n.raft = nil
+		return errors.New("this node's ledger state is incomplete (a snapshot restore was interrupted) and no snapshot is on disk to finish it: move the data folder aside and rejoin the cluster from empty (README: Rebuilding a node)")
 	}
 	return nil
 }
@@ -339,6 +367,9 @@ func (n *Node) NewCommand(k domain.Kind, actor string) (domain.Command, error) {
 	if err := n.checkClock(at); err != nil {
 		return domain.Command{}, err
 	}
+	if err := n.checkKind(k); err != nil {
+		return domain.Command{}, err
+	}
 	// The ledger knows the highest sequence this node id ever used: a node
 	// rebuilt on an empty folder must not hand out those numbers again.
 	seq, err := n.box.nextSeq(n.fsm.MaxSeq(n.cfg.ID))
@@ -353,6 +384,26 @@ func (n *Node) NewCommand(k domain.Kind, actor string) (domain.Command, error) {
 		Seq:   seq,
 		Actor: actor,
 	}, nil
+}
+
+// checkKind says why this node cannot take a command of kind k now: the
+// node halted (its ledger is behind and it needs an upgrade), or the kind
+// needs a ledger format the cluster has not reached (a member still runs
+// an older release).
+func (n *Node) checkKind(k domain.Kind) error {
+	if err := n.fsm.Halted(); err != nil {
+		return domain.Errorf(domain.EUNAVAILABLE, "", "This node cannot take payments or changes until it is upgraded; please use another station or the clerk's window. (%v)", err)
+	}
+	if need := k.Since(); need > n.fsm.Format() {
+		return domain.Errorf(domain.EUNAVAILABLE, "", "This needs every node of the cluster to run a release with ledger format %d; the cluster runs format %d. Finish upgrading the nodes first.", need, n.fsm.Format())
+	}
+	return nil
+}
+
+// internalKind reports whether kind k is one the leader appends on its
+// own, which no client or peer may submit.
+func internalKind(k domain.Kind) bool {
+	return k == domain.KindLedgerFormat || k == domain.KindCheckpoint
 }
 
 // domainNow reads the node's clock as a village date and time.
@@ -377,61 +428,6 @@ func (n *Node) checkClock(now domain.DateTime) error {
 	return nil
 }
 
-// watchClock compares this node's clock with its peers' (every
-// ClockCheckEvery).
-// When most peers that answer read a time more than MaxClockSkew away, the
-// node distrusts its own clock (checkClock refuses) until they agree again.
-func (n *Node) watchClock() {
-	defer n.wg.Done()
-	tick := time.NewTicker(n.cfg.ClockCheckEvery)
-	defer tick.Stop()
-	for {
-		n.compareClocks()
-		select {
-		case <-n.done:
-			return
-		case <-tick.C:
-		}
-	}
-}
-
-func (n *Node) compareClocks() {
-	f := n.raft.GetConfiguration()
-	if f.Error() != nil {
-		return
-	}
-	answered, off := 0, 0
-	var worst time.Duration
-	for _, s := range f.Configuration().Servers {
-		if string(s.ID) == n.cfg.ID {
-			continue
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		t0 := n.cfg.Now()
-		st, err := n.cfg.Status(ctx, s.Address)
-		t1 := n.cfg.Now()
-		cancel()
-		if err != nil || st.Clock.IsZero() {
-			continue
-		}
-		answered++
-		skew := st.Clock.Sub(t0.Add(t1.Sub(t0) / 2))
-		if skew < 0 {
-			skew = -skew
-		}
-		if skew > n.cfg.MaxClockSkew {
-			off++
-			worst = max(worst, skew)
-		}
-	}
-	msg := ""
-	if answered > 0 && off*2 > answered {
-		msg = fmt.Sprintf("This node's clock differs from its peers' by %s.", worst.Round(time.Second))
-		n.log.Error("clock disagrees with peers", "skew", worst)
-	}
-	n.clockErr.Store(msg)
-}
-
 // watchLeadership marks the leader ready (its reads current) once a
 // barrier of its own term has applied: only then does its ledger hold every
 // entry its predecessors committed. raft.LeaderCh has this one reader.
@@ -447,9 +443,16 @@ func (n *Node) watchLeadership() {
 				continue
 			}
 			term := n.raft.CurrentTerm()
+			if n.fsm.Halted() != nil {
+				// A node that cannot apply the log must not lead it.
+				n.log.Warn("halted node elected; handing leadership over")
+				n.raft.LeadershipTransfer()
+				continue
+			}
 			for n.raft.State() == raft.Leader {
 				if err := n.raft.Barrier(5 * time.Second).Error(); err == nil {
 					n.readyTerm.Store(term)
+					n.raiseFormat(n.peerStatuses())
 					break
 				}
 				select {
@@ -485,6 +488,18 @@ func (n *Node) Submit(ctx context.Context, cmd domain.Command) (domain.Result, e
 	}
 	if cmd.Node != n.cfg.ID {
 		return domain.Result{}, domain.Errorf(domain.EINVALID, "", "command %s was made on node %s, not %s", cmd.ID, cmd.Node, n.cfg.ID)
+	}
+	if internalKind(cmd.Kind) {
+		return domain.Result{}, domain.Errorf(domain.EINVALID, "", "%s commands are the cluster's own", cmd.Kind)
+	}
+	if err := n.checkKind(cmd.Kind); err != nil {
+		return domain.Result{}, err
+	}
+	// A command the ledger here has already applied (a client retrying
+	// at another node what it first sent to one that went down) is
+	// answered from the ledger: the same receipt everywhere it is asked.
+	if res, ok, err := n.fsm.CommandResult(cmd.ID); err == nil && ok {
+		return resultErr(res)
 	}
 	if !n.connected() {
 		if !cmd.Kind.OfflineSafe() {

@@ -5,32 +5,74 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
+	"github.com/dgraph-io/badger/v4"
 	"github.com/hashicorp/raft"
 )
 
-// A snapshot is a Badger backup stream framed so that a truncated or
-// corrupted copy is detected before anything is restored:
+// A snapshot is every key and value of the ledger state as of one moment,
+// framed so that a truncated or corrupted copy is detected before anything
+// is restored:
 //
-//	magic "VHSNAP1\n" ‖ Badger backup ‖ body length (8 bytes BE) ‖ SHA-256 of magic+body
+//	magic "VHSNAP2\n" ‖ records ‖ body length (8 bytes BE) ‖ SHA-256 of magic+records
 //
-// The backup is taken at its own read timestamp when Persist runs, so it may
-// hold a few entries past the snapshot's index. That is safe: the applied
-// index travels inside the backup, and after a restore the FSM skips every
-// replayed entry at or below it.
-var snapshotMagic = []byte("VHSNAP1\n")
+// where each record is uvarint(len key) ‖ key ‖ uvarint(len value) ‖ value,
+// in key order. The records come from one Badger read transaction, opened
+// in FSM.Snapshot on raft's FSM goroutine, between two applies: the
+// snapshot holds exactly the state at the index raft records for it.
+//
+// Why not Badger's own Backup (the format VHSNAP1 of earlier releases,
+// still restored): DB.Backup streams the key space in ranges, and in a
+// database opened without managed transactions each of its goroutines
+// opens its own read transaction when it starts (stream.go produceKVs,
+// readTs 0). A backup taken while applies commit therefore reads some
+// ranges at one moment and others at a later one. Under load that made a
+// snapshot whose applied index ("m/applied") was newer than its bills
+// ("b/…"): the node that installed it skipped the entries in between and
+// held a different ledger at the same applied index for good
+// (TestFollowerCatchesUpFromSnapshot under load, issue 10).
+var (
+	snapshotMagic   = []byte("VHSNAP2\n")
+	snapshotMagicV1 = []byte("VHSNAP1\n") // a Badger backup stream, written by earlier releases
+)
 
 const snapshotTrailer = 8 + sha256.Size
 
-type snapshot struct{ f *FSM }
+// maxSnapshotKey bounds a key in a snapshot (Badger refuses keys over
+// 65,000 bytes); maxSnapshotValue bounds a value (Badger's own limit on a
+// value in a transaction is far below it).
+const (
+	maxSnapshotKey   = 65000
+	maxSnapshotValue = 1 << 30
+)
 
-// Snapshot returns a snapshot of the ledger state; the work happens in
-// Persist, concurrently with Apply.
-func (f *FSM) Snapshot() (raft.FSMSnapshot, error) { return snapshot{f}, nil }
+// snapshot is the ledger state at one moment: a read transaction that
+// Persist walks and Release discards. It holds the restoring lock for
+// reading so that a restore cannot drop the state under it.
+type snapshot struct {
+	f    *FSM
+	txn  *badger.Txn
+	once bool
+}
+
+// Snapshot returns the ledger state as it is now. Raft calls it on its FSM
+// goroutine, so no apply is half done: the read transaction opened here
+// sees every entry applied so far and none after. The copying happens in
+// Persist, concurrently with later applies.
+func (f *FSM) Snapshot() (raft.FSMSnapshot, error) {
+	if err := f.Halted(); err != nil {
+		// A halted ledger is behind raft: a snapshot now would let raft
+		// compact entries this node has not applied.
+		return nil, fmt.Errorf("snapshot refused: %w", err)
+	}
+	f.restoring.RLock()
+	return &snapshot{f: f, txn: f.db.NewTransaction(false)}, nil
+}
 
 type countingWriter struct {
 	w io.Writer
@@ -43,31 +85,67 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// Persist writes the framed backup to the sink.
-func (s snapshot) Persist(sink raft.SnapshotSink) error {
-	if err := s.f.WriteSnapshot(sink); err != nil {
+// Persist writes the framed snapshot to the sink.
+func (s *snapshot) Persist(sink raft.SnapshotSink) error {
+	if err := writeSnapshot(s.txn, sink); err != nil {
 		sink.Cancel()
 		return fmt.Errorf("persist snapshot: %w", err)
 	}
 	return sink.Close()
 }
 
-// Release does nothing; the backup holds no resources after Persist.
-func (snapshot) Release() {}
+// Release ends the read transaction.
+func (s *snapshot) Release() {
+	if s.once {
+		return
+	}
+	s.once = true
+	s.txn.Discard()
+	s.f.restoring.RUnlock()
+}
 
-// WriteSnapshot writes the framed backup of the ledger state to w. It is
-// also what `appliance backup` writes.
+// WriteSnapshot writes a framed snapshot of the ledger state as it is now
+// to w. It is what `appliance backup` writes.
 func (f *FSM) WriteSnapshot(w io.Writer) error {
 	f.restoring.RLock()
 	defer f.restoring.RUnlock()
+	txn := f.db.NewTransaction(false)
+	defer txn.Discard()
+	return writeSnapshot(txn, w)
+}
+
+// writeSnapshot writes every replicated key and value that txn sees.
+func writeSnapshot(txn *badger.Txn, w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 256<<10)
 	h := sha256.New()
 	body := &countingWriter{w: io.MultiWriter(bw, h)}
 	if _, err := body.Write(snapshotMagic); err != nil {
 		return err
 	}
-	if _, err := f.db.Backup(body, 0); err != nil {
-		return fmt.Errorf("badger backup: %w", err)
+	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64})
+	defer it.Close()
+	var n [binary.MaxVarintLen64]byte
+	for it.Rewind(); it.Valid(); it.Next() {
+		item := it.Item()
+		if nodeLocal(item.Key()) {
+			continue
+		}
+		if _, err := body.Write(n[:binary.PutUvarint(n[:], uint64(len(item.Key())))]); err != nil {
+			return err
+		}
+		if _, err := body.Write(item.Key()); err != nil {
+			return err
+		}
+		err := item.Value(func(v []byte) error {
+			if _, err := body.Write(n[:binary.PutUvarint(n[:], uint64(len(v)))]); err != nil {
+				return err
+			}
+			_, err := body.Write(v)
+			return err
+		})
+		if err != nil {
+			return err
+		}
 	}
 	var trailer [8]byte
 	binary.BigEndian.PutUint64(trailer[:], uint64(body.n-int64(len(snapshotMagic))))
@@ -80,11 +158,75 @@ func (f *FSM) WriteSnapshot(w io.Writer) error {
 	return bw.Flush()
 }
 
+// snapshotRecords reads the records of a version 2 snapshot body, calling
+// fn (when set) with each. It checks the structure: every length within
+// bounds and the body, keys non-empty and strictly ascending.
+func snapshotRecords(r io.Reader, size int64, fn func(k, v []byte) error) (int, error) {
+	lr := &io.LimitedReader{R: r, N: size}
+	br := bufio.NewReaderSize(lr, 256<<10)
+	var prev []byte
+	count := 0
+	read := func(limit uint64, what string) ([]byte, error) {
+		n, err := binary.ReadUvarint(br)
+		if err != nil {
+			return nil, fmt.Errorf("record %d: %s length: %w", count+1, what, noEOF(err))
+		}
+		if left := uint64(lr.N) + uint64(br.Buffered()); n > limit || n > left {
+			return nil, fmt.Errorf("record %d: %s of %d bytes is too long", count+1, what, n)
+		}
+		b := make([]byte, n)
+		if _, err := io.ReadFull(br, b); err != nil {
+			return nil, fmt.Errorf("record %d: %s: %w", count+1, what, noEOF(err))
+		}
+		return b, nil
+	}
+	for {
+		if _, err := br.Peek(1); err == io.EOF {
+			return count, nil
+		}
+		k, err := read(maxSnapshotKey, "key")
+		if err != nil {
+			return count, err
+		}
+		if len(k) == 0 || bytes.Compare(k, prev) <= 0 {
+			return count, fmt.Errorf("record %d: keys out of order", count+1)
+		}
+		v, err := read(maxSnapshotValue, "value")
+		if err != nil {
+			return count, err
+		}
+		if fn != nil {
+			if err := fn(k, v); err != nil {
+				return count, err
+			}
+		}
+		prev = k
+		count++
+	}
+}
+
+func noEOF(err error) error {
+	if errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// restoreMarker names the file that says a restore was under way. It is
+// written (and synced) before the old state is dropped and removed once
+// the new state is whole, so a node that stops in between finds it at
+// start and restores again instead of running on half a ledger.
+func restoreMarker(dir string) string { return filepath.Clean(dir) + ".restoring" }
+
 // Restore replaces the ledger state with a snapshot. The snapshot is first
-// copied to disk and verified (length and checksum); only a whole, intact
-// snapshot discards the old state and is loaded.
+// copied to disk and verified (frame, checksum and, for this release's
+// format, every record); only a whole, intact snapshot discards the old
+// state and is loaded.
 func (f *FSM) Restore(rc io.ReadCloser) error {
 	defer rc.Close()
+	if err := f.Halted(); err != nil {
+		return fmt.Errorf("restore snapshot refused: %w", err)
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(f.dir), "restore-*.snap")
 	if err != nil {
 		return fmt.Errorf("restore snapshot: %w", err)
@@ -95,63 +237,100 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 	if err != nil {
 		return fmt.Errorf("restore snapshot: read: %w", err)
 	}
-	bodyLen, err := verifySnapshot(tmp, size)
+	v, bodyLen, err := verifySnapshot(tmp, size)
 	if err != nil {
 		return fmt.Errorf("restore snapshot: %w", err)
+	}
+	body := io.NewSectionReader(tmp, int64(len(snapshotMagic)), bodyLen)
+	if v == 2 {
+		if _, err := snapshotRecords(body, bodyLen, nil); err != nil {
+			return fmt.Errorf("restore snapshot: %w", err)
+		}
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.restoring.Lock()
 	defer f.restoring.Unlock()
+	if err := writeMarker(restoreMarker(f.dir)); err != nil {
+		return fmt.Errorf("restore snapshot: %w", err)
+	}
 	if err := f.db.DropAll(); err != nil {
 		return fmt.Errorf("restore snapshot: drop old state: %w", err)
 	}
-	body := io.NewSectionReader(tmp, int64(len(snapshotMagic)), bodyLen)
-	if err := f.db.Load(bufio.NewReaderSize(body, 256<<10), 64); err != nil {
+	if v == 1 {
+		err = f.db.Load(bufio.NewReaderSize(io.NewSectionReader(tmp, int64(len(snapshotMagic)), bodyLen), 256<<10), 64)
+	} else {
+		err = f.load(io.NewSectionReader(tmp, int64(len(snapshotMagic)), bodyLen), bodyLen)
+	}
+	if err != nil {
 		return fmt.Errorf("restore snapshot: load: %w", err)
+	}
+	if err := f.db.Sync(); err != nil {
+		return fmt.Errorf("restore snapshot: sync: %w", err)
 	}
 	if err := f.loadMeta(); err != nil {
 		return fmt.Errorf("restore snapshot: %w", err)
 	}
+	if err := removeMarker(restoreMarker(f.dir)); err != nil {
+		return fmt.Errorf("restore snapshot: %w", err)
+	}
+	f.incomplete = false
 	f.restores.Add(1)
 	f.log.Info("restored snapshot", "applied", f.applied.Load(), "bytes", size)
 	return nil
 }
 
+// load writes the records of a version 2 snapshot body into the (empty)
+// state store.
+func (f *FSM) load(r io.Reader, size int64) error {
+	wb := f.db.NewWriteBatch()
+	defer wb.Cancel()
+	if _, err := snapshotRecords(r, size, func(k, v []byte) error { return wb.Set(k, v) }); err != nil {
+		return err
+	}
+	return wb.Flush()
+}
+
 // verifySnapshot checks the frame of a snapshot of size bytes in r and
-// returns the length of the Badger backup inside it.
-func verifySnapshot(r io.ReaderAt, size int64) (int64, error) {
+// returns its format version and the length of the body inside it.
+func verifySnapshot(r io.ReaderAt, size int64) (int, int64, error) {
 	min := int64(len(snapshotMagic) + snapshotTrailer)
 	if size < min {
-		return 0, fmt.Errorf("snapshot is truncated (%d bytes)", size)
+		return 0, 0, fmt.Errorf("snapshot is truncated (%d bytes)", size)
 	}
 	head := make([]byte, len(snapshotMagic))
 	if _, err := r.ReadAt(head, 0); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	if !bytes.Equal(head, snapshotMagic) {
-		return 0, fmt.Errorf("not a ledger snapshot")
+	var v int
+	switch {
+	case bytes.Equal(head, snapshotMagic):
+		v = 2
+	case bytes.Equal(head, snapshotMagicV1):
+		v = 1
+	default:
+		return 0, 0, fmt.Errorf("not a ledger snapshot")
 	}
 	trailer := make([]byte, snapshotTrailer)
 	if _, err := r.ReadAt(trailer, size-snapshotTrailer); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	bodyLen := int64(binary.BigEndian.Uint64(trailer[:8]))
 	if bodyLen != size-min {
-		return 0, fmt.Errorf("snapshot is truncated or padded: header says %d bytes of data, file has %d", bodyLen, size-min)
+		return 0, 0, fmt.Errorf("snapshot is truncated or padded: header says %d bytes of data, file has %d", bodyLen, size-min)
 	}
 	h := sha256.New()
 	if _, err := io.Copy(h, io.NewSectionReader(r, 0, size-snapshotTrailer)); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if !bytes.Equal(h.Sum(nil), trailer[8:]) {
-		return 0, fmt.Errorf("snapshot checksum does not match: the file is damaged")
+		return 0, 0, fmt.Errorf("snapshot checksum does not match: the file is damaged")
 	}
-	return bodyLen, nil
+	return v, bodyLen, nil
 }
 
-// CheckSnapshotFile verifies the frame and checksum of a snapshot file, as
-// Restore does before it touches any state.
+// CheckSnapshotFile verifies a snapshot file as Restore does before it
+// touches any state: its frame, its checksum and its records.
 func CheckSnapshotFile(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -162,6 +341,43 @@ func CheckSnapshotFile(path string) error {
 	if err != nil {
 		return err
 	}
-	_, err = verifySnapshot(f, st.Size())
+	v, bodyLen, err := verifySnapshot(f, st.Size())
+	if err != nil || v == 1 {
+		return err
+	}
+	_, err = snapshotRecords(io.NewSectionReader(f, int64(len(snapshotMagic)), bodyLen), bodyLen, nil)
 	return err
+}
+
+// writeMarker creates path and makes it durable: the file, then its folder.
+func writeMarker(path string) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+// removeMarker removes path, durably.
+func removeMarker(path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }

@@ -62,10 +62,24 @@ func (f *FSM) Account(number string) (domain.Account, error) {
 	return a, err
 }
 
-// Receipt returns a posted receipt by number.
+// Receipt returns a posted receipt by number, or by the number of a
+// second delivery of its command (aliasWrites).
 func (f *FSM) Receipt(number string) (domain.Receipt, error) {
 	var r domain.Receipt
 	ok, err := f.get(key(prefixReceipt, number), &r)
+	if err == nil && !ok {
+		var posted []byte
+		f.view(func(txn *badger.Txn) error {
+			item, err := txn.Get(key(prefixAlias, number))
+			if err == nil {
+				posted, err = item.ValueCopy(nil)
+			}
+			return err
+		})
+		if len(posted) > 0 {
+			ok, err = f.get(key(prefixReceipt, string(posted)), &r)
+		}
+	}
 	if err == nil && !ok {
 		err = domain.Errorf(domain.ENOTFOUND, "", "There is no receipt %q.", number)
 	}

@@ -1,0 +1,140 @@
+package replica_test
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/sync/replica"
+	"github.com/villagehall/appliance/sync/synctest"
+)
+
+// TestDivergedReplicaIsFlagged corrupts one follower's ledger behind the
+// FSM's back (as a damaged disk or a bug would) and checks that the nodes
+// find it by comparing checkpoint hashes: every node's health names that
+// follower, and stays unhealthy.
+func TestDivergedReplicaIsFlagged(t *testing.T) {
+	c := synctest.New(t, 3, func(cfg *replica.Config) {
+		cfg.CheckpointEvery = 300 * time.Millisecond
+		cfg.ClockCheckEvery = 200 * time.Millisecond
+	})
+	leader := c.Leader(10 * time.Second)
+	leader.Seed(10)
+	payMany(t, c, 20, 10)
+	c.Converge(time.Minute)
+	waitFor(t, 30*time.Second, "every node to hold a checkpoint hash, all agreeing", func() bool {
+		for _, m := range c.Running() {
+			if len(m.Node.FSM().Digests()) == 0 || m.Node.Divergence() != nil {
+				return false
+			}
+		}
+		return true
+	})
+
+	victim := c.Follower(time.Second)
+	bill := synctest.BillID(3)
+	err := victim.Node.FSM().DB().Update(func(txn *badger.Txn) error {
+		item, err := txn.Get([]byte("b/" + bill))
+		if err != nil {
+			return err
+		}
+		var b domain.Bill
+		if err := item.Value(func(v []byte) error { return json.Unmarshal(v, &b) }); err != nil {
+			return err
+		}
+		b.Principal = domain.MustMoney("1.00")
+		body, _ := json.Marshal(b)
+		return txn.Set([]byte("b/"+bill), body)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	payMany(t, c, 3, 10) // the ledger moves on, so the leader checkpoints again
+	waitFor(t, 60*time.Second, "every node to name the corrupted follower", func() bool {
+		for _, m := range c.Running() {
+			h := m.Node.Health()
+			if h.Healthy || h.Divergence == nil || !slices.Equal(h.Divergence.Diverged, []string{victim.ID}) {
+				return false
+			}
+		}
+		return true
+	})
+	h := leader.Node.Health()
+	if len(h.Problems) == 0 || !strings.Contains(h.Problems[0], victim.ID) {
+		t.Fatalf("the leader's problems do not name %s: %q", victim.ID, h.Problems)
+	}
+}
+
+// TestLedgerFormatWaitsForEveryMember: while one member runs an older
+// release (its build applies ledger format 1 only), the cluster stays at
+// format 1: no checkpoint is appended and a kind of format 2 is refused
+// at intake with a plain reason. Once that member is upgraded the leader
+// raises the format and checkpoints follow.
+func TestLedgerFormatWaitsForEveryMember(t *testing.T) {
+	old := "node-3"
+	c := synctest.New(t, 3, func(cfg *replica.Config) {
+		cfg.CheckpointEvery = 200 * time.Millisecond
+		cfg.ClockCheckEvery = 200 * time.Millisecond
+		if cfg.ID == old {
+			cfg.LedgerFormat = 1
+		}
+	})
+	leader := c.Leader(10 * time.Second)
+	leader.Seed(2)
+	time.Sleep(2 * time.Second) // several rounds of status checks
+	for _, m := range c.Running() {
+		if f := m.Node.FSM().Format(); f != 1 {
+			t.Fatalf("%s runs ledger format %d with an old member in the cluster", m.ID, f)
+		}
+		if d := m.Node.FSM().Digests(); len(d) != 0 {
+			t.Fatalf("%s hashed checkpoints %v at format 1", m.ID, d)
+		}
+	}
+	if _, err := c.Leader(time.Second).Node.NewCommand(domain.KindCheckpoint, "test"); err == nil || !strings.Contains(err.Error(), "ledger format 2") {
+		t.Fatalf("a format 2 kind at format 1: %v", err)
+	}
+
+	tune := c.Tune
+	c.Tune = func(cfg *replica.Config) {
+		tune(cfg)
+		cfg.LedgerFormat = 0 // the upgraded build
+	}
+	for _, m := range c.Members {
+		if m.ID == old {
+			m.Stop()
+			m.Start()
+		}
+	}
+	waitFor(t, 30*time.Second, "the format raised and checkpoints hashed everywhere", func() bool {
+		for _, m := range c.Running() {
+			if m.Node.FSM().Format() != domain.LedgerFormat {
+				return false
+			}
+		}
+		if _, err := c.Leader(time.Second).Pay(synctest.BillID(0), "0.01"); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range c.Running() {
+			if len(m.Node.FSM().Digests()) == 0 {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+func waitFor(t *testing.T, timeout time.Duration, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %s for %s", timeout, what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
