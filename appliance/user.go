@@ -46,6 +46,8 @@ func (m *Main) mountStaff(mux *http.ServeMux, loc *time.Location) error {
 // cluster page, which must not import sync.
 type nodeCluster struct{ n *replica.Node }
 
+func (c nodeCluster) Problems() []string { return c.n.Problems() }
+
 func (c nodeCluster) Cluster(ctx context.Context) (staff.ClusterView, error) {
 	v, err := c.n.Cluster(ctx)
 	if err != nil {

@@ -37,7 +37,9 @@ type harness struct {
 	loc     *time.Location
 }
 
-type fakeCluster struct{}
+type fakeCluster struct{ problems []string }
+
+func (c fakeCluster) Problems() []string { return c.problems }
 
 func (fakeCluster) Cluster(ctx context.Context) (staff.ClusterView, error) {
 	return staff.ClusterView{Leader: "hall-kiosk", Nodes: []staff.ClusterMember{
@@ -47,7 +49,10 @@ func (fakeCluster) Cluster(ctx context.Context) (staff.ClusterView, error) {
 	}}, nil
 }
 
-func newHarness(t *testing.T) *harness {
+func newHarness(t *testing.T) *harness { return newHarnessWith(t, fakeCluster{}) }
+
+// newHarnessWith starts the clerk's office over cluster.
+func newHarnessWith(t *testing.T, cluster fakeCluster) *harness {
 	t.Helper()
 	loc, err := time.LoadLocation("America/Chicago")
 	if err != nil {
@@ -57,7 +62,7 @@ func newHarness(t *testing.T) *harness {
 	h.ledger = newMemLedger(h.now, loc)
 	s, err := staff.New(staff.Config{
 		Ledger:        h.ledger,
-		Cluster:       fakeCluster{},
+		Cluster:       cluster,
 		Refunds:       h.ledger,
 		Journal:       h.ledger,
 		Now:           h.now,

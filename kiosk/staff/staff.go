@@ -30,10 +30,15 @@ import (
 	"github.com/villagehall/appliance/kiosk/staff/view"
 )
 
-// Cluster is what the cluster page reads: the appliance adapts it from
-// the replicated node.
+// Cluster is what the cluster page and the start page's alerts read: the
+// appliance adapts it from the replicated node.
 type Cluster interface {
 	Cluster(ctx context.Context) (ClusterView, error)
+	// Problems says, in sentences, what is wrong with this node's ledger
+	// or what it knows is wrong with a peer's (a node that stopped
+	// applying the log, a replica whose ledger differs); empty when all
+	// is well.
+	Problems() []string
 }
 
 // ClusterView is the cluster as this node sees it.

@@ -331,6 +331,13 @@ func (s *Server) showDepositPage(w http.ResponseWriter, r *http.Request) {
 func (s *Server) showDashboardPage(w http.ResponseWriter, r *http.Request) {
 	pr, _ := principalFrom(r.Context())
 	v := view.Dashboard{Changed: r.URL.Query().Get("changed") == "password"}
+	if s.cluster != nil {
+		// Everyone who signs in sees these: whoever reads them first
+		// calls the person who looks after the appliance.
+		for _, p := range s.cluster.Problems() {
+			v.Alerts = append(v.Alerts, view.Alert{TestID: "alert-ledger", Text: "The ledger needs attention: " + p, URL: "/staff/cluster"})
+		}
+	}
 	if Allowed(pr.user.Role, CapReadCash) {
 		pending, late, err := s.undeposited()
 		if err != nil {
