@@ -10,7 +10,7 @@ BIN       := bin
 
 CLUSTER   ?= ./data/cluster
 
-.PHONY: run cluster test test-faults generate check-generated vet check-imports chromium build build-pi bench lint clean
+.PHONY: run cluster test test-faults test-stress generate check-generated vet check-imports chromium build build-pi bench lint clean
 
 ## run: one node with the embedded defaults and demo data; kiosk on http://127.0.0.1:8080
 run:
@@ -38,6 +38,15 @@ test-faults:
 		status=$$?; \
 		grep -E -- '--- FAIL|^FAIL|^ok|^panic|DATA RACE|fault suite:|_test\.go:[0-9]+: ' $(BIN)/test-faults.log; \
 		echo "full log: $(BIN)/test-faults.log"; exit $$status
+
+## test-stress: the replica cluster tests and the fault-suite scenarios 20 times each beside
+## a CPU, I/O and disk hog (stress-ng, installed from Debian when missing and root), with random
+## pauses at the replica's racing points, then 100 kill -9 restarts under writes; ends with
+## "stress: N runs (F failed), diverged D, lost L, duplicated U" (about an hour on 2 cores)
+STRESS_RUNS     ?= 20
+STRESS_RESTARTS ?= 100
+test-stress:
+	STRESS_RUNS=$(STRESS_RUNS) STRESS_RESTARTS=$(STRESS_RESTARTS) GO=$(GO) .ci/stress
 
 ## generate: templ components → Go
 generate:

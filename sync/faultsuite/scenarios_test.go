@@ -72,6 +72,7 @@ func (s *scenario) check() Report {
 		s.t.Fatal(err)
 	}
 	r := Check(s.hist.Ops(), states, s.p.Due())
+	report(s.t, r)
 	for _, p := range r.Problems {
 		s.t.Error(p)
 	}

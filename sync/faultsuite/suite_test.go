@@ -36,6 +36,7 @@ func record(t *testing.T, r Result) {
 	summary = append(summary, r)
 	summaryMu.Unlock()
 	t.Log(r.Summary())
+	report(t, r.Report)
 	for _, f := range r.Faults {
 		t.Logf("  fault: %s", f)
 	}
@@ -66,6 +67,13 @@ func TestMain(m *testing.M) {
 			len(summary), failed, faults, commands, posted, prov, unknown, lost, dup)
 	}
 	os.Exit(code)
+}
+
+// report prints the line `make test-stress` adds up: whether the nodes'
+// states differed, and how many receipted payments were lost or applied
+// twice.
+func report(t *testing.T, r Report) {
+	fmt.Printf("fault-report test=%s diverged=%d lost=%d duplicated=%d\n", t.Name(), boolInt(!r.HashesMatch), r.Lost, r.Duplicated)
 }
 
 func strictReads() bool { return os.Getenv("FAULTS_STRICT_READS") != "0" }

@@ -61,6 +61,13 @@ type FSM struct {
 	// beforeCommit, if set, runs before each commit of ApplyBatch (tests
 	// inject a crash between two commits of one batch).
 	beforeCommit func()
+	pause        func(point string) // Config.Pause
+}
+
+func (f *FSM) pauseAt(point string) {
+	if f.pause != nil {
+		f.pause(point)
+	}
 }
 
 // HaltError says why a node stopped applying the log: a committed entry it
@@ -361,6 +368,7 @@ func (b *batch) commit() {
 		if b.f.beforeCommit != nil {
 			b.f.beforeCommit()
 		}
+		b.f.pauseAt("fsm.commit")
 		if err := b.txn.Commit(); err != nil {
 			panic(fmt.Sprintf("replica: commit ledger state: %v", err))
 		}

@@ -83,6 +83,11 @@ type Config struct {
 	// (default domain.LedgerFormat). Tests set a lower one to stand for a
 	// member that still runs an older release.
 	LedgerFormat int
+	// Pause, if set, is called at the points where concurrent work races
+	// (a command queued, answers about to be settled, a batch about to
+	// commit, a snapshot about to be written or loaded). Stress tests make
+	// it sleep at random to widen those windows; it is nil in service.
+	Pause func(point string)
 	// WrapLogStore, if set, wraps the raft log store (fault injection: a
 	// slow disk).
 	WrapLogStore func(raft.LogStore) raft.LogStore
@@ -211,6 +216,7 @@ func (n *Node) open() error {
 	if n.fsm, err = OpenFSM(stateOpts, cfg.Params, n.log); err != nil {
 		return err
 	}
+	n.fsm.pause = cfg.Pause
 
 	pend, err := n.box.pending(0)
 	if err != nil {
@@ -517,6 +523,7 @@ func (n *Node) Submit(ctx context.Context, cmd domain.Command) (domain.Result, e
 	if err != nil {
 		return domain.Result{}, err
 	}
+	n.pause("submit.queued")
 	if created {
 		n.pending.Add(1)
 		if last, _ := n.lastAt.Load().(domain.DateTime); cmd.At.After(last) {
@@ -676,6 +683,7 @@ func (n *Node) submitBatch(entries []outboxEntry) bool {
 		res, _ := f.Response().(domain.Result)
 		answered, results = append(answered, entries[i]), append(results, res)
 	}
+	n.pause("forward.answered")
 	n.settle(answered, results)
 	return ok
 }
@@ -689,6 +697,7 @@ func (n *Node) forwardBatch(entries []outboxEntry, data [][]byte) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	results, err := n.cfg.Forward(ctx, addr, data)
+	n.pause("forward.answered")
 	n.settle(entries[:len(results)], results)
 	if err != nil {
 		n.log.Warn("forward to leader", "leader", id, "err", err)
@@ -717,6 +726,12 @@ func (n *Node) settle(entries []outboxEntry, results []domain.Result) {
 			n.log.Info("command refused; set aside for the clerk", "id", entries[i].Command.ID, "kind", entries[i].Command.Kind, "reason", res.Error.Error())
 		}
 		n.deliver(res)
+	}
+}
+
+func (n *Node) pause(point string) {
+	if n.cfg.Pause != nil {
+		n.cfg.Pause(point)
 	}
 }
 

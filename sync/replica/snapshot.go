@@ -87,6 +87,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 
 // Persist writes the framed snapshot to the sink.
 func (s *snapshot) Persist(sink raft.SnapshotSink) error {
+	s.f.pauseAt("snapshot.persist")
 	if err := writeSnapshot(s.txn, sink); err != nil {
 		sink.Cancel()
 		return fmt.Errorf("persist snapshot: %w", err)
@@ -257,6 +258,7 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 	if err := f.db.DropAll(); err != nil {
 		return fmt.Errorf("restore snapshot: drop old state: %w", err)
 	}
+	f.pauseAt("restore.load")
 	if v == 1 {
 		err = f.db.Load(bufio.NewReaderSize(io.NewSectionReader(tmp, int64(len(snapshotMagic)), bodyLen), 256<<10), 64)
 	} else {

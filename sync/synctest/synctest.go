@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
@@ -129,8 +130,46 @@ func (m *Member) config(bootstrap bool, servers []raft.Server) replica.Config {
 	if m.c.Tune != nil {
 		m.c.Tune(&cfg)
 	}
+	if stressed() {
+		stress(&cfg)
+	}
 	return cfg
 }
+
+// stressed reports whether the tests run in stress mode (REPLICA_STRESS=1,
+// set by `make test-stress`): every member then pauses at random at the
+// replica's racing points and its raft log writes are slowed at random,
+// as on a busy, slow-disked machine.
+func stressed() bool { return os.Getenv("REPLICA_STRESS") != "" }
+
+func stress(cfg *replica.Config) {
+	pause := cfg.Pause
+	cfg.Pause = func(point string) {
+		if pause != nil {
+			pause(point)
+		}
+		if rand.IntN(4) == 0 {
+			time.Sleep(time.Duration(rand.IntN(3000)) * time.Microsecond)
+		}
+	}
+	wrap := cfg.WrapLogStore
+	cfg.WrapLogStore = func(s raft.LogStore) raft.LogStore {
+		if wrap != nil {
+			s = wrap(s)
+		}
+		return slowLog{s}
+	}
+}
+
+// slowLog delays raft log writes by up to 5 ms at random.
+type slowLog struct{ raft.LogStore }
+
+func (s slowLog) StoreLogs(logs []*raft.Log) error {
+	time.Sleep(time.Duration(rand.IntN(5000)) * time.Microsecond)
+	return s.LogStore.StoreLogs(logs)
+}
+
+func (s slowLog) StoreLog(l *raft.Log) error { return s.StoreLogs([]*raft.Log{l}) }
 
 // logOutput is where members log: stderr with SYNCTEST_LOG=1, else nowhere.
 func logOutput() io.Writer {
@@ -288,6 +327,20 @@ func (c *Cluster) Converge(timeout time.Duration) string {
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
+	if same := len(applied(c)) == 1; same {
+		// One applied index, different hashes: the replicas diverged
+		// (make test-stress counts these lines).
+		fmt.Printf("fault-report test=%s diverged=1 lost=0 duplicated=0\n", c.T.Name())
+		c.T.Fatalf("members diverged: the same applied index, different states: %v", last)
+	}
 	c.T.Fatalf("members did not converge within %s: %v", timeout, last)
 	return ""
+}
+
+func applied(c *Cluster) map[uint64]bool {
+	out := map[uint64]bool{}
+	for _, m := range c.Running() {
+		out[m.Node.FSM().Applied()] = true
+	}
+	return out
 }
