@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
 )
 
 // PiOptions returns the Badger options every Badger database of the
@@ -43,13 +44,21 @@ import (
 //   - SyncWrites true (false): a commit returns only once it is on disk. Raft
 //     relies on StoreLogs and SetUint64 being durable when they return, and
 //     the appliance will lose power without warning.
+//   - ChecksumVerificationMode OnBlockRead (NoVerification): every table
+//     block read from disk is checked against its CRC-32C, so a damaged
+//     block is an error rather than wrong data, a silent gap in an
+//     iteration, or a panic on its garbage. The cost is one checksum per
+//     block read past the block cache. Whole tables are checked at open by
+//     OpenDB, not by Badger, whose table check (OnTableRead,
+//     OnTableAndBlockRead) crashes the process on a damaged table.
 //   - Logger: Badger's warnings and errors go to slog.Default() (as it is
 //     when PiOptions is called); its info and debug messages are dropped.
 //     Use opts.WithLogger(NewLogger(l)) to send them elsewhere.
 //
 // Everything else keeps Badger's defaults. Badger v4 loses or corrupts data
 // on 32-bit platforms once compaction runs, so these options are only for
-// 64-bit builds (linux/arm64 on the Pi); Open refuses to run elsewhere.
+// 64-bit builds (linux/arm64 on the Pi); OpenDB refuses to run elsewhere.
+// Open the database with OpenDB, not badger.Open.
 func PiOptions(dir string) badger.Options {
 	return badger.DefaultOptions(dir).
 		WithMemTableSize(8 << 20).
@@ -63,6 +72,7 @@ func PiOptions(dir string) badger.Options {
 		WithValueLogFileSize(64 << 20).
 		WithMetricsEnabled(false).
 		WithSyncWrites(true).
+		WithChecksumVerificationMode(options.OnBlockRead).
 		WithLogger(NewLogger(slog.Default()))
 }
 

@@ -1,5 +1,7 @@
 // Package badgerstore keeps hashicorp/raft's log and stable state in Badger,
-// and holds the Badger options preset the appliance uses on a Raspberry Pi.
+// and holds what every Badger database of the appliance is opened with: the
+// options preset for a Raspberry Pi (PiOptions) and OpenDB, which refuses
+// damaged stores instead of opening them with holes or empty.
 package badgerstore
 
 import (
@@ -7,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"sync"
 
 	"github.com/dgraph-io/badger/v4"
@@ -53,17 +54,15 @@ type Store struct {
 	closeErr  error
 }
 
-// Open opens (creating if needed) a Badger database in dir with PiOptions and
-// returns a Store over it, which Close closes. Badger locks dir, so one
-// process at a time can open it. Open refuses to run on a 32-bit platform,
-// where Badger v4 loses data once compaction runs.
+// Open opens (creating if needed) a Badger database in dir with PiOptions,
+// through OpenDB, and returns a Store over it, which Close closes. Badger
+// locks dir, so one process at a time can open it. Open refuses a damaged
+// store with an error wrapping ErrDamaged, and refuses to run on a 32-bit
+// platform, where Badger v4 loses data once compaction runs.
 func Open(dir string) (*Store, error) {
-	if strconv.IntSize < 64 {
-		return nil, fmt.Errorf("open raft store %s: Badger is unsafe on %d-bit platforms", dir, strconv.IntSize)
-	}
-	db, err := badger.Open(PiOptions(dir))
+	db, err := OpenDB(PiOptions(dir), "raft log")
 	if err != nil {
-		return nil, fmt.Errorf("open raft store %s: %w", dir, err)
+		return nil, err
 	}
 	s := New(db)
 	s.ownsDB = true
@@ -72,8 +71,9 @@ func Open(dir string) (*Store, error) {
 
 // New returns a Store over db, which stays the caller's: Close does not
 // close it. Nothing else may write keys that begin with the bytes 'l' or 's'
-// to db. If db was opened without SyncWrites, the store syncs it after every
-// write, because raft needs its writes durable when they return.
+// to db (nor 0x00, which OpenDB reserves for MarkerKey). If db was opened
+// without SyncWrites, the store syncs it after every write, because raft
+// needs its writes durable when they return.
 func New(db *badger.DB) *Store {
 	return &Store{db: db, syncAfterWrite: !db.Opts().SyncWrites}
 }
