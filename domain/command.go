@@ -83,6 +83,31 @@ type Command struct {
 	// Cluster payloads (ledgerformat.go).
 	LedgerFormat *LedgerFormatChange `json:"ledger_format,omitempty"`
 	Checkpoint   *Checkpoint         `json:"checkpoint,omitempty"`
+	RevokeNode   *RevokeNode         `json:"revoke_node,omitempty"`
+}
+
+// PayloadKept reports whether c carries its payload (the ledger keeps a
+// very large command without it).
+func (c Command) PayloadKept() bool {
+	x := c
+	x.V, x.ID, x.Kind, x.At, x.Node, x.Seq, x.Actor = 0, "", "", DateTime{}, "", 0, ""
+	b, _ := json.Marshal(x)
+	return string(b) != "{}"
+}
+
+// SameRequest reports whether d asks for exactly what c asks: the same id,
+// kind, actor and payload. The node, its sequence and the intake time may
+// differ: a client that retries at another node sends the same request,
+// which that node stamps anew. A command id reused for another request
+// (another amount, another bill, another account) is a conflict, never
+// the first request's answer.
+func (c Command) SameRequest(d Command) bool {
+	norm := func(x Command) []byte {
+		x.V, x.Node, x.Seq, x.At = 0, "", 0, DateTime{}
+		b, _ := json.Marshal(x)
+		return b
+	}
+	return bytes.Equal(norm(c), norm(d))
 }
 
 // ReceiptNumber returns the number a receipt for this command carries:
@@ -222,6 +247,14 @@ func (c Command) Validate() error {
 // second delivery of it is a no-op. index is the log index applying it.
 func Apply(tx Tx, c Command, index uint64, p *Params) (Result, error) {
 	res := Result{CommandID: c.ID, Kind: c.Kind, Index: index}
+	if RulesFormat(tx) >= 2 {
+		// Free text is checked here, for every kind and whichever channel
+		// brought it, so that no hidden character (a NUL, a bidi
+		// control) is ever stored (ledger format 2).
+		if err := c.CheckText(); err != nil {
+			return res, err
+		}
+	}
 	var err error
 	switch c.Kind {
 	case KindPayBill:
@@ -246,9 +279,22 @@ func Apply(tx Tx, c Command, index uint64, p *Params) (Result, error) {
 // money beyond the balance is an overpayment, recorded as a refund due under
 // §5.07(1). A payment dated after the bill went on the tax roll is refused.
 func applyPayBill(tx Tx, c Command, index uint64, p *Params, res *Result) error {
+	if c.PayBill.Tender != Card && RulesFormat(tx) >= 2 {
+		// Cash and checks are taken at the clerk's window into an open
+		// drawer (window_payment), so every dollar is counted at close
+		// (ledger format 2; the API once posted cash with no drawer).
+		return Errorf(EINVALID, "", "A %s payment is taken at the clerk's window, into an open drawer.", c.PayBill.Tender)
+	}
+	return postBillPayment(tx, c, index, p, res)
+}
+
+// postBillPayment posts c.PayBill on its bill: the §5.10 allocation as of
+// its intake date, its receipt, and any overpayment as a refund due. The
+// kiosk's card payments and the window's cash and checks both end here.
+func postBillPayment(tx Tx, c Command, index uint64, p *Params, res *Result) error {
 	pay := c.PayBill
-	if !pay.Amount.IsPositive() {
-		return Errorf(EINVALID, "§5.10", "The payment amount must be more than $0.00.")
+	if err := checkPaymentAmount(tx, pay.Amount, c.At.Date, p); err != nil {
+		return err
 	}
 	if !pay.Tender.Valid() {
 		return Errorf(EINVALID, "", "Unknown tender %q.", pay.Tender)
@@ -303,6 +349,32 @@ func applyPayBill(tx Tx, c Command, index uint64, p *Params, res *Result) error 
 	}
 	res.Receipt = &rc
 	return recordOverpayment(tx, c, rc, bill.Account, p, res)
+}
+
+// CheckPaymentAmount checks the amount of one payment on any channel: more
+// than $0.00, and no more than the payment limit in force on its date (a
+// probe paid 999,999,999,999.99 on a $90 bill through the API; the excess
+// would have become a refund due).
+func CheckPaymentAmount(amount Money, on Date, p *Params) error {
+	if !amount.IsPositive() {
+		return Errorf(EINVALID, "§5.10", "The payment amount must be more than $0.00.")
+	}
+	if lim := p.At(on).PaymentLimit; lim.IsPositive() && amount.GreaterThan(lim) {
+		return Errorf(EINVALID, "", "A single payment cannot be more than $%s; please check the amount.", lim)
+	}
+	return nil
+}
+
+// checkPaymentAmount is CheckPaymentAmount inside a ledger transaction:
+// the limit is a rule of ledger format 2 (RulesFormat).
+func checkPaymentAmount(tx Tx, amount Money, on Date, p *Params) error {
+	if RulesFormat(tx) < 2 {
+		if !amount.IsPositive() {
+			return Errorf(EINVALID, "§5.10", "The payment amount must be more than $0.00.")
+		}
+		return nil
+	}
+	return CheckPaymentAmount(amount, on, p)
 }
 
 // recordOverpayment records the overpayment of a receipt, if any, as a

@@ -197,8 +197,8 @@ func applyWindowPayment(tx Tx, c Command, index uint64, p *Params, res *Result) 
 	if in.Tender != Cash && in.Tender != Check {
 		return Errorf(EINVALID, "", "The window takes cash or checks.")
 	}
-	if !in.Amount.IsPositive() {
-		return Errorf(EINVALID, sectionReceivable, "The payment amount must be more than $0.00.")
+	if err := checkPaymentAmount(tx, in.Amount, c.At.Date, p); err != nil {
+		return err
 	}
 	d, err := getDrawer(tx, in.DrawerID)
 	if err != nil {
@@ -225,7 +225,7 @@ func applyWindowPayment(tx Tx, c Command, index uint64, p *Params, res *Result) 
 	pay := c
 	pay.WindowPayment = nil
 	pay.PayBill = &PayBill{BillID: in.BillID, Amount: in.Amount, Tender: in.Tender, Reference: in.Reference, Payer: in.Payer}
-	if err := applyPayBill(tx, pay, index, p, res); err != nil {
+	if err := postBillPayment(tx, pay, index, p, res); err != nil {
 		return err
 	}
 	d.Payments = append(d.Payments, dp)

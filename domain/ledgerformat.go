@@ -1,5 +1,7 @@
 package domain
 
+import "time"
+
 // Commands about the replicated ledger itself, not about Chapter 5: they
 // keep a cluster whose nodes run different releases from diverging, and
 // let the nodes prove to each other that they hold the same ledger.
@@ -13,6 +15,9 @@ const (
 	// its whole ledger, so that replicas compare their state at the same
 	// index.
 	KindCheckpoint Kind = "checkpoint"
+	// KindRevokeNode revokes the certificates of a node the cluster
+	// removed: every node refuses them at the TLS handshake from then on.
+	KindRevokeNode Kind = "revoke_node"
 )
 
 // LedgerFormat is the newest ledger format this build applies. A ledger
@@ -28,6 +33,7 @@ const LedgerFormat = 2
 var since = map[Kind]int{
 	KindLedgerFormat: 2,
 	KindCheckpoint:   2,
+	KindRevokeNode:   2,
 }
 
 // Since returns the ledger format that introduced kind k.
@@ -38,6 +44,21 @@ func (k Kind) Since() int {
 	return 1
 }
 
+// RulesFormat returns the ledger format the rules apply at inside tx: the
+// replicated ledger's format when tx knows it (the replica's transaction
+// does), else this build's newest. A rule that changes the outcome of a
+// kind that already exists (a new limit, a new refusal) applies only from
+// the format that introduced it, so entries applied under the old rules
+// give the same answers wherever the log is replayed: on a node catching
+// up from the log of a cluster that was upgraded, the format raise sits at
+// the same index as it did everywhere.
+func RulesFormat(tx Tx) int {
+	if f, ok := tx.(interface{ LedgerFormat() int }); ok {
+		return f.LedgerFormat()
+	}
+	return LedgerFormat
+}
+
 // LedgerFormatChange raises the ledger format to To.
 type LedgerFormatChange struct {
 	To int `json:"to"`
@@ -45,6 +66,16 @@ type LedgerFormatChange struct {
 
 // Checkpoint carries nothing: its log index is the point hashed.
 type Checkpoint struct{}
+
+// RevokeNode revokes node's certificates: the one with serial Serial (the
+// certificate it last presented, when known, in decimal) and every one
+// issued before Before (its NotBefore earlier than that), so that a
+// certificate issued after the removal, to rejoin, is accepted.
+type RevokeNode struct {
+	Node   string    `json:"node"`
+	Serial string    `json:"serial,omitempty"`
+	Before time.Time `json:"before"` // an instant, as certificates date themselves
+}
 
 // clusterPayloads counts the cluster payloads of c and says whether kind k
 // is a cluster kind carrying its own.
@@ -55,7 +86,12 @@ func (c Command) clusterPayloads(k Kind) (n int, known, ok bool) {
 	if c.Checkpoint != nil {
 		n++
 	}
+	if c.RevokeNode != nil {
+		n++
+	}
 	switch k {
+	case KindRevokeNode:
+		return n, true, c.RevokeNode != nil && c.RevokeNode.Node != "" && !c.RevokeNode.Before.IsZero()
 	case KindLedgerFormat:
 		return n, true, c.LedgerFormat != nil && c.LedgerFormat.To > 1
 	case KindCheckpoint:

@@ -91,6 +91,7 @@ var paramDefs = [...]paramDef{
 	{"claim_disallowance_days", kindCount, 0, 3660, func(v *Values, x paramValue) { v.ClaimDisallowanceDays = x.n }},
 	{"claim_suit_months", kindCount, 0, 120, func(v *Values, x paramValue) { v.ClaimSuitMonths = x.n }},
 	{"installment_threshold", kindMoney, 0, 0, func(v *Values, x paramValue) { v.InstallmentThreshold = x.money }},
+	{"payment_limit", kindMoney, 0, 0, func(v *Values, x paramValue) { v.PaymentLimit = x.money }},
 }
 
 // paramIndex returns the position of name in paramDefs, or −1.
@@ -140,6 +141,8 @@ type Values struct {
 	ClaimSuitMonths       int // §5.08: months to sue after a disallowance is served (6)
 
 	InstallmentThreshold Money // Ch. 74: installments from this general tax (100.00)
+
+	PaymentLimit Money // the largest single payment any channel takes (kiosk, window, API)
 
 	has uint64 // bit i set when paramDefs[i] has a row in force
 }

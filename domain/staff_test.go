@@ -149,6 +149,90 @@ func TestStaffUserLifecycle(t *testing.T) {
 	}
 }
 
+// TestStaffSessionEpoch: a password change, a reset and disabling each
+// raise the account's session epoch, which ends the sessions and API
+// tokens of earlier epochs on every node; enabling and a role change do
+// not, and what was ended stays ended.
+func TestStaffSessionEpoch(t *testing.T) {
+	tx := newStaffTx()
+	user := func() StaffUser {
+		var u StaffUser
+		if ok, err := tx.Get(CollectionStaffUsers, "jdoe", &u); !ok || err != nil {
+			t.Fatalf("no account: %v", err)
+		}
+		return u
+	}
+	token := func(id string) APIToken {
+		var tok APIToken
+		tx.Get(CollectionAPITokens, id, &tok)
+		return tok
+	}
+	steps := []struct {
+		name  string
+		kind  Kind
+		fill  func(*Command)
+		epoch uint64
+	}{
+		{"add", KindStaffUser, func(c *Command) {
+			c.StaffUser = &StaffUserChange{Op: StaffAdd, Username: "jdoe", Name: "Jane Doe", Role: RoleClerk, PasswordHash: "$argon2id$a"}
+		}, 0},
+		{"first password", KindStaffUser, func(c *Command) {
+			c.StaffUser = &StaffUserChange{Op: StaffPassword, Username: "jdoe", PasswordHash: "$argon2id$b"}
+		}, 1},
+		{"token issued", KindAPIToken, func(c *Command) {
+			c.APIToken = &APITokenChange{Op: "issue", ID: "t1", Username: "jdoe", SecretHash: strings.Repeat("a", 64)}
+		}, 1},
+		{"role change", KindStaffUser, func(c *Command) { c.StaffUser = &StaffUserChange{Op: StaffRole, Username: "jdoe", Role: RoleTreasurer} }, 1},
+		{"reset", KindStaffUser, func(c *Command) {
+			c.StaffUser = &StaffUserChange{Op: StaffPassword, Username: "jdoe", PasswordHash: "$argon2id$c", MustChange: true}
+		}, 2},
+		{"second token", KindAPIToken, func(c *Command) {
+			c.APIToken = &APITokenChange{Op: "issue", ID: "t2", Username: "jdoe", SecretHash: strings.Repeat("b", 64)}
+		}, 2},
+		{"disable", KindStaffUser, func(c *Command) { c.StaffUser = &StaffUserChange{Op: StaffDisable, Username: "jdoe"} }, 3},
+		{"enable", KindStaffUser, func(c *Command) { c.StaffUser = &StaffUserChange{Op: StaffEnable, Username: "jdoe"} }, 3},
+	}
+	for _, st := range steps {
+		c := staffCmd(st.kind, "admin", "2026-11-02T09:00")
+		st.fill(&c)
+		if _, err := tx.run(t, c); err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		if u := user(); u.Epoch != st.epoch {
+			t.Fatalf("after %s: epoch %d, want %d", st.name, u.Epoch, st.epoch)
+		}
+		switch st.name {
+		case "role change":
+			if !token("t1").Live(user()) {
+				t.Fatal("a role change ended the token")
+			}
+		case "reset":
+			if token("t1").Live(user()) {
+				t.Fatal("the token outlived a reset")
+			}
+		case "second token":
+			if tok := token("t2"); tok.Epoch != 2 || !tok.Live(user()) {
+				t.Fatalf("a token issued after the reset: %+v", tok)
+			}
+		case "enable":
+			if token("t2").Live(user()) {
+				t.Fatal("the token came back when the account was enabled")
+			}
+		}
+	}
+	other := user()
+	other.Username = "asmith"
+	tok := token("t2")
+	tok.Epoch = other.Epoch
+	if tok.Live(other) {
+		t.Fatal("a token is live for another account")
+	}
+	tok.Revoked = true
+	if tok.Live(user()) {
+		t.Fatal("a revoked token is live")
+	}
+}
+
 func TestCreateBillsAllOrNothing(t *testing.T) {
 	tx := newStaffTx()
 	good := NewBill{ID: "B-1", Account: "100101", Parcel: "0601-141-2001", Description: "Weed cutting", BilledOn: MustDate("2026-11-02"), Principal: MustMoney("90.00"), Line: 2}

@@ -64,15 +64,26 @@ const (
 // a password hash is ever stored (argon2id, made by the adapter before the
 // command is built); the password never enters the log.
 type StaffUser struct {
-	Username     string   `json:"username"`
-	Name         string   `json:"name"`
-	Role         Role     `json:"role"`
-	PasswordHash string   `json:"password_hash"`
-	MustChange   bool     `json:"must_change,omitempty"` // set by add and reset: change the password at next sign-in
-	Disabled     bool     `json:"disabled,omitempty"`
-	Created      DateTime `json:"created"`
-	Changed      DateTime `json:"changed"`
-	ChangedBy    string   `json:"changed_by"`
+	Username     string `json:"username"`
+	Name         string `json:"name"`
+	Role         Role   `json:"role"`
+	PasswordHash string `json:"password_hash"`
+	MustChange   bool   `json:"must_change,omitempty"` // set by add and reset: change the password at next sign-in
+	Disabled     bool   `json:"disabled,omitempty"`
+	// Epoch is the account's session epoch: how many times its password
+	// was changed or reset or the account disabled. Sessions live in one
+	// node's memory and API tokens in the ledger; each remembers the
+	// epoch it began in and is void once the account's record (which is
+	// replicated, so every node reads the same) has moved past it. That
+	// is how a password changed at the clerk's node ends a session that
+	// someone opened with the old password at the backup. Enabling the
+	// account again does not lower it: what the change ended stays ended.
+	// A role change does not raise it, because sessions and tokens read
+	// the role from the record on every request.
+	Epoch     uint64   `json:"epoch,omitempty"`
+	Created   DateTime `json:"created"`
+	Changed   DateTime `json:"changed"`
+	ChangedBy string   `json:"changed_by"`
 }
 
 // APIToken is a bearer token for automation. Its secret is random (256
@@ -86,6 +97,15 @@ type APIToken struct {
 	Created    DateTime `json:"created"`
 	CreatedBy  string   `json:"created_by"`
 	Revoked    bool     `json:"revoked,omitempty"`
+	Epoch      uint64   `json:"epoch,omitempty"` // the account's session epoch when the token was issued
+}
+
+// Live reports whether the token may act for u, the account's record as
+// the ledger holds it now: the token is not revoked, it is u's, u is not
+// disabled, and u's password has not been changed or reset, nor u
+// disabled, since the token was issued (StaffUser.Epoch).
+func (t APIToken) Live(u StaffUser) bool {
+	return !t.Revoked && t.Username == u.Username && !u.Disabled && t.Epoch == u.Epoch
 }
 
 // StaffUserOp is what a StaffUserChange does.
@@ -94,8 +114,8 @@ type StaffUserOp string
 // Staff account operations.
 const (
 	StaffAdd      StaffUserOp = "add"      // a new account; must change its password at first sign-in
-	StaffPassword StaffUserOp = "password" // a new password hash (a reset sets MustChange, a change clears it)
-	StaffDisable  StaffUserOp = "disable"
+	StaffPassword StaffUserOp = "password" // a new password hash (a reset sets MustChange, a change clears it); raises Epoch
+	StaffDisable  StaffUserOp = "disable"  // raises Epoch
 	StaffEnable   StaffUserOp = "enable"
 	StaffRole     StaffUserOp = "role" // a new role
 )
@@ -166,8 +186,14 @@ func applyStaffUser(tx Tx, c Command, res *Result) error {
 			return Errorf(EINVALID, "", "A password hash is required.")
 		}
 		u.PasswordHash, u.MustChange = ch.PasswordHash, ch.MustChange
+		if RulesFormat(tx) >= 2 {
+			u.Epoch++ // ends the account's sessions and tokens everywhere
+		}
 	case StaffDisable:
 		u.Disabled = true
+		if RulesFormat(tx) >= 2 {
+			u.Epoch++
+		}
 	case StaffEnable:
 		u.Disabled = false
 	case StaffRole:
@@ -209,7 +235,7 @@ func applyAPIToken(tx Tx, c Command, res *Result) error {
 		if len(ch.SecretHash) != 64 {
 			return Errorf(EINVALID, "", "The token's secret hash must be a hex SHA-256.")
 		}
-		t = APIToken{ID: ch.ID, Username: ch.Username, Label: ch.Label, SecretHash: ch.SecretHash, Created: c.At, CreatedBy: c.Actor}
+		t = APIToken{ID: ch.ID, Username: ch.Username, Label: ch.Label, SecretHash: ch.SecretHash, Created: c.At, CreatedBy: c.Actor, Epoch: u.Epoch}
 	case "revoke":
 		if !found {
 			return Errorf(ENOTFOUND, "", "There is no token %q.", ch.ID)

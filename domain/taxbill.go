@@ -198,8 +198,8 @@ type PayPropertyTax struct {
 // resident chose; the kiosk charges exactly that amount.
 func applyPayPropertyTax(tx Tx, c Command, index uint64, p *Params, res *Result) error {
 	pay := c.PayPropertyTax
-	if !pay.Amount.IsPositive() {
-		return Errorf(EINVALID, sectionInstallment, "The payment amount must be more than $0.00.")
+	if err := checkPaymentAmount(tx, pay.Amount, c.At.Date, p); err != nil {
+		return err
 	}
 	if !pay.Tender.Valid() {
 		return Errorf(EINVALID, "", "Unknown tender %q.", pay.Tender)
