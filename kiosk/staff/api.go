@@ -3,7 +3,8 @@ package staff
 import (
 	"context"
 	"crypto/subtle"
-	"encoding/json"
+	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"strings"
@@ -53,21 +54,40 @@ func loopback(r *http.Request) bool {
 	return err == nil && ip != nil && ip.IsLoopback()
 }
 
-// tokenUser returns the active account a token belongs to.
-func (s *Server) tokenUser(tok string) (domain.StaffUser, bool) {
+// tokenUser returns the active account a token belongs to. A token
+// issued before the account's latest password change, reset or disabling
+// is void (domain.APIToken.Live).
+func (s *Server) tokenUser(tok string) (domain.StaffUser, bool) { return tokenUser(s.ledger, tok) }
+
+// Administrator returns the username of the active administrator whose
+// live API token tok is, read from records (the replicated staff accounts
+// and tokens, the same on every node). The appliance accepts it as the
+// operator's authority for a membership change on the peer port.
+func Administrator(records domain.Records, tok string) (string, error) {
+	u, ok := tokenUser(records, tok)
+	if !ok {
+		return "", errors.New("the API token is not valid")
+	}
+	if u.Role != domain.RoleAdministrator {
+		return "", fmt.Errorf("the token belongs to %s, a %s, not an administrator", u.Username, u.Role)
+	}
+	return u.Username, nil
+}
+
+func tokenUser(records domain.Records, tok string) (domain.StaffUser, bool) {
 	id, secret, ok := parseAPIToken(tok)
 	if !ok {
 		return domain.StaffUser{}, false
 	}
 	var t domain.APIToken
-	if err := s.ledger.Get(domain.CollectionAPITokens, id, &t); err != nil || t.Revoked {
+	if err := records.Get(domain.CollectionAPITokens, id, &t); err != nil || t.Revoked {
 		return domain.StaffUser{}, false
 	}
 	if subtle.ConstantTimeCompare([]byte(hashSecret(secret)), []byte(t.SecretHash)) != 1 {
 		return domain.StaffUser{}, false
 	}
 	var u domain.StaffUser
-	if err := s.ledger.Get(domain.CollectionStaffUsers, t.Username, &u); err != nil || u.Disabled {
+	if err := records.Get(domain.CollectionStaffUsers, t.Username, &u); err != nil || !t.Live(u) {
 		return domain.StaffUser{}, false
 	}
 	return u, true
@@ -163,10 +183,8 @@ type UserResponse struct {
 
 func (s *Server) apiUser(w http.ResponseWriter, r *http.Request) {
 	var req UserRequest
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxFormBytes))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		writeAPIError(w, domain.Errorf(domain.EINVALID, "", "The request body is not a user request: %v", err))
+	if err := decodeBody(w, r, &req, "a user request"); err != nil {
+		writeAPIError(w, err)
 		return
 	}
 	resp, err := s.changeUser(r, req)

@@ -102,7 +102,10 @@ func parseNewBill(account, parcel, description, billedOn, amount, id string, lin
 		return nb, domain.Errorf(domain.EINVALID, "", "%sthe amount %q is not an amount of money like 90.00.", where, amount)
 	}
 	nb.Principal = m
-	return nb, nb.Check()
+	if err := nb.Check(); err != nil {
+		return nb, err
+	}
+	return nb, nb.CheckText()
 }
 
 // parseBillCSV reads an import file. It returns the bills and every error

@@ -2,6 +2,7 @@ package staff
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 
 	"github.com/villagehall/appliance/domain"
@@ -10,6 +11,10 @@ import (
 
 // errorStatus maps an error to an HTTP status: the one place that does.
 func errorStatus(err error) int {
+	var bad badRequest
+	if errors.As(err, &bad) {
+		return http.StatusBadRequest
+	}
 	switch domain.ErrorCode(err) {
 	case domain.EINVALID:
 		return http.StatusUnprocessableEntity

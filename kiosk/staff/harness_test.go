@@ -35,6 +35,7 @@ type harness struct {
 	mu      sync.Mutex
 	clock   time.Time
 	loc     *time.Location
+	clockOf *harness // a peer reads the clock of the harness it was made from
 }
 
 type fakeCluster struct{ problems []string }
@@ -60,28 +61,48 @@ func newHarnessWith(t *testing.T, cluster fakeCluster) *harness {
 	}
 	h := &harness{t: t, loc: loc, clock: time.Date(2026, time.November, 2, 9, 0, 0, 0, loc)}
 	h.ledger = newMemLedger(h.now, loc)
+	h.serve(cluster)
+	return h
+}
+
+// serve starts a clerk's office over h's ledger and clock.
+func (h *harness) serve(cluster fakeCluster) {
+	h.t.Helper()
 	s, err := staff.New(staff.Config{
 		Ledger:        h.ledger,
 		Cluster:       cluster,
 		Refunds:       h.ledger,
 		Journal:       h.ledger,
 		Now:           h.now,
-		Location:      loc,
+		Location:      h.loc,
 		Logger:        slog.New(slog.NewTextHandler(io.Discard, nil)),
 		OperatorToken: "operator-secret-token-0123456789abcdef",
 		Hasher:        cheap,
 		Depositories:  []string{"Bank of Belleville (designated)"},
 	})
 	if err != nil {
-		t.Fatal(err)
+		h.t.Fatal(err)
 	}
 	h.handler = s.Handler()
 	h.srv = httptest.NewServer(h.handler)
-	t.Cleanup(h.srv.Close)
-	return h
+	h.t.Cleanup(h.srv.Close)
+}
+
+// peer starts the clerk's office of another node: a second staff.Server
+// over the same ledger (the memLedger stands for the replicated ledger
+// that both nodes read) and the same clock, with its own sessions and
+// sign-in limiter in its own memory, as another node has.
+func (h *harness) peer() *harness {
+	h.t.Helper()
+	p := &harness{t: h.t, ledger: h.ledger, loc: h.loc, clockOf: h}
+	p.serve(fakeCluster{})
+	return p
 }
 
 func (h *harness) now() time.Time {
+	if h.clockOf != nil {
+		return h.clockOf.now()
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.clock
@@ -120,6 +141,35 @@ type client struct {
 func (h *harness) client() *client {
 	jar, _ := cookiejar.New(nil)
 	return &client{h: h, http: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+// clientFrom is a browser on the computer at addr ("10.0.0.7:50000"): its
+// requests are served in process with that remote address, since every
+// request to the httptest server comes from loopback.
+func (h *harness) clientFrom(addr string) *client {
+	c := h.client()
+	c.http.Transport = fromAddr{handler: h.handler, addr: addr}
+	return c
+}
+
+// fromAddr is a RoundTripper that serves a request with handler as if it
+// came from addr.
+type fromAddr struct {
+	handler http.Handler
+	addr    string
+}
+
+func (f fromAddr) RoundTrip(req *http.Request) (*http.Response, error) {
+	r := req.Clone(req.Context())
+	r.RemoteAddr, r.RequestURI = f.addr, req.URL.RequestURI()
+	if r.Body == nil {
+		r.Body = http.NoBody
+	}
+	rec := httptest.NewRecorder()
+	f.handler.ServeHTTP(rec, r)
+	resp := rec.Result()
+	resp.Request = req
+	return resp, nil
 }
 
 // page is a response and its parsed HTML.

@@ -1,7 +1,6 @@
 package staff
 
 import (
-	"encoding/csv"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -135,9 +134,7 @@ func (s *Server) showJournalCSV(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="journal-%s.csv"`, s.today()))
-	cw := csv.NewWriter(w)
+	cw := startCSV(w, fmt.Sprintf("journal-%s.csv", s.today()))
 	_ = cw.Write([]string{"seq", "raft_index", "at", "actor", "node", "kind", "command_id", "outcome", "error", "hash"})
 	err = s.journal.Journal(func(e JournalEntry) error {
 		if f.match(e) {
@@ -145,7 +142,9 @@ func (s *Server) showJournalCSV(w http.ResponseWriter, r *http.Request) {
 		}
 		return nil
 	})
-	cw.Flush()
+	if ferr := cw.Flush(); err == nil {
+		err = ferr
+	}
 	if err != nil {
 		s.log.Error("journal export", "err", err)
 	}

@@ -5,8 +5,10 @@ import (
 	"crypto/subtle"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff/view"
@@ -64,6 +66,9 @@ func (s *Server) checkCSRF(w http.ResponseWriter, r *http.Request, sess session)
 
 // signedIn admits a browser with a signed-in session of an active account,
 // checking the CSRF token of every POST. Others go to the sign-in page.
+// The account is read from the ledger on every request, and a session
+// from before the account's latest password change, reset or disabling
+// (an older epoch) ends, whichever node the change was made at.
 func (s *Server) signedIn(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		sess, ok := s.currentSession(r)
@@ -76,7 +81,10 @@ func (s *Server) signedIn(next http.HandlerFunc) http.HandlerFunc {
 			return
 		}
 		var u domain.StaffUser
-		if err := s.ledger.Get(domain.CollectionStaffUsers, sess.username, &u); err != nil || u.Disabled {
+		if err := s.ledger.Get(domain.CollectionStaffUsers, sess.username, &u); err != nil || u.Disabled || sess.epoch < u.Epoch {
+			if err == nil && !u.Disabled {
+				s.log.Info("staff session ended: the account's password was changed or reset, or the account disabled, since sign-in", "user", u.Username)
+			}
 			s.sessions.end(sess.id)
 			setSessionCookie(w, r, "", -1)
 			redirect(w, r, "/staff/login")
@@ -118,7 +126,7 @@ func (s *Server) showLoginPage(w http.ResponseWriter, r *http.Request) {
 func (s *Server) loginForm(w http.ResponseWriter, r *http.Request, status int, f view.LoginForm) {
 	sess, ok := s.currentSession(r)
 	if !ok || sess.username != "" {
-		sess = s.sessions.start("")
+		sess = s.sessions.start("", 0)
 		setSessionCookie(w, r, sess.id, 0)
 	}
 	p := s.page(r, "Sign in")
@@ -146,9 +154,12 @@ func (s *Server) submitLogin(w http.ResponseWriter, r *http.Request) {
 	username := strings.ToLower(formValue(r, "username"))
 	password := r.PostForm.Get("password")
 	f := view.LoginForm{Username: username, Next: safeNext(r.PostForm.Get("next"))}
-	if s.limiter.blocked(username, r) {
-		s.log.Warn("staff sign-in refused: too many failures", "user", username, "remote", r.RemoteAddr)
-		f.Error = "Too many failed sign-ins. Wait 15 minutes and try again, or ask the administrator."
+	// From here the attempt counts as a failure until the password is
+	// found right (limiter).
+	if h, ok := s.limiter.take(username, r); !ok {
+		s.log.Warn("staff sign-in refused: too many failures", "user", username, "remote", r.RemoteAddr, "account", h.account, "wait", h.wait)
+		w.Header().Set("Retry-After", strconv.Itoa(int((h.wait+time.Second-1)/time.Second)))
+		f.Error = h.message()
 		s.loginForm(w, r, http.StatusTooManyRequests, f)
 		return
 	}
@@ -163,7 +174,6 @@ func (s *Server) submitLogin(w http.ResponseWriter, r *http.Request) {
 		hash = dummyHash()
 	}
 	if !CheckPassword(hash, password) || err != nil || u.Disabled {
-		s.limiter.fail(username, r)
 		s.log.Info("staff sign-in failed", "user", username, "remote", r.RemoteAddr)
 		f.Error = "The username or password is wrong, or the account is disabled."
 		s.loginForm(w, r, http.StatusUnauthorized, f)
@@ -171,7 +181,7 @@ func (s *Server) submitLogin(w http.ResponseWriter, r *http.Request) {
 	}
 	s.limiter.succeed(username, r)
 	s.sessions.end(sess.id)
-	ns := s.sessions.start(u.Username)
+	ns := s.sessions.start(u.Username, u.Epoch)
 	setSessionCookie(w, r, ns.id, 0)
 	s.log.Info("staff signed in", "user", u.Username, "role", u.Role)
 	if u.MustChange {
@@ -225,9 +235,25 @@ func (s *Server) submitPassword(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	// Other sessions of this account end; this one starts afresh.
+	// Other sessions of this account end (here at once, elsewhere by the
+	// epoch the change raised); this one starts afresh in the new epoch.
+	// The change raised the epoch by one. If this node's replica has not
+	// applied it yet, the record still shows the old hash and epoch, and
+	// a session ahead of the record is not ended (only one behind it is);
+	// if the record shows another hash, someone changed or reset the
+	// password at the same moment, and this session ends too.
 	s.sessions.endUser(pr.user.Username)
-	ns := s.sessions.start(pr.user.Username)
+	epoch := pr.user.Epoch + 1
+	var u domain.StaffUser
+	if err := s.ledger.Get(domain.CollectionStaffUsers, pr.user.Username, &u); err == nil && u.PasswordHash != pr.user.PasswordHash {
+		if u.PasswordHash != hash {
+			setSessionCookie(w, r, "", -1)
+			redirect(w, r, "/staff/login")
+			return
+		}
+		epoch = u.Epoch
+	}
+	ns := s.sessions.start(pr.user.Username, epoch)
 	setSessionCookie(w, r, ns.id, 0)
 	redirect(w, r, "/staff/?changed=password")
 }

@@ -1,7 +1,6 @@
 package staff
 
 import (
-	"encoding/csv"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -153,9 +152,7 @@ func (s *Server) showTaxRollCSV(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, domain.Errorf(domain.ENOTFOUND, "§5.10", "The %d tax roll is not certified yet.", year))
 		return
 	}
-	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="tax-roll-%d-%s.csv"`, year, county))
-	cw := csv.NewWriter(w)
+	cw := startCSV(w, fmt.Sprintf("tax-roll-%d-%s.csv", year, county))
 	_ = cw.Write(TaxRollCSVHeader)
 	for _, it := range run.Certified {
 		if it.County != county {
@@ -163,5 +160,7 @@ func (s *Server) showTaxRollCSV(w http.ResponseWriter, r *http.Request) {
 		}
 		_ = cw.Write([]string{it.County.Title(), it.Parcel, it.Address, it.Owner, it.Account, it.BillID, it.Description, it.BilledOn.String(), it.Principal.String(), it.Interest.String(), it.Penalty.String(), it.Balance.String(), run.CertifiedAt.Date.String(), it.CommandID})
 	}
-	cw.Flush()
+	if err := cw.Flush(); err != nil {
+		s.log.Error("tax roll export", "year", year, "county", county, "err", err)
+	}
 }

@@ -2,7 +2,6 @@ package staff
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"strings"
 
@@ -31,15 +30,16 @@ type PaymentResponse struct {
 
 // apiPayment serves POST /api/v1/payments. The client makes the command id,
 // so a retry of a request whose answer was lost sends the same id and gets
-// the first result back, never a second payment. A payment the cluster has
+// the first result back, never a second payment; the same id with another
+// body (or from another account) is a conflict (409), never the first
+// result. A single payment is at most the payment limit in force; cash and
+// checks go into the caller's open drawer, as at the window. A payment the cluster has
 // not confirmed in time is answered as provisional: it is recorded on this
 // node and posts when the network returns.
 func (s *Server) apiPayment(w http.ResponseWriter, r *http.Request) {
 	var req PaymentRequest
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxFormBytes))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		writeAPIError(w, domain.Errorf(domain.EINVALID, "", "The request body is not a payment: %v", err))
+	if err := decodeBody(w, r, &req, "a payment"); err != nil {
+		writeAPIError(w, err)
 		return
 	}
 	amount, err := domain.ParseMoney(req.Amount)
@@ -60,13 +60,38 @@ func (s *Server) apiPayment(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	pr, _ := principalFrom(r.Context())
-	cmd, err := s.ledger.NewCommand(domain.KindPayBill, pr.user.Username)
+	kind := domain.KindPayBill
+	var in *domain.WindowPayment
+	if req.Tender != domain.Card {
+		// Cash and checks through the API follow the window's rule: they
+		// go into the caller's open drawer, to be counted at its close.
+		d, open, err := s.openDrawer(pr.user.Username)
+		if err != nil {
+			writeAPIError(w, err)
+			return
+		}
+		if !open {
+			writeAPIError(w, domain.Errorf(domain.ECONFLICT, "", "A %s payment goes into an open drawer: open one at the window for %s first.", req.Tender, pr.user.Username))
+			return
+		}
+		kind = domain.KindWindowPayment
+		in = &domain.WindowPayment{DrawerID: d.ID, BillID: req.BillID, Amount: amount, Tender: req.Tender, Tendered: amount, Reference: req.Reference, Payer: req.Payer}
+	}
+	cmd, err := s.ledger.NewCommand(kind, pr.user.Username)
 	if err != nil {
 		writeAPIError(w, err)
 		return
 	}
 	cmd.ID = "api-" + req.CommandID
-	cmd.PayBill = &domain.PayBill{BillID: req.BillID, Amount: amount, Tender: req.Tender, Reference: req.Reference, Payer: req.Payer}
+	if in != nil {
+		cmd.WindowPayment = in
+	} else {
+		cmd.PayBill = &domain.PayBill{BillID: req.BillID, Amount: amount, Tender: req.Tender, Reference: req.Reference, Payer: req.Payer}
+	}
+	if err := cmd.CheckText(); err != nil {
+		writeAPIError(w, err)
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), submitWait)
 	defer cancel()
 	res, err := s.ledger.Submit(ctx, cmd)

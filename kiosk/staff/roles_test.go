@@ -127,7 +127,7 @@ func TestAPIRoleMatrix(t *testing.T) {
 		for _, rt := range apiRoutes {
 			body := `{"op":"enable","username":"` + name + `"}`
 			if rt.path == "/api/v1/payments" {
-				body = `{"command_id":"matrix-` + name + `","bill_id":"B-2026-0102","amount":"1.00","tender":"cash"}`
+				body = `{"command_id":"matrix-` + name + `","bill_id":"B-2026-0102","amount":"1.00","tender":"card","reference":"APPROVAL-1"}`
 			}
 			req, _ := http.NewRequest(rt.method, h.srv.URL+rt.path, strings.NewReader(body))
 			req.Header.Set("Authorization", "Bearer "+tok)

@@ -12,6 +12,9 @@
 //
 // One file per resource: login.go, users.go, bills.go, window.go,
 // cluster.go, api.go; error.go maps errors to statuses in one place.
+// What every route shares has one file too: auth.go (hashes, sessions,
+// the sign-in limiter), password.go (the password policy), export.go
+// (every CSV download) and jsonbody.go (every JSON request body).
 package staff
 
 import (
@@ -136,11 +139,14 @@ func New(cfg Config) (*Server, error) {
 	if s.hasher == (Hasher{}) {
 		s.hasher = DefaultHasher
 	}
+	if err := s.hasher.check(); err != nil {
+		return nil, fmt.Errorf("staff: password hasher: %w", err)
+	}
 	if len(s.banks) == 0 {
 		s.banks = []string{"Village general account (designated public depository)"}
 	}
 	s.sessions = &sessions{now: s.now, m: map[string]*session{}}
-	s.limiter = &limiter{now: s.now, m: map[string][]time.Time{}}
+	s.limiter = newLimiter(s.now)
 	return s, nil
 }
 

@@ -38,11 +38,14 @@ func (s *Server) usersPage(w http.ResponseWriter, r *http.Request, status int, f
 		return
 	}
 	v := view.Users{Form: f}
+	byName := map[string]domain.StaffUser{}
 	for _, u := range users {
+		byName[u.Username] = u
 		v.Users = append(v.Users, view.User{Username: u.Username, Name: u.Name, Role: u.Role.Title(), MustChange: u.MustChange, Disabled: u.Disabled, Changed: u.Changed.String(), ChangedBy: u.ChangedBy})
 	}
 	for _, t := range tokens {
-		v.Tokens = append(v.Tokens, view.Token{ID: t.ID, Username: t.Username, Label: t.Label, Created: t.Created.String(), Revoked: t.Revoked})
+		v.Tokens = append(v.Tokens, view.Token{ID: t.ID, Username: t.Username, Label: t.Label, Created: t.Created.String(), Revoked: t.Revoked,
+			Ended: !t.Revoked && !t.Live(byName[t.Username])})
 	}
 	for _, role := range domain.Roles() {
 		v.Roles = append(v.Roles, view.Option{Value: string(role), Label: role.Title(), Selected: string(role) == f.Role})

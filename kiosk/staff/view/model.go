@@ -72,10 +72,12 @@ type User struct {
 	Changed, ChangedBy   string
 }
 
-// Token is one API token (never its secret).
+// Token is one API token (never its secret). Ended means the token no
+// longer works because its account's password was changed or reset or the
+// account disabled after it was issued.
 type Token struct {
 	ID, Username, Label, Created string
-	Revoked                      bool
+	Revoked, Ended               bool
 }
 
 // Option is one choice of a select.

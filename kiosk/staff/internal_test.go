@@ -1,0 +1,175 @@
+package staff
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// TestLimiterMemoryIsBounded: a flood of sign-ins from ever new addresses
+// for ever new usernames keeps the limiter at its bound, and the flood
+// does not evict the address being held.
+func TestLimiterMemoryIsBounded(t *testing.T) {
+	clock := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	l := newLimiter(func() time.Time { return clock })
+	l.max = 100
+	req := func(addr string) *http.Request {
+		r := httptest.NewRequest("POST", "/staff/login", nil)
+		r.RemoteAddr = addr
+		return r
+	}
+	guesser := req("10.9.9.9:4000")
+	for range addrFree {
+		if _, ok := l.take("admin", guesser); !ok {
+			t.Fatal("held before its free guesses")
+		}
+	}
+	if _, ok := l.take("admin", guesser); ok {
+		t.Fatal("not held after its free guesses")
+	}
+	for i := range 5000 {
+		clock = clock.Add(time.Millisecond)
+		l.take(fmt.Sprintf("user%d", i), req(fmt.Sprintf("10.%d.%d.%d:4000", i>>16&255, i>>8&255, i&255)))
+		if len(l.m) > l.max {
+			t.Fatalf("after %d sign-ins the limiter holds %d keys, more than %d", i+1, len(l.m), l.max)
+		}
+	}
+	if _, ok := l.take("admin", guesser); ok {
+		t.Fatal("the flood evicted the held address")
+	}
+	// An hour after its latest failure an address is forgotten: free again,
+	// and first to go when room is made.
+	clock = clock.Add(forgetAfter + time.Minute)
+	if _, ok := l.take("admin", guesser); !ok {
+		t.Fatal("still held after an idle hour")
+	}
+	for i := range 60 {
+		clock = clock.Add(time.Millisecond)
+		l.take("late", req(fmt.Sprintf("10.8.8.%d:4000", i)))
+	}
+	for k, st := range l.m {
+		if clock.Sub(st.last) > forgetAfter {
+			t.Errorf("%s: forgotten strikes kept while room was made", k)
+		}
+	}
+	for i := range 60 {
+		if l.m[addressKey(req(fmt.Sprintf("10.8.8.%d:4000", i)))] == nil {
+			t.Errorf("10.8.8.%d evicted although forgotten keys could be swept", i)
+		}
+	}
+}
+
+func TestSafeCell(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"", ""},
+		{"Weed cutting", "Weed cutting"},
+		{"=1+1", "'=1+1"},
+		{`=HYPERLINK("http://evil.example")`, `'=HYPERLINK("http://evil.example")`},
+		{"+cmd|' /C calc'!A0", "'+cmd|' /C calc'!A0"},
+		{"@SUM(A1)", "'@SUM(A1)"},
+		{"\t=1", "'\t=1"},
+		{"\r=1", "'\r=1"},
+		{"-1+2", "'-1+2"},
+		{"-2+3+cmd|' /C calc'!A0", "'-2+3+cmd|' /C calc'!A0"},
+		{"-", "'-"},
+		{"-.5", "'-.5"},
+		{"-1e3", "'-1e3"},
+		{"-12.50", "-12.50"},
+		{"-0.37", "-0.37"},
+		{"142.37", "142.37"},
+		{"12", "12"},
+		{"＝1+1", "'＝1+1"},
+		{"＋1", "'＋1"},
+		{"a=1", "a=1"},
+		{" =1", " =1"},
+	} {
+		if got := safeCell(tc.in); got != tc.want {
+			t.Errorf("safeCell(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// FuzzDecodeBody: whatever the body, the strict decoder does not panic,
+// and a body it takes is one encoding/json reads the same way.
+func FuzzDecodeBody(f *testing.F) {
+	for _, seed := range []string{
+		`{"command_id":"a","bill_id":"B","amount":"1.00","tender":"card","reference":"x"}`,
+		`{"amount":"1","amount":"2"}`,
+		`{"amount":"1","AMOUNT":"2"}`,
+		`{"payer":"x","nested":{"a":1,"a":2}}`,
+		`{"a":[{"b":1},{"b":1}]}`,
+		`{} {}`,
+		`[]`,
+		`null`,
+		`{"amount":"1"`,
+		"{\"payer\":\"\xff\"}",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var strict PaymentRequest
+		r := httptest.NewRequest("POST", "/api/v1/payments", bytes.NewReader(body))
+		err := decodeBody(httptest.NewRecorder(), r, &strict, "a payment")
+		if err != nil {
+			if errorStatus(err) != http.StatusBadRequest {
+				t.Fatalf("refusal %v has status %d", err, errorStatus(err))
+			}
+			return
+		}
+		var loose PaymentRequest
+		if err := json.Unmarshal(body, &loose); err != nil {
+			t.Fatalf("strict took %q, encoding/json refuses it: %v", body, err)
+		}
+		if !reflect.DeepEqual(strict, loose) {
+			t.Fatalf("strict read %+v, encoding/json %+v", strict, loose)
+		}
+	})
+}
+
+func TestCheckJSONObjectNested(t *testing.T) {
+	for body, ok := range map[string]bool{
+		`{"a":{"b":1,"c":{"d":[1,{"e":2}]}},"f":[[],{}]}`: true,
+		`{"a":{"b":1,"b":2}}`:                             false,
+		`{"a":[{"b":1},{"b":2}]}`:                         true, // the same name in two objects
+		`{"a":[{"b":1,"B":2}]}`:                           false,
+		`{"K":1,"\u212a":2}`:                              false, // KELVIN SIGN folds to K, as encoding/json matches it
+		`{"s":1,"ſ":2}`:                                   false, // LATIN SMALL LETTER LONG S folds to s
+	} {
+		if err := checkJSONObject([]byte(body)); (err == nil) != ok {
+			t.Errorf("%s: %v, want accepted %v", body, err, ok)
+		}
+	}
+}
+
+// TestAnonymousSessionsAreBounded: a flood of sign-in page visits keeps at
+// most maxAnonymous anonymous sessions, drops the least recently seen
+// first, and never drops a signed-in session.
+func TestAnonymousSessionsAreBounded(t *testing.T) {
+	clock := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	ss := &sessions{now: func() time.Time { return clock }, m: map[string]*session{}}
+	staff := ss.start("jdoe", 1)
+	for i := range 3 * maxAnonymous {
+		clock = clock.Add(time.Millisecond)
+		ss.start("", 0)
+		if ss.anon > maxAnonymous || len(ss.m) > maxAnonymous+1 {
+			t.Fatalf("after %d visits: %d anonymous sessions, %d in all", i+1, ss.anon, len(ss.m))
+		}
+	}
+	if _, ok := ss.get(staff.id); !ok {
+		t.Fatal("the flood dropped a signed-in session")
+	}
+	anon := 0
+	for _, s := range ss.m {
+		if s.username == "" {
+			anon++
+		}
+	}
+	if anon != ss.anon || anon != maxAnonymous {
+		t.Fatalf("counted %d anonymous sessions, kept count %d, want %d", anon, ss.anon, maxAnonymous)
+	}
+}
