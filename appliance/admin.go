@@ -11,14 +11,17 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/villagehall/appliance/sync/badgerstore"
 	"github.com/villagehall/appliance/sync/replica"
 )
 
-// showBackup streams a snapshot of the ledger. Only a client on the same
-// machine may ask: the nightly backup job runs there.
+// showBackup streams a snapshot of the ledger, which holds every staff
+// password hash and token hash: only on the HTTPS staff listener, with the
+// operator token, and only to a client on the same machine (the nightly
+// backup job runs there).
 func (m *Main) showBackup(w http.ResponseWriter, r *http.Request) {
 	host, _, _ := net.SplitHostPort(r.RemoteAddr)
 	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
@@ -35,19 +38,25 @@ func (m *Main) showBackup(w http.ResponseWriter, r *http.Request) {
 func backupCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("backup", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	node := fs.String("node", "http://127.0.0.1:8080", "the running node's HTTP address (loopback)")
+	node := fs.String("node", "https://127.0.0.1:8443", "the running node's staff address (HTTPS, loopback)")
+	data := fs.String("data", "data", "the node's data folder (for its operator token and certificate)")
 	out := fs.String("out", "", "file to write")
 	if err := fs.Parse(args); err != nil || *out == "" {
 		fs.Usage()
 		return errUsage
 	}
+	client, tok, err := operatorClient(*data)
+	if err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, *node+"/admin/backup", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(*node, "/")+"/admin/backup", nil)
 	if err != nil {
 		return err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := client.Do(req)
 	if err != nil {
 		return fmt.Errorf("backup: %w", err)
 	}

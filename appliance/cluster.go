@@ -35,11 +35,15 @@ const nodeFile = "node.json"
 
 // nodeSettings is node.json.
 type nodeSettings struct {
-	ID              string `json:"id"`
-	Peer            string `json:"peer"`             // where peers reach this node's peer port
-	Listen          string `json:"listen,omitempty"` // what the peer port binds; default Peer
-	Bootstrap       bool   `json:"bootstrap,omitempty"`
-	JoinVia         string `json:"join_via,omitempty"` // a member's peer address; serve joins through it
+	ID        string `json:"id"`
+	Peer      string `json:"peer"`             // where peers reach this node's peer port
+	Listen    string `json:"listen,omitempty"` // what the peer port binds; default Peer
+	Bootstrap bool   `json:"bootstrap,omitempty"`
+	JoinVia   string `json:"join_via,omitempty"` // a member's peer address; serve joins through it
+	// JoinToken is the operator's authority for the join (an
+	// administrator's API token, or the operator token of the node joined
+	// through); serve removes it once the node is a member.
+	JoinToken       string `json:"join_token,omitempty"`
 	AvoidLeadership bool   `json:"avoid_leadership,omitempty"`
 }
 
@@ -91,6 +95,7 @@ func initCommand(args []string, stdout, stderr io.Writer) error {
 	listen := fs.String("listen", "", "address the peer port binds (default: --peer)")
 	village := fs.String("village", "Village of Belleville", "name in the CA certificate")
 	hosts := fs.String("host", "", "more host names or addresses for the certificate, comma-separated")
+	role := fs.String("role", pki.RoleClerk, "this node's role: clerk, backup or kiosk")
 	if err := fs.Parse(args); err != nil || *peer == "" {
 		fmt.Fprintln(stderr, "init needs --peer host:port")
 		return errUsage
@@ -102,7 +107,7 @@ func initCommand(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ident, err := ca.Issue(*id, hostsFor(*peer, *hosts), time.Now())
+	ident, err := ca.Issue(*id, *role, hostsFor(*peer, *hosts), time.Now())
 	if err != nil {
 		return err
 	}
@@ -123,24 +128,25 @@ func initCommand(args []string, stdout, stderr io.Writer) error {
 // certCommand runs `appliance cert issue`.
 func certCommand(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "issue" {
-		fmt.Fprintln(stderr, "usage: appliance cert issue --node-id ID --out FILE [--data DIR] [--host H,...]")
+		fmt.Fprintln(stderr, "usage: appliance cert issue --node-id ID --role kiosk|clerk|backup --out FILE [--data DIR] [--host H,...]")
 		return errUsage
 	}
 	fs := flag.NewFlagSet("cert issue", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	data := fs.String("data", "data", "data folder of the node holding the CA key")
 	id := fs.String("node-id", "", "id of the new node")
+	role := fs.String("role", "", "the new node's role: kiosk (resident pages only), clerk or backup")
 	out := fs.String("out", "", "bundle file to write")
 	hosts := fs.String("host", "", "host names or addresses of the new node, comma-separated")
-	if err := fs.Parse(args[1:]); err != nil || *id == "" || *out == "" {
-		fmt.Fprintln(stderr, "cert issue needs --node-id and --out")
+	if err := fs.Parse(args[1:]); err != nil || *id == "" || *out == "" || *role == "" {
+		fmt.Fprintln(stderr, "cert issue needs --node-id, --role and --out")
 		return errUsage
 	}
 	ca, err := pki.LoadCA(pkiDir(*data))
 	if err != nil {
 		return fmt.Errorf("this node does not hold the CA key: %w", err)
 	}
-	ident, err := ca.Issue(*id, hostsFor("", *hosts), time.Now())
+	ident, err := ca.Issue(*id, *role, hostsFor("", *hosts), time.Now())
 	if err != nil {
 		return err
 	}
@@ -164,8 +170,14 @@ func joinCommand(args []string, stdout, stderr io.Writer) error {
 	peer := fs.String("peer", "", "host:port where the other nodes reach this node's peer port")
 	listen := fs.String("listen", "", "address the peer port binds (default: --peer)")
 	avoid := fs.Bool("avoid-leadership", false, "this node should not lead while a hall node is healthy (the backup node)")
+	token := tokenFlags(fs)
 	if err := fs.Parse(args); err != nil || *bundle == "" || *leader == "" || *peer == "" {
 		fmt.Fprintln(stderr, "join needs --bundle, --leader and --peer")
+		return errUsage
+	}
+	tok, err := token()
+	if err != nil || tok == "" {
+		fmt.Fprintln(stderr, "join needs the operator's authority: --token (an administrator's API token) or --token-file (e.g. the operator.token of the node joined through)")
 		return errUsage
 	}
 	ident, err := pki.ReadBundle(*bundle)
@@ -179,7 +191,7 @@ func joinCommand(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	s := nodeSettings{ID: ident.NodeID(), Peer: *peer, Listen: *listen, AvoidLeadership: *avoid,
-		JoinVia: strings.TrimPrefix(*leader, "https://")}
+		JoinVia: strings.TrimPrefix(*leader, "https://"), JoinToken: tok}
 	if err := writeSettings(*data, s); err != nil {
 		return err
 	}
@@ -189,13 +201,17 @@ func joinCommand(args []string, stdout, stderr io.Writer) error {
 }
 
 // memberCommand runs `appliance remove` and `appliance transfer`, which ask
-// the leader, authenticated with this node's certificate.
+// the leader over the peer port, with this node's certificate and the
+// operator's authority: an administrator's API token (--token) or an
+// operator token (--token-file; by default this node's own, which the
+// leader accepts when the command runs on the leader's machine).
 func memberCommand(ctx context.Context, name string, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	data := fs.String("data", "data", "data folder of a node of the cluster (for its certificate)")
 	leader := fs.String("leader", "", "peer address (host:port) of any node of the cluster")
 	id := fs.String("node-id", "", "the node to remove, or to transfer leadership to (transfer: optional)")
+	token := tokenFlags(fs)
 	if err := fs.Parse(args); err != nil || *leader == "" || (name == "remove" && *id == "") {
 		fmt.Fprintf(stderr, "%s needs --leader%s\n", name, map[bool]string{true: " and --node-id", false: ""}[name == "remove"])
 		return errUsage
@@ -204,17 +220,83 @@ func memberCommand(ctx context.Context, name string, args []string, stdout, stde
 	if err != nil {
 		return err
 	}
+	tok, err := token()
+	if err != nil {
+		return err
+	}
+	if tok == "" {
+		if b, err := os.ReadFile(filepath.Join(*data, "operator.token")); err == nil {
+			tok = strings.TrimSpace(string(b))
+		}
+	}
 	path := replica.RemovePath
 	if name == "transfer" {
 		path = replica.TransferPath
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	if err := replica.NewPeerClient(ident.ClientTLS()).Member(ctx, *leader, path, *id, ""); err != nil {
+	if err := replica.NewPeerClient(ident.ClientTLS()).Member(ctx, *leader, path, *id, "", tok); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	fmt.Fprintf(stdout, "%s: done\n", name)
 	return nil
+}
+
+// tokenFlags adds --token and --token-file to fs and returns a function
+// that reads whichever was given (the file's contents, trimmed), or "".
+func tokenFlags(fs *flag.FlagSet) func() (string, error) {
+	tok := fs.String("token", "", "the operator's authority: an administrator's API token (or $APPLIANCE_TOKEN)")
+	file := fs.String("token-file", "", "read the token from this file (an operator.token)")
+	return func() (string, error) {
+		switch {
+		case *tok != "":
+			return *tok, nil
+		case *file != "":
+			b, err := os.ReadFile(*file)
+			if err != nil {
+				return "", fmt.Errorf("read token: %w", err)
+			}
+			return strings.TrimSpace(string(b)), nil
+		}
+		return os.Getenv("APPLIANCE_TOKEN"), nil
+	}
+}
+
+// joinCluster has the node ask to join through settings.JoinVia and,
+// once it is a member, removes the join token from node.json: the
+// operator's authority is not left on the node's disk.
+func (m *Main) joinCluster(settings nodeSettings) {
+	joined := m.Node.JoinCluster(settings.JoinVia, settings.JoinToken)
+	go func() {
+		<-joined
+		if settings.JoinToken == "" {
+			return
+		}
+		settings.JoinToken = ""
+		if err := writeSettings(m.Config.DataDir, settings); err != nil {
+			m.Config.Logger.Error("remove the join token from node.json", "err", err)
+		}
+	}()
+}
+
+// authorizeMember is the peer port's check of the operator's authority
+// for a membership change: this node's operator token (the operator at
+// this machine), or an administrator's API token (replicated, valid on
+// every node).
+func (m *Main) authorizeMember(r *http.Request) (string, error) {
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || got == "" {
+		return "", errors.New("no token given")
+	}
+	if subtle.ConstantTimeCompare([]byte(got), []byte(m.operatorToken)) == 1 {
+		return "operator of " + m.Config.NodeID, nil
+	}
+	if check := m.adminToken.Load(); check != nil {
+		if user, err := (*check)(got); err == nil {
+			return user, nil
+		}
+	}
+	return "", errors.New("the token is neither this node's operator token nor an administrator's API token")
 }
 
 // showCluster serves GET /api/v1/cluster.

@@ -31,7 +31,7 @@ func runCmd(t *testing.T, bin string, args ...string) string {
 
 func (n *node) start(t *testing.T, bin string, demo bool) {
 	t.Helper()
-	args := []string{"serve", "--data", n.dir, "--http", n.http}
+	args := []string{"serve", "--data", n.dir, "--http", n.http, "--https", "127.0.0.1:0", "--terminal", "simulator"}
 	if demo {
 		args = append(args, "--demo")
 	}
@@ -127,8 +127,9 @@ func TestClusterOfProcesses(t *testing.T) {
 	nodes[0].start(t, bin, true)
 	for _, n := range nodes[1:] {
 		bundle := filepath.Join(base, n.id+".bundle")
-		runCmd(t, bin, "cert", "issue", "--data", nodes[0].dir, "--node-id", n.id, "--out", bundle)
-		runCmd(t, bin, "join", "--data", n.dir, "--bundle", bundle, "--leader", nodes[0].peer, "--peer", n.peer)
+		runCmd(t, bin, "cert", "issue", "--data", nodes[0].dir, "--node-id", n.id, "--role", "clerk", "--out", bundle)
+		runCmd(t, bin, "join", "--data", n.dir, "--bundle", bundle, "--leader", nodes[0].peer, "--peer", n.peer,
+			"--token-file", filepath.Join(nodes[0].dir, "operator.token"))
 		n.start(t, bin, false)
 	}
 	waitApplied := func(min uint64, live []*node) uint64 {

@@ -196,7 +196,7 @@ func (m *Main) payFaults(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd.ID = req.CommandID
-	cmd.PayBill = &domain.PayBill{BillID: req.Bill, Amount: domain.Cents(req.Cents), Tender: domain.Cash}
+	cmd.PayBill = &domain.PayBill{BillID: req.Bill, Amount: domain.Cents(req.Cents), Tender: domain.Card}
 	m.submitFaults(w, r, cmd)
 }
 

@@ -51,15 +51,29 @@ func TestHealthAndMetrics(t *testing.T) {
 			t.Errorf("/metrics lacks %q", want)
 		}
 	}
-	// The backup stream is for the machine itself only; from loopback it
-	// is a framed snapshot.
-	resp, err = http.Get(base + "/admin/backup")
+	// The backup stream holds every password hash: never on the kiosk's
+	// listener, and on the staff listener only with the operator token.
+	if resp, err := http.Get(base + "/admin/backup"); err != nil || resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("backup on the kiosk's listener: %v, %v", resp, err)
+	}
+	staff := &http.Client{Transport: staffTransport(m)}
+	resp, err = staff.Get("https://" + m.StaffAddr() + "/admin/backup")
+	if err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("backup without the operator token: %v, %v", resp, err)
+	}
+	resp.Body.Close()
+	req, _ := http.NewRequest(http.MethodGet, "https://"+m.StaffAddr()+"/admin/backup", nil)
+	req.Header.Set("Authorization", "Bearer "+m.operatorToken)
+	resp, err = staff.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	snap, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(string(snap), "VHSNAP2\n") {
-		t.Fatalf("backup over loopback: %s, %d bytes", resp.Status, len(snap))
+		t.Fatalf("backup with the operator token: %s, %d bytes", resp.Status, len(snap))
+	}
+	if got := resp.Header.Get("Strict-Transport-Security"); got == "" {
+		t.Error("the staff listener sends no HSTS header")
 	}
 }

@@ -113,6 +113,8 @@ func benchMain(b *testing.B) (*Main, http.Handler) {
 	m := NewMain()
 	m.Config.DataDir = b.TempDir()
 	m.Config.HTTPAddr = "127.0.0.1:0"
+	m.Config.StaffAddr = "127.0.0.1:0"
+	m.Config.Terminal = "simulator" // the pay POST is measured against a terminal
 	m.Config.Now = func() time.Time { return villageNow }
 	m.Config.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	if err := m.Run(context.Background()); err != nil {

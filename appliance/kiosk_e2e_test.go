@@ -24,6 +24,7 @@ func startMainAt(t *testing.T, dir string, now time.Time) *Main {
 	m := NewMain()
 	m.Config.DataDir = dir
 	m.Config.HTTPAddr = "127.0.0.1:0"
+	m.Config.StaffAddr = "127.0.0.1:0"
 	m.Config.Demo = true
 	m.Config.Now = func() time.Time { return now }
 	m.Config.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))

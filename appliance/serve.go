@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 	_ "time/tzdata" // a bare Pi image may lack the zone database
 
@@ -22,6 +23,7 @@ import (
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk"
+	"github.com/villagehall/appliance/kiosk/staff"
 	"github.com/villagehall/appliance/kiosk/terminal"
 	"github.com/villagehall/appliance/sync/faults"
 	"github.com/villagehall/appliance/sync/pki"
@@ -32,8 +34,13 @@ var errUsage = errors.New("usage")
 
 // Config is a node's configuration.
 type Config struct {
-	DataDir    string // data folder (default ./data)
-	HTTPAddr   string // kiosk and staff pages (default 127.0.0.1:8080)
+	DataDir  string // data folder (default ./data)
+	HTTPAddr string // the resident kiosk, plain HTTP for the kiosk's own browser (default 127.0.0.1:8080)
+	// StaffAddr is the HTTPS listener of the clerk's office and the API
+	// (default 127.0.0.1:8443; a clerk's node serving the office's LAN
+	// binds its LAN address). A kiosk node serves none; "off" disables it.
+	StaffAddr  string
+	Terminal   string // the card terminal: "simulator" or "none" (default: the simulator with --demo, else none)
 	NodeID     string // this node's id (default "hall-kiosk")
 	Demo       bool   // load demo data into an empty ledger
 	ParamsFile string // parameter overrides layered over the embedded defaults
@@ -54,23 +61,43 @@ const Village = "America/Chicago"
 type Main struct {
 	Config   Config
 	Node     *replica.Node
-	Terminal *terminal.Simulator
+	Terminal *terminal.Simulator // the simulator, when the node runs one
 	server   *http.Server
 	ln       net.Listener
+	staff    *http.Server // the HTTPS staff listener, or nil
+	staffLn  net.Listener
+	identity *pki.Identity // the node's certificate (a node alone makes its own)
 	done     chan error
 
 	operatorToken string
-	faults        *faults.Injector // with --faults on a clustered node
+	// adminToken checks an administrator's API token against the
+	// replicated staff accounts (set once the node is open; the peer port
+	// may take a request before).
+	adminToken atomic.Pointer[func(token string) (string, error)]
+	faults     *faults.Injector // with --faults on a clustered node
 }
 
 // NewMain returns a Main with default configuration.
 func NewMain() *Main {
-	return &Main{Config: Config{DataDir: "data", HTTPAddr: "127.0.0.1:8080", NodeID: "hall-kiosk",
+	return &Main{Config: Config{DataDir: "data", HTTPAddr: "127.0.0.1:8080", StaffAddr: "127.0.0.1:8443", NodeID: "hall-kiosk",
 		OfflineCardLimit: domain.MustMoney("500.00")}}
 }
 
-// Addr returns the address the HTTP server listens on.
+// Addr returns the address the kiosk's HTTP server listens on.
 func (m *Main) Addr() string { return m.ln.Addr().String() }
+
+// StaffAddr returns the address the HTTPS staff listener listens on, or
+// "" when the node serves no staff pages.
+func (m *Main) StaffAddr() string {
+	if m.staffLn == nil {
+		return ""
+	}
+	return m.staffLn.Addr().String()
+}
+
+// Identity returns the node's certificate: its village certificate on a
+// clustered node, the one a node alone made for itself otherwise.
+func (m *Main) Identity() *pki.Identity { return m.identity }
 
 // Run opens the node and starts serving. It returns once the server
 // listens; Close stops it.
@@ -124,21 +151,35 @@ func (m *Main) Run(ctx context.Context) error {
 		if ident, err = pki.LoadIdentity(pkiDir(cfg.DataDir)); err != nil {
 			return fmt.Errorf("load this node's certificate: %w", err)
 		}
+		m.identity = ident
 		cfg.NodeID = settings.ID
 		rcfg.ID, rcfg.Bootstrap, rcfg.AvoidLeadership = settings.ID, settings.Bootstrap, settings.AvoidLeadership
+		if ident.Role() == pki.RoleKiosk {
+			// The kiosk stands in a public hallway: it hands leadership
+			// to a hall node that may lead whenever one is caught up.
+			rcfg.AvoidLeadership = true
+		}
 		listen := settings.Listen
 		if listen == "" {
 			listen = settings.Peer
 		}
-		pc := replica.PeerConfig{Identity: ident, Listen: listen, Advertise: settings.Peer}
+		pc := replica.PeerConfig{Identity: ident, Listen: listen, Advertise: settings.Peer, Authorize: m.authorizeMember}
 		if cfg.Faults {
 			m.hookFaults(&rcfg, &pc)
 		}
 		m.Node, err = replica.OpenPeer(rcfg, pc)
+		if err == nil {
+			node := m.Node
+			check := func(tok string) (string, error) { return staff.Administrator(node, tok) }
+			m.adminToken.Store(&check)
+		}
 		if err == nil && settings.JoinVia != "" {
-			m.Node.JoinCluster(settings.JoinVia)
+			m.joinCluster(settings)
 		}
 	} else {
+		if m.identity, err = localIdentity(cfg.DataDir, cfg.NodeID); err != nil {
+			return err
+		}
 		m.Node, err = replica.Open(rcfg)
 	}
 	if err != nil {
@@ -153,44 +194,142 @@ func (m *Main) Run(ctx context.Context) error {
 			cfg.Logger.Warn("demo data not loaded yet", "err", err)
 		}
 	}
-	m.Terminal = terminal.NewSimulator()
-	ks, err := kiosk.New(kiosk.Config{
-		Ledger:    m.Node,
-		Terminal:  m.Terminal,
-		Now:       cfg.Now,
-		Location:  loc,
-		Secret:    secret,
-		Logger:    cfg.Logger,
-		NodeID:    cfg.NodeID,
-		Simulator: true,
-	})
+	kcfg := kiosk.Config{
+		Ledger:   m.Node,
+		Now:      cfg.Now,
+		Location: loc,
+		Secret:   secret,
+		Logger:   cfg.Logger,
+		NodeID:   cfg.NodeID,
+	}
+	switch term := cfg.Terminal; {
+	case term == "simulator" || term == "" && cfg.Demo:
+		// The simulator approves whatever the resident picks: demo and
+		// development only, never a node that takes real money.
+		m.Terminal = terminal.NewSimulator()
+		kcfg.Terminal, kcfg.Simulator = m.Terminal, true
+		cfg.Logger.Warn("the card terminal is a simulator (--demo or --terminal simulator): card payments are not real")
+	case term == "" || term == "none":
+		// No terminal: the kiosk says card payments are not available
+		// and sends residents to the window.
+	default:
+		m.Node.Close()
+		return fmt.Errorf("unknown --terminal %q (simulator or none)", term)
+	}
+	ks, err := kiosk.New(kcfg)
 	if err != nil {
 		m.Node.Close()
 		return err
 	}
+	// The kiosk's listener: plain HTTP for the kiosk's own browser on
+	// loopback, resident pages only. Staff pages, the API and the backup
+	// stream are never served here.
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", m.showHealth)
-	mux.HandleFunc("GET /admin/backup", m.showBackup)
 	mux.Handle("GET /metrics", m.metricsHandler())
-	mux.HandleFunc("GET /api/v1/cluster", m.requireOperator(m.showCluster))
 	if cfg.Faults {
 		m.mountFaults(mux)
 	}
+	mux.Handle("/staff/", http.NotFoundHandler())
+	mux.Handle("/api/", http.NotFoundHandler())
+	mux.Handle("/admin/", http.NotFoundHandler())
 	mux.Handle("/", ks.Handler())
-	if err := m.mountStaff(mux, loc); err != nil {
+	if err := m.serveStaff(loc); err != nil {
 		m.Node.Close()
 		return err
 	}
 	m.ln, err = net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {
+		m.closeStaff()
 		m.Node.Close()
 		return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
 	}
-	m.server = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	m.done = make(chan error, 1)
+	// Timeouts bound what a slow client can hold: the headers, the whole
+	// request, and the answer (a card charge waits for the terminal up to
+	// three minutes, so the write timeout is longer than that).
+	m.server = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 4 * time.Minute, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
+	m.done = make(chan error, 2)
 	go func() { m.done <- m.server.Serve(m.ln) }()
-	cfg.Logger.Info("serving", "node", cfg.NodeID, "http", "http://"+m.Addr(), "data", cfg.DataDir)
+	cfg.Logger.Info("serving", "node", cfg.NodeID, "kiosk", "http://"+m.Addr(), "staff", m.StaffAddr(), "data", cfg.DataDir)
 	return nil
+}
+
+// serveStaff starts the HTTPS listener of the clerk's office and the API,
+// with the node's certificate, unless the node is a kiosk (its role takes
+// resident commands only) or the listener is turned off.
+func (m *Main) serveStaff(loc *time.Location) error {
+	cfg := &m.Config
+	if cfg.StaffAddr == "off" || m.identity.Role() == pki.RoleKiosk {
+		return nil
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", m.showHealth)
+	mux.Handle("GET /metrics", m.metricsHandler())
+	mux.HandleFunc("GET /admin/backup", m.requireOperator(m.showBackup))
+	mux.HandleFunc("GET /api/v1/cluster", m.requireOperator(m.showCluster))
+	if err := m.mountStaff(mux, loc); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.StaffAddr)
+	if err != nil {
+		return fmt.Errorf("listen on %s (the staff pages' HTTPS address): %w", cfg.StaffAddr, err)
+	}
+	m.staffLn = ln
+	hsts := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Strict-Transport-Security", "max-age=31536000")
+			next.ServeHTTP(w, r)
+		})
+	}
+	m.staff = &http.Server{Handler: hsts(mux), TLSConfig: m.identity.WebTLS(),
+		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 2 * time.Minute,
+		IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10,
+		ErrorLog: slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)}
+	go func() {
+		if err := m.staff.ServeTLS(ln, "", ""); !errors.Is(err, http.ErrServerClosed) {
+			m.done <- err
+		}
+	}()
+	return nil
+}
+
+func (m *Main) closeStaff() error {
+	if m.staff == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return m.staff.Shutdown(ctx)
+}
+
+// localIdentity returns the certificate a node alone serves its staff
+// pages with: made on first start, with a CA of its own, for localhost
+// and 127.0.0.1 (pki/ in the data folder; trust pki/ca.crt in the
+// browser). A node that joins a cluster gets its village certificate from
+// `appliance init` or `appliance join` instead.
+func localIdentity(data, nodeID string) (*pki.Identity, error) {
+	dir := pkiDir(data)
+	if id, err := pki.LoadIdentity(dir); err == nil {
+		return id, nil
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("load this node's certificate: %w", err)
+	}
+	ca, err := pki.NewCA("Village of Belleville (node "+nodeID+")", time.Now())
+	if err != nil {
+		return nil, err
+	}
+	id, err := ca.Issue(nodeID, pki.RoleClerk, nil, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	if err := pki.SaveCA(dir, ca); err != nil {
+		return nil, err
+	}
+	if err := pki.SaveIdentity(dir, id); err != nil {
+		return nil, err
+	}
+	return id, nil
 }
 
 // loadDemo submits the demo data as one command with a fixed id, so a
@@ -247,6 +386,7 @@ func (m *Main) showHealth(w http.ResponseWriter, r *http.Request) {
 // Close stops the HTTP server, then the node (raft, then the stores).
 func (m *Main) Close() error {
 	var errs []error
+	errs = append(errs, m.closeStaff())
 	if m.server != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -268,7 +408,9 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&m.Config.DataDir, "data", m.Config.DataDir, "data folder")
-	fs.StringVar(&m.Config.HTTPAddr, "http", m.Config.HTTPAddr, "address of the kiosk and staff pages")
+	fs.StringVar(&m.Config.HTTPAddr, "http", m.Config.HTTPAddr, "address of the resident kiosk (plain HTTP, for the kiosk's own browser)")
+	fs.StringVar(&m.Config.StaffAddr, "https", m.Config.StaffAddr, "HTTPS address of the staff pages and the API (off: none)")
+	fs.StringVar(&m.Config.Terminal, "terminal", "", "the card terminal: simulator or none (default: simulator with --demo, else none)")
 	fs.StringVar(&m.Config.NodeID, "node-id", m.Config.NodeID, "this node's id")
 	fs.BoolVar(&m.Config.Demo, "demo", false, "load demo data into an empty ledger")
 	fs.StringVar(&m.Config.ParamsFile, "params", "", "parameter file layered over the embedded defaults")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/x509"
 	"strings"
 	"testing"
 
@@ -40,8 +41,8 @@ func TestClerksDay(t *testing.T) {
 	}
 	claim := res.Receipt.Number
 
-	ctx := browsertest.New(t, browsertest.Options{Width: 1280, Height: 900})
-	base := "http://" + m.Addr()
+	ctx := browsertest.New(t, browsertest.Options{Width: 1280, Height: 900, Trust: []*x509.Certificate{m.Identity().Certificate()}})
+	base := "https://" + m.StaffAddr()
 	do(t, ctx, "sign in",
 		chromedp.Navigate(base+"/staff/"),
 		chromedp.WaitVisible(testid("login-form")),

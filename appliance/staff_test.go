@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -24,7 +25,14 @@ type staffClient struct {
 
 func newStaffClient(t *testing.T, m *Main) *staffClient {
 	jar, _ := cookiejar.New(nil)
-	return &staffClient{t: t, base: "http://" + m.Addr(), c: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	return &staffClient{t: t, base: "https://" + m.StaffAddr(), c: &http.Client{Jar: jar, Transport: staffTransport(m),
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+// staffTransport trusts the node's own certificate, as a staff browser
+// that installed the village CA does.
+func staffTransport(m *Main) *http.Transport {
+	return &http.Transport{TLSClientConfig: &tls.Config{RootCAs: m.Identity().CAPool(), MinVersion: tls.VersionTLS12}}
 }
 
 type staffPage struct {
@@ -77,7 +85,7 @@ func userCLI(t *testing.T, m *Main, args ...string) (string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	all := append([]string{"user"}, args...)
-	all = append(all, "--data", m.Config.DataDir, "--node", "http://"+m.Addr())
+	all = append(all, "--data", m.Config.DataDir, "--node", "https://"+m.StaffAddr())
 	code := run(context.Background(), all, strings.NewReader(""), &out, &errb)
 	return out.String() + errb.String(), code
 }

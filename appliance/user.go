@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
+	"github.com/villagehall/appliance/sync/pki"
 	"github.com/villagehall/appliance/sync/replica"
 )
 
@@ -86,8 +88,8 @@ func userCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	op := args[0]
 	fs := flag.NewFlagSet("user "+op, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	data := fs.String("data", "data", "the node's data folder (for its operator token)")
-	node := fs.String("node", "http://127.0.0.1:8080", "the running node's HTTP address (loopback)")
+	data := fs.String("data", "data", "the node's data folder (for its operator token and certificate)")
+	node := fs.String("node", "https://127.0.0.1:8443", "the running node's staff address (HTTPS)")
 	req := staff.UserRequest{Op: op}
 	fs.StringVar(&req.Username, "username", "", "the account's username")
 	fs.StringVar(&req.Name, "name", "", "the person's name (add)")
@@ -107,9 +109,9 @@ func userCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fmt.Fprintf(stderr, "appliance user add: --name and --role (%s) are required\n", roleList())
 		return errUsage
 	}
-	tok, err := os.ReadFile(filepath.Join(*data, "operator.token"))
+	client, tok, err := operatorClient(*data)
 	if err != nil {
-		return fmt.Errorf("read the operator token (is %s the node's data folder?): %w", *data, err)
+		return err
 	}
 	body, _ := json.Marshal(req)
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -118,9 +120,9 @@ func userCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	hreq.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(tok)))
+	hreq.Header.Set("Authorization", "Bearer "+tok)
 	hreq.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(hreq)
+	resp, err := client.Do(hreq)
 	if err != nil {
 		return fmt.Errorf("the node at %s does not answer; start it (appliance serve) and try again: %w", *node, err)
 	}
@@ -146,6 +148,23 @@ func userCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fmt.Fprintf(stdout, "%s: %sd\n", out.Username, op)
 	}
 	return nil
+}
+
+// operatorClient returns an HTTPS client that trusts the node's CA
+// (pki/ca.crt in its data folder) and the node's operator token: what the
+// command line tools that run on the node's own machine call its staff
+// API with.
+func operatorClient(data string) (*http.Client, string, error) {
+	tok, err := os.ReadFile(filepath.Join(data, "operator.token"))
+	if err != nil {
+		return nil, "", fmt.Errorf("read the operator token (is %s the node's data folder?): %w", data, err)
+	}
+	ident, err := pki.LoadIdentity(pkiDir(data))
+	if err != nil {
+		return nil, "", fmt.Errorf("read the node's certificate (is %s the node's data folder?): %w", data, err)
+	}
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ident.CAPool(), MinVersion: tls.VersionTLS12}}}
+	return client, strings.TrimSpace(string(tok)), nil
 }
 
 func roleList() string {

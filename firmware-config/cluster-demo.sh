@@ -24,19 +24,20 @@ trap 'kill $(jobs -p) 2>/dev/null; wait' EXIT INT TERM
 if [ ! -f "$dir/${ids[0]}/node.json" ]; then
   "$bin" init --data "$dir/${ids[0]}" --node-id "${ids[0]}" --peer 127.0.0.1:9081
 fi
-"$bin" serve --data "$dir/${ids[0]}" --http 127.0.0.1:8081 --demo >"$dir/${ids[0]}.log" 2>&1 &
+"$bin" serve --data "$dir/${ids[0]}" --http 127.0.0.1:8081 --https 127.0.0.1:8441 --demo >"$dir/${ids[0]}.log" 2>&1 &
 wait_up 8081 0
 
 for i in 1 2; do
   id=${ids[$i]}
   if [ ! -f "$dir/$id/node.json" ]; then
-    "$bin" cert issue --data "$dir/${ids[0]}" --node-id "$id" --out "$dir/$id.bundle"
-    extra=()
-    [ "$id" = annex-backup ] && extra=(--avoid-leadership)
-    "$bin" join --data "$dir/$id" --bundle "$dir/$id.bundle" --leader 127.0.0.1:9081 --peer "127.0.0.1:908$((i + 1))" "${extra[@]}"
+    role=kiosk extra=()
+    [ "$id" = annex-backup ] && role=backup extra=(--avoid-leadership)
+    "$bin" cert issue --data "$dir/${ids[0]}" --node-id "$id" --role "$role" --out "$dir/$id.bundle"
+    "$bin" join --data "$dir/$id" --bundle "$dir/$id.bundle" --leader 127.0.0.1:9081 --peer "127.0.0.1:908$((i + 1))" \
+      --token-file "$dir/${ids[0]}/operator.token" "${extra[@]}"
     rm -f "$dir/$id.bundle"
   fi
-  "$bin" serve --data "$dir/$id" --http "127.0.0.1:808$((i + 1))" >"$dir/$id.log" 2>&1 &
+  "$bin" serve --data "$dir/$id" --http "127.0.0.1:808$((i + 1))" --https "127.0.0.1:844$((i + 1))" >"$dir/$id.log" 2>&1 &
   wait_up "808$((i + 1))" "$i"
   # serve joins the cluster through the first node; wait until it is in.
   for _ in $(seq 100); do

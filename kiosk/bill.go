@@ -11,7 +11,9 @@ import (
 // showBillPage shows a bill: today's amount due broken down into the amount
 // billed, each month's interest, the November penalty and the payments so
 // far; the due date; and what happens next, with §5.10 cited. The figures
-// are the domain's (Bill.Figures); this only lays them out.
+// are the domain's (Bill.Figures); this only lays them out. On a kiosk
+// without a card terminal a payable bill shows, instead of the pay button,
+// what to pay at the clerk's window and what to bring.
 func (s *Server) showBillPage(w http.ResponseWriter, r *http.Request) {
 	b, err := s.ledger.Bill(r.PathValue("id"))
 	if err != nil {
@@ -23,6 +25,9 @@ func (s *Server) showBillPage(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.fail(w, r, err)
 		return
+	}
+	if v.Payable && !s.takesCards() {
+		v.CardOff = billCardOff(p, v.BillRow, v.Today)
 	}
 	s.render(w, r, http.StatusOK, view.BillPage(p, v))
 }

@@ -20,9 +20,15 @@ import (
 // first approval and the ledger the first result, and the card is charged
 // once. A decline, a timeout or a cancel at the terminal comes back to the
 // confirmation page with a plain message and nothing submitted. Once the
-// card is charged the rest runs on a context the browser cannot cancel.
+// card is charged the rest runs on a context the browser cannot cancel. A
+// kiosk without a terminal charges nothing and submits nothing: it says
+// where to pay instead.
 func (s *Server) submitCharge(w http.ResponseWriter, r *http.Request) {
-	f, ok := s.verify(r.PathValue("id"), r.PostForm.Get("amount"), r.PostForm.Get("command_id"), r.PostForm.Get("sig"))
+	if !s.takesCards() {
+		s.showBillCardOff(w, r, r.PathValue("id"))
+		return
+	}
+	f, ok := s.verify(r, r.PathValue("id"), r.PostForm.Get("amount"), r.PostForm.Get("command_id"), r.PostForm.Get("sig"))
 	if !ok {
 		s.refuseTampered(w, r)
 		return
@@ -33,7 +39,7 @@ func (s *Server) submitCharge(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if rc, ok := paidBy(b, f.CommandID); ok {
-		redirect(w, r, receiptURL(rc))
+		redirect(w, r, s.receiptURL(r, rc))
 		return
 	}
 	rows := s.rows()
@@ -58,14 +64,7 @@ func (s *Server) submitCharge(w http.ResponseWriter, r *http.Request) {
 	}
 	cmd.ID = f.CommandID
 
-	if s.sim != nil {
-		if o, ok := terminal.ParseOutcome(r.PostForm.Get("terminal")); ok {
-			s.sim.SetNext(o)
-		}
-	}
-	ctx, cancel := detached(r, chargeTimeout)
-	defer cancel()
-	approval, err := s.terminal.Charge(ctx, f.CommandID, f.Amount)
+	approval, err := s.charge(r, f.CommandID, f.Amount)
 	if err != nil {
 		if !isTerminalOutcome(err) {
 			err = chargeError{err}
@@ -87,6 +86,23 @@ func (s *Server) submitCharge(w http.ResponseWriter, r *http.Request) {
 	}
 	s.log.Info("payment taken", "receipt", rc.Number, "status", rc.Status, "bill", rc.BillID, "command", rc.CommandID, "amount", rc.Amount, "approval", approval.Reference)
 	s.showRecorded(w, r, rc, readBack)
+}
+
+// charge asks the terminal for a card payment of amount keyed by the
+// command id, on a context the browser cannot cancel. Only a demo kiosk
+// (Config.Simulator, with a terminal whose outcome can be set) reads the
+// form's "terminal" field, to choose the simulator's answer; anywhere else
+// the field is never read, so a posted terminal=approve reaches no
+// terminal. Callers check takesCards first.
+func (s *Server) charge(r *http.Request, key string, amount domain.Money) (terminal.Approval, error) {
+	if s.sim != nil {
+		if o, ok := terminal.ParseOutcome(r.PostForm.Get("terminal")); ok {
+			s.sim.SetNext(o)
+		}
+	}
+	ctx, cancel := detached(r, chargeTimeout)
+	defer cancel()
+	return s.terminal.Charge(ctx, key, amount)
 }
 
 // record submits the command of a charged payment and waits a short while
@@ -124,7 +140,7 @@ func (s *Server) record(r *http.Request, cmd domain.Command) (rc domain.Receipt,
 // receipt itself in this answer.
 func (s *Server) showRecorded(w http.ResponseWriter, r *http.Request, rc domain.Receipt, readBack bool) {
 	if readBack {
-		redirect(w, r, receiptURL(rc.Number))
+		redirect(w, r, s.receiptURL(r, rc.Number))
 		return
 	}
 	s.renderReceipt(w, r, rc)

@@ -13,7 +13,8 @@ import (
 // confirmURL returns the confirmation page of a payment. The URL carries the
 // command id and the signature, so reloading the page or switching its
 // language keeps the same command id: the payment it leads to is the same
-// payment.
+// payment. The signature is for f.Session: in another visit the URL is
+// refused.
 func (s *Server) confirmURL(f paymentForm) string {
 	q := url.Values{}
 	q.Set("amount", f.Amount.String())
@@ -24,11 +25,15 @@ func (s *Server) confirmURL(f paymentForm) string {
 
 // showConfirmPage shows the amount, how it will be applied (penalty, then
 // interest, then principal) and what remains, before anything is charged.
-// A changed URL is refused. A payment that already went through leads to
-// its receipt.
+// A changed URL, or one of another visit, is refused. A payment that
+// already went through leads to its receipt.
 func (s *Server) showConfirmPage(w http.ResponseWriter, r *http.Request) {
+	if !s.takesCards() {
+		s.showBillCardOff(w, r, r.PathValue("id"))
+		return
+	}
 	q := r.URL.Query()
-	f, ok := s.verify(r.PathValue("id"), q.Get("amount"), q.Get("cmd"), q.Get("sig"))
+	f, ok := s.verify(r, r.PathValue("id"), q.Get("amount"), q.Get("cmd"), q.Get("sig"))
 	if !ok {
 		s.refuseTampered(w, r)
 		return
@@ -39,7 +44,7 @@ func (s *Server) showConfirmPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if rc, ok := paidBy(b, f.CommandID); ok {
-		redirect(w, r, receiptURL(rc))
+		redirect(w, r, s.receiptURL(r, rc))
 		return
 	}
 	s.renderConfirm(w, r, http.StatusOK, b, f, nil)

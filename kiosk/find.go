@@ -218,4 +218,3 @@ func addressMatches(query []string, address string) bool {
 func billURL(id string) string   { return "/bills/" + url.PathEscape(id) }
 func accountURL(n string) string { return "/accounts/" + url.PathEscape(n) }
 func parcelURL(id string) string { return "/parcels/" + url.PathEscape(id) }
-func receiptURL(n string) string { return "/receipt/" + url.PathEscape(n) }

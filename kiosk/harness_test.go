@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,7 +28,8 @@ var testSecret = []byte("0123456789abcdef0123456789abcdef-test-only")
 type harness struct {
 	t      *testing.T
 	ledger *fakeLedger
-	sim    *terminal.Simulator
+	sim    *terminal.Simulator // the terminal, unless an option replaced it
+	kiosk  *kiosk.Server
 	srv    *httptest.Server
 	client *http.Client
 	logs   *bytes.Buffer
@@ -43,6 +45,26 @@ func withClock(t time.Time) option {
 }
 
 func withIdle(d time.Duration) option { return func(c *kiosk.Config) { c.IdleTimeout = d } }
+
+// withoutTerminal is a kiosk with no card terminal, as the appliance runs
+// one unless it is a demo.
+func withoutTerminal(c *kiosk.Config) { c.Terminal = nil }
+
+// withTerminal puts another terminal in place of the simulator.
+func withTerminal(t terminal.Terminal) option { return func(c *kiosk.Config) { c.Terminal = t } }
+
+// testClock is a clock a test moves.
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *testClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+
+func (c *testClock) Advance(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.t = c.t.Add(d) }
+
+// withMovingClock runs the kiosk and the ledger on c.
+func withMovingClock(c *testClock) option { return func(cfg *kiosk.Config) { cfg.Now = c.Now } }
 
 func newHarness(t *testing.T, opts ...option) *harness {
 	t.Helper()
@@ -64,6 +86,7 @@ func newHarness(t *testing.T, opts ...option) *harness {
 	if err != nil {
 		t.Fatalf("kiosk.New: %v", err)
 	}
+	h.kiosk = k
 	h.srv = httptest.NewServer(k.Handler())
 	t.Cleanup(h.srv.Close)
 	h.client = h.newClient()
@@ -144,6 +167,19 @@ func (h *harness) do(c *http.Client, method, path string, form url.Values) page 
 	}
 	return p
 }
+
+// session returns the session id the client's cookie holds.
+func (h *harness) session(c *http.Client) string {
+	for _, k := range c.Jar.Cookies(mustURL(h.srv.URL)) {
+		if k.Name == "kiosk_session" {
+			return k.Value
+		}
+	}
+	return ""
+}
+
+// csrfToken returns the CSRF token of the client's session.
+func (h *harness) csrfToken(c *http.Client) string { return h.kiosk.CSRFToken(h.session(c)) }
 
 // expect fails the test unless p has the status.
 func (h *harness) expect(p page, status int) {

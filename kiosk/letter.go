@@ -15,7 +15,9 @@ import (
 
 // showLetterPage shows the status letter request form (§5.11) with the fee
 // in effect today and the day a letter asked for now would be ready.
-// ?parcel= fills in the parcel.
+// ?parcel= fills in the parcel. The request is paid for by card as it is
+// made, so a kiosk without a card terminal shows, instead of the form,
+// the fee and what to bring to the clerk's window.
 func (s *Server) showLetterPage(w http.ResponseWriter, r *http.Request) {
 	p := s.page(r, selfURL(r), "title.letter")
 	l, err := s.letterForm()
@@ -24,6 +26,9 @@ func (s *Server) showLetterPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	l.Query = strings.TrimSpace(r.URL.Query().Get("parcel"))
+	if !s.takesCards() {
+		l.CardOff = letterCardOff(p, l.Fee)
+	}
 	s.render(w, r, http.StatusOK, view.LetterPage(p, l))
 }
 
@@ -42,6 +47,10 @@ func (s *Server) letterForm() (view.Letter, error) {
 // the form again with what is wrong beside each field; a good request
 // shows the confirmation with the fee before anything is charged.
 func (s *Server) submitLetter(w http.ResponseWriter, r *http.Request) {
+	if !s.takesCards() {
+		s.showLetterCardOff(w, r)
+		return
+	}
 	p := s.page(r, "/letters", "title.letter")
 	l, err := s.letterForm()
 	if err != nil {
@@ -102,25 +111,28 @@ func (s *Server) submitLetter(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	lf := letterForm{Parcel: parcel.ID, Name: name, Contact: contact, Fee: l.Fee, CommandID: id.String()}
+	lf := letterForm{Parcel: parcel.ID, Name: name, Contact: contact, Fee: l.Fee, CommandID: id.String(), Session: sessionFrom(r.Context())}
 	s.renderLetterConfirm(w, r, http.StatusOK, lf, nil)
 }
 
-// letterForm is what the letter confirmation's form carries, signed.
+// letterForm is what the letter confirmation's form carries, signed for
+// the session it was made for (see paymentForm).
 type letterForm struct {
 	Parcel, Name, Contact string
 	Fee                   domain.Money
 	CommandID             string
+	Session               string
 }
 
 func (s *Server) signLetter(f letterForm) string {
-	return mac(s.keys.form, string(domain.KindRequestStatusLetter), f.Parcel, f.Name, f.Contact, f.Fee.String(), f.CommandID)
+	return mac(s.keys.form, string(domain.KindRequestStatusLetter), f.Parcel, f.Name, f.Contact, f.Fee.String(), f.CommandID, f.Session)
 }
 
-func (s *Server) verifyLetter(v url.Values) (letterForm, bool) {
+func (s *Server) verifyLetter(r *http.Request) (letterForm, bool) {
+	v := r.PostForm
 	fee, err := domain.ParseMoney(v.Get("fee"))
-	f := letterForm{Parcel: v.Get("parcel"), Name: v.Get("name"), Contact: v.Get("contact"), Fee: fee, CommandID: v.Get("command_id")}
-	if err != nil || fee.String() != v.Get("fee") || f.Parcel == "" || f.CommandID == "" || len(f.CommandID) > 64 {
+	f := letterForm{Parcel: v.Get("parcel"), Name: v.Get("name"), Contact: v.Get("contact"), Fee: fee, CommandID: v.Get("command_id"), Session: sessionFrom(r.Context())}
+	if err != nil || fee.String() != v.Get("fee") || f.Parcel == "" || f.CommandID == "" || len(f.CommandID) > 64 || f.Session == "" {
 		return f, false
 	}
 	return f, equal(s.signLetter(f), v.Get("sig"))
@@ -169,7 +181,11 @@ func outcomes() []string {
 // keyed by the command id, and records the request. The receipt page is
 // the claim.
 func (s *Server) submitLetterCharge(w http.ResponseWriter, r *http.Request) {
-	f, ok := s.verifyLetter(r.PostForm)
+	if !s.takesCards() {
+		s.showLetterCardOff(w, r)
+		return
+	}
+	f, ok := s.verifyLetter(r)
 	if !ok {
 		s.refuseTampered(w, r)
 		return
@@ -190,14 +206,7 @@ func (s *Server) submitLetterCharge(w http.ResponseWriter, r *http.Request) {
 		s.renderLetterConfirm(w, r, http.StatusConflict, f, &view.Problem{Message: p.T("letter.error.fee_changed", "fee", p.Money(sl.Fee)), Suggestion: p.T("letter.error.fee_changed_hint")})
 		return
 	}
-	if s.sim != nil {
-		if o, ok := terminal.ParseOutcome(r.PostForm.Get("terminal")); ok {
-			s.sim.SetNext(o)
-		}
-	}
-	ctx, cancel := detached(r, chargeTimeout)
-	defer cancel()
-	approval, err := s.terminal.Charge(ctx, f.CommandID, f.Fee)
+	approval, err := s.charge(r, f.CommandID, f.Fee)
 	if err != nil {
 		if !isTerminalOutcome(err) {
 			err = chargeError{err}

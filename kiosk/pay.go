@@ -14,6 +14,10 @@ import (
 // showPayPage shows the form to pay all of a bill or part of it. A bill that
 // takes no payment (paid, or on the tax roll) leads back to its page.
 func (s *Server) showPayPage(w http.ResponseWriter, r *http.Request) {
+	if !s.takesCards() {
+		s.showBillCardOff(w, r, r.PathValue("id"))
+		return
+	}
 	b, err := s.ledger.Bill(r.PathValue("id"))
 	if err != nil {
 		s.fail(w, r, err)
@@ -47,6 +51,10 @@ func (s *Server) payForm(row view.BillRow) view.Pay {
 // changes nothing. A good one leads to the confirmation page, whose URL
 // carries a new command id and a signature over bill, amount and id.
 func (s *Server) submitPayAmount(w http.ResponseWriter, r *http.Request) {
+	if !s.takesCards() {
+		s.showBillCardOff(w, r, r.PathValue("id"))
+		return
+	}
 	b, err := s.ledger.Bill(r.PathValue("id"))
 	if err != nil {
 		s.fail(w, r, err)
@@ -82,7 +90,7 @@ func (s *Server) submitPayAmount(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	redirect(w, r, s.confirmURL(paymentForm{BillID: b.ID, Amount: amount, CommandID: id.String()}))
+	redirect(w, r, s.confirmURL(paymentForm{BillID: b.ID, Amount: amount, CommandID: id.String(), Session: sessionFrom(r.Context())}))
 }
 
 // amountProblem names, by catalogue keys, what is wrong with a typed amount.

@@ -9,7 +9,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/villagehall/appliance/domain"
-	"github.com/villagehall/appliance/kiosk/terminal"
 	"github.com/villagehall/appliance/kiosk/view"
 )
 
@@ -118,7 +117,8 @@ func (s *Server) taxView(t domain.TaxBill, pc domain.Parcel) (view.TaxBill, erro
 
 // showTaxBillPage shows a property tax bill (Ch. 74): general tax, special
 // items, the installments and who collects them, and the ways to pay it
-// today.
+// today (on a kiosk without a card terminal: what to pay at the clerk's
+// window and what to bring).
 func (s *Server) showTaxBillPage(w http.ResponseWriter, r *http.Request) {
 	t, pc, err := s.taxBill(r.PathValue("id"))
 	if err != nil {
@@ -131,6 +131,9 @@ func (s *Server) showTaxBillPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := s.page(r, selfURL(r), "title.tax_bill", "year", fmt.Sprint(t.TaxYear))
+	if len(v.Options) > 0 && !s.takesCards() {
+		v.CardOff = taxCardOff(p, v)
+	}
 	s.render(w, r, http.StatusOK, view.TaxBillPage(p, v))
 }
 
@@ -138,6 +141,10 @@ func (s *Server) showTaxBillPage(w http.ResponseWriter, r *http.Request) {
 // installment) and leads to the confirmation page, whose URL carries a new
 // command id and a signature over bill, option, amount and id.
 func (s *Server) submitTaxOption(w http.ResponseWriter, r *http.Request) {
+	if !s.takesCards() {
+		s.showTaxCardOff(w, r, r.PathValue("id"))
+		return
+	}
 	t, pc, err := s.taxBill(r.PathValue("id"))
 	if err != nil {
 		s.fail(w, r, err)
@@ -156,7 +163,7 @@ func (s *Server) submitTaxOption(w http.ResponseWriter, r *http.Request) {
 				s.fail(w, r, err)
 				return
 			}
-			redirect(w, r, s.taxConfirmURL(taxForm{BillID: t.ID, Option: opt, Amount: o.Amount, CommandID: id.String()}))
+			redirect(w, r, s.taxConfirmURL(taxForm{BillID: t.ID, Option: opt, Amount: o.Amount, CommandID: id.String(), Session: sessionFrom(r.Context())}))
 			return
 		}
 	}
@@ -169,16 +176,18 @@ func (s *Server) showTaxNotPayable(w http.ResponseWriter, r *http.Request, v vie
 	s.render(w, r, http.StatusConflict, view.TaxBillPage(p, v))
 }
 
-// taxForm is what a property tax confirmation carries, signed.
+// taxForm is what a property tax confirmation carries, signed for the
+// session it was made for (see paymentForm).
 type taxForm struct {
 	BillID    string
 	Option    domain.TaxOption
 	Amount    domain.Money
 	CommandID string
+	Session   string
 }
 
 func (s *Server) signTax(f taxForm) string {
-	return mac(s.keys.form, string(domain.KindPayPropertyTax), f.BillID, string(f.Option), f.Amount.String(), f.CommandID)
+	return mac(s.keys.form, string(domain.KindPayPropertyTax), f.BillID, string(f.Option), f.Amount.String(), f.CommandID, f.Session)
 }
 
 func (s *Server) taxConfirmURL(f taxForm) string {
@@ -190,10 +199,10 @@ func (s *Server) taxConfirmURL(f taxForm) string {
 	return taxBillURL(f.BillID) + "/confirm?" + q.Encode()
 }
 
-func (s *Server) verifyTax(billID, option, amount, cmd, sig string) (taxForm, bool) {
+func (s *Server) verifyTax(r *http.Request, billID, option, amount, cmd, sig string) (taxForm, bool) {
 	m, err := domain.ParseMoney(amount)
-	f := taxForm{BillID: billID, Option: domain.TaxOption(option), Amount: m, CommandID: cmd}
-	if err != nil || m.String() != amount || billID == "" || cmd == "" || len(cmd) > 64 || !f.Option.Valid() {
+	f := taxForm{BillID: billID, Option: domain.TaxOption(option), Amount: m, CommandID: cmd, Session: sessionFrom(r.Context())}
+	if err != nil || m.String() != amount || billID == "" || cmd == "" || len(cmd) > 64 || !f.Option.Valid() || f.Session == "" {
 		return f, false
 	}
 	return f, equal(s.signTax(f), sig)
@@ -211,8 +220,12 @@ func paidTax(t domain.TaxBill, commandID string) (string, bool) {
 
 // showTaxConfirmPage shows the payment before the card is charged.
 func (s *Server) showTaxConfirmPage(w http.ResponseWriter, r *http.Request) {
+	if !s.takesCards() {
+		s.showTaxCardOff(w, r, r.PathValue("id"))
+		return
+	}
 	q := r.URL.Query()
-	f, ok := s.verifyTax(r.PathValue("id"), q.Get("option"), q.Get("amount"), q.Get("cmd"), q.Get("sig"))
+	f, ok := s.verifyTax(r, r.PathValue("id"), q.Get("option"), q.Get("amount"), q.Get("cmd"), q.Get("sig"))
 	if !ok {
 		s.refuseTampered(w, r)
 		return
@@ -223,7 +236,7 @@ func (s *Server) showTaxConfirmPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if rc, ok := paidTax(t, f.CommandID); ok {
-		redirect(w, r, receiptURL(rc))
+		redirect(w, r, s.receiptURL(r, rc))
 		return
 	}
 	s.renderTaxConfirm(w, r, http.StatusOK, t, pc, f, nil)
@@ -264,7 +277,11 @@ func (s *Server) renderTaxConfirm(w http.ResponseWriter, r *http.Request, status
 // before the card is charged, the card charged keyed by the command id,
 // the pay_property_tax command recorded, the receipt shown.
 func (s *Server) submitTaxCharge(w http.ResponseWriter, r *http.Request) {
-	f, ok := s.verifyTax(r.PathValue("id"), r.PostForm.Get("option"), r.PostForm.Get("amount"), r.PostForm.Get("command_id"), r.PostForm.Get("sig"))
+	if !s.takesCards() {
+		s.showTaxCardOff(w, r, r.PathValue("id"))
+		return
+	}
+	f, ok := s.verifyTax(r, r.PathValue("id"), r.PostForm.Get("option"), r.PostForm.Get("amount"), r.PostForm.Get("command_id"), r.PostForm.Get("sig"))
 	if !ok {
 		s.refuseTampered(w, r)
 		return
@@ -275,7 +292,7 @@ func (s *Server) submitTaxCharge(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if rc, ok := paidTax(t, f.CommandID); ok {
-		redirect(w, r, receiptURL(rc))
+		redirect(w, r, s.receiptURL(r, rc))
 		return
 	}
 	v, err := s.taxView(t, pc)
@@ -297,14 +314,7 @@ func (s *Server) submitTaxCharge(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd.ID = f.CommandID
-	if s.sim != nil {
-		if o, ok := terminal.ParseOutcome(r.PostForm.Get("terminal")); ok {
-			s.sim.SetNext(o)
-		}
-	}
-	ctx, cancel := detached(r, chargeTimeout)
-	defer cancel()
-	approval, err := s.terminal.Charge(ctx, f.CommandID, f.Amount)
+	approval, err := s.charge(r, f.CommandID, f.Amount)
 	if err != nil {
 		if !isTerminalOutcome(err) {
 			err = chargeError{err}

@@ -2,10 +2,51 @@ package kiosk
 
 import (
 	"net/http"
+	"net/url"
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/view"
 )
+
+// Receipt links (issue #11). A receipt shows what was paid and, for a
+// status letter, who asked; receipt numbers are sequential, so at a public
+// kiosk a number alone must show nothing. A receipt's link is
+// /receipt/{number}?t={token}, the token an HMAC of the session id and the
+// number under a key of its own; the page shows the receipt only when the
+// request's live session was granted it (receiptURL) and the token is that
+// session's, compared in constant time. Everything else (no token, another
+// session's token, a session ended by the idle reset or Done, or expired,
+// or from before a restart, a number that does not exist) gets one and the
+// same 404 page, which does not tell whether the number exists. So the
+// next resident cannot press Back or retype the address to see it.
+//
+// The printed receipt carries the number, which is what the clerk's window
+// finds a payment by, and never the token: the page's body does not hold
+// it, and the print style leaves no page margin for the browser to print
+// the address in.
+
+// receiptURL returns the link to receipt number for this request's session
+// and grants the session that receipt. It is the one place a receipt link
+// is made. Call it only where the request proves its session made the
+// payment: right after recording it, from a payment form signed for this
+// session (a second tap, a retry, the Back button within the visit), or
+// from the receipt page itself.
+func (s *Server) receiptURL(r *http.Request, number string) string {
+	id := sessionFrom(r.Context())
+	s.sessions.grant(id, number)
+	return "/receipt/" + url.PathEscape(number) + "?" + url.Values{"t": {s.receiptToken(id, number)}}.Encode()
+}
+
+func (s *Server) receiptToken(session, number string) string {
+	return mac(s.keys.receipt, session, number)
+}
+
+// mayShowReceipt reports whether the request carries its session's token
+// for a receipt that session was granted.
+func (s *Server) mayShowReceipt(r *http.Request, number string) bool {
+	id, t := sessionFrom(r.Context()), r.URL.Query().Get("t")
+	return id != "" && t != "" && equal(t, s.receiptToken(id, number)) && s.sessions.holds(id, number)
+}
 
 // showReceiptPage shows a receipt, on screen and printable on 80 mm paper:
 // its number, intake time, what was paid, the amount, how it was applied,
@@ -13,13 +54,18 @@ import (
 // reads back provisional receipts from this node's outbox, so a payment
 // taken offline shows too. A status letter's receipt is its claim: the
 // claim number and the day the letter is ready; a property tax receipt
-// names the roll year, county and installment.
+// names the roll year, county and installment. Only the visit that made
+// the payment sees it, through its link (see receiptURL).
 func (s *Server) showReceiptPage(w http.ResponseWriter, r *http.Request) {
 	number := r.PathValue("number")
+	if !s.mayShowReceipt(r, number) {
+		s.showReceiptNotFound(w, r, number)
+		return
+	}
 	rc, err := s.ledger.Receipt(number)
 	if err != nil {
 		if domain.ErrorCode(err) == domain.ENOTFOUND {
-			s.showProblem(w, r, http.StatusNotFound, "receipt.error.none", "receipt.error.none_hint", "/", "layout.start_over", "number", number)
+			s.showReceiptNotFound(w, r, number)
 			return
 		}
 		s.fail(w, r, err)
@@ -28,10 +74,16 @@ func (s *Server) showReceiptPage(w http.ResponseWriter, r *http.Request) {
 	s.renderReceipt(w, r, rc)
 }
 
+// showReceiptNotFound answers every receipt the request may not see, and
+// every one that does not exist, alike.
+func (s *Server) showReceiptNotFound(w http.ResponseWriter, r *http.Request, number string) {
+	s.showProblem(w, r, http.StatusNotFound, "receipt.error.none", "receipt.error.none_hint", "/", "layout.start_over", "number", number)
+}
+
 // renderReceipt shows rc: from its page, or in the answer to the charge
 // that made it when the ledger cannot read it back yet.
 func (s *Server) renderReceipt(w http.ResponseWriter, r *http.Request, rc domain.Receipt) {
-	p := s.page(r, receiptURL(rc.Number), "title.receipt", "number", rc.Number)
+	p := s.page(r, s.receiptURL(r, rc.Number), "title.receipt", "number", rc.Number)
 	v := view.Receipt{
 		Number:     rc.Number,
 		Kind:       rc.Kind,

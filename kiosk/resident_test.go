@@ -106,7 +106,7 @@ func TestStatusLetterRequest(t *testing.T) {
 	}
 	rc := h.get(c.location)
 	h.expect(rc, http.StatusOK)
-	claim := strings.TrimPrefix(c.location, "/receipt/")
+	claim := strings.TrimPrefix(mustURL(c.location).Path, "/receipt/")
 	if rc.text("claim-number") != claim || !strings.HasPrefix(claim, "hall-kiosk-") {
 		t.Errorf("claim %q, location %q", rc.text("claim-number"), c.location)
 	}

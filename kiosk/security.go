@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"net/http"
+	"strings"
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/i18n"
@@ -19,10 +20,12 @@ const (
 )
 
 // keys are derived from Config.Secret, one per purpose, so that a CSRF token
-// can never pass as a form signature or the other way round.
+// can never pass as a form signature or a receipt token, or the other way
+// round.
 type keys struct {
-	csrf []byte
-	form []byte
+	csrf    []byte
+	form    []byte
+	receipt []byte
 }
 
 func deriveKeys(secret []byte) keys {
@@ -31,7 +34,9 @@ func deriveKeys(secret []byte) keys {
 		m.Write([]byte("belleville kiosk " + purpose))
 		return m.Sum(nil)
 	}
-	return keys{csrf: derive("csrf v1"), form: derive("payment form v1")}
+	// Payment forms are signed for one session since v2 (issue #11), so a
+	// v1 signature must not verify.
+	return keys{csrf: derive("csrf v1"), form: derive("payment form v2"), receipt: derive("receipt v1")}
 }
 
 func mac(key []byte, parts ...string) string {
@@ -67,17 +72,20 @@ func (s *Server) secure(next http.Handler) http.Handler {
 	})
 }
 
-// session gives every browser a random session id in a cookie. It carries
-// no data: it is what the CSRF token is bound to. GET /reset replaces it,
-// so the next resident starts a new session.
+// session gives every browser a random session id in a cookie, kept in
+// s.sessions (bounded; see sessions). The CSRF token, the signatures of the
+// payment forms and the receipt links are bound to it. A cookie naming no
+// live session (expired, dropped, ended by GET /reset, or from before a
+// restart) counts as none: a GET starts a new session, a POST is refused by
+// csrf. The assets need no session and make none.
 func (s *Server) session(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := ""
-		if c, err := r.Cookie(sessionCookie); err == nil && validSessionID(c.Value) {
+		if c, err := r.Cookie(sessionCookie); err == nil && validSessionID(c.Value) && s.sessions.touch(c.Value) {
 			id = c.Value
 		}
-		if id == "" && r.Method == http.MethodGet {
-			id = newSessionID()
+		if id == "" && r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/assets/") {
+			id = s.sessions.start()
 			setCookie(w, r, sessionCookie, id)
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxSession, id)))
@@ -140,7 +148,7 @@ func langFrom(ctx context.Context) i18n.Lang {
 }
 
 // csrfToken returns the token the forms of this session carry: an HMAC of
-// the session id, so it needs no storage and dies with the session.
+// the session id, so it dies with the session.
 func (s *Server) csrfToken(r *http.Request) string {
 	id := sessionFrom(r.Context())
 	if id == "" {
@@ -176,26 +184,31 @@ func (s *Server) csrf(next http.Handler) http.Handler {
 
 // paymentForm is what the confirmation page's form carries: the bill, the
 // amount and the command id fixed when the page was made, and an HMAC over
-// the three, so a changed form is refused before anything is charged.
+// the three and the session the page was made for, so a changed form is
+// refused before anything is charged, and so is one page of an earlier
+// visit (the Back button after the idle reset): it would lead to that
+// visit's receipt.
 type paymentForm struct {
 	BillID    string
 	Amount    domain.Money
 	CommandID string
+	Session   string
 }
 
 func (s *Server) sign(f paymentForm) string {
-	return mac(s.keys.form, "pay_bill", f.BillID, f.Amount.String(), f.CommandID)
+	return mac(s.keys.form, "pay_bill", f.BillID, f.Amount.String(), f.CommandID, f.Session)
 }
 
-// verify parses and checks a signed payment form. It reports false for any
-// change: another bill, another amount, another command id, a missing or
-// altered signature.
-func (s *Server) verify(billID, amount, commandID, sig string) (paymentForm, bool) {
+// verify parses and checks a payment form signed for the request's
+// session. It reports false for any change: another bill, another amount,
+// another command id, another session, a missing or altered signature.
+func (s *Server) verify(r *http.Request, billID, amount, commandID, sig string) (paymentForm, bool) {
 	m, err := domain.ParseMoney(amount)
-	if err != nil || billID == "" || commandID == "" || len(commandID) > 64 || sig == "" {
+	session := sessionFrom(r.Context())
+	if err != nil || billID == "" || commandID == "" || len(commandID) > 64 || sig == "" || session == "" {
 		return paymentForm{}, false
 	}
-	f := paymentForm{BillID: billID, Amount: m, CommandID: commandID}
+	f := paymentForm{BillID: billID, Amount: m, CommandID: commandID, Session: session}
 	// The amount is signed in its canonical form; a re-spelled amount
 	// ("12.5" for "12.50") is a changed form.
 	if m.String() != amount || !equal(s.sign(f), sig) {

@@ -8,13 +8,17 @@
 // on-screen number pad and the print button. Handlers hold no business logic: the domain computes every
 // figure, a handler maps it to a view model. The kiosk reads and writes the
 // ledger only through domain.Ledger and charges cards only through
-// terminal.Terminal; the appliance passes both in.
+// terminal.Terminal; the appliance passes both in. A kiosk without a
+// terminal is a normal kiosk that sends residents to the clerk's window to
+// pay (cardoff.go).
 //
 // One file per resource, handlers named showXxxPage and submitXxx, in the
 // manner of miniflux: start.go, find.go, account.go, parcel.go, bill.go,
 // pay.go, confirm.go, charge.go, receipt.go, letter.go, propertytax.go,
-// purchases.go (fuzzy.go: address search tolerant of typos); error.go maps every error to a
-// status and a message in one place.
+// purchases.go, cardoff.go (fuzzy.go: address search tolerant of typos);
+// error.go maps every error to a status and a message in one place;
+// security.go and session.go keep the anonymous sessions, the CSRF tokens
+// and the signatures of the payment forms.
 package kiosk
 
 import (
@@ -25,6 +29,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"reflect"
 	"time"
 
 	"github.com/a-h/templ"
@@ -38,21 +43,29 @@ import (
 
 // Config is what the kiosk needs from the appliance.
 type Config struct {
-	Ledger   domain.Ledger
+	Ledger domain.Ledger
+	// Terminal charges cards. Nil is a kiosk without a card terminal, a
+	// normal state: it shows bills, tax bills and the status letter fee,
+	// says that card payments are not available here today and sends the
+	// resident to the clerk's window with the amount and what to bring; it
+	// never charges or submits a payment.
 	Terminal terminal.Terminal
 	// Now is the clock; nil means time.Now. Tests pin it.
 	Now func() time.Time
 	// Location is the village's time zone (America/Chicago); nil loads it.
 	Location *time.Location
-	// Secret keys the CSRF tokens and the signatures of payment forms. At
-	// least 32 random bytes, kept across restarts so that a page shown
-	// before a restart can still be submitted.
+	// Secret keys the CSRF tokens, the signatures of payment forms and the
+	// receipt links. At least 32 random bytes. Every one of them is also
+	// bound to the resident's session, which lives in this process only:
+	// after a restart a page shown before it is refused as expired (nothing
+	// is charged) and the resident starts again.
 	Secret []byte
 	Logger *slog.Logger
 	NodeID string
 	// Simulator shows the "Card terminal (simulator)" panel on the
-	// confirmation page, to choose the outcome of the next charge. Demo
-	// only; it needs a Terminal that implements terminal.OutcomeSetter.
+	// confirmation pages, whose "terminal" field chooses the outcome of the
+	// next charge. Demo only: it needs a Terminal that implements
+	// terminal.OutcomeSetter. Without it the field is never read.
 	Simulator bool
 	// IdleTimeout is how long a page waits without a touch before it
 	// returns to the start screen; zero means two minutes. The warning
@@ -73,7 +86,7 @@ const (
 // Server is the kiosk's HTTP server.
 type Server struct {
 	ledger   domain.Ledger
-	terminal terminal.Terminal
+	terminal terminal.Terminal // nil: no card payments at this kiosk
 	now      func() time.Time
 	loc      *time.Location
 	log      *slog.Logger
@@ -82,6 +95,7 @@ type Server struct {
 	idle     time.Duration
 	catalog  *i18n.Catalog
 	keys     keys
+	sessions *sessions
 	assetVer map[string]string
 }
 
@@ -90,8 +104,11 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Ledger == nil {
 		return nil, errors.New("kiosk: no ledger")
 	}
-	if cfg.Terminal == nil {
-		return nil, errors.New("kiosk: no payment terminal")
+	if isNil(cfg.Terminal) {
+		// A nil pointer in the interface (a *terminal.Simulator left
+		// unset) is no terminal too, not one that panics at the first
+		// charge.
+		cfg.Terminal = nil
 	}
 	if len(cfg.Secret) < 32 {
 		return nil, errors.New("kiosk: the secret must be at least 32 bytes")
@@ -122,6 +139,9 @@ func New(cfg Config) (*Server, error) {
 	if s.idle <= 0 {
 		s.idle = 2 * time.Minute
 	}
+	// The session outlives the page's idle timer, and a charge, with room
+	// to spare.
+	s.sessions = newSessions(s.now, max(sessionIdle, 2*(s.idle+chargeTimeout)), maxSessions)
 	if cfg.Simulator {
 		setter, ok := cfg.Terminal.(terminal.OutcomeSetter)
 		if !ok {
@@ -169,6 +189,22 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/", s.showNotFoundPage)
 	return s.secure(s.session(s.language(s.csrf(mux))))
 }
+
+// isNil reports whether t is no terminal: nil, or a nil pointer.
+func isNil(t terminal.Terminal) bool {
+	if t == nil {
+		return true
+	}
+	v := reflect.ValueOf(t)
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan:
+		return v.IsNil()
+	}
+	return false
+}
+
+// takesCards reports whether this kiosk has a card terminal.
+func (s *Server) takesCards() bool { return s.terminal != nil }
 
 // assetHandler serves the embedded assets; their URLs carry a content hash,
 // so they may be cached for long.

@@ -28,7 +28,8 @@ func TestNewChecksConfig(t *testing.T) {
 		want   string
 	}{
 		{"no ledger", func(c *kiosk.Config) { c.Ledger = nil }, "no ledger"},
-		{"no terminal", func(c *kiosk.Config) { c.Terminal = nil }, "terminal"},
+		{"simulator panel without a terminal", func(c *kiosk.Config) { c.Terminal = nil; c.Simulator = true }, "simulator"},
+		{"simulator panel with a nil simulator", func(c *kiosk.Config) { c.Terminal = (*terminal.Simulator)(nil); c.Simulator = true }, "simulator"},
 		{"short secret", func(c *kiosk.Config) { c.Secret = []byte("short") }, "32 bytes"},
 		{"simulator panel without a simulator", func(c *kiosk.Config) { c.Terminal = plainTerminal{}; c.Simulator = true }, "simulator"},
 	} {
@@ -49,5 +50,18 @@ func TestNewChecksConfig(t *testing.T) {
 	s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
 	if rec.Code != http.StatusOK {
 		t.Errorf("status %d", rec.Code)
+	}
+	// No terminal is a kiosk that takes no cards, whether the terminal is
+	// left out or is a nil pointer.
+	for _, term := range []terminal.Terminal{nil, (*terminal.Simulator)(nil)} {
+		s, err := kiosk.New(kiosk.Config{Ledger: l, Terminal: term, Secret: testSecret, Location: chicago})
+		if err != nil {
+			t.Fatalf("terminal %#v: %v", term, err)
+		}
+		rec := httptest.NewRecorder()
+		s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+		if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `data-testid="card-off"`) {
+			t.Errorf("terminal %#v: status %d, no card-off notice on the start screen", term, rec.Code)
+		}
 	}
 }

@@ -10,6 +10,9 @@ package browsertest
 
 import (
 	"context"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
 	"fmt"
 	"os"
 	"os/exec"
@@ -57,6 +60,11 @@ func ExecPath() (string, error) {
 type Options struct {
 	Width, Height int           // window size; default 1080×1920, the kiosk's portrait screen
 	Timeout       time.Duration // for the whole test; default 5 minutes (CI runs the race detector on two cores)
+	// Trust lists server certificates the browser accepts although no
+	// root it knows signed them (the node's own certificate for its HTTPS
+	// staff pages): Chromium's --ignore-certificate-errors-spki-list,
+	// which trusts exactly those keys and nothing else.
+	Trust []*x509.Certificate
 }
 
 // New starts a headless Chromium for t and returns a chromedp context for
@@ -72,6 +80,7 @@ func New(t testing.TB, opts ...Options) context.Context {
 		if opts[0].Timeout > 0 {
 			o.Timeout = opts[0].Timeout
 		}
+		o.Trust = opts[0].Trust
 	}
 	path, err := ExecPath()
 	if err != nil {
@@ -88,6 +97,14 @@ func New(t testing.TB, opts ...Options) context.Context {
 	)
 	if os.Geteuid() == 0 {
 		flags = append(flags, chromedp.NoSandbox)
+	}
+	if len(o.Trust) > 0 {
+		var spki []string
+		for _, c := range o.Trust {
+			sum := sha256.Sum256(c.RawSubjectPublicKeyInfo)
+			spki = append(spki, base64.StdEncoding.EncodeToString(sum[:]))
+		}
+		flags = append(flags, chromedp.Flag("ignore-certificate-errors-spki-list", strings.Join(spki, ",")))
 	}
 	ctx, cancelTimeout := context.WithTimeout(context.Background(), o.Timeout)
 	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, flags...)

@@ -62,7 +62,9 @@ type Simulator struct {
 }
 
 // OutcomeSetter is implemented by terminals whose next outcome can be chosen,
-// such as the Simulator. The kiosk's demo panel uses it.
+// such as the Simulator. The kiosk's demo panel uses it, and only on a kiosk
+// started as a demo (kiosk.Config.Simulator): anywhere else the kiosk never
+// reads the panel's field, so a posted outcome reaches no terminal.
 type OutcomeSetter interface {
 	SetNext(o Outcome)
 }

@@ -63,6 +63,24 @@ type Problem struct {
 type Start struct {
 	FindURL string
 	Menu    []Menu // the other things a resident can do here
+	CardOff bool   // this kiosk takes no card payments today
+}
+
+// CardOff tells a resident that this kiosk takes no card payments today (it
+// has no card terminal) and how to pay at the clerk's window instead: the
+// amounts to pay there and what to bring. Its words are already
+// translated, as a Problem's are.
+type CardOff struct {
+	Amounts   []Due    // what to pay at the window
+	Bring     []string // what to bring
+	BackURL   string   // on a page of its own: where to go back to
+	BackLabel string
+}
+
+// Due is an amount to pay and what it is for.
+type Due struct {
+	Label  string
+	Amount domain.Money
 }
 
 // Find is the search screen and, when a search found several things, its
@@ -129,6 +147,7 @@ type Bill struct {
 	PenaltyRate    string // "1.5%"
 	Next           Next
 	Payable        bool
+	CardOff        *CardOff // payable, but not by card at this kiosk: where to pay instead
 	PayURL         string
 	AccountURL     string
 	TaxURL         string // the parcel's property tax bills, where a bill on the roll is paid

@@ -29,6 +29,7 @@ type Letter struct {
 	Problem    *Problem // the first problem, at the top of the form
 	Fields     map[string]*Problem
 	Choices    []ParcelChoice // several parcels matched the query
+	CardOff    *CardOff       // no card payments here: the form is not shown, this says where to ask instead
 }
 
 // FieldProblem returns the problem of a field, or nil.
@@ -102,7 +103,8 @@ type TaxBill struct {
 	NotYet       bool // the bill is not issued yet
 	IssuedOn     domain.Date
 	Options      []TaxOption
-	Action       string // POST: choose an option
+	CardOff      *CardOff // the options, to pay at the clerk's window: this kiosk takes no cards today
+	Action       string   // POST: choose an option
 	ParcelURL    string
 	Problem      *Problem
 }

@@ -220,7 +220,7 @@ func pay(ctx context.Context, n *replica.Node, commandID, bill string, cents int
 		return Unknown, 0, "", err.Error()
 	}
 	cmd.ID = commandID
-	cmd.PayBill = &domain.PayBill{BillID: bill, Amount: domain.Cents(cents), Tender: domain.Cash}
+	cmd.PayBill = &domain.PayBill{BillID: bill, Amount: domain.Cents(cents), Tender: domain.Card}
 	res, err := n.Submit(ctx, cmd)
 	return Classify(res, err)
 }

@@ -92,8 +92,12 @@ func NewProcesses(t testing.TB, bills int) *Processes {
 	for _, id := range []string{HallKiosk, AnnexBackup} {
 		n := p.procs[id]
 		bundle := filepath.Join(dir, id+".bundle")
-		p.tool("cert", "issue", "--data", clerk.data, "--node-id", id, "--out", bundle)
-		args := []string{"join", "--data", n.data, "--bundle", bundle, "--leader", clerk.peer, "--peer", n.peer}
+		role := map[string]string{HallKiosk: "kiosk", AnnexBackup: "backup"}[id]
+		p.tool("cert", "issue", "--data", clerk.data, "--node-id", id, "--role", role, "--out", bundle)
+		// The clerk's node leads now: its operator token is the
+		// operator's authority for the join.
+		args := []string{"join", "--data", n.data, "--bundle", bundle, "--leader", clerk.peer, "--peer", n.peer,
+			"--token-file", filepath.Join(clerk.data, "operator.token")}
 		if id == AnnexBackup {
 			args = append(args, "--avoid-leadership")
 		}
@@ -145,7 +149,7 @@ func (p *Processes) start(n *proc) {
 	if err != nil {
 		p.t.Fatal(err)
 	}
-	cmd := exec.Command(p.bin, "serve", "--data", n.data, "--http", n.http, "--faults")
+	cmd := exec.Command(p.bin, "serve", "--data", n.data, "--http", n.http, "--https", "127.0.0.1:0", "--faults")
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		logf.Close()

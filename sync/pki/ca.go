@@ -45,8 +45,12 @@ const (
 )
 
 // nodeURNPrefix is the URI SAN prefix that carries a node id:
-// urn:village-node:<id>.
-const nodeURNPrefix = "urn:village-node:"
+// urn:village-node:<id>; roleURNPrefix the one that carries the node's
+// role: urn:village-role:<role>.
+const (
+	nodeURNPrefix = "urn:village-node:"
+	roleURNPrefix = "urn:village-role:"
+)
 
 // Sentinel errors, compared with errors.Is.
 var (
@@ -60,6 +64,9 @@ var (
 	// ErrBadBundle reports a bundle file that is truncated, tampered with or
 	// otherwise not a bundle written by WriteBundle.
 	ErrBadBundle = errors.New("bad node bundle")
+	// ErrRevoked reports a certificate the cluster revoked when it removed
+	// its node.
+	ErrRevoked = errors.New("certificate revoked")
 )
 
 // CA is the village certificate authority: a self-signed certificate and
@@ -145,16 +152,22 @@ func (ca *CA) Village() string {
 	return ca.cert.Subject.CommonName
 }
 
-// Issue makes a new key and a certificate for the node nodeID, valid for five
-// years from now (never past the CA's own expiry) for both TLS servers and
-// TLS clients. The node id is both the subject CommonName and a URI SAN
-// urn:village-node:<id>, which is what peers read (see NodeIDOf). Each of
-// hosts becomes an IP SAN if it parses as an IP address and a DNS SAN
+// Issue makes a new key and a certificate for the node nodeID with role
+// (kiosk, clerk or backup: what the node may do, see RoleOf), valid for
+// five years from now (never past the CA's own expiry) for both TLS
+// servers and TLS clients. The node id is both the subject CommonName and
+// a URI SAN urn:village-node:<id>, which is what peers read (see
+// NodeIDOf); the role is a URI SAN urn:village-role:<role>, signed by the
+// CA like the rest, so a node cannot claim more than it was issued. Each
+// of hosts becomes an IP SAN if it parses as an IP address and a DNS SAN
 // otherwise; with no hosts, "localhost" and "127.0.0.1" are used so that a
 // node's own browser can reach it over loopback.
-func (ca *CA) Issue(nodeID string, hosts []string, now time.Time) (*Identity, error) {
+func (ca *CA) Issue(nodeID, role string, hosts []string, now time.Time) (*Identity, error) {
 	if err := ValidateNodeID(nodeID); err != nil {
 		return nil, fmt.Errorf("issue node certificate: %w", err)
+	}
+	if err := ValidateRole(role); err != nil {
+		return nil, fmt.Errorf("issue node certificate for %s: %w", nodeID, err)
 	}
 	if now.After(ca.cert.NotAfter) {
 		return nil, fmt.Errorf("issue node certificate for %s: village CA expired on %s", nodeID, ca.cert.NotAfter.Format(time.DateOnly))
@@ -205,7 +218,7 @@ func (ca *CA) Issue(nodeID string, hosts []string, now time.Time) (*Identity, er
 		BasicConstraintsValid: true,
 		DNSNames:              dnsNames,
 		IPAddresses:           ips,
-		URIs:                  []*url.URL{nodeURN(nodeID)},
+		URIs:                  []*url.URL{nodeURN(nodeID), {Scheme: "urn", Opaque: strings.TrimPrefix(roleURNPrefix, "urn:") + role}},
 	}
 	der, err := x509.CreateCertificate(rand.Reader, template, ca.cert, &key.PublicKey, ca.key)
 	if err != nil {
@@ -281,4 +294,47 @@ func NodeIDOf(cert *x509.Certificate) (string, error) {
 		return "", fmt.Errorf("read node id of %q: %w", cert.Subject.CommonName, err)
 	}
 	return ids[0], nil
+}
+
+// Node roles. A node's role says what it may do in the cluster: the kiosk in
+// the public hallway takes resident commands only; the clerk's node and
+// the backup serve the clerk's office too. The commands each role may take
+// are the domain's (domain.NodeRole); the certificate only carries the name.
+const (
+	RoleKiosk  = "kiosk"
+	RoleClerk  = "clerk"
+	RoleBackup = "backup"
+)
+
+// ValidateRole reports whether role is one of the node roles.
+func ValidateRole(role string) error {
+	switch role {
+	case RoleKiosk, RoleClerk, RoleBackup:
+		return nil
+	}
+	return fmt.Errorf("unknown node role %q (kiosk, clerk or backup)", role)
+}
+
+// RoleOf returns the role that cert carries in its urn:village-role:<role>
+// URI SAN. A certificate issued before roles existed carries none: it is
+// given the least, RoleKiosk, so that an old certificate never has more
+// rights than a new one would (reissue it with `appliance cert issue
+// --role`). More than one role, or an unknown one, is an error.
+func RoleOf(cert *x509.Certificate) (string, error) {
+	if cert == nil {
+		return "", fmt.Errorf("read node role: %w", ErrNoNodeID)
+	}
+	var roles []string
+	for _, u := range cert.URIs {
+		if s := u.String(); strings.HasPrefix(s, roleURNPrefix) {
+			roles = append(roles, strings.TrimPrefix(s, roleURNPrefix))
+		}
+	}
+	switch len(roles) {
+	case 0:
+		return RoleKiosk, nil
+	case 1:
+		return roles[0], ValidateRole(roles[0])
+	}
+	return "", fmt.Errorf("certificate %q carries %d roles", cert.Subject.CommonName, len(roles))
 }

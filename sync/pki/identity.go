@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"fmt"
 	"strings"
+	"sync/atomic"
 )
 
 // Identity is one node's credentials: its node id, its certificate and key,
@@ -17,7 +18,27 @@ type Identity struct {
 	key    *ecdsa.PrivateKey
 	ca     *x509.Certificate
 	roots  *x509.CertPool
+	role   string
+	// revoked, when set, says whether the cluster revoked a peer's
+	// certificate; every handshake and VerifyPeer asks it.
+	revoked atomic.Pointer[func(*x509.Certificate) error]
 }
+
+// SetRevocation makes every later handshake with a peer, both ways, and
+// VerifyPeer ask check about the peer's certificate, refusing it when
+// check returns an error (one wrapping ErrRevoked). The replicated node
+// sets it to its ledger's list of revoked certificates.
+func (id *Identity) SetRevocation(check func(*x509.Certificate) error) { id.revoked.Store(&check) }
+
+func (id *Identity) checkRevoked(cert *x509.Certificate) error {
+	if p := id.revoked.Load(); p != nil {
+		return (*p)(cert)
+	}
+	return nil
+}
+
+// Role returns the node role the identity's certificate carries (RoleOf).
+func (id *Identity) Role() string { return id.role }
 
 // newIdentity checks that cert was signed by ca, matches key and names a
 // valid node, and returns the Identity. It does not check validity dates:
@@ -39,9 +60,13 @@ func newIdentity(cert *x509.Certificate, key *ecdsa.PrivateKey, ca *x509.Certifi
 	if err != nil {
 		return nil, err
 	}
+	role, err := RoleOf(cert)
+	if err != nil {
+		return nil, err
+	}
 	roots := x509.NewCertPool()
 	roots.AddCert(ca)
-	return &Identity{nodeID: id, cert: cert, key: key, ca: ca, roots: roots}, nil
+	return &Identity{nodeID: id, cert: cert, key: key, ca: ca, roots: roots, role: role}, nil
 }
 
 // NodeID returns the node id named by the identity's certificate.
@@ -90,6 +115,9 @@ func (id *Identity) VerifyPeer(chain []*x509.Certificate, usage x509.ExtKeyUsage
 	if err != nil {
 		return "", fmt.Errorf("verify peer: %w", err)
 	}
+	if err := id.checkRevoked(chain[0]); err != nil {
+		return "", fmt.Errorf("verify peer %s: %w", peer, err)
+	}
 	return peer, nil
 }
 
@@ -112,6 +140,9 @@ func (id *Identity) ServerTLS() *tls.Config {
 				return fmt.Errorf("verify client: no certificate presented: %w", ErrUntrusted)
 			}
 			if _, err := NodeIDOf(cs.PeerCertificates[0]); err != nil {
+				return fmt.Errorf("verify client: %w", err)
+			}
+			if err := id.checkRevoked(cs.PeerCertificates[0]); err != nil {
 				return fmt.Errorf("verify client: %w", err)
 			}
 			return nil
@@ -167,3 +198,21 @@ func Fingerprint(cert *x509.Certificate) string {
 	}
 	return b.String()
 }
+
+// WebTLS returns a TLS configuration for the node's staff pages and API,
+// which browsers and automation reach over the village LAN: the node
+// certificate (whose host names were given to `appliance init` or
+// `appliance cert issue --host`), TLS 1.2 or later, no client
+// certificate. Staff browsers trust the village CA certificate
+// (pki/ca.crt), installed once per machine. Each call returns a new
+// configuration that the caller may change.
+func (id *Identity) WebTLS() *tls.Config {
+	return &tls.Config{
+		MinVersion:   tls.VersionTLS12,
+		Certificates: []tls.Certificate{id.tlsCertificate()},
+	}
+}
+
+// CAPool returns a pool holding the village CA certificate, for clients
+// that call a node's staff API (appliance user, appliance backup).
+func (id *Identity) CAPool() *x509.CertPool { return id.roots }

@@ -36,7 +36,7 @@ func newTestCA(t *testing.T, village string) *CA {
 
 func issue(t *testing.T, ca *CA, nodeID string, hosts ...string) *Identity {
 	t.Helper()
-	id, err := ca.Issue(nodeID, hosts, now())
+	id, err := ca.Issue(nodeID, RoleClerk, hosts, now())
 	if err != nil {
 		t.Fatalf("Issue(%q): %v", nodeID, err)
 	}
@@ -57,7 +57,7 @@ func TestIssueAndVerify(t *testing.T) {
 		t.Errorf("CA NotAfter = %v, want %v", got, want)
 	}
 
-	id, err := ca.Issue("kiosk", nil, issuedAt)
+	id, err := ca.Issue("kiosk", RoleClerk, nil, issuedAt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,8 +65,11 @@ func TestIssueAndVerify(t *testing.T) {
 	if id.NodeID() != "kiosk" || cert.Subject.CommonName != "kiosk" {
 		t.Errorf("node id %q, CN %q, want kiosk", id.NodeID(), cert.Subject.CommonName)
 	}
-	if len(cert.URIs) != 1 || cert.URIs[0].String() != "urn:village-node:kiosk" {
-		t.Errorf("URIs = %v, want [urn:village-node:kiosk]", cert.URIs)
+	if len(cert.URIs) != 2 || cert.URIs[0].String() != "urn:village-node:kiosk" || cert.URIs[1].String() != "urn:village-role:clerk" {
+		t.Errorf("URIs = %v, want [urn:village-node:kiosk urn:village-role:clerk]", cert.URIs)
+	}
+	if got, err := RoleOf(cert); err != nil || got != RoleClerk || id.Role() != RoleClerk {
+		t.Errorf("RoleOf = %q, %v; Role() = %q", got, err, id.Role())
 	}
 	if got, err := NodeIDOf(cert); err != nil || got != "kiosk" {
 		t.Errorf("NodeIDOf = %q, %v", got, err)
@@ -111,7 +114,7 @@ func TestIssueHosts(t *testing.T) {
 		t.Errorf("IPAddresses = %v", cert.IPAddresses)
 	}
 	for _, bad := range []string{"", "a b", "http://x"} {
-		if _, err := ca.Issue("backup", []string{bad}, now()); err == nil {
+		if _, err := ca.Issue("backup", RoleClerk, []string{bad}, now()); err == nil {
 			t.Errorf("Issue with host %q succeeded", bad)
 		}
 	}
@@ -120,14 +123,14 @@ func TestIssueHosts(t *testing.T) {
 func TestIssueNeverOutlivesCA(t *testing.T) {
 	start := now()
 	ca := newTestCA(t, "Brooklyn")
-	id, err := ca.Issue("kiosk", nil, start.AddDate(8, 0, 0))
+	id, err := ca.Issue("kiosk", RoleClerk, nil, start.AddDate(8, 0, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !id.Certificate().NotAfter.Equal(ca.Certificate().NotAfter) {
 		t.Errorf("node NotAfter %v, want the CA's %v", id.Certificate().NotAfter, ca.Certificate().NotAfter)
 	}
-	if _, err := ca.Issue("kiosk", nil, start.AddDate(11, 0, 0)); err == nil {
+	if _, err := ca.Issue("kiosk", RoleClerk, nil, start.AddDate(11, 0, 0)); err == nil {
 		t.Error("Issue after the CA expired succeeded")
 	}
 }
@@ -144,7 +147,7 @@ func TestValidateNodeID(t *testing.T) {
 		}
 	}
 	ca := newTestCA(t, "Brooklyn")
-	if _, err := ca.Issue("Kiosk", nil, now()); !errors.Is(err, ErrInvalidNodeID) {
+	if _, err := ca.Issue("Kiosk", RoleClerk, nil, now()); !errors.Is(err, ErrInvalidNodeID) {
 		t.Errorf("Issue(Kiosk) = %v, want ErrInvalidNodeID", err)
 	}
 }
@@ -621,5 +624,33 @@ func copyFile(t *testing.T, from, to string) {
 	}
 	if err := os.WriteFile(to, data, 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRoles: a certificate carries the role it was issued with, signed by
+// the CA; an unknown role is refused at issue; a certificate from before
+// roles existed is read as the least, kiosk.
+func TestRoles(t *testing.T) {
+	ca, err := NewCA("Village of Belleville", now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, role := range []string{RoleKiosk, RoleClerk, RoleBackup} {
+		id, err := ca.Issue("node", role, nil, now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := RoleOf(id.Certificate()); err != nil || got != role {
+			t.Errorf("role %s read back as %q, %v", role, got, err)
+		}
+	}
+	if _, err := ca.Issue("node", "administrator", nil, now()); err == nil {
+		t.Error("a certificate issued with an unknown role")
+	}
+	old, _ := ca.Issue("node", RoleClerk, nil, now())
+	cert := *old.Certificate()
+	cert.URIs = cert.URIs[:1]
+	if got, err := RoleOf(&cert); err != nil || got != RoleKiosk {
+		t.Errorf("a certificate without a role: %q, %v; want kiosk", got, err)
 	}
 }

@@ -87,7 +87,7 @@ func newCluster(owner, tb testing.TB, s setup) *cluster {
 	for i := range 3 {
 		id := fmt.Sprintf("node-%d", i+1)
 		m := &member{c: c, id: id, dir: filepath.Join(base, id), addr: synctest.FreeAddr(tb)}
-		if m.ident, err = c.ca.Issue(id, nil, time.Now()); err != nil {
+		if m.ident, err = c.ca.Issue(id, pki.RoleClerk, nil, time.Now()); err != nil {
 			tb.Fatal(err)
 		}
 		c.members = append(c.members, m)

@@ -39,7 +39,7 @@ var (
 // payment returns the pay_bill payload of the i-th command: $1.00 on the
 // bills in turn.
 func payment(i int) *domain.PayBill {
-	return &domain.PayBill{BillID: billID(i), Amount: domain.MustMoney("1.00"), Tender: domain.Cash, Payer: "Bench"}
+	return &domain.PayBill{BillID: billID(i), Amount: domain.MustMoney("1.00"), Tender: domain.Card, Payer: "Bench"}
 }
 
 func submitOp(_ *cluster, m *member, base int) func(int) error {

@@ -185,7 +185,7 @@ func TestStrangersAreRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stranger, err := otherCA.Issue("node-1", nil, time.Now()) // even with a member's name
+	stranger, err := otherCA.Issue("node-1", pki.RoleClerk, nil, time.Now()) // even with a member's name
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestStrangersAreRefused(t *testing.T) {
 		"no certificate": {Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, Timeout: 5 * time.Second},
 	}
 	cmd := domain.Command{ID: "evil", Kind: domain.KindPayBill, At: domain.NewDateTime(domain.MustDate("2026-04-10"), 10, 0, 0),
-		Node: "node-1", Seq: 999, PayBill: &domain.PayBill{BillID: synctest.BillID(0), Amount: domain.MustMoney("100.00"), Tender: domain.Cash}}
+		Node: "node-1", Seq: 999, PayBill: &domain.PayBill{BillID: synctest.BillID(0), Amount: domain.MustMoney("100.00"), Tender: domain.Card}}
 	data, _ := domain.EncodeCommand(cmd)
 	body, _ := json.Marshal(map[string]any{"commands": [][]byte{data}})
 	for name, client := range clients {
@@ -271,17 +271,17 @@ func TestJoinAndRemove(t *testing.T) {
 	var joined []*replica.Node
 	for i := 2; i <= 3; i++ {
 		id := fmt.Sprintf("node-%d", i)
-		ident, err := ca.Issue(id, nil, time.Now())
+		ident, err := ca.Issue(id, pki.RoleClerk, nil, time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
 		addr := synctest.FreeAddr(t)
-		n, err := replica.OpenPeer(replica.Config{ID: id, Dir: t.TempDir(), Params: c.Params, Now: c.Now}, replica.PeerConfig{Identity: ident, Listen: addr})
+		n, err := replica.OpenPeer(replica.Config{ID: id, Dir: t.TempDir(), Params: c.Params, Now: c.Now}, replica.PeerConfig{Identity: ident, Listen: addr, Authorize: synctest.Authorize})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer n.Close()
-		if err := n.Peers().Member(context.Background(), leader.Addr, replica.JoinPath, id, addr); err != nil {
+		if err := n.Peers().Member(context.Background(), leader.Addr, replica.JoinPath, id, addr, synctest.OperatorToken); err != nil {
 			t.Fatalf("join %s: %v", id, err)
 		}
 		joined = append(joined, n)
@@ -304,11 +304,11 @@ func TestJoinAndRemove(t *testing.T) {
 		}
 	}
 	// Another node may not join in someone else's name.
-	err := joined[0].Peers().Member(context.Background(), leader.Addr, replica.JoinPath, "node-9", "127.0.0.1:1")
+	err := joined[0].Peers().Member(context.Background(), leader.Addr, replica.JoinPath, "node-9", "127.0.0.1:1", synctest.OperatorToken)
 	if err == nil {
 		t.Fatal("a node joined another node into the cluster")
 	}
-	if err := joined[0].Peers().Member(context.Background(), leader.Addr, replica.RemovePath, "node-3", ""); err != nil {
+	if err := joined[0].Peers().Member(context.Background(), leader.Addr, replica.RemovePath, "node-3", "", synctest.OperatorToken); err != nil {
 		t.Fatalf("remove: %v", err)
 	}
 	f := leader.Node.Raft().GetConfiguration()

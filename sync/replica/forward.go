@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/sync/pki"
 )
 
 // Leader forwarding. A follower's outbox entries are sent to the leader's
@@ -42,6 +43,16 @@ type forwardResponse struct {
 // ErrNotLeader is returned by a forward to a node that no longer leads.
 var ErrNotLeader = errors.New("peer is not the leader")
 
+// peerRoleOf returns the role the caller's verified client certificate
+// carries.
+func peerRoleOf(r *http.Request) (domain.NodeRole, error) {
+	if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
+		return "", errors.New("no peer certificate")
+	}
+	role, err := pki.RoleOf(r.TLS.PeerCertificates[0])
+	return domain.NodeRole(role), err
+}
+
 // ForwardHandler serves ForwardPath on the peer port. peerID returns the
 // node id of the authenticated caller (from its client certificate); a
 // node may only forward commands taken on itself.
@@ -52,12 +63,18 @@ func (n *Node) ForwardHandler(peerID func(*http.Request) (string, bool)) http.Ha
 			writeJSON(w, http.StatusForbidden, forwardResponse{Error: "no peer certificate"})
 			return
 		}
+		role, err := peerRoleOf(r)
+		if err != nil {
+			writeJSON(w, http.StatusForbidden, forwardResponse{Error: err.Error()})
+			return
+		}
 		var req forwardRequest
 		dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxForwardBody))
 		if err := dec.Decode(&req); err != nil || len(req.Commands) == 0 {
 			writeJSON(w, http.StatusBadRequest, forwardResponse{Error: "malformed forward request"})
 			return
 		}
+		cmds := make([]domain.Command, len(req.Commands))
 		for i, data := range req.Commands {
 			cmd, err := domain.DecodeCommand(data)
 			if err != nil {
@@ -76,6 +93,7 @@ func (n *Node) ForwardHandler(peerID func(*http.Request) (string, bool)) http.Ha
 				writeJSON(w, http.StatusConflict, forwardResponse{Error: fmt.Sprintf("command %d: %s needs ledger format %d; the cluster runs %d", i, cmd.Kind, need, n.fsm.Format())})
 				return
 			}
+			cmds[i] = cmd
 		}
 		if n.raft.State() != raft.Leader {
 			addr, _ := n.raft.LeaderWithID()
@@ -83,11 +101,20 @@ func (n *Node) ForwardHandler(peerID func(*http.Request) (string, bool)) http.Ha
 			return
 		}
 		futures := make([]raft.ApplyFuture, len(req.Commands))
+		refused := make([]*domain.Error, len(req.Commands))
 		for i, data := range req.Commands {
-			futures[i] = n.raft.Apply(data, 5*time.Second)
+			// A command the leader refuses is answered as refused and
+			// never enters the log.
+			if refused[i] = n.admit(cmds[i], role); refused[i] == nil {
+				futures[i] = n.raft.Apply(data, 5*time.Second)
+			}
 		}
 		resp := forwardResponse{}
-		for _, f := range futures {
+		for i, f := range futures {
+			if refused[i] != nil {
+				resp.Results = append(resp.Results, domain.Result{CommandID: cmds[i].ID, Kind: cmds[i].Kind, Error: refused[i]})
+				continue
+			}
 			if err := f.Error(); err != nil {
 				// Answer for the prefix that committed; the caller retries the rest.
 				if len(resp.Results) == 0 {

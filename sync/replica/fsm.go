@@ -22,6 +22,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/sync/badgerstore"
 )
 
 // FSM applies committed log entries to the ledger state in Badger. It is
@@ -62,6 +63,7 @@ type FSM struct {
 	// inject a crash between two commits of one batch).
 	beforeCommit func()
 	pause        func(point string) // Config.Pause
+	revoked      revocations        // the revoked node certificates (revoke.go)
 }
 
 func (f *FSM) pauseAt(point string) {
@@ -113,9 +115,9 @@ type journalEntry struct {
 
 // OpenFSM opens the FSM's state in a Badger store at opts.Dir.
 func OpenFSM(opts badger.Options, params *domain.Params, logger *slog.Logger) (*FSM, error) {
-	db, err := badger.Open(opts)
+	db, err := badgerstore.OpenDB(opts, "ledger state")
 	if err != nil {
-		return nil, fmt.Errorf("open ledger state %s: %w", opts.Dir, err)
+		return nil, err
 	}
 	f := &FSM{db: db, dir: opts.Dir, params: params, log: logger}
 	if err := f.loadMeta(); err != nil {
@@ -177,6 +179,9 @@ func (f *FSM) loadMeta() error {
 			f.applied.Store(binary.BigEndian.Uint64(v))
 		} else if !errors.Is(err, badger.ErrKeyNotFound) {
 			return fmt.Errorf("read applied index: %w", err)
+		}
+		if err := f.loadRevocations(txn); err != nil {
+			return err
 		}
 		if item, err := txn.Get(keyJournal); err == nil {
 			v, err := item.ValueCopy(nil)
@@ -423,9 +428,14 @@ func (f *FSM) applyOne(txn *badger.Txn, index uint64, cmd domain.Command, size i
 		panic(fmt.Sprintf("replica: read command record: %v", err))
 	}
 	if seen {
+		if !sameRequest(rec.Command, cmd) && f.Format() >= 2 {
+			// The id was used for another request: this one is refused,
+			// the first keeps its record (ledger format 2).
+			return domain.Result{CommandID: cmd.ID, Kind: cmd.Kind, Index: index, Error: errReused(cmd.ID)}, nil
+		}
 		return rec.Result, f.aliasWrites(txn, cmd, rec)
 	}
-	ov := &overlay{txn: txn, writes: map[string][]byte{}}
+	ov := &overlay{txn: txn, writes: map[string][]byte{}, format: f.Format()}
 	var res domain.Result
 	switch {
 	case cmd.Kind != domain.KindLedgerFormat && cmd.Kind.Since() > f.Format():
@@ -434,6 +444,8 @@ func (f *FSM) applyOne(txn *badger.Txn, index uint64, cmd domain.Command, size i
 		err = domain.Errorf(domain.EUNAVAILABLE, "", "The ledger cannot take %s records until every node runs a release with ledger format %d (the cluster runs format %d).", cmd.Kind, cmd.Kind.Since(), f.Format())
 	case cmd.Kind == domain.KindLedgerFormat:
 		res, err = f.applyLedgerFormat(ov, cmd, index)
+	case cmd.Kind == domain.KindRevokeNode:
+		res, err = f.applyRevokeNode(ov, cmd, index)
 	default:
 		res, err = domain.Apply(ov, cmd, index, f.params)
 	}
@@ -690,6 +702,7 @@ func (f *FSM) VerifyJournal() (int, error) {
 type overlay struct {
 	txn    *badger.Txn
 	writes map[string][]byte
+	format int // the ledger format in force for this command
 }
 
 func (o *overlay) sorted() []kv {
@@ -738,6 +751,10 @@ func overlayGet[T any](o *overlay, k []byte) (T, bool, error) {
 	}
 	return v, true, nil
 }
+
+// LedgerFormat is the ledger's format when the command applies: the
+// rules of domain.RulesFormat.
+func (o *overlay) LedgerFormat() int { return o.format }
 
 func (o *overlay) Bill(id string) (domain.Bill, bool, error) {
 	return overlayGet[domain.Bill](o, key(prefixBill, id))

@@ -75,6 +75,14 @@ func (n *Node) peerStatuses() []NodeStatus {
 	for range servers {
 		if a := <-ch; a.err == nil {
 			out = append(out, a.st)
+			if a.st.serial != "" {
+				n.serialMu.Lock()
+				if n.serials == nil {
+					n.serials = map[string]string{}
+				}
+				n.serials[a.st.ID] = a.st.serial
+				n.serialMu.Unlock()
+			}
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })

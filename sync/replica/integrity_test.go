@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/sync/badgerstore"
 )
 
 func logsOf(t *testing.T, first uint64, cmds ...domain.Command) []*raft.Log {
@@ -395,6 +396,28 @@ func TestInterruptedRestoreIsFinishedAtStart(t *testing.T) {
 	}
 	n.Close()
 
+	// Stopped right after the old state was dropped: the store is empty
+	// (but marked, so it opens) and the restore is finished at start.
+	f := openFSM(t, filepath.Join(dir, "state"))
+	if err := writeMarker(restoreMarker(filepath.Join(dir, "state"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.db.DropAll(); err != nil {
+		t.Fatal(err)
+	}
+	if err := badgerstore.Mark(f.db); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	n, err = Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := n.FSM().StateHash(); got != want {
+		t.Fatalf("state after the dropped-then-finished restore %s, want %s", got, want)
+	}
+	n.Close()
+
 	empty := t.TempDir()
 	cfg.Dir = empty
 	n, err = Open(cfg)
@@ -471,5 +494,28 @@ func TestSnapshotOfAnEarlierReleaseRestores(t *testing.T) {
 	}
 	if stateHash(t, dst) != stateHash(t, src) || dst.Applied() != src.Applied() {
 		t.Fatal("a VHSNAP1 snapshot restored to a different state")
+	}
+}
+
+// TestLedgerRefusesAReusedCommandID: a command id that arrives again (from
+// another node) with another request is refused by the ledger, on every
+// replica alike, and the first request keeps its record; the same request
+// again is an alias of the first receipt.
+func TestLedgerRefusesAReusedCommandID(t *testing.T) {
+	f := openFSM(t, t.TempDir())
+	defer f.Close()
+	raise := domain.Command{ID: "lf2", Kind: domain.KindLedgerFormat, At: domain.NewDateTime(domain.MustDate("2026-03-01"), 9, 0, 0), Node: "n1", LedgerFormat: &domain.LedgerFormatChange{To: 2}}
+	first := payCommand("client-42", 2, "B1", "10.00", "2026-04-10T10:00")
+	other := payCommand("client-42", 7, "B1", "500.00", "2026-04-10T10:05")
+	other.Node = "n2"
+	out := f.ApplyBatch(append(testLog(t)[:1], logsOf(t, 4, raise, first, other)...))
+	if r := out[3].(domain.Result); r.Error == nil || r.Error.Code != domain.ECONFLICT {
+		t.Fatalf("reused id with another amount: %+v", r)
+	}
+	if b, _ := f.Bill("B1"); len(b.Payments) != 1 || !b.Payments[0].Amount.Equal(domain.MustMoney("10.00")) {
+		t.Fatalf("B1 payments %+v, want the first only", b.Payments)
+	}
+	if _, err := f.Receipt(other.ReceiptNumber()); domain.ErrorCode(err) != domain.ENOTFOUND {
+		t.Fatalf("the refused request's number found a receipt: %v", err)
 	}
 }

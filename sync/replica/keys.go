@@ -22,6 +22,7 @@ const (
 	prefixRecord    = "x/"  // x/<collection>/<id> → JSON of a domain record
 	prefixIndex     = "xi/" // xi/<index>/<key> → ""
 	prefixAlias     = "ra/" // ra/<receipt number> → the number it posted under
+	prefixRevoked   = "rv/" // rv/<node id> → revocation (revoke.go)
 )
 
 // nodeLocal reports whether k belongs to this node alone and is not part

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/raft"
+
+	"github.com/villagehall/appliance/domain"
 )
 
 // Peer-port paths for cluster management. Every call is authenticated by
@@ -43,7 +45,8 @@ type NodeStatus struct {
 	// Halted says why the node stopped applying the log, if it did.
 	Halted string `json:"halted,omitempty"`
 
-	rtMid time.Time // the asker's clock half way through the request
+	rtMid  time.Time // the asker's clock half way through the request
+	serial string    // the serial of the certificate the node answered with
 }
 
 // Status returns this node's status.
@@ -101,6 +104,16 @@ func (n *Node) PeerHandler(raftStream http.Handler, raftPath string, peerID func
 				writeJSON(w, http.StatusForbidden, memberResponse{Error: "no peer certificate"})
 				return
 			}
+			if n.authorize == nil {
+				writeJSON(w, http.StatusForbidden, memberResponse{Error: "membership changes are not accepted on this node"})
+				return
+			}
+			who, err := n.authorize(r)
+			if err != nil {
+				writeJSON(w, http.StatusUnauthorized, memberResponse{Error: "a membership change needs the operator's authority (the operator token of this node, or an administrator's API token): " + err.Error()})
+				return
+			}
+			n.log.Info("membership change", "path", r.URL.Path, "by", who, "via", caller)
 			var req memberRequest
 			if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16)).Decode(&req); err != nil {
 				writeJSON(w, http.StatusBadRequest, memberResponse{Error: "malformed request"})
@@ -128,7 +141,16 @@ func (n *Node) PeerHandler(raftStream http.Handler, raftPath string, peerID func
 		return n.raft.AddVoter(raft.ServerID(req.ID), raft.ServerAddress(req.Address), 0, 30*time.Second).Error()
 	}))
 	mux.HandleFunc("POST "+RemovePath, member(func(caller string, req memberRequest) error {
+		if _, err := n.serverAddress(req.ID); err != nil {
+			return err
+		}
+		if req.ID == n.cfg.ID {
+			return errors.New("a leader does not remove itself: transfer leadership first")
+		}
 		n.log.Info("removing server", "id", req.ID, "by", caller)
+		if err := n.revoke(req.ID); err != nil {
+			return fmt.Errorf("revoke %s's certificate: %w", req.ID, err)
+		}
 		return n.raft.RemoveServer(raft.ServerID(req.ID), 0, 30*time.Second).Error()
 	}))
 	mux.HandleFunc("POST "+TransferPath, member(func(caller string, req memberRequest) error {
@@ -159,14 +181,17 @@ func (n *Node) serverAddress(id string) (raft.ServerAddress, error) {
 }
 
 // Member asks the leader at addr (or the leader it names) to run a
-// membership action: JoinPath, RemovePath or TransferPath.
-func (c *PeerClient) Member(ctx context.Context, addr, path, id, address string) error {
+// membership action: JoinPath, RemovePath or TransferPath, with the
+// operator's authority (token: this node's operator token or an
+// administrator's API token).
+func (c *PeerClient) Member(ctx context.Context, addr, path, id, address, token string) error {
 	for range 3 {
 		body, _ := json.Marshal(memberRequest{ID: id, Address: address})
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, "https://"+addr+path, bytes.NewReader(body))
 		if err != nil {
 			return err
 		}
+		req.Header.Set("Authorization", "Bearer "+token)
 		resp, err := c.HTTP.Do(req)
 		if err != nil {
 			return fmt.Errorf("%s: %w", addr, err)
@@ -205,7 +230,13 @@ func (c *PeerClient) Status(ctx context.Context, addr raft.ServerAddress) (NodeS
 	if resp.StatusCode != http.StatusOK {
 		return s, fmt.Errorf("%s: %s", addr, resp.Status)
 	}
-	return s, json.NewDecoder(resp.Body).Decode(&s)
+	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
+		return s, err
+	}
+	if resp.TLS != nil && len(resp.TLS.PeerCertificates) > 0 {
+		s.serial = resp.TLS.PeerCertificates[0].SerialNumber.String()
+	}
+	return s, nil
 }
 
 // ClusterView is the cluster as one node sees it: the configuration, and
@@ -224,6 +255,7 @@ type MemberView struct {
 	LastContact  time.Time `json:"last_contact,omitzero"`
 	AppliedIndex uint64    `json:"applied_index"`
 	Lag          uint64    `json:"lag"` // entries behind the most advanced member
+	PreferLeader bool      `json:"prefer_leader"`
 	Error        string    `json:"error,omitempty"`
 }
 
@@ -259,7 +291,7 @@ func (n *Node) Cluster(ctx context.Context) (ClusterView, error) {
 				m.State, m.Error = "unreachable", err.Error()
 				return
 			}
-			m.State, m.LastContact, m.AppliedIndex = st.State, st.LastContact, st.AppliedIndex
+			m.State, m.LastContact, m.AppliedIndex, m.PreferLeader = st.State, st.LastContact, st.AppliedIndex, st.PreferLeader
 		}(&view.Nodes[i], s.Address)
 	}
 	for range servers {
@@ -311,8 +343,8 @@ func (n *Node) placeLeader() {
 		}
 		applied := n.fsm.Applied()
 		for _, m := range view.Nodes {
-			if m.ID == n.cfg.ID || m.Suffrage != raft.Voter.String() || m.State != raft.Follower.String() {
-				continue
+			if m.ID == n.cfg.ID || m.Suffrage != raft.Voter.String() || m.State != raft.Follower.String() || !m.PreferLeader {
+				continue // only to a node that may lead: never between two that avoid it
 			}
 			if m.AppliedIndex+64 < applied {
 				continue // not caught up yet
@@ -326,23 +358,49 @@ func (n *Node) placeLeader() {
 	}
 }
 
+// revoke appends a revocation of node id's certificates: the one it last
+// presented to this node, if known, and every one issued before now (less
+// the hour certificates are backdated by, so one issued after this moment
+// is accepted). A cluster still at ledger format 1 (a member runs an older
+// release) cannot record it; the removal goes ahead with a warning.
+func (n *Node) revoke(id string) error {
+	if n.fsm.Format() < domain.KindRevokeNode.Since() {
+		n.log.Warn("removing a node without revoking its certificate: a member still runs an older release", "node", id)
+		return nil
+	}
+	cmd, err := n.internalCommand(domain.KindRevokeNode)
+	if err != nil {
+		return err
+	}
+	n.serialMu.Lock()
+	serial := n.serials[id]
+	n.serialMu.Unlock()
+	cmd.RevokeNode = &domain.RevokeNode{Node: id, Serial: serial, Before: n.cfg.Now().Add(-time.Hour).UTC()}
+	return n.applyInternal(cmd)
+}
+
 // JoinCluster asks the cluster, through the node at addr, to add this node
-// as a voter, and retries until this node is a member or closes. A node
-// joins once it is running and listening: adding a voter that cannot yet
-// answer would cost a two-node cluster its quorum.
-func (n *Node) JoinCluster(addr string) {
+// as a voter, with the operator's authority (token), and retries until
+// this node is a member or closes. A node joins once it is running and
+// listening: adding a voter that cannot yet answer would cost a two-node
+// cluster its quorum.
+//
+// The channel it returns is closed once this node is a member.
+func (n *Node) JoinCluster(addr, token string) <-chan struct{} {
+	joined := make(chan struct{})
 	if n.peers == nil {
-		return
+		return joined
 	}
 	n.wg.Add(1)
 	go func() {
 		defer n.wg.Done()
 		for !n.isMember() {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			err := n.peers.Member(ctx, addr, JoinPath, n.cfg.ID, string(n.transport.LocalAddr()))
+			err := n.peers.Member(ctx, addr, JoinPath, n.cfg.ID, string(n.transport.LocalAddr()), token)
 			cancel()
 			if err == nil {
 				n.log.Info("joined the cluster", "via", addr)
+				close(joined)
 				return
 			}
 			n.log.Warn("join the cluster", "via", addr, "err", err)
@@ -352,7 +410,9 @@ func (n *Node) JoinCluster(addr string) {
 			case <-time.After(2 * time.Second):
 			}
 		}
+		close(joined)
 	}()
+	return joined
 }
 
 // isMember reports whether this node is in its own copy of the cluster

@@ -31,6 +31,11 @@ type Config struct {
 	Dir string
 	// Params are the ordinance's parameters; every node must run the same.
 	Params *domain.Params
+	// Role is what this node is for (its certificate's role on a
+	// clustered node; OpenPeer sets it). It limits the kinds of command
+	// the node takes (domain.NodeRole.MayTake). Empty means clerk: a node
+	// alone is the whole office.
+	Role domain.NodeRole
 	// Location is the village's time zone (America/Chicago).
 	Location *time.Location
 	// Now reads the clock; tests pin it.
@@ -126,8 +131,12 @@ type Node struct {
 	waitMu  sync.Mutex
 	waiters map[string][]chan domain.Result
 
-	peerSrv *http.Server // the peer port of a clustered node
-	peers   *PeerClient
+	peerSrv   *http.Server // the peer port of a clustered node
+	peers     *PeerClient
+	authorize func(*http.Request) (string, error) // PeerConfig.Authorize
+
+	serialMu sync.Mutex
+	serials  map[string]string // node id → serial of the certificate it last presented
 
 	closeOnce sync.Once
 	closeErr  error
@@ -160,6 +169,9 @@ func Open(cfg Config) (*Node, error) {
 	}
 	if cfg.ClockCheckEvery == 0 {
 		cfg.ClockCheckEvery = 15 * time.Second
+	}
+	if cfg.Role == "" {
+		cfg.Role = domain.NodeClerk
 	}
 	if cfg.LedgerFormat == 0 {
 		cfg.LedgerFormat = domain.LedgerFormat
@@ -201,9 +213,9 @@ func (n *Node) open() error {
 	}
 	logOpts := badgerstore.PiOptions(filepath.Join(cfg.Dir, "raft"))
 	logOpts.Logger = badgerstore.NewLogger(n.log)
-	db, err := badger.Open(logOpts)
+	db, err := badgerstore.OpenDB(logOpts, "raft log")
 	if err != nil {
-		return fmt.Errorf("open raft log: %w", err)
+		return err
 	}
 	n.logDB = db
 	n.logs = badgerstore.New(db)
@@ -406,10 +418,29 @@ func (n *Node) checkKind(k domain.Kind) error {
 	return nil
 }
 
+// admit is the leader's check of a command before it enters the log: the
+// node that took it must be allowed its kind, and it must not be dated
+// after the leader's clock plus the allowed skew. A command dated in the
+// future would raise the ledger's latest intake time, below which every
+// node refuses to date payments: one bad clock, or one forged command,
+// would freeze the ledger. (A command dated in the past is an offline
+// payment replayed, and is taken.)
+func (n *Node) admit(cmd domain.Command, role domain.NodeRole) *domain.Error {
+	if !role.MayTake(cmd.Kind) {
+		return domain.Errorf(domain.EFORBIDDEN, "", "A %s node may not take %s commands.", role, cmd.Kind)
+	}
+	now := n.cfg.Now().In(n.cfg.Location)
+	if at := cmd.At.Time(n.cfg.Location); at.After(now.Add(n.cfg.MaxClockSkew)) {
+		return domain.Errorf(domain.EINVALID, "", "Command %s is dated %s, after the leader's clock (%s) by more than the allowed %s; the clock of node %s is wrong.",
+			cmd.ID, cmd.At, domain.DateTimeOf(now), n.cfg.MaxClockSkew, cmd.Node)
+	}
+	return nil
+}
+
 // internalKind reports whether kind k is one the leader appends on its
 // own, which no client or peer may submit.
 func internalKind(k domain.Kind) bool {
-	return k == domain.KindLedgerFormat || k == domain.KindCheckpoint
+	return k == domain.KindLedgerFormat || k == domain.KindCheckpoint || k == domain.KindRevokeNode
 }
 
 // domainNow reads the node's clock as a village date and time.
@@ -498,13 +529,19 @@ func (n *Node) Submit(ctx context.Context, cmd domain.Command) (domain.Result, e
 	if internalKind(cmd.Kind) {
 		return domain.Result{}, domain.Errorf(domain.EINVALID, "", "%s commands are the cluster's own", cmd.Kind)
 	}
+	if !n.cfg.Role.MayTake(cmd.Kind) {
+		return domain.Result{}, domain.Errorf(domain.EFORBIDDEN, "", "This %s node cannot take %s; use the clerk's office.", n.cfg.Role, cmd.Kind)
+	}
 	if err := n.checkKind(cmd.Kind); err != nil {
 		return domain.Result{}, err
 	}
 	// A command the ledger here has already applied (a client retrying
 	// at another node what it first sent to one that went down) is
 	// answered from the ledger: the same receipt everywhere it is asked.
-	if res, ok, err := n.fsm.CommandResult(cmd.ID); err == nil && ok {
+	if kept, res, ok, err := n.fsm.appliedCommand(cmd.ID); err == nil && ok {
+		if !sameRequest(kept, cmd) {
+			return domain.Result{}, errReused(cmd.ID)
+		}
 		return resultErr(res)
 	}
 	if !n.connected() {
@@ -522,6 +559,9 @@ func (n *Node) Submit(ctx context.Context, cmd domain.Command) (domain.Result, e
 	e, created, err := n.box.put(cmd)
 	if err != nil {
 		return domain.Result{}, err
+	}
+	if !created && !e.Command.SameRequest(cmd) {
+		return domain.Result{}, errReused(cmd.ID)
 	}
 	n.pause("submit.queued")
 	if created {
@@ -666,13 +706,21 @@ func (n *Node) submitBatch(entries []outboxEntry) bool {
 		return n.forwardBatch(entries, data)
 	}
 	futures := make([]raft.ApplyFuture, len(entries))
-	for i := range entries {
-		futures[i] = n.raft.Apply(data[i], 5*time.Second)
+	refused := make([]*domain.Error, len(entries))
+	for i, e := range entries {
+		if refused[i] = n.admit(e.Command, n.cfg.Role); refused[i] == nil {
+			futures[i] = n.raft.Apply(data[i], 5*time.Second)
+		}
 	}
 	ok := true
 	var answered []outboxEntry
 	var results []domain.Result
 	for i, f := range futures {
+		if refused[i] != nil {
+			answered = append(answered, entries[i])
+			results = append(results, domain.Result{CommandID: entries[i].Command.ID, Kind: entries[i].Command.Kind, Error: refused[i]})
+			continue
+		}
 		if err := f.Error(); err != nil {
 			if ok {
 				n.log.Warn("submit to log", "id", entries[i].Command.ID, "err", err)

@@ -111,11 +111,47 @@ func TestNodeRefusalIsReportedAndSetAside(t *testing.T) {
 		t.Fatalf("payment on a tax-roll bill: err = %v, want a conflict", err)
 	}
 	good, _ := n.NewCommand(domain.KindPayBill, "kiosk")
-	good.PayBill = &domain.PayBill{BillID: "B3", Amount: domain.MustMoney("10.00"), Tender: domain.Cash}
+	good.PayBill = &domain.PayBill{BillID: "B3", Amount: domain.MustMoney("10.00"), Tender: domain.Card}
 	if res := submit(t, n, good); res.Receipt == nil {
 		t.Fatalf("the queue is blocked after a refusal: %+v", res)
 	}
 	if c := n.Consistency(); c.Pending != 0 {
 		t.Fatalf("pending = %d, want 0", c.Pending)
+	}
+}
+
+// TestReusedCommandIDIsAConflict: the same command id sent again with the
+// same request answers with the first result; with another request (another
+// amount, another account) it is refused as a conflict — on the node that
+// queued it, and by the ledger when it arrives from another node — and
+// nothing is paid twice.
+func TestReusedCommandIDIsAConflict(t *testing.T) {
+	n := openNode(t, t.TempDir(), time.Date(2026, 4, 10, 10, 0, 0, 0, time.UTC))
+	defer n.Close()
+	seedNode(t, n)
+	pay := func(amount, actor string) (domain.Result, error) {
+		cmd, err := n.NewCommand(domain.KindPayBill, actor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.ID = "client-42"
+		cmd.PayBill = &domain.PayBill{BillID: "B1", Amount: domain.MustMoney(amount), Tender: domain.Card, Reference: "A1"}
+		return n.Submit(context.Background(), cmd)
+	}
+	first, err := pay("10.00", "api-user")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := pay("10.00", "api-user")
+	if err != nil || again.Receipt == nil || again.Receipt.Number != first.Receipt.Number {
+		t.Fatalf("the same request again: %+v, %v; want the first receipt %s", again.Receipt, err, first.Receipt.Number)
+	}
+	for _, c := range []struct{ amount, actor string }{{"999.00", "api-user"}, {"10.00", "someone-else"}} {
+		if _, err := pay(c.amount, c.actor); domain.ErrorCode(err) != domain.ECONFLICT {
+			t.Fatalf("id reused for %s by %s: %v, want a conflict", c.amount, c.actor, err)
+		}
+	}
+	if b, _ := n.Bill("B1"); len(b.Payments) != 1 {
+		t.Fatalf("B1 holds %d payments, want 1", len(b.Payments))
 	}
 }

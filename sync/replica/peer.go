@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/raft"
 
+	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/sync/pki"
 	"github.com/villagehall/appliance/sync/wsstream"
 )
@@ -35,6 +36,13 @@ type PeerConfig struct {
 	// DialContext, if set, dials the TCP connections of the peer client
 	// (leader forwarding, status, membership).
 	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Authorize says who, with the operator's authority, asks for a
+	// membership change (join, remove, transfer) on this node's peer port:
+	// a node certificate proves only that the caller is one of the
+	// village's machines. The appliance accepts this node's operator token
+	// or an active administrator's API token (Authorization: Bearer).
+	// Nil refuses every membership change.
+	Authorize func(*http.Request) (string, error)
 }
 
 // OpenPeer opens a node that replicates with its peers: raft's RPCs travel
@@ -51,6 +59,7 @@ func OpenPeer(cfg Config, peer PeerConfig) (*Node, error) {
 	if cfg.ID != peer.Identity.NodeID() {
 		return nil, fmt.Errorf("replica: node id %q does not match its certificate (%q)", cfg.ID, peer.Identity.NodeID())
 	}
+	cfg.Role = domain.NodeRole(peer.Identity.Role())
 	if peer.Advertise == "" {
 		peer.Advertise = peer.Listen
 	}
@@ -93,6 +102,10 @@ func OpenPeer(cfg Config, peer PeerConfig) (*Node, error) {
 		return nil, err
 	}
 	n.peers = client
+	n.authorize = peer.Authorize
+	// Every handshake, both ways, asks the ledger whether the peer's
+	// certificate was revoked when its node was removed.
+	peer.Identity.SetRevocation(n.fsm.CheckCertificate)
 	handler := n.PeerHandler(layer.Handler(), wsstream.Path, peerIDOf)
 	if peer.WrapHandler != nil {
 		handler = peer.WrapHandler(handler)

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/dgraph-io/badger/v4"
 	"github.com/hashicorp/raft"
 
 	"github.com/villagehall/appliance/sync/badgerstore"
@@ -66,7 +65,7 @@ func Recover(cfg Config, keep []string) (Recovered, error) {
 	log := cfg.Logger.With("node", cfg.ID)
 	logOpts := badgerstore.PiOptions(filepath.Join(cfg.Dir, "raft"))
 	logOpts.Logger = badgerstore.NewLogger(log)
-	db, err := badger.Open(logOpts)
+	db, err := badgerstore.OpenDB(logOpts, "raft log")
 	if err != nil {
 		return rec, fmt.Errorf("open raft log (is the node still running?): %w", err)
 	}

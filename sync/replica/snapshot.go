@@ -13,6 +13,8 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/hashicorp/raft"
+
+	"github.com/villagehall/appliance/sync/badgerstore"
 )
 
 // A snapshot is every key and value of the ledger state as of one moment,
@@ -257,6 +259,11 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 	}
 	if err := f.db.DropAll(); err != nil {
 		return fmt.Errorf("restore snapshot: drop old state: %w", err)
+	}
+	// DropAll took the store's marker too; without it the next start
+	// would refuse the store as damaged rather than finish the restore.
+	if err := badgerstore.Mark(f.db); err != nil {
+		return fmt.Errorf("restore snapshot: %w", err)
 	}
 	f.pauseAt("restore.load")
 	if v == 1 {

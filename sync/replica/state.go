@@ -93,6 +93,31 @@ func (f *FSM) CommandResult(id string) (domain.Result, bool, error) {
 	return rec.Result, ok, err
 }
 
+// appliedCommand returns a command already applied, as the ledger keeps it
+// (without its payload when it was too big to keep), and its result.
+func (f *FSM) appliedCommand(id string) (*domain.Command, domain.Result, bool, error) {
+	var rec commandRecord
+	ok, err := f.get(key(prefixCommand, id), &rec)
+	return rec.Command, rec.Result, ok, err
+}
+
+// sameRequest compares a command with one the ledger kept, which may lack
+// its payload (keepable): then the kind and actor are compared.
+func sameRequest(kept *domain.Command, cmd domain.Command) bool {
+	if kept == nil {
+		return true
+	}
+	if kept.PayloadKept() {
+		return kept.SameRequest(cmd)
+	}
+	return kept.Kind == cmd.Kind && kept.Actor == cmd.Actor
+}
+
+// errReused is the answer to a command id reused for another request.
+func errReused(id string) *domain.Error {
+	return domain.Errorf(domain.ECONFLICT, "", "The command id %s was already used for a different request; use a new id for a new request.", id)
+}
+
 // list decodes every value under prefix, in key order.
 func list[T any](f *FSM, prefix string) ([]T, error) {
 	var out []T

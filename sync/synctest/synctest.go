@@ -7,11 +7,13 @@ package synctest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"math/rand/v2"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
@@ -47,6 +49,20 @@ type Options struct {
 	Tune func(*replica.Config)
 	// Peer adjusts each member's peer configuration before it opens.
 	Peer func(m *Member, pc *replica.PeerConfig)
+	// Roles gives members a node role other than clerk (by id).
+	Roles map[string]string
+}
+
+// OperatorToken is the operator's authority for membership changes in a
+// test cluster: every member accepts it (PeerConfig.Authorize).
+const OperatorToken = "synctest-operator-token"
+
+// Authorize accepts OperatorToken as the bearer token of a request.
+func Authorize(r *http.Request) (string, error) {
+	if r.Header.Get("Authorization") != "Bearer "+OperatorToken {
+		return "", errors.New("not the operator")
+	}
+	return "operator", nil
 }
 
 // Member is one node of a Cluster.
@@ -84,7 +100,11 @@ func NewWith(t testing.TB, opts Options) *Cluster {
 	}
 	base := t.TempDir()
 	for _, id := range opts.IDs {
-		ident, err := c.CA.Issue(id, nil, time.Now())
+		role := opts.Roles[id]
+		if role == "" {
+			role = pki.RoleClerk
+		}
+		ident, err := c.CA.Issue(id, role, nil, time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -183,7 +203,7 @@ func (m *Member) start(bootstrap bool, servers []raft.Server) {
 	m.c.T.Helper()
 	var err error
 	for try := 0; try < 50; try++ { // the port may linger briefly after a stop
-		pc := replica.PeerConfig{Identity: m.Identity, Listen: m.Addr}
+		pc := replica.PeerConfig{Identity: m.Identity, Listen: m.Addr, Authorize: Authorize}
 		if m.c.Peer != nil {
 			m.c.Peer(m, &pc)
 		}
@@ -265,7 +285,7 @@ func (m *Member) Submit(k domain.Kind, fill func(*domain.Command)) (domain.Resul
 // Pay pays amount on bill through m.
 func (m *Member) Pay(bill, amount string) (domain.Result, error) {
 	return m.Submit(domain.KindPayBill, func(c *domain.Command) {
-		c.PayBill = &domain.PayBill{BillID: bill, Amount: domain.MustMoney(amount), Tender: domain.Cash}
+		c.PayBill = &domain.PayBill{BillID: bill, Amount: domain.MustMoney(amount), Tender: domain.Card}
 	})
 }
 

@@ -36,7 +36,7 @@ func newVillage(tb testing.TB) *testVillage {
 
 func (v *testVillage) issue(nodeID string) *pki.Identity {
 	v.tb.Helper()
-	id, err := v.ca.Issue(nodeID, nil, time.Now())
+	id, err := v.ca.Issue(nodeID, pki.RoleClerk, nil, time.Now())
 	if err != nil {
 		v.tb.Fatalf("Issue(%q): %v", nodeID, err)
 	}
