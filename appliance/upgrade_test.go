@@ -1,0 +1,159 @@
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/villagehall/appliance/domain"
+)
+
+// upgradeFixture is what testdata/upgrade/makefixture recorded of a data
+// folder made by an earlier release, as that release's own `verify` saw it.
+type upgradeFixture struct {
+	Release   string `json:"release"`
+	Journal   int    `json:"journal"`
+	Applied   uint64 `json:"applied"`
+	StateHash string `json:"state_hash"`
+	PaidBill  string `json:"paid_bill"`
+	Receipt   string `json:"receipt"`
+}
+
+// TestUpgradeFromEarlierReleases opens data folders written by earlier
+// releases (testdata/upgrade, one per release before a change of the
+// ledger's layout or rules): this build's `verify` sees the same journal,
+// applied index and state hash as the release that wrote it, and the node
+// starts on the folder, serves what it holds and takes new payments.
+func TestUpgradeFromEarlierReleases(t *testing.T) {
+	files, err := filepath.Glob("testdata/upgrade/*.tar.gz")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no upgrade fixtures: %v", err)
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".tar.gz"), func(t *testing.T) {
+			dir := t.TempDir()
+			f := unpackFixture(t, file, dir)
+			data := filepath.Join(dir, "data")
+
+			var out bytes.Buffer
+			if err := verifyCommand([]string{"--data", data}, &out, io.Discard); err != nil {
+				t.Fatalf("verify: %v", err)
+			}
+			want := fmt.Sprintf("journal: %d entries verified; applied index %d; state hash %s", f.Journal, f.Applied, f.StateHash)
+			if !strings.Contains(out.String(), want) {
+				t.Fatalf("this build's verify says %q; release %s said %q", out.String(), f.Release, want)
+			}
+
+			m := NewMain()
+			m.Config.DataDir, m.Config.HTTPAddr, m.Config.StaffAddr = data, "127.0.0.1:0", "127.0.0.1:0"
+			m.Config.Terminal = "simulator"
+			loc, _ := time.LoadLocation(Village)
+			m.Config.Now = func() time.Time { return time.Date(2026, 12, 2, 10, 0, 0, 0, loc) }
+			m.Config.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+			if err := m.Run(context.Background()); err != nil {
+				t.Fatalf("start on release %s's folder: %v", f.Release, err)
+			}
+			defer m.Close()
+			resp, err := http.Get("http://" + m.Addr() + "/healthz")
+			if err != nil || resp.StatusCode != http.StatusOK {
+				t.Fatalf("healthz: %v, %v", resp, err)
+			}
+			resp.Body.Close()
+			b, err := m.Node.Bill(f.PaidBill)
+			if err != nil || len(b.Payments) != 1 || b.Payments[0].Receipt != f.Receipt {
+				t.Fatalf("bill %s: %+v, %v; want its one payment, receipt %s", f.PaidBill, b.Payments, err, f.Receipt)
+			}
+			if rc, err := m.Node.Receipt(f.Receipt); err != nil || rc.Status != domain.Posted {
+				t.Fatalf("receipt %s: %+v, %v", f.Receipt, rc, err)
+			}
+			var admin domain.StaffUser
+			if err := m.Node.Get(domain.CollectionStaffUsers, "admin", &admin); err != nil || admin.Role != domain.RoleAdministrator {
+				t.Fatalf("the staff account made by release %s: %+v, %v", f.Release, admin, err)
+			}
+			var next domain.Bill
+			bills, _ := m.Node.FSM().Bills()
+			for _, b := range bills {
+				if fig, err := b.Figures(domain.DateOf(m.Config.Now().In(loc)), m.Node.Params()); err == nil && fig.Balance.IsPositive() && fig.Status != domain.BillTaxRoll {
+					next = b
+					break
+				}
+			}
+			if next.ID == "" {
+				t.Fatal("no payable bill in the fixture")
+			}
+			cmd, err := m.Node.NewCommand(domain.KindPayBill, "kiosk")
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd.PayBill = &domain.PayBill{BillID: next.ID, Amount: domain.MustMoney("1.00"), Tender: domain.Card, Reference: "SIM-1"}
+			res, err := m.Node.Submit(context.Background(), cmd)
+			if err != nil || res.Receipt == nil || res.Receipt.Status != domain.Posted {
+				t.Fatalf("a new payment after the upgrade: %+v, %v", res, err)
+			}
+			if _, err := m.Node.FSM().VerifyJournal(); err != nil {
+				t.Fatalf("journal after the upgrade: %v", err)
+			}
+		})
+	}
+}
+
+func unpackFixture(t *testing.T, file, dir string) upgradeFixture {
+	t.Helper()
+	fh, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	gz, err := gzip.NewReader(fh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(gz)
+	var f upgradeFixture
+	safe := regexp.MustCompile(`^[A-Za-z0-9._/-]+$`)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !safe.MatchString(h.Name) || strings.Contains(h.Name, "..") {
+			t.Fatalf("fixture entry %q", h.Name)
+		}
+		body, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Name == "fixture.json" {
+			if err := json.Unmarshal(body, &f); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		path := filepath.Join(dir, filepath.FromSlash(h.Name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, body, os.FileMode(h.Mode)&0o777|0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if f.StateHash == "" {
+		t.Fatal("fixture.json missing")
+	}
+	return f
+}
