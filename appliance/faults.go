@@ -176,7 +176,7 @@ func (m *Main) seedFaults(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, http.StatusServiceUnavailable, err.Error())
 		return
 	}
-	cmd.ID, cmd.SeedDemo = "faultsuite-seed", &seed
+	cmd.ID, cmd.Payload = "faultsuite-seed", &seed
 	m.submitFaults(w, r, cmd)
 }
 
@@ -196,7 +196,7 @@ func (m *Main) payFaults(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd.ID = req.CommandID
-	cmd.PayBill = &domain.PayBill{BillID: req.Bill, Amount: domain.Cents(req.Cents), Tender: domain.Card}
+	cmd.Payload = &domain.PayBill{BillID: req.Bill, Amount: domain.Cents(req.Cents), Tender: domain.Card}
 	m.submitFaults(w, r, cmd)
 }
 

@@ -144,7 +144,7 @@ func benchMain(b *testing.B) (*Main, http.Handler) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cmd.SeedDemo = seed
+	cmd.Payload = seed
 	submit(cmd)
 	today := domain.DateOf(villageNow)
 	for start := 0; start < benchBills; start += domain.MaxBillsPerCommand {
@@ -161,7 +161,7 @@ func benchMain(b *testing.B) (*Main, http.Handler) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		cmd.CreateBills = cb
+		cmd.Payload = cb
 		submit(cmd)
 	}
 	return m, m.server.Handler

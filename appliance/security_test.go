@@ -32,13 +32,13 @@ func apiToken(t *testing.T, m *Main, username string, role domain.Role) string {
 		}
 	}
 	submit(domain.KindStaffUser, func(c *domain.Command) {
-		c.StaffUser = &domain.StaffUserChange{Op: domain.StaffAdd, Username: username, Name: "Test " + username, Role: role, PasswordHash: "$argon2id$unused"}
+		c.Payload = &domain.StaffUserChange{Op: domain.StaffAdd, Username: username, Name: "Test " + username, Role: role, PasswordHash: "$argon2id$unused"}
 	})
 	secret := strings.Repeat("s", 20) + username
 	sum := sha256.Sum256([]byte(secret))
 	id := "tok" + username
 	submit(domain.KindAPIToken, func(c *domain.Command) {
-		c.APIToken = &domain.APITokenChange{Op: "issue", ID: id, Username: username, Label: "test", SecretHash: hex.EncodeToString(sum[:])}
+		c.Payload = &domain.APITokenChange{Op: "issue", ID: id, Username: username, Label: "test", SecretHash: hex.EncodeToString(sum[:])}
 	})
 	return "vbt_" + id + "_" + secret
 }

@@ -351,7 +351,7 @@ func (m *Main) loadDemo(ctx context.Context, loc *time.Location, params *domain.
 		return err
 	}
 	cmd.ID = "demo-data-v1"
-	cmd.SeedDemo = seed
+	cmd.Payload = seed
 	res, err := m.Node.Submit(wait, cmd)
 	if err != nil {
 		return fmt.Errorf("load demo data: %w", err)

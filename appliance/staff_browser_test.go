@@ -34,7 +34,7 @@ func TestClerksDay(t *testing.T) {
 		t.Fatal(err)
 	}
 	fee := m.Node.Params().At(cmd.At.Date).StatusLetterFee
-	cmd.RequestStatusLetter = &domain.RequestStatusLetter{Parcel: "0601-141-2003", Requester: "Sugar River Title", Contact: "closings@example.com", Fee: fee, Tender: domain.Card, Reference: "SIM-1"}
+	cmd.Payload = &domain.RequestStatusLetter{Parcel: "0601-141-2003", Requester: "Sugar River Title", Contact: "closings@example.com", Fee: fee, Tender: domain.Card, Reference: "SIM-1"}
 	res, err := m.Node.Submit(context.Background(), cmd)
 	if err != nil {
 		t.Fatal(err)

@@ -97,7 +97,7 @@ func TestUpgradeFromEarlierReleases(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cmd.PayBill = &domain.PayBill{BillID: next.ID, Amount: domain.MustMoney("1.00"), Tender: domain.Card, Reference: "SIM-1"}
+			cmd.Payload = &domain.PayBill{BillID: next.ID, Amount: domain.MustMoney("1.00"), Tender: domain.Card, Reference: "SIM-1"}
 			res, err := m.Node.Submit(context.Background(), cmd)
 			if err != nil || res.Receipt == nil || res.Receipt.Status != domain.Posted {
 				t.Fatalf("a new payment after the upgrade: %+v, %v", res, err)

@@ -138,7 +138,7 @@ func (r txBillReader) ParcelExists(id string) (bool, error) {
 // applyCreateBills creates every bill of the command, or none: the first
 // error refuses the whole command, so a bad import changes nothing.
 func applyCreateBills(tx Tx, c Command, res *Result) error {
-	in := c.CreateBills
+	in := c.Payload.(*CreateBills)
 	if len(in.Bills) == 0 {
 		return Errorf(EINVALID, "", "There are no bills to create.")
 	}
@@ -160,4 +160,18 @@ func applyCreateBills(tx Tx, c Command, res *Result) error {
 	}
 	res.Note = fmt.Sprintf("created %d bills", len(in.Bills))
 	return nil
+}
+
+// KindCreateBills creates village bills (a form or an import).
+const KindCreateBills Kind = "create_bills"
+
+// Kind names the payload's kind.
+func (*CreateBills) Kind() Kind { return KindCreateBills }
+
+var createBillsKind = &Descriptor{
+	Kind:    KindCreateBills,
+	Section: sectionReceivable,
+	Roles:   []Role{RoleClerk, RoleTreasurer},
+	New:     func() Payload { return new(CreateBills) },
+	Apply:   func(tx Tx, c Command, _ Env, res *Result) error { return applyCreateBills(tx, c, res) },
 }

@@ -29,7 +29,7 @@ type ChargeItem struct {
 type NewCharge struct {
 	ChargeID  string       `json:"charge_id"`
 	BillID    string       `json:"bill_id"` // the bill the charge makes
-	Kind      string       `json:"kind"`
+	What      string       `json:"kind"`    // ChargeCollection, ChargeChargeback or ChargeNoticeFee
 	Account   string       `json:"account"`
 	Parcel    string       `json:"parcel"`
 	Reference string       `json:"reference"`             // the agency, the contractor's invoice, the application
@@ -69,19 +69,19 @@ func ChargeTitle(kind string) string {
 // rather than raising the old bill's principal, which would charge
 // interest on the costs for months before they were incurred.
 func applyCharge(tx Tx, c Command, res *Result) error {
-	in := c.Charge
+	in := c.Payload.(*NewCharge)
 	section := "§5.21"
-	if in.Kind == ChargeNoticeFee {
+	if in.What == ChargeNoticeFee {
 		section = "§5.19"
 	}
 	if err := validRecordID("charge", in.ChargeID); err != nil {
 		return err
 	}
-	if in.Kind != ChargeCollection && in.Kind != ChargeChargeback && in.Kind != ChargeNoticeFee {
-		return Errorf(EINVALID, "", "Unknown kind of charge %q.", in.Kind)
+	if in.What != ChargeCollection && in.What != ChargeChargeback && in.What != ChargeNoticeFee {
+		return Errorf(EINVALID, "", "Unknown kind of charge %q.", in.What)
 	}
 	if strings.TrimSpace(in.Reference) == "" {
-		return Errorf(EINVALID, section, "Name the %s.", map[string]string{ChargeCollection: "collection agency", ChargeChargeback: "contractor's invoice", ChargeNoticeFee: "application"}[in.Kind])
+		return Errorf(EINVALID, section, "Name the %s.", map[string]string{ChargeCollection: "collection agency", ChargeChargeback: "contractor's invoice", ChargeNoticeFee: "application"}[in.What])
 	}
 	var old Charge
 	if ok, err := tx.Get(CollectionCharges, in.ChargeID, &old); err != nil {
@@ -104,7 +104,7 @@ func applyCharge(tx Tx, c Command, res *Result) error {
 	if len(items) == 0 {
 		return Errorf(EINVALID, section, "A charge needs at least one line.")
 	}
-	if in.Kind == ChargeCollection {
+	if in.What == ChargeCollection {
 		placed, ok, err := tx.Bill(in.Placed)
 		if err != nil {
 			return err
@@ -115,7 +115,7 @@ func applyCharge(tx Tx, c Command, res *Result) error {
 		// The placed bill's own account and parcel owe the costs.
 		in.Account, in.Parcel = placed.Account, placed.Parcel
 	}
-	what := ChargeTitle(in.Kind) + ": " + strings.TrimSpace(in.Reference)
+	what := ChargeTitle(in.What) + ": " + strings.TrimSpace(in.Reference)
 	nb := NewBill{ID: in.BillID, Account: in.Account, Parcel: in.Parcel, Description: what, BilledOn: c.At.Date, Principal: total}
 	if errs := CheckNewBills([]NewBill{nb}, txBillReader{tx}); len(errs) > 0 {
 		return errs[0]
@@ -134,7 +134,7 @@ func applyCharge(tx Tx, c Command, res *Result) error {
 	if err := tx.Index(IndexChargesByAcc, ch.Account+"/"+ch.ChargeID); err != nil {
 		return err
 	}
-	res.Note = fmt.Sprintf("%s billed %s on %s", in.Kind, total, nb.ID)
+	res.Note = fmt.Sprintf("%s billed %s on %s", in.What, total, nb.ID)
 	return nil
 }
 
@@ -153,7 +153,7 @@ type Hold struct {
 func PermitHolds(charges []Charge, bill func(id string) (Bill, error), asOf Date, p *Params) ([]Hold, error) {
 	var holds []Hold
 	for _, ch := range charges {
-		if ch.Kind != ChargeChargeback {
+		if ch.What != ChargeChargeback {
 			continue
 		}
 		b, err := bill(ch.BillID)
@@ -169,4 +169,17 @@ func PermitHolds(charges []Charge, bill func(id string) (Bill, error), asOf Date
 		}
 	}
 	return holds, nil
+}
+
+// KindCharge bills collection costs, a chargeback (§5.21) or a notice fee
+// (§5.19).
+const KindCharge Kind = "charge"
+
+// Kind names the payload's kind.
+func (*NewCharge) Kind() Kind { return KindCharge }
+
+var chargeKind = &Descriptor{
+	Kind: KindCharge, Section: "§5.21", Roles: []Role{RoleClerk, RoleTreasurer},
+	New:   func() Payload { return new(NewCharge) },
+	Apply: func(tx Tx, c Command, _ Env, res *Result) error { return applyCharge(tx, c, res) },
 }

@@ -158,7 +158,7 @@ func getDrawer(tx Tx, id string) (Drawer, error) {
 }
 
 func applyDrawerOpen(tx Tx, c Command, res *Result) error {
-	in := c.DrawerOpen
+	in := c.Payload.(*DrawerOpen)
 	if err := validRecordID("drawer", in.DrawerID); err != nil {
 		return err
 	}
@@ -193,7 +193,7 @@ func applyDrawerOpen(tx Tx, c Command, res *Result) error {
 // the kiosk (§5.10 allocation, §5.07(1) refund of any excess) and records
 // it in the cashier's open drawer.
 func applyWindowPayment(tx Tx, c Command, index uint64, p *Params, res *Result) error {
-	in := c.WindowPayment
+	in := c.Payload.(*WindowPayment)
 	if in.Tender != Cash && in.Tender != Check {
 		return Errorf(EINVALID, "", "The window takes cash or checks.")
 	}
@@ -223,8 +223,8 @@ func applyWindowPayment(tx Tx, c Command, index uint64, p *Params, res *Result) 
 		}
 	}
 	pay := c
-	pay.WindowPayment = nil
-	pay.PayBill = &PayBill{BillID: in.BillID, Amount: in.Amount, Tender: in.Tender, Reference: in.Reference, Payer: in.Payer}
+	pay.Payload = nil
+	pay.Payload = &PayBill{BillID: in.BillID, Amount: in.Amount, Tender: in.Tender, Reference: in.Reference, Payer: in.Payer}
 	if err := postBillPayment(tx, pay, index, p, res); err != nil {
 		return err
 	}
@@ -242,7 +242,7 @@ func applyWindowPayment(tx Tx, c Command, index uint64, p *Params, res *Result) 
 // the over or short: counted cash and checks less the float and what the
 // payments brought in.
 func applyDrawerClose(tx Tx, c Command, res *Result) error {
-	in := c.DrawerClose
+	in := c.Payload.(*DrawerClose)
 	if in.CountedCash.IsNegative() || in.CountedChecks.IsNegative() || in.CheckCount < 0 {
 		return Errorf(EINVALID, "", "Counted amounts cannot be negative.")
 	}
@@ -279,7 +279,7 @@ func applyDrawerClose(tx Tx, c Command, res *Result) error {
 // applyDeposit makes a deposit slip for closed drawers not yet deposited
 // (§5.06): their counted cash less the floats, and every check.
 func applyDeposit(tx Tx, c Command, res *Result) error {
-	in := c.Deposit
+	in := c.Payload.(*Deposit)
 	if err := validRecordID("deposit", in.DepositID); err != nil {
 		return err
 	}
@@ -339,3 +339,57 @@ func applyDeposit(tx Tx, c Command, res *Result) error {
 	res.Note = fmt.Sprintf("deposit %s: %s", slip.ID, slip.Total)
 	return nil
 }
+
+// Kinds of the clerk's window.
+const (
+	KindDrawerOpen    Kind = "drawer_open"    // open a cash drawer at the window
+	KindWindowPayment Kind = "window_payment" // a cash or check payment at the window (§5.10)
+	KindDrawerClose   Kind = "drawer_close"   // close a drawer on a blind count; over/short posted
+	KindDeposit       Kind = "deposit"        // a deposit slip to a public depository (§5.06)
+)
+
+// Kind names the payload's kind.
+func (*DrawerOpen) Kind() Kind { return KindDrawerOpen }
+
+// Kind names the payload's kind.
+func (*WindowPayment) Kind() Kind { return KindWindowPayment }
+
+// Kind names the payload's kind.
+func (*DrawerClose) Kind() Kind { return KindDrawerClose }
+
+// Kind names the payload's kind.
+func (*Deposit) Kind() Kind { return KindDeposit }
+
+// The window works offline: a drawer, its cash and checks are counted on
+// this node and post when the network returns.
+var (
+	drawerOpenKind = &Descriptor{
+		Kind: KindDrawerOpen, Offline: true, Roles: []Role{RoleClerk, RoleTreasurer},
+		New:   func() Payload { return new(DrawerOpen) },
+		Apply: func(tx Tx, c Command, _ Env, res *Result) error { return applyDrawerOpen(tx, c, res) },
+	}
+	windowPaymentKind = &Descriptor{
+		Kind: KindWindowPayment, Section: sectionReceivable, Offline: true, Roles: []Role{RoleClerk, RoleTreasurer},
+		New: func() Payload { return new(WindowPayment) },
+		Apply: func(tx Tx, c Command, e Env, res *Result) error {
+			return applyWindowPayment(tx, c, e.Index, e.Params, res)
+		},
+		Receipt: func(c Command) *Receipt {
+			p := c.Payload.(*WindowPayment)
+			rc := provisional(c)
+			rc.Kind = "" // a bill payment's receipt, as at the kiosk
+			rc.BillID, rc.Payer, rc.Amount, rc.Tender, rc.Reference = p.BillID, p.Payer, p.Amount, p.Tender, p.Reference
+			return rc
+		},
+	}
+	drawerCloseKind = &Descriptor{
+		Kind: KindDrawerClose, Offline: true, Roles: []Role{RoleClerk, RoleTreasurer},
+		New:   func() Payload { return new(DrawerClose) },
+		Apply: func(tx Tx, c Command, _ Env, res *Result) error { return applyDrawerClose(tx, c, res) },
+	}
+	depositKind = &Descriptor{
+		Kind: KindDeposit, Section: "§5.06", Offline: true, Roles: []Role{RoleTreasurer},
+		New:   func() Payload { return new(Deposit) },
+		Apply: func(tx Tx, c Command, _ Env, res *Result) error { return applyDeposit(tx, c, res) },
+	}
+)

@@ -29,21 +29,6 @@ const (
 // decode; if it does anyway (a bug), it halts rather than skip it.
 const LedgerFormat = 2
 
-// since lists the kinds that need a ledger format above 1.
-var since = map[Kind]int{
-	KindLedgerFormat: 2,
-	KindCheckpoint:   2,
-	KindRevokeNode:   2,
-}
-
-// Since returns the ledger format that introduced kind k.
-func (k Kind) Since() int {
-	if v, ok := since[k]; ok {
-		return v
-	}
-	return 1
-}
-
 // RulesFormat returns the ledger format the rules apply at inside tx: the
 // replicated ledger's format when tx knows it (the replica's transaction
 // does), else this build's newest. A rule that changes the outcome of a
@@ -77,25 +62,40 @@ type RevokeNode struct {
 	Before time.Time `json:"before"` // an instant, as certificates date themselves
 }
 
-// clusterPayloads counts the cluster payloads of c and says whether kind k
-// is a cluster kind carrying its own.
-func (c Command) clusterPayloads(k Kind) (n int, known, ok bool) {
-	if c.LedgerFormat != nil {
-		n++
+// Kind names the payload's kind.
+func (*LedgerFormatChange) Kind() Kind { return KindLedgerFormat }
+
+// Kind names the payload's kind.
+func (*Checkpoint) Kind() Kind { return KindCheckpoint }
+
+// Kind names the payload's kind.
+func (*RevokeNode) Kind() Kind { return KindRevokeNode }
+
+// The cluster's kinds: the leader appends them and the replica applies
+// them itself.
+var (
+	ledgerFormatKind = &Descriptor{
+		Kind: KindLedgerFormat, Since: 2, Cluster: true,
+		New: func() Payload { return new(LedgerFormatChange) },
+		Check: func(c Command) error {
+			if c.Payload.(*LedgerFormatChange).To < 2 {
+				return Errorf(EINVALID, "", "a ledger format change names a format above 1")
+			}
+			return nil
+		},
 	}
-	if c.Checkpoint != nil {
-		n++
+	checkpointKind = &Descriptor{
+		Kind: KindCheckpoint, Since: 2, Cluster: true,
+		New: func() Payload { return new(Checkpoint) },
 	}
-	if c.RevokeNode != nil {
-		n++
+	revokeNodeKind = &Descriptor{
+		Kind: KindRevokeNode, Since: 2, Cluster: true,
+		New: func() Payload { return new(RevokeNode) },
+		Check: func(c Command) error {
+			if p := c.Payload.(*RevokeNode); p.Node == "" || p.Before.IsZero() {
+				return Errorf(EINVALID, "", "a revocation names a node and a time")
+			}
+			return nil
+		},
 	}
-	switch k {
-	case KindRevokeNode:
-		return n, true, c.RevokeNode != nil && c.RevokeNode.Node != "" && !c.RevokeNode.Before.IsZero()
-	case KindLedgerFormat:
-		return n, true, c.LedgerFormat != nil && c.LedgerFormat.To > 1
-	case KindCheckpoint:
-		return n, true, c.Checkpoint != nil
-	}
-	return n, false, false
-}
+)

@@ -123,7 +123,7 @@ func NovemberItem(b Bill, step string, year int, p *Params) (RunItem, bool, erro
 // Certified bills take no more payments: §5.10 refuses any payment dated
 // after November 15 of the cycle year (ComputeReceivable).
 func applyNovemberStep(tx Tx, c Command, p *Params, res *Result) error {
-	in := c.NovemberStep
+	in := c.Payload.(*NovemberStep)
 	if in.Year < 2000 || in.Year > 9998 {
 		return Errorf(EINVALID, sectionReceivable, "%d is not a cycle year.", in.Year)
 	}
@@ -199,4 +199,19 @@ func applyNovemberStep(tx Tx, c Command, p *Params, res *Result) error {
 		return Errorf(EINVALID, sectionReceivable, "Unknown November run step %q.", in.Op)
 	}
 	return tx.Put(CollectionNovemberRuns, id, run)
+}
+
+// KindNovemberRun posts the penalties, or certifies the tax roll (§5.10).
+const KindNovemberRun Kind = "november_run"
+
+// Kind names the payload's kind.
+func (*NovemberStep) Kind() Kind { return KindNovemberRun }
+
+var novemberRunKind = &Descriptor{
+	Kind:    KindNovemberRun,
+	Field:   "november_step", // as the first release wrote it
+	Section: sectionReceivable,
+	Roles:   []Role{RoleTreasurer},
+	New:     func() Payload { return new(NovemberStep) },
+	Apply:   func(tx Tx, c Command, e Env, res *Result) error { return applyNovemberStep(tx, c, e.Params, res) },
 }

@@ -20,7 +20,7 @@ func TestPaymentRulesOfLedgerFormat2(t *testing.T) {
 	bill := Bill{ID: "B-90", Account: "100101", Parcel: "0601-141-2001", BilledOn: MustDate("2026-05-01"), Principal: MustMoney("90.00")}
 	pay := func(amount string, tender Tender) Command {
 		c := cmdAt(KindPayBill, "2026-05-10T10:00", 7)
-		c.PayBill = &PayBill{BillID: bill.ID, Amount: MustMoney(amount), Tender: tender}
+		c.Payload = &PayBill{BillID: bill.ID, Amount: MustMoney(amount), Tender: tender}
 		return c
 	}
 	cases := []struct {

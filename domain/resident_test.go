@@ -108,7 +108,7 @@ func TestRequestStatusLetter(t *testing.T) {
 		t.Run(row.section+"/"+row.name, func(t *testing.T) {
 			tx := newResidentTx()
 			c := cmdAt(KindRequestStatusLetter, row.at, 12)
-			c.RequestStatusLetter = &RequestStatusLetter{Parcel: "0601-141-2001", Requester: "  Dana   Title Co. ", Contact: "608-555-0100", Fee: MustMoney(row.fee), Tender: Card, Reference: "APPROVED-1"}
+			c.Payload = &RequestStatusLetter{Parcel: "0601-141-2001", Requester: "  Dana   Title Co. ", Contact: "608-555-0100", Fee: MustMoney(row.fee), Tender: Card, Reference: "APPROVED-1"}
 			res, err := tx.run(t, c)
 			if row.wantErr != "" {
 				if ErrorCode(err) != row.wantErr {
@@ -151,7 +151,7 @@ func TestRequestStatusLetterRefusals(t *testing.T) {
 		t.Run("§5.11/"+name, func(t *testing.T) {
 			tx := newResidentTx()
 			c := cmdAt(KindRequestStatusLetter, "2026-10-20T10:15", 1)
-			c.RequestStatusLetter = &in
+			c.Payload = &in
 			if _, err := tx.run(t, c); err == nil {
 				t.Fatal("accepted")
 			}
@@ -192,7 +192,7 @@ func TestPayPropertyTax(t *testing.T) {
 	tb := demoTaxBill()
 	pay := func(tx *residentTx, at string, seq uint64, opt TaxOption, amount string) (Result, error) {
 		c := cmdAt(KindPayPropertyTax, at, seq)
-		c.PayPropertyTax = &PayPropertyTax{TaxBillID: tb.ID, Option: opt, Amount: MustMoney(amount), Tender: Card, Reference: "OK"}
+		c.Payload = &PayPropertyTax{TaxBillID: tb.ID, Option: opt, Amount: MustMoney(amount), Tender: Card, Reference: "OK"}
 		return tx.run(t, c)
 	}
 	t.Run("Ch. 74/first installment then the rest", func(t *testing.T) {
@@ -283,38 +283,46 @@ func TestPublicPurchaseValidate(t *testing.T) {
 
 func TestProvisionalReceipt(t *testing.T) {
 	c := cmdAt(KindRequestStatusLetter, "2026-10-20T10:15", 9)
-	c.RequestStatusLetter = &RequestStatusLetter{Parcel: "0601-141-2001", Requester: "A", Contact: "x", Fee: MustMoney("45.00"), Tender: Card}
+	c.Payload = &RequestStatusLetter{Parcel: "0601-141-2001", Requester: "A", Contact: "x", Fee: MustMoney("45.00"), Tender: Card}
 	rc := c.ProvisionalReceipt()
 	if rc == nil || rc.Number != "hall-kiosk-000009" || rc.Status != Provisional || rc.Kind != KindRequestStatusLetter || rc.Amount.String() != "45.00" {
 		t.Fatalf("%+v", rc)
 	}
 	c = cmdAt(KindPayBill, "2026-10-20T10:15", 10)
-	c.PayBill = &PayBill{BillID: "B-1", Amount: MustMoney("1.00"), Tender: Card}
+	c.Payload = &PayBill{BillID: "B-1", Amount: MustMoney("1.00"), Tender: Card}
 	if rc := c.ProvisionalReceipt(); rc == nil || rc.Kind != "" || rc.BillID != "B-1" {
 		t.Fatalf("%+v", rc)
 	}
-	if (Command{Kind: KindSeedDemo, SeedDemo: &SeedDemo{}}).ProvisionalReceipt() != nil {
+	if (Command{Kind: KindSeedDemo, Payload: &SeedDemo{}}).ProvisionalReceipt() != nil {
 		t.Error("seed demo has a receipt")
 	}
 }
 
 func TestResidentCommandsDecodeStrictly(t *testing.T) {
 	c := cmdAt(KindRequestStatusLetter, "2026-10-20T10:15", 1)
-	c.RequestStatusLetter = &RequestStatusLetter{Parcel: "p", Requester: "A", Contact: "x", Fee: MustMoney("45.00"), Tender: Card}
-	c.PayPropertyTax = &PayPropertyTax{TaxBillID: "T", Option: TaxFull, Amount: MustMoney("1.00"), Tender: Card}
+	c.Payload = &PayPropertyTax{TaxBillID: "T", Option: TaxFull, Amount: MustMoney("1.00"), Tender: Card}
 	if err := c.Validate(); err == nil {
-		t.Error("a command with two payloads was accepted")
+		t.Error("a command carrying another kind's payload was accepted")
 	}
-	c.PayPropertyTax = nil
+	c.Payload = &RequestStatusLetter{Parcel: "p", Requester: "A", Contact: "x", Fee: MustMoney("45.00"), Tender: Card}
 	b, err := EncodeCommand(c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got, err := DecodeCommand(b)
-	if err != nil || got.RequestStatusLetter == nil || got.RequestStatusLetter.Fee.String() != "45.00" {
+	if p, ok := got.Payload.(*RequestStatusLetter); err != nil || !ok || p.Fee.String() != "45.00" {
 		t.Fatalf("round trip %+v, %v", got, err)
 	}
+	// Two payloads, or a payload under another kind's field, are refused.
+	two := append(b[:len(b)-1:len(b)-1], []byte(`,"pay_property_tax":{"tax_bill_id":"T","option":"full","amount":"1.00","tender":"card"}}`)...)
+	if _, err := DecodeCommand(two); err == nil {
+		t.Error("a command with two payloads was decoded")
+	}
 	c.Kind = KindPayPropertyTax
+	if err := c.Validate(); err == nil {
+		t.Error("a pay_property_tax command carrying a status-letter payload was accepted")
+	}
+	c.Payload = nil
 	if err := c.Validate(); err == nil {
 		t.Error("a pay_property_tax command without its payload was accepted")
 	}

@@ -44,7 +44,7 @@ type ReturnedCheckRecord struct {
 // and the record keeps the reversed payment for the account's history. A
 // refund the check's overpayment had made due is cancelled (RefundState).
 func applyReturnCheck(tx Tx, c Command, p *Params, res *Result) error {
-	in := c.ReturnCheck
+	in := c.Payload.(*ReturnCheck)
 	if err := validRecordID("returned check", in.ReturnID); err != nil {
 		return err
 	}
@@ -158,7 +158,7 @@ type IssueRefund struct {
 // The amount is the overpayment as the payment was allocated when it
 // posted, read from the bill, never from the command.
 func applyIssueRefund(tx Tx, c Command, res *Result) error {
-	in := c.IssueRefund
+	in := c.Payload.(*IssueRefund)
 	bill, ok, err := tx.Bill(in.BillID)
 	if err != nil {
 		return err
@@ -199,4 +199,28 @@ func applyIssueRefund(tx Tx, c Command, res *Result) error {
 	st.At, st.By = c.At, c.Actor
 	res.Note = fmt.Sprintf("refund %s %s", st.Amount, st.State)
 	return tx.Put(CollectionRefundStates, in.CommandID, st)
+}
+
+// Kinds of returned checks and refunds.
+const (
+	KindReturnCheck Kind = "return_check" // a check came back unpaid (§5.20)
+	KindIssueRefund Kind = "issue_refund" // approve a refund due, or record its check (§5.07(1))
+)
+
+// Kind names the payload's kind.
+func (*ReturnCheck) Kind() Kind { return KindReturnCheck }
+
+// Kind names the payload's kind.
+func (*IssueRefund) Kind() Kind { return KindIssueRefund }
+
+var returnCheckKind = &Descriptor{
+	Kind: KindReturnCheck, Section: "§5.20", Roles: []Role{RoleClerk, RoleTreasurer},
+	New:   func() Payload { return new(ReturnCheck) },
+	Apply: func(tx Tx, c Command, e Env, res *Result) error { return applyReturnCheck(tx, c, e.Params, res) },
+}
+
+var issueRefundKind = &Descriptor{
+	Kind: KindIssueRefund, Section: "§5.07(1)", Roles: []Role{RoleClerk, RoleTreasurer},
+	New:   func() Payload { return new(IssueRefund) },
+	Apply: func(tx Tx, c Command, _ Env, res *Result) error { return applyIssueRefund(tx, c, res) },
 }

@@ -9,9 +9,9 @@ func TestReturnedCheck(t *testing.T) {
 	tx := newStaffTx()
 	tx.bills["B-1"] = Bill{ID: "B-1", Account: "100101", Parcel: "0601-141-2001", BilledOn: MustDate("2026-06-01"), Principal: MustMoney("100.00")}
 	open := staffCmd(KindDrawerOpen, "clerk", "2026-06-10T08:00")
-	open.DrawerOpen = &DrawerOpen{DrawerID: "D-1", Float: MustMoney("0.00")}
+	open.Payload = &DrawerOpen{DrawerID: "D-1", Float: MustMoney("0.00")}
 	pay := staffCmd(KindWindowPayment, "clerk", "2026-06-10T09:00")
-	pay.WindowPayment = &WindowPayment{DrawerID: "D-1", BillID: "B-1", Amount: MustMoney("110.00"), Tender: Check, Reference: "2001"}
+	pay.Payload = &WindowPayment{DrawerID: "D-1", BillID: "B-1", Amount: MustMoney("110.00"), Tender: Check, Reference: "2001"}
 	for _, c := range []Command{open, pay} {
 		if _, err := tx.run(t, c); err != nil {
 			t.Fatal(err)
@@ -19,12 +19,12 @@ func TestReturnedCheck(t *testing.T) {
 	}
 	receipt := pay.ReceiptNumber()
 	approve := staffCmd(KindIssueRefund, "treasurer", "2026-06-11T09:00")
-	approve.IssueRefund = &IssueRefund{Op: "approve", BillID: "B-1", CommandID: pay.ID}
+	approve.Payload = &IssueRefund{Op: "approve", BillID: "B-1", CommandID: pay.ID}
 	if _, err := tx.run(t, approve); err != nil {
 		t.Fatal(err)
 	}
 	ret := staffCmd(KindReturnCheck, "treasurer", "2026-08-20T10:00")
-	ret.ReturnCheck = &ReturnCheck{ReturnID: "RC-1", BillID: "B-1", Receipt: receipt, FeeBillID: "B-FEE-1", Referral: "Referred to the district attorney"}
+	ret.Payload = &ReturnCheck{ReturnID: "RC-1", BillID: "B-1", Receipt: receipt, FeeBillID: "B-FEE-1", Referral: "Referred to the district attorney"}
 	if _, err := tx.run(t, ret); err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestReturnedCheck(t *testing.T) {
 		t.Fatalf("the refund of the bad check's overpayment is %q, want cancelled", st.State)
 	}
 	again := staffCmd(KindReturnCheck, "treasurer", "2026-08-21T10:00")
-	again.ReturnCheck = &ReturnCheck{ReturnID: "RC-2", BillID: "B-1", Receipt: receipt, FeeBillID: "B-FEE-2"}
+	again.Payload = &ReturnCheck{ReturnID: "RC-2", BillID: "B-1", Receipt: receipt, FeeBillID: "B-FEE-2"}
 	if _, err := tx.run(t, again); ErrorCode(err) != ENOTFOUND {
 		t.Fatalf("returning the same check twice: %v", err)
 	}
@@ -66,21 +66,21 @@ func TestRefundIssue(t *testing.T) {
 	tx := newStaffTx()
 	tx.bills["B-1"] = Bill{ID: "B-1", Account: "100101", Parcel: "0601-141-2001", BilledOn: MustDate("2026-06-01"), Principal: MustMoney("100.00")}
 	open := staffCmd(KindDrawerOpen, "clerk", "2026-06-10T08:00")
-	open.DrawerOpen = &DrawerOpen{DrawerID: "D-1", Float: MustMoney("0.00")}
+	open.Payload = &DrawerOpen{DrawerID: "D-1", Float: MustMoney("0.00")}
 	pay := staffCmd(KindWindowPayment, "clerk", "2026-06-10T09:00")
-	pay.WindowPayment = &WindowPayment{DrawerID: "D-1", BillID: "B-1", Amount: MustMoney("125.00"), Tender: Cash, Tendered: MustMoney("125.00")}
+	pay.Payload = &WindowPayment{DrawerID: "D-1", BillID: "B-1", Amount: MustMoney("125.00"), Tender: Cash, Tendered: MustMoney("125.00")}
 	for _, c := range []Command{open, pay} {
 		if _, err := tx.run(t, c); err != nil {
 			t.Fatal(err)
 		}
 	}
 	check := staffCmd(KindIssueRefund, "clerk", "2026-06-12T09:00")
-	check.IssueRefund = &IssueRefund{Op: "check", BillID: "B-1", CommandID: pay.ID, CheckNumber: "5001"}
+	check.Payload = &IssueRefund{Op: "check", BillID: "B-1", CommandID: pay.ID, CheckNumber: "5001"}
 	if _, err := tx.run(t, check); ErrorCode(err) != ECONFLICT {
 		t.Fatalf("a check before approval: %v", err)
 	}
 	approve := staffCmd(KindIssueRefund, "treasurer", "2026-06-11T09:00")
-	approve.IssueRefund = &IssueRefund{Op: "approve", BillID: "B-1", CommandID: pay.ID}
+	approve.Payload = &IssueRefund{Op: "approve", BillID: "B-1", CommandID: pay.ID}
 	if _, err := tx.run(t, approve); err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestRefundIssue(t *testing.T) {
 		t.Fatalf("refund = %+v", st)
 	}
 	none := staffCmd(KindIssueRefund, "treasurer", "2026-06-11T09:00")
-	none.IssueRefund = &IssueRefund{Op: "approve", BillID: "B-1", CommandID: open.ID}
+	none.Payload = &IssueRefund{Op: "approve", BillID: "B-1", CommandID: open.ID}
 	if _, err := tx.run(t, none); ErrorCode(err) != ENOTFOUND {
 		t.Fatalf("approving what is not an overpayment: %v", err)
 	}

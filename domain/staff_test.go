@@ -101,7 +101,7 @@ func mustDT(s string) DateTime {
 func TestStaffUserLifecycle(t *testing.T) {
 	tx := newStaffTx()
 	add := staffCmd(KindStaffUser, "admin", "2026-11-02T09:00")
-	add.StaffUser = &StaffUserChange{Op: StaffAdd, Username: "jdoe", Name: "Jane Doe", Role: RoleClerk, PasswordHash: "$argon2id$x"}
+	add.Payload = &StaffUserChange{Op: StaffAdd, Username: "jdoe", Name: "Jane Doe", Role: RoleClerk, PasswordHash: "$argon2id$x"}
 	if _, err := tx.run(t, add); err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestStaffUserLifecycle(t *testing.T) {
 		t.Fatalf("after add: %+v", u)
 	}
 	again := staffCmd(KindStaffUser, "admin", "2026-11-02T09:01")
-	again.StaffUser = add.StaffUser
+	again.Payload = add.Payload.(*StaffUserChange)
 	if _, err := tx.run(t, again); ErrorCode(err) != ECONFLICT {
 		t.Fatalf("second add: %v, want conflict", err)
 	}
@@ -123,15 +123,15 @@ func TestStaffUserLifecycle(t *testing.T) {
 		{Op: "explode", Username: "jdoe"},
 	} {
 		c := staffCmd(KindStaffUser, "admin", "2026-11-02T09:02")
-		c.StaffUser = &bad
+		c.Payload = &bad
 		if _, err := tx.run(t, c); err == nil {
 			t.Errorf("%+v accepted", bad)
 		}
 	}
 	pw := staffCmd(KindStaffUser, "jdoe", "2026-11-02T09:05")
-	pw.StaffUser = &StaffUserChange{Op: StaffPassword, Username: "jdoe", PasswordHash: "$argon2id$y"}
+	pw.Payload = &StaffUserChange{Op: StaffPassword, Username: "jdoe", PasswordHash: "$argon2id$y"}
 	dis := staffCmd(KindStaffUser, "admin", "2026-11-02T09:06")
-	dis.StaffUser = &StaffUserChange{Op: StaffDisable, Username: "jdoe"}
+	dis.Payload = &StaffUserChange{Op: StaffDisable, Username: "jdoe"}
 	for _, c := range []Command{pw, dis} {
 		if _, err := tx.run(t, c); err != nil {
 			t.Fatal(err)
@@ -143,7 +143,7 @@ func TestStaffUserLifecycle(t *testing.T) {
 		t.Fatalf("after change and disable: %+v", u)
 	}
 	tok := staffCmd(KindAPIToken, "admin", "2026-11-02T09:07")
-	tok.APIToken = &APITokenChange{Op: "issue", ID: "t1", Username: "jdoe", SecretHash: strings.Repeat("a", 64)}
+	tok.Payload = &APITokenChange{Op: "issue", ID: "t1", Username: "jdoe", SecretHash: strings.Repeat("a", 64)}
 	if _, err := tx.run(t, tok); err == nil {
 		t.Fatal("token issued to a disabled account")
 	}
@@ -174,23 +174,23 @@ func TestStaffSessionEpoch(t *testing.T) {
 		epoch uint64
 	}{
 		{"add", KindStaffUser, func(c *Command) {
-			c.StaffUser = &StaffUserChange{Op: StaffAdd, Username: "jdoe", Name: "Jane Doe", Role: RoleClerk, PasswordHash: "$argon2id$a"}
+			c.Payload = &StaffUserChange{Op: StaffAdd, Username: "jdoe", Name: "Jane Doe", Role: RoleClerk, PasswordHash: "$argon2id$a"}
 		}, 0},
 		{"first password", KindStaffUser, func(c *Command) {
-			c.StaffUser = &StaffUserChange{Op: StaffPassword, Username: "jdoe", PasswordHash: "$argon2id$b"}
+			c.Payload = &StaffUserChange{Op: StaffPassword, Username: "jdoe", PasswordHash: "$argon2id$b"}
 		}, 1},
 		{"token issued", KindAPIToken, func(c *Command) {
-			c.APIToken = &APITokenChange{Op: "issue", ID: "t1", Username: "jdoe", SecretHash: strings.Repeat("a", 64)}
+			c.Payload = &APITokenChange{Op: "issue", ID: "t1", Username: "jdoe", SecretHash: strings.Repeat("a", 64)}
 		}, 1},
-		{"role change", KindStaffUser, func(c *Command) { c.StaffUser = &StaffUserChange{Op: StaffRole, Username: "jdoe", Role: RoleTreasurer} }, 1},
+		{"role change", KindStaffUser, func(c *Command) { c.Payload = &StaffUserChange{Op: StaffRole, Username: "jdoe", Role: RoleTreasurer} }, 1},
 		{"reset", KindStaffUser, func(c *Command) {
-			c.StaffUser = &StaffUserChange{Op: StaffPassword, Username: "jdoe", PasswordHash: "$argon2id$c", MustChange: true}
+			c.Payload = &StaffUserChange{Op: StaffPassword, Username: "jdoe", PasswordHash: "$argon2id$c", MustChange: true}
 		}, 2},
 		{"second token", KindAPIToken, func(c *Command) {
-			c.APIToken = &APITokenChange{Op: "issue", ID: "t2", Username: "jdoe", SecretHash: strings.Repeat("b", 64)}
+			c.Payload = &APITokenChange{Op: "issue", ID: "t2", Username: "jdoe", SecretHash: strings.Repeat("b", 64)}
 		}, 2},
-		{"disable", KindStaffUser, func(c *Command) { c.StaffUser = &StaffUserChange{Op: StaffDisable, Username: "jdoe"} }, 3},
-		{"enable", KindStaffUser, func(c *Command) { c.StaffUser = &StaffUserChange{Op: StaffEnable, Username: "jdoe"} }, 3},
+		{"disable", KindStaffUser, func(c *Command) { c.Payload = &StaffUserChange{Op: StaffDisable, Username: "jdoe"} }, 3},
+		{"enable", KindStaffUser, func(c *Command) { c.Payload = &StaffUserChange{Op: StaffEnable, Username: "jdoe"} }, 3},
 	}
 	for _, st := range steps {
 		c := staffCmd(st.kind, "admin", "2026-11-02T09:00")
@@ -239,7 +239,7 @@ func TestCreateBillsAllOrNothing(t *testing.T) {
 	bad := good
 	bad.ID, bad.Account, bad.Line = "B-2", "999999", 3
 	c := staffCmd(KindCreateBills, "clerk", "2026-11-02T10:00")
-	c.CreateBills = &CreateBills{Bills: []NewBill{good, bad}, Source: "bills.csv"}
+	c.Payload = &CreateBills{Bills: []NewBill{good, bad}, Source: "bills.csv"}
 	_, err := tx.run(t, c)
 	if err == nil || !strings.Contains(err.Error(), "Line 3") {
 		t.Fatalf("err = %v, want one naming line 3", err)
@@ -248,7 +248,7 @@ func TestCreateBillsAllOrNothing(t *testing.T) {
 		t.Fatalf("a refused import wrote %d bills", len(tx.bills))
 	}
 	c = staffCmd(KindCreateBills, "clerk", "2026-11-02T10:01")
-	c.CreateBills = &CreateBills{Bills: []NewBill{good}, Source: "form"}
+	c.Payload = &CreateBills{Bills: []NewBill{good}, Source: "form"}
 	if _, err := tx.run(t, c); err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +257,7 @@ func TestCreateBillsAllOrNothing(t *testing.T) {
 		t.Fatalf("origin = %+v", o)
 	}
 	dup := staffCmd(KindCreateBills, "clerk", "2026-11-02T10:02")
-	dup.CreateBills = &CreateBills{Bills: []NewBill{good}}
+	dup.Payload = &CreateBills{Bills: []NewBill{good}}
 	if _, err := tx.run(t, dup); ErrorCode(err) != ECONFLICT {
 		t.Fatalf("duplicate bill: %v", err)
 	}
@@ -272,17 +272,17 @@ func TestDrawerDay(t *testing.T) {
 	tx.bills["B-1"] = Bill{ID: "B-1", Account: "100101", Parcel: "0601-141-2001", BilledOn: MustDate("2026-10-20"), Principal: MustMoney("142.37")}
 	tx.bills["B-2"] = Bill{ID: "B-2", Account: "100101", Parcel: "0601-141-2001", BilledOn: MustDate("2026-10-20"), Principal: MustMoney("50.00")}
 	open := staffCmd(KindDrawerOpen, "clerk", "2026-11-02T08:00")
-	open.DrawerOpen = &DrawerOpen{DrawerID: "D-1", Float: MustMoney("100.00")}
+	open.Payload = &DrawerOpen{DrawerID: "D-1", Float: MustMoney("100.00")}
 	if _, err := tx.run(t, open); err != nil {
 		t.Fatal(err)
 	}
 	second := staffCmd(KindDrawerOpen, "clerk", "2026-11-02T08:01")
-	second.DrawerOpen = &DrawerOpen{DrawerID: "D-2", Float: MustMoney("100.00")}
+	second.Payload = &DrawerOpen{DrawerID: "D-2", Float: MustMoney("100.00")}
 	if _, err := tx.run(t, second); ErrorCode(err) != ECONFLICT {
 		t.Fatalf("second open drawer: %v", err)
 	}
 	cash := staffCmd(KindWindowPayment, "clerk", "2026-11-02T09:00")
-	cash.WindowPayment = &WindowPayment{DrawerID: "D-1", BillID: "B-1", Amount: MustMoney("142.37"), Tender: Cash, Tendered: MustMoney("150.00")}
+	cash.Payload = &WindowPayment{DrawerID: "D-1", BillID: "B-1", Amount: MustMoney("142.37"), Tender: Cash, Tendered: MustMoney("150.00")}
 	res, err := tx.run(t, cash)
 	if err != nil {
 		t.Fatal(err)
@@ -291,17 +291,17 @@ func TestDrawerDay(t *testing.T) {
 		t.Fatalf("cash result = %+v", res)
 	}
 	short := staffCmd(KindWindowPayment, "clerk", "2026-11-02T09:05")
-	short.WindowPayment = &WindowPayment{DrawerID: "D-1", BillID: "B-2", Amount: MustMoney("50.00"), Tender: Cash, Tendered: MustMoney("40.00")}
+	short.Payload = &WindowPayment{DrawerID: "D-1", BillID: "B-2", Amount: MustMoney("50.00"), Tender: Cash, Tendered: MustMoney("40.00")}
 	if _, err := tx.run(t, short); ErrorCode(err) != EINVALID {
 		t.Fatalf("too little cash: %v", err)
 	}
 	other := staffCmd(KindWindowPayment, "treasurer", "2026-11-02T09:06")
-	other.WindowPayment = &WindowPayment{DrawerID: "D-1", BillID: "B-2", Amount: MustMoney("50.00"), Tender: Check, Reference: "1001"}
+	other.Payload = &WindowPayment{DrawerID: "D-1", BillID: "B-2", Amount: MustMoney("50.00"), Tender: Check, Reference: "1001"}
 	if _, err := tx.run(t, other); ErrorCode(err) != EFORBIDDEN {
 		t.Fatalf("someone else's drawer: %v", err)
 	}
 	check := staffCmd(KindWindowPayment, "clerk", "2026-11-02T09:10")
-	check.WindowPayment = &WindowPayment{DrawerID: "D-1", BillID: "B-2", Amount: MustMoney("50.00"), Tender: Check, Reference: "1001", Payer: "A. Gutierrez"}
+	check.Payload = &WindowPayment{DrawerID: "D-1", BillID: "B-2", Amount: MustMoney("50.00"), Tender: Check, Reference: "1001", Payer: "A. Gutierrez"}
 	if _, err := tx.run(t, check); err != nil {
 		t.Fatal(err)
 	}
@@ -309,12 +309,12 @@ func TestDrawerDay(t *testing.T) {
 		t.Fatal("a drawer holding money is not flagged as undeposited")
 	}
 	dep := staffCmd(KindDeposit, "treasurer", "2026-11-02T16:00")
-	dep.Deposit = &Deposit{DepositID: "DEP-1", Depository: "Bank", Drawers: []string{"D-1"}}
+	dep.Payload = &Deposit{DepositID: "DEP-1", Depository: "Bank", Drawers: []string{"D-1"}}
 	if _, err := tx.run(t, dep); ErrorCode(err) != ECONFLICT {
 		t.Fatalf("deposit of an open drawer: %v", err)
 	}
 	closeC := staffCmd(KindDrawerClose, "clerk", "2026-11-02T15:30")
-	closeC.DrawerClose = &DrawerClose{DrawerID: "D-1", CountedCash: MustMoney("242.00"), CountedChecks: MustMoney("50.00"), CheckCount: 1}
+	closeC.Payload = &DrawerClose{DrawerID: "D-1", CountedCash: MustMoney("242.00"), CountedChecks: MustMoney("50.00"), CheckCount: 1}
 	if _, err := tx.run(t, closeC); err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +337,7 @@ func TestDrawerDay(t *testing.T) {
 		t.Fatal("a deposited drawer is still flagged")
 	}
 	dep2 := staffCmd(KindDeposit, "treasurer", "2026-11-02T16:05")
-	dep2.Deposit = &Deposit{DepositID: "DEP-2", Depository: "Bank", Drawers: []string{"D-1"}}
+	dep2.Payload = &Deposit{DepositID: "DEP-2", Depository: "Bank", Drawers: []string{"D-1"}}
 	if _, err := tx.run(t, dep2); ErrorCode(err) != ECONFLICT {
 		t.Fatalf("deposit twice: %v", err)
 	}
@@ -345,12 +345,12 @@ func TestDrawerDay(t *testing.T) {
 
 func TestStaffCommandPayloads(t *testing.T) {
 	c := staffCmd(KindDrawerOpen, "clerk", "2026-11-02T08:00")
-	c.DrawerOpen = &DrawerOpen{DrawerID: "D", Float: MustMoney("1.00")}
-	c.Deposit = &Deposit{DepositID: "X"}
+	c.Payload = &DrawerOpen{DrawerID: "D", Float: MustMoney("1.00")}
+	c.Payload = &Deposit{DepositID: "X"}
 	if err := c.Validate(); err == nil {
 		t.Fatal("a command with two payloads validated")
 	}
-	c.Deposit = nil
+	c.Payload = nil
 	c.Kind = KindDeposit
 	if err := c.Validate(); err == nil {
 		t.Fatal("a command with another kind's payload validated")

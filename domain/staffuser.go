@@ -154,7 +154,7 @@ func ValidUsername(s string) bool {
 }
 
 func applyStaffUser(tx Tx, c Command, res *Result) error {
-	ch := c.StaffUser
+	ch := c.Payload.(*StaffUserChange)
 	if !ValidUsername(ch.Username) {
 		return Errorf(EINVALID, "", "A username is 2 to 32 lower-case letters, digits, dots, dashes or underscores, starting with a letter.")
 	}
@@ -210,7 +210,7 @@ func applyStaffUser(tx Tx, c Command, res *Result) error {
 }
 
 func applyAPIToken(tx Tx, c Command, res *Result) error {
-	ch := c.APIToken
+	ch := c.Payload.(*APITokenChange)
 	if ch.ID == "" || len(ch.ID) > 64 || strings.ContainsAny(ch.ID, "/ ") {
 		return Errorf(EINVALID, "", "A token id is required.")
 	}
@@ -246,4 +246,31 @@ func applyAPIToken(tx Tx, c Command, res *Result) error {
 	}
 	res.Note = fmt.Sprintf("api token %s: %s", t.ID, ch.Op)
 	return tx.Put(CollectionAPITokens, t.ID, t)
+}
+
+// Kinds of the staff accounts.
+const (
+	KindStaffUser Kind = "staff_user" // add or change a staff account
+	KindAPIToken  Kind = "api_token"  // issue or revoke an API token
+)
+
+// Kind names the payload's kind.
+func (*StaffUserChange) Kind() Kind { return KindStaffUser }
+
+// Kind names the payload's kind.
+func (*APITokenChange) Kind() Kind { return KindAPIToken }
+
+// Any signed-in person changes their own password with staff_user; the
+// pages let administrators change others' accounts.
+var staffUserKind = &Descriptor{
+	Kind:  KindStaffUser,
+	New:   func() Payload { return new(StaffUserChange) },
+	Apply: func(tx Tx, c Command, _ Env, res *Result) error { return applyStaffUser(tx, c, res) },
+}
+
+var apiTokenKind = &Descriptor{
+	Kind:  KindAPIToken,
+	Roles: []Role{RoleAdministrator},
+	New:   func() Payload { return new(APITokenChange) },
+	Apply: func(tx Tx, c Command, _ Env, res *Result) error { return applyAPIToken(tx, c, res) },
 }

@@ -86,7 +86,7 @@ type StatusLetterWork struct {
 // an answer) and numbers it in the year of completion, or records that a
 // completed letter was picked up or e-mailed.
 func applyStatusLetterWork(tx Tx, c Command, res *Result) error {
-	in := c.StatusLetter
+	in := c.Payload.(*StatusLetterWork)
 	var req StatusRequest
 	ok, err := tx.Get(StatusRequests, in.Claim, &req)
 	if err != nil {
@@ -154,4 +154,17 @@ func applyStatusLetterWork(tx Tx, c Command, res *Result) error {
 		return Errorf(EINVALID, "", "Unknown status letter operation %q.", in.Op)
 	}
 	return tx.Put(StatusRequests, req.Claim, req)
+}
+
+// KindStatusLetter completes a status letter, or records its delivery
+// (§5.11).
+const KindStatusLetter Kind = "status_letter"
+
+// Kind names the payload's kind.
+func (*StatusLetterWork) Kind() Kind { return KindStatusLetter }
+
+var statusLetterKind = &Descriptor{
+	Kind: KindStatusLetter, Section: "§5.11", Roles: []Role{RoleClerk, RoleTreasurer},
+	New:   func() Payload { return new(StatusLetterWork) },
+	Apply: func(tx Tx, c Command, _ Env, res *Result) error { return applyStatusLetterWork(tx, c, res) },
 }

@@ -5,19 +5,19 @@ import "testing"
 func TestStatusLetterWork(t *testing.T) {
 	tx := newStaffTx()
 	req := staffCmd(KindRequestStatusLetter, "kiosk", "2026-11-02T09:00")
-	req.RequestStatusLetter = &RequestStatusLetter{Parcel: "0601-141-2001", Requester: "Title Co", Contact: "x@example.com", Fee: DefaultParams().At(MustDate("2026-11-02")).StatusLetterFee, Tender: Card}
+	req.Payload = &RequestStatusLetter{Parcel: "0601-141-2001", Requester: "Title Co", Contact: "x@example.com", Fee: DefaultParams().At(MustDate("2026-11-02")).StatusLetterFee, Tender: Card}
 	if _, err := tx.run(t, req); err != nil {
 		t.Fatal(err)
 	}
 	claim := req.ReceiptNumber()
 	deliver := staffCmd(KindStatusLetter, "clerk", "2026-11-03T09:00")
-	deliver.StatusLetter = &StatusLetterWork{Op: "deliver", Claim: claim, Delivery: "pickup"}
+	deliver.Payload = &StatusLetterWork{Op: "deliver", Claim: claim, Delivery: "pickup"}
 	if _, err := tx.run(t, deliver); ErrorCode(err) != ECONFLICT {
 		t.Fatalf("deliver before writing: %v", err)
 	}
 	work := StatusLetterWork{Op: "complete", Claim: claim, AsOf: MustDate("2026-11-03"), AssessmentChanges: "none", Deferred: "none", Improvements: "none", Floodplain: "no", Violations: ""}
 	c := staffCmd(KindStatusLetter, "clerk", "2026-11-03T10:00")
-	c.StatusLetter = &work
+	c.Payload = &work
 	if _, err := tx.run(t, c); ErrorCode(err) != EINVALID {
 		t.Fatalf("no violations answer: %v", err)
 	}
@@ -38,7 +38,7 @@ func TestStatusLetterWork(t *testing.T) {
 		t.Fatalf("doc %+v, request state %s", doc, sr.State)
 	}
 	again := staffCmd(KindStatusLetter, "clerk", "2026-11-03T10:05")
-	again.StatusLetter = &work
+	again.Payload = &work
 	if _, err := tx.run(t, again); ErrorCode(err) != ECONFLICT {
 		t.Fatalf("completing twice: %v", err)
 	}

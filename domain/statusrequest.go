@@ -90,7 +90,7 @@ func CheckStatusRequester(name, contact string) (string, string, error) {
 // it by ready-by date for the clerk's queue, and writes the receipt for the
 // fee, whose number is the claim number.
 func applyRequestStatusLetter(tx Tx, c Command, index uint64, p *Params, res *Result) error {
-	in := c.RequestStatusLetter
+	in := c.Payload.(*RequestStatusLetter)
 	name, contact, err := CheckStatusRequester(in.Requester, in.Contact)
 	if err != nil {
 		return err
@@ -162,4 +162,25 @@ func applyRequestStatusLetter(tx Tx, c Command, index uint64, p *Params, res *Re
 	}
 	res.Receipt = &rc
 	return nil
+}
+
+// KindRequestStatusLetter is a request for a status letter and its fee
+// (§5.11), at the kiosk.
+const KindRequestStatusLetter Kind = "request_status_letter"
+
+// Kind names the payload's kind.
+func (*RequestStatusLetter) Kind() Kind { return KindRequestStatusLetter }
+
+var requestStatusLetterKind = &Descriptor{
+	Kind: KindRequestStatusLetter, Section: "§5.11", Offline: true, Resident: true,
+	New: func() Payload { return new(RequestStatusLetter) },
+	Apply: func(tx Tx, c Command, e Env, res *Result) error {
+		return applyRequestStatusLetter(tx, c, e.Index, e.Params, res)
+	},
+	Receipt: func(c Command) *Receipt {
+		p := c.Payload.(*RequestStatusLetter)
+		rc := provisional(c)
+		rc.Parcel, rc.Payer, rc.Amount, rc.Tender, rc.Reference = p.Parcel, p.Requester, p.Fee, p.Tender, p.Reference
+		return rc
+	},
 }

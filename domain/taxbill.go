@@ -197,7 +197,7 @@ type PayPropertyTax struct {
 // amount is not checked against the option: the option records what the
 // resident chose; the kiosk charges exactly that amount.
 func applyPayPropertyTax(tx Tx, c Command, index uint64, p *Params, res *Result) error {
-	pay := c.PayPropertyTax
+	pay := c.Payload.(*PayPropertyTax)
 	if err := checkPaymentAmount(tx, pay.Amount, c.At.Date, p); err != nil {
 		return err
 	}
@@ -329,4 +329,24 @@ func TaxBillsOfParcel(r Records, parcel string) ([]TaxBill, error) {
 	}
 	SortTaxBills(out)
 	return out, nil
+}
+
+// KindPayPropertyTax is a property tax payment (Ch. 74), at the kiosk.
+const KindPayPropertyTax Kind = "pay_property_tax"
+
+// Kind names the payload's kind.
+func (*PayPropertyTax) Kind() Kind { return KindPayPropertyTax }
+
+var payPropertyTaxKind = &Descriptor{
+	Kind: KindPayPropertyTax, Section: sectionInstallment, Offline: true, Resident: true,
+	New: func() Payload { return new(PayPropertyTax) },
+	Apply: func(tx Tx, c Command, e Env, res *Result) error {
+		return applyPayPropertyTax(tx, c, e.Index, e.Params, res)
+	},
+	Receipt: func(c Command) *Receipt {
+		p := c.Payload.(*PayPropertyTax)
+		rc := provisional(c)
+		rc.BillID, rc.Payer, rc.Amount, rc.Tender, rc.Reference = p.TaxBillID, p.Payer, p.Amount, p.Tender, p.Reference
+		return rc
+	},
 }

@@ -91,68 +91,14 @@ func (c Command) CheckText() error {
 	if err := CheckText("The command id", c.ID); err != nil {
 		return err
 	}
-	var fields []textField
-	switch {
-	case c.PayBill != nil:
-		p := c.PayBill
-		fields = []textField{oneLine("The bill number", p.BillID), oneLine("The reference", p.Reference), oneLine("The payer's name", p.Payer)}
-	case c.RequestStatusLetter != nil:
-		p := c.RequestStatusLetter
-		fields = []textField{oneLine("The parcel number", p.Parcel), oneLine("The requester's name", p.Requester), oneLine("The contact", p.Contact), oneLine("The reference", p.Reference)}
-	case c.PayPropertyTax != nil:
-		p := c.PayPropertyTax
-		fields = []textField{oneLine("The tax bill number", p.TaxBillID), oneLine("The reference", p.Reference), oneLine("The payer's name", p.Payer)}
-	case c.StaffUser != nil:
-		p := c.StaffUser
-		fields = []textField{oneLine("The username", p.Username), oneLine("The person's name", p.Name)}
-	case c.APIToken != nil:
-		p := c.APIToken
-		fields = []textField{oneLine("The token id", p.ID), oneLine("The username", p.Username), oneLine("The token label", p.Label)}
-	case c.CreateBills != nil:
-		if err := CheckText("The file name", c.CreateBills.Source); err != nil {
+	if t, ok := c.Payload.(interface{ checkText() error }); ok {
+		if err := t.checkText(); err != nil {
 			return err
 		}
-		for _, nb := range c.CreateBills.Bills {
-			if err := nb.CheckText(); err != nil {
-				return err
-			}
-		}
-	case c.DrawerOpen != nil:
-		fields = []textField{oneLine("The drawer id", c.DrawerOpen.DrawerID)}
-	case c.WindowPayment != nil:
-		p := c.WindowPayment
-		fields = []textField{oneLine("The drawer id", p.DrawerID), oneLine("The bill number", p.BillID), oneLine("The check number", p.Reference), oneLine("The payer's name", p.Payer)}
-	case c.DrawerClose != nil:
-		fields = []textField{oneLine("The drawer id", c.DrawerClose.DrawerID)}
-	case c.Deposit != nil:
-		p := c.Deposit
-		fields = []textField{oneLine("The deposit id", p.DepositID), oneLine("The depository", p.Depository)}
-		for _, d := range p.Drawers {
-			fields = append(fields, oneLine("A drawer id", d))
-		}
-	case c.ReturnCheck != nil:
-		p := c.ReturnCheck
-		fields = []textField{oneLine("The return id", p.ReturnID), oneLine("The bill number", p.BillID), oneLine("The receipt number", p.Receipt), oneLine("The fee's bill number", p.FeeBillID), manyLines("The referral note", p.Referral)}
-	case c.IssueRefund != nil:
-		p := c.IssueRefund
-		fields = []textField{oneLine("The operation", p.Op), oneLine("The bill number", p.BillID), oneLine("The payment's command id", p.CommandID), oneLine("The check number", p.CheckNumber)}
-	case c.StatusLetter != nil:
-		p := c.StatusLetter
-		fields = []textField{oneLine("The claim number", p.Claim), manyLines("The changes in assessments", p.AssessmentChanges), manyLines("The deferred assessments", p.Deferred),
-			manyLines("The contemplated improvements", p.Improvements), manyLines("The floodplain status", p.Floodplain), manyLines("The code violations", p.Violations),
-			manyLines("The notes", p.Notes), oneLine("The delivery", p.Delivery), oneLine("The delivery note", p.DeliveryNote)}
-	case c.NovemberStep != nil:
-		fields = []textField{oneLine("The step", c.NovemberStep.Op)}
-		for _, id := range c.NovemberStep.Bills {
-			fields = append(fields, oneLine("A bill number", id))
-		}
-	case c.Charge != nil:
-		p := c.Charge
-		fields = []textField{oneLine("The charge id", p.ChargeID), oneLine("The bill number", p.BillID), oneLine("The kind of charge", p.Kind), oneLine("The account number", p.Account),
-			oneLine("The parcel number", p.Parcel), oneLine("The reference", p.Reference), oneLine("The placed bill's number", p.Placed)}
-		for i, it := range p.Items {
-			fields = append(fields, oneLine(fmt.Sprintf("Line %d's description", i+1), it.Description))
-		}
+	}
+	var fields []textField
+	if t, ok := c.Payload.(interface{ textFields() []textField }); ok {
+		fields = t.textFields()
 	}
 	for _, f := range fields {
 		if err := checkText(f.what, f.value, f.multiline); err != nil {
@@ -176,4 +122,103 @@ func (nb NewBill) CheckText() error {
 		}
 	}
 	return nil
+}
+
+// The free text of each kind's payload. A kind with free text declares it
+// with a method of its payload, in its own file: textFields lists the
+// fields checked as they are, checkText checks more.
+
+func (p *PayBill) textFields() []textField {
+	fields := []textField{oneLine("The bill number", p.BillID), oneLine("The reference", p.Reference), oneLine("The payer's name", p.Payer)}
+	return fields
+}
+
+func (p *RequestStatusLetter) textFields() []textField {
+	fields := []textField{oneLine("The parcel number", p.Parcel), oneLine("The requester's name", p.Requester), oneLine("The contact", p.Contact), oneLine("The reference", p.Reference)}
+	return fields
+}
+
+func (p *PayPropertyTax) textFields() []textField {
+	fields := []textField{oneLine("The tax bill number", p.TaxBillID), oneLine("The reference", p.Reference), oneLine("The payer's name", p.Payer)}
+	return fields
+}
+
+func (p *StaffUserChange) textFields() []textField {
+	fields := []textField{oneLine("The username", p.Username), oneLine("The person's name", p.Name)}
+	return fields
+}
+
+func (p *APITokenChange) textFields() []textField {
+	fields := []textField{oneLine("The token id", p.ID), oneLine("The username", p.Username), oneLine("The token label", p.Label)}
+	return fields
+}
+
+func (p *CreateBills) checkText() error {
+	if err := CheckText("The file name", p.Source); err != nil {
+		return err
+	}
+	for _, nb := range p.Bills {
+		if err := nb.CheckText(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *DrawerOpen) textFields() []textField {
+	fields := []textField{oneLine("The drawer id", p.DrawerID)}
+	return fields
+}
+
+func (p *WindowPayment) textFields() []textField {
+	fields := []textField{oneLine("The drawer id", p.DrawerID), oneLine("The bill number", p.BillID), oneLine("The check number", p.Reference), oneLine("The payer's name", p.Payer)}
+	return fields
+}
+
+func (p *DrawerClose) textFields() []textField {
+	fields := []textField{oneLine("The drawer id", p.DrawerID)}
+	return fields
+}
+
+func (p *Deposit) textFields() []textField {
+	fields := []textField{oneLine("The deposit id", p.DepositID), oneLine("The depository", p.Depository)}
+	for _, d := range p.Drawers {
+		fields = append(fields, oneLine("A drawer id", d))
+	}
+	return fields
+}
+
+func (p *ReturnCheck) textFields() []textField {
+	fields := []textField{oneLine("The return id", p.ReturnID), oneLine("The bill number", p.BillID), oneLine("The receipt number", p.Receipt), oneLine("The fee's bill number", p.FeeBillID), manyLines("The referral note", p.Referral)}
+	return fields
+}
+
+func (p *IssueRefund) textFields() []textField {
+	fields := []textField{oneLine("The operation", p.Op), oneLine("The bill number", p.BillID), oneLine("The payment's command id", p.CommandID), oneLine("The check number", p.CheckNumber)}
+	return fields
+}
+
+func (p *StatusLetterWork) textFields() []textField {
+	fields := []textField{oneLine("The claim number", p.Claim), manyLines("The changes in assessments", p.AssessmentChanges), manyLines("The deferred assessments", p.Deferred),
+		manyLines("The contemplated improvements", p.Improvements), manyLines("The floodplain status", p.Floodplain), manyLines("The code violations", p.Violations),
+		manyLines("The notes", p.Notes), oneLine("The delivery", p.Delivery), oneLine("The delivery note", p.DeliveryNote)}
+	return fields
+}
+
+func (p *NovemberStep) textFields() []textField {
+	fields := []textField{oneLine("The step", p.Op)}
+	for _, id := range p.Bills {
+		fields = append(fields, oneLine("A bill number", id))
+	}
+	return fields
+}
+
+func (p *NewCharge) textFields() []textField {
+	fields := []textField{oneLine("The charge id", p.ChargeID), oneLine("The bill number", p.BillID), oneLine("The kind of charge", p.What), oneLine("The account number", p.Account),
+		oneLine("The parcel number", p.Parcel), oneLine("The reference", p.Reference), oneLine("The placed bill's number", p.Placed)}
+	for i, it := range p.Items {
+		fields = append(fields, oneLine(fmt.Sprintf("Line %d's description", i+1), it.Description))
+	}
+
+	return fields
 }

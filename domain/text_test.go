@@ -68,31 +68,31 @@ func TestStaffCommandsRefuseHiddenText(t *testing.T) {
 		fill func(*Command)
 		says string
 	}{
-		{"bill description", KindCreateBills, func(c *Command) { c.CreateBills = &CreateBills{Bills: []NewBill{bill, evil}} }, "Line 3: the description contains a hidden character (U+202E"},
-		{"import file name", KindCreateBills, func(c *Command) { c.CreateBills = &CreateBills{Bills: []NewBill{bill}, Source: "bills\x00.csv"} }, "The file name"},
+		{"bill description", KindCreateBills, func(c *Command) { c.Payload = &CreateBills{Bills: []NewBill{bill, evil}} }, "Line 3: the description contains a hidden character (U+202E"},
+		{"import file name", KindCreateBills, func(c *Command) { c.Payload = &CreateBills{Bills: []NewBill{bill}, Source: "bills\x00.csv"} }, "The file name"},
 		{"person's name", KindStaffUser, func(c *Command) {
-			c.StaffUser = &StaffUserChange{Op: StaffAdd, Username: "eve", Name: "Eve\x00", Role: RoleClerk, PasswordHash: "$argon2id$x"}
+			c.Payload = &StaffUserChange{Op: StaffAdd, Username: "eve", Name: "Eve\x00", Role: RoleClerk, PasswordHash: "$argon2id$x"}
 		}, "The person's name"},
 		{"token label", KindAPIToken, func(c *Command) {
-			c.APIToken = &APITokenChange{Op: "issue", ID: "t1", Username: "jdoe", Label: "export\u2066", SecretHash: strings.Repeat("a", 64)}
+			c.Payload = &APITokenChange{Op: "issue", ID: "t1", Username: "jdoe", Label: "export\u2066", SecretHash: strings.Repeat("a", 64)}
 		}, "The token label"},
-		{"drawer id", KindDrawerOpen, func(c *Command) { c.DrawerOpen = &DrawerOpen{DrawerID: "D\x1b1", Float: MustMoney("1.00")} }, "The drawer id"},
+		{"drawer id", KindDrawerOpen, func(c *Command) { c.Payload = &DrawerOpen{DrawerID: "D\x1b1", Float: MustMoney("1.00")} }, "The drawer id"},
 		{"payer", KindWindowPayment, func(c *Command) {
-			c.WindowPayment = &WindowPayment{DrawerID: "D-1", BillID: "B-1", Amount: MustMoney("1.00"), Tender: Cash, Tendered: MustMoney("1.00"), Payer: "Ana\u200f"}
+			c.Payload = &WindowPayment{DrawerID: "D-1", BillID: "B-1", Amount: MustMoney("1.00"), Tender: Cash, Tendered: MustMoney("1.00"), Payer: "Ana\u200f"}
 		}, "The payer's name"},
 		{"referral note", KindReturnCheck, func(c *Command) {
-			c.ReturnCheck = &ReturnCheck{ReturnID: "RC-1", BillID: "B-1", Receipt: "r", FeeBillID: "F-1", Referral: "to the DA\rpaid"}
+			c.Payload = &ReturnCheck{ReturnID: "RC-1", BillID: "B-1", Receipt: "r", FeeBillID: "F-1", Referral: "to the DA\rpaid"}
 		}, "The referral note"},
-		{"letter notes", KindStatusLetter, func(c *Command) { c.StatusLetter = &StatusLetterWork{Op: "complete", Claim: "c1", Notes: "none\x00"} }, "The notes"},
+		{"letter notes", KindStatusLetter, func(c *Command) { c.Payload = &StatusLetterWork{Op: "complete", Claim: "c1", Notes: "none\x00"} }, "The notes"},
 		{"charge line", KindCharge, func(c *Command) {
-			c.Charge = &NewCharge{ChargeID: "CH-1", BillID: "B-2", Kind: ChargeChargeback, Account: "100101", Parcel: "0601-141-2001", Reference: "inv 7",
+			c.Payload = &NewCharge{ChargeID: "CH-1", BillID: "B-2", What: ChargeChargeback, Account: "100101", Parcel: "0601-141-2001", Reference: "inv 7",
 				Items: []ChargeItem{{Description: "Mowing", Amount: MustMoney("1.00")}, {Description: "\u202eMowing", Amount: MustMoney("1.00")}}}
 		}, "Line 2's description"},
 		{"refund check number", KindIssueRefund, func(c *Command) {
-			c.IssueRefund = &IssueRefund{Op: "check", BillID: "B-1", CommandID: "x", CheckNumber: "10\u202e01"}
+			c.Payload = &IssueRefund{Op: "check", BillID: "B-1", CommandID: "x", CheckNumber: "10\u202e01"}
 		}, "The check number"},
 		{"depository", KindDeposit, func(c *Command) {
-			c.Deposit = &Deposit{DepositID: "DEP-1", Depository: "Bank\x00", Drawers: []string{"D-1"}}
+			c.Payload = &Deposit{DepositID: "DEP-1", Depository: "Bank\x00", Drawers: []string{"D-1"}}
 		}, "The depository"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -111,13 +111,13 @@ func TestStaffCommandsRefuseHiddenText(t *testing.T) {
 	}
 	// A note of several lines, as a textarea sends it, is fine.
 	c := staffCmd(KindReturnCheck, "clerk", "2026-11-02T10:00")
-	c.ReturnCheck = &ReturnCheck{Referral: "Referred to the district attorney.\r\nSecond notice sent."}
+	c.Payload = &ReturnCheck{Referral: "Referred to the district attorney.\r\nSecond notice sent."}
 	if err := c.CheckText(); err != nil {
 		t.Fatalf("a multi-line referral: %v", err)
 	}
 	// The resident and API kinds are covered by the same check.
 	pay := staffCmd(KindPayBill, "api", "2026-11-02T10:00")
-	pay.PayBill = &PayBill{BillID: "B-1", Amount: MustMoney("1.00"), Tender: Card, Reference: "A1", Payer: "x\u202ey"}
+	pay.Payload = &PayBill{BillID: "B-1", Amount: MustMoney("1.00"), Tender: Card, Reference: "A1", Payer: "x\u202ey"}
 	if err := pay.CheckText(); err == nil || !strings.Contains(ErrorMessage(err), "payer's name") {
 		t.Fatalf("pay_bill payer: %v", err)
 	}

@@ -76,7 +76,7 @@ func (s *Server) submitCharge(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	cmd.PayBill = &domain.PayBill{BillID: f.BillID, Amount: f.Amount, Tender: domain.Card, Reference: approval.Reference}
+	cmd.Payload = &domain.PayBill{BillID: f.BillID, Amount: f.Amount, Tender: domain.Card, Reference: approval.Reference}
 	rc, readBack, err := s.record(r, cmd)
 	if err != nil {
 		s.log.Error("card charged but payment not recorded",

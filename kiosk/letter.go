@@ -217,7 +217,7 @@ func (s *Server) submitLetterCharge(w http.ResponseWriter, r *http.Request) {
 		s.renderLetterConfirm(w, r, status, f, &view.Problem{Message: p.T(msg), Suggestion: p.T(hint)})
 		return
 	}
-	cmd.RequestStatusLetter = &domain.RequestStatusLetter{Parcel: f.Parcel, Requester: f.Name, Contact: f.Contact, Fee: f.Fee, Tender: domain.Card, Reference: approval.Reference}
+	cmd.Payload = &domain.RequestStatusLetter{Parcel: f.Parcel, Requester: f.Name, Contact: f.Contact, Fee: f.Fee, Tender: domain.Card, Reference: approval.Reference}
 	rc, readBack, err := s.record(r, cmd)
 	if err != nil {
 		s.log.Error("card charged but status letter request not recorded", "command", f.CommandID, "amount", f.Fee, "approval", approval.Reference, "err", err)

@@ -325,7 +325,7 @@ func (s *Server) submitTaxCharge(w http.ResponseWriter, r *http.Request) {
 		s.renderTaxConfirm(w, r, status, t, pc, f, &view.Problem{Message: p.T(msg), Suggestion: p.T(hint)})
 		return
 	}
-	cmd.PayPropertyTax = &domain.PayPropertyTax{TaxBillID: f.BillID, Option: f.Option, Amount: f.Amount, Tender: domain.Card, Reference: approval.Reference}
+	cmd.Payload = &domain.PayPropertyTax{TaxBillID: f.BillID, Option: f.Option, Amount: f.Amount, Tender: domain.Card, Reference: approval.Reference}
 	rc, readBack, err := s.record(r, cmd)
 	if err != nil {
 		s.log.Error("card charged but property tax payment not recorded", "tax_bill", f.BillID, "command", f.CommandID, "amount", f.Amount, "approval", approval.Reference, "err", err)

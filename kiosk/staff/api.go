@@ -214,7 +214,7 @@ func (s *Server) changeUser(r *http.Request, req UserRequest) (UserResponse, err
 	default:
 		return resp, domain.Errorf(domain.EINVALID, "", "Unknown operation %q (add, reset, disable, enable).", req.Op)
 	}
-	res, err := s.submit(r, domain.KindStaffUser, func(c *domain.Command) { c.StaffUser = &ch })
+	res, err := s.submit(r, domain.KindStaffUser, func(c *domain.Command) { c.Payload = &ch })
 	if err != nil {
 		return UserResponse{}, err
 	}

@@ -69,7 +69,7 @@ func (s *Server) submitBill(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		res, err = s.submit(r, domain.KindCreateBills, func(c *domain.Command) {
 			nb.ID = billID(c, 0)
-			c.CreateBills = &domain.CreateBills{Bills: []domain.NewBill{nb}, Source: "form"}
+			c.Payload = &domain.CreateBills{Bills: []domain.NewBill{nb}, Source: "form"}
 		})
 	}
 	if err != nil {
@@ -231,7 +231,7 @@ func (s *Server) submitImport(w http.ResponseWriter, r *http.Request) {
 				bills[i].ID = billID(c, i+1)
 			}
 		}
-		c.CreateBills = &domain.CreateBills{Bills: bills, Source: v.Name}
+		c.Payload = &domain.CreateBills{Bills: bills, Source: v.Name}
 	})
 	if err != nil {
 		v.DryRun = true
@@ -387,7 +387,7 @@ func (s *Server) showAccountPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, ch := range charges {
-		v.Charges = append(v.Charges, view.AccountCharge{ID: ch.ChargeID, Kind: domain.ChargeTitle(ch.Kind), Reference: ch.Reference, BillID: ch.BillID, Total: ch.Total.String(), At: ch.At.String()})
+		v.Charges = append(v.Charges, view.AccountCharge{ID: ch.ChargeID, Kind: domain.ChargeTitle(ch.What), Reference: ch.Reference, BillID: ch.BillID, Total: ch.Total.String(), At: ch.At.String()})
 	}
 	for _, h := range holds {
 		v.Holds = append(v.Holds, view.Hold{BillID: h.BillID, Balance: h.Balance.String(), Since: h.Since.String()})

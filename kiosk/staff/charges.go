@@ -35,7 +35,7 @@ func (s *Server) chargePage(w http.ResponseWriter, r *http.Request, status int, 
 // contracted-staff chargeback at actual cost, or a hearing notice fee.
 func (s *Server) submitCharge(w http.ResponseWriter, r *http.Request) {
 	f := view.ChargeForm{Kind: formValue(r, "kind"), Account: formValue(r, "account"), Parcel: formValue(r, "parcel"), Reference: formValue(r, "reference"), Placed: formValue(r, "placed_bill")}
-	in := domain.NewCharge{Kind: f.Kind, Account: f.Account, Parcel: f.Parcel, Reference: f.Reference, Placed: f.Placed}
+	in := domain.NewCharge{What: f.Kind, Account: f.Account, Parcel: f.Parcel, Reference: f.Reference, Placed: f.Placed}
 	for i := 1; i <= 3; i++ {
 		l := view.ChargeLine{Description: formValue(r, fmt.Sprintf("desc%d", i)), Amount: formValue(r, fmt.Sprintf("amount%d", i))}
 		f.Lines = append(f.Lines, l)
@@ -53,7 +53,7 @@ func (s *Server) submitCharge(w http.ResponseWriter, r *http.Request) {
 	_, err := s.submit(r, domain.KindCharge, func(c *domain.Command) {
 		in.ChargeID = fmt.Sprintf("CH-%s-%s-%06d", c.At.Date, c.Node, c.Seq)
 		in.BillID = billID(c, 0)
-		c.Charge = &in
+		c.Payload = &in
 	})
 	if err != nil {
 		if st := errorStatus(err); st < 500 {

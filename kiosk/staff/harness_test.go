@@ -120,7 +120,7 @@ func (h *harness) addUser(username string, role domain.Role, ready bool) {
 	h.t.Helper()
 	submit := func(ch domain.StaffUserChange) {
 		c, _ := h.ledger.NewCommand(domain.KindStaffUser, "setup")
-		c.StaffUser = &ch
+		c.Payload = &ch
 		if _, err := h.ledger.Submit(context.Background(), c); err != nil {
 			h.t.Fatal(err)
 		}

@@ -173,7 +173,7 @@ func (s *Server) submitLetter(w http.ResponseWriter, r *http.Request) {
 	lines, err := s.letterFacts(req.Parcel, asOf)
 	if err == nil {
 		_, err = s.submit(r, domain.KindStatusLetter, func(c *domain.Command) {
-			c.StatusLetter = &domain.StatusLetterWork{Op: "complete", Claim: claim, AsOf: asOf, Lines: lines, AssessmentChanges: f.AssessmentChanges, Deferred: f.Deferred, Improvements: f.Improvements, Floodplain: f.Floodplain, Violations: f.Violations, Notes: f.Notes}
+			c.Payload = &domain.StatusLetterWork{Op: "complete", Claim: claim, AsOf: asOf, Lines: lines, AssessmentChanges: f.AssessmentChanges, Deferred: f.Deferred, Improvements: f.Improvements, Floodplain: f.Floodplain, Violations: f.Violations, Notes: f.Notes}
 		})
 	}
 	if err != nil {
@@ -191,7 +191,7 @@ func (s *Server) submitLetter(w http.ResponseWriter, r *http.Request) {
 func (s *Server) submitLetterDelivery(w http.ResponseWriter, r *http.Request) {
 	claim := r.PathValue("claim")
 	_, err := s.submit(r, domain.KindStatusLetter, func(c *domain.Command) {
-		c.StatusLetter = &domain.StatusLetterWork{Op: "deliver", Claim: claim, Delivery: formValue(r, "delivery"), DeliveryNote: formValue(r, "delivery_note")}
+		c.Payload = &domain.StatusLetterWork{Op: "deliver", Claim: claim, Delivery: formValue(r, "delivery"), DeliveryNote: formValue(r, "delivery_note")}
 	})
 	if err != nil {
 		s.fail(w, r, err)

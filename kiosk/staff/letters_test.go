@@ -20,7 +20,7 @@ func (h *harness) requestLetter(parcel string) string {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	c.RequestStatusLetter = &domain.RequestStatusLetter{Parcel: parcel, Requester: "Title Company of Dane", Contact: "closings@example.com", Fee: sl.Fee, Tender: domain.Card, Reference: "APPROVED-1"}
+	c.Payload = &domain.RequestStatusLetter{Parcel: parcel, Requester: "Title Company of Dane", Contact: "closings@example.com", Fee: sl.Fee, Tender: domain.Card, Reference: "APPROVED-1"}
 	res, err := h.ledger.Submit(context.Background(), c)
 	if err != nil {
 		h.t.Fatal(err)

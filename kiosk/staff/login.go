@@ -229,7 +229,7 @@ func (s *Server) submitPassword(w http.ResponseWriter, r *http.Request) {
 	}
 	hash := s.hasher.Hash(next)
 	_, err := s.submit(r, domain.KindStaffUser, func(c *domain.Command) {
-		c.StaffUser = &domain.StaffUserChange{Op: domain.StaffPassword, Username: pr.user.Username, PasswordHash: hash}
+		c.Payload = &domain.StaffUserChange{Op: domain.StaffPassword, Username: pr.user.Username, PasswordHash: hash}
 	})
 	if err != nil {
 		s.fail(w, r, err)

@@ -131,7 +131,7 @@ func (s *Server) submitNovemberStep(w http.ResponseWriter, r *http.Request) {
 	for _, it := range items {
 		in.Bills = append(in.Bills, it.BillID)
 	}
-	if _, err := s.submit(r, domain.KindNovemberRun, func(c *domain.Command) { c.NovemberStep = &in }); err != nil {
+	if _, err := s.submit(r, domain.KindNovemberRun, func(c *domain.Command) { c.Payload = &in }); err != nil {
 		s.fail(w, r, err)
 		return
 	}

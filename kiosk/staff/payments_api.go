@@ -84,9 +84,9 @@ func (s *Server) apiPayment(w http.ResponseWriter, r *http.Request) {
 	}
 	cmd.ID = "api-" + req.CommandID
 	if in != nil {
-		cmd.WindowPayment = in
+		cmd.Payload = in
 	} else {
-		cmd.PayBill = &domain.PayBill{BillID: req.BillID, Amount: amount, Tender: req.Tender, Reference: req.Reference, Payer: req.Payer}
+		cmd.Payload = &domain.PayBill{BillID: req.BillID, Amount: amount, Tender: req.Tender, Reference: req.Reference, Payer: req.Payer}
 	}
 	if err := cmd.CheckText(); err != nil {
 		writeAPIError(w, err)

@@ -30,7 +30,7 @@ func (s *Server) submitReturnCheck(w http.ResponseWriter, r *http.Request) {
 	_, err := s.submit(r, domain.KindReturnCheck, func(c *domain.Command) {
 		in.ReturnID = fmt.Sprintf("RC-%s-%s-%06d", c.At.Date, c.Node, c.Seq)
 		in.FeeBillID = billID(c, 0) + "-RCFEE"
-		c.ReturnCheck = &in
+		c.Payload = &in
 	})
 	if err != nil {
 		s.fail(w, r, err)
@@ -119,7 +119,7 @@ func (s *Server) refundsOverdue() (int, error) {
 
 func (s *Server) refundOp(w http.ResponseWriter, r *http.Request, op string) {
 	in := domain.IssueRefund{Op: op, BillID: formValue(r, "bill"), CommandID: r.PathValue("command"), CheckNumber: formValue(r, "check_number")}
-	if _, err := s.submit(r, domain.KindIssueRefund, func(c *domain.Command) { c.IssueRefund = &in }); err != nil {
+	if _, err := s.submit(r, domain.KindIssueRefund, func(c *domain.Command) { c.Payload = &in }); err != nil {
 		s.fail(w, r, err)
 		return
 	}

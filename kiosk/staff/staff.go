@@ -322,6 +322,11 @@ func redirect(w http.ResponseWriter, r *http.Request, to string) {
 // ledger, and the clerk must know the change has not happened yet.
 func (s *Server) submit(r *http.Request, k domain.Kind, fill func(*domain.Command)) (domain.Result, error) {
 	pr, _ := principalFrom(r.Context())
+	if d, ok := domain.Kinds.Lookup(k); ok && !d.Permits(pr.user.Role) {
+		// The pages' capabilities decide who sees what; the kind's
+		// descriptor says who may issue it, whatever page sent it.
+		return domain.Result{}, domain.Errorf(domain.EFORBIDDEN, d.Section, "Your role (%s) may not make %s changes.", pr.user.Role.Title(), k)
+	}
 	return s.submitAs(r.Context(), pr.user.Username, k, fill)
 }
 

@@ -92,7 +92,7 @@ func (s *Server) submitToken(w http.ResponseWriter, r *http.Request) {
 	username := r.PathValue("username")
 	id, tok, hash := NewAPIToken()
 	_, err := s.submit(r, domain.KindAPIToken, func(c *domain.Command) {
-		c.APIToken = &domain.APITokenChange{Op: "issue", ID: id, Username: username, Label: formValue(r, "label"), SecretHash: hash}
+		c.Payload = &domain.APITokenChange{Op: "issue", ID: id, Username: username, Label: formValue(r, "label"), SecretHash: hash}
 	})
 	if err != nil {
 		s.fail(w, r, err)
@@ -103,7 +103,7 @@ func (s *Server) submitToken(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) submitRevoke(w http.ResponseWriter, r *http.Request) {
 	_, err := s.submit(r, domain.KindAPIToken, func(c *domain.Command) {
-		c.APIToken = &domain.APITokenChange{Op: "revoke", ID: r.PathValue("id")}
+		c.Payload = &domain.APITokenChange{Op: "revoke", ID: r.PathValue("id")}
 	})
 	if err != nil {
 		s.fail(w, r, err)

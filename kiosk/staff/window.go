@@ -72,7 +72,7 @@ func (s *Server) submitOpenDrawer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_, err = s.submit(r, domain.KindDrawerOpen, func(c *domain.Command) {
-		c.DrawerOpen = &domain.DrawerOpen{DrawerID: fmt.Sprintf("D-%s-%s-%06d", c.At.Date, c.Node, c.Seq), Float: float}
+		c.Payload = &domain.DrawerOpen{DrawerID: fmt.Sprintf("D-%s-%s-%06d", c.At.Date, c.Node, c.Seq), Float: float}
 	})
 	if err != nil {
 		s.windowPage(w, r, errorStatus(err), view.PaymentForm{Error: domain.ErrorMessage(err)})
@@ -110,7 +110,7 @@ func (s *Server) submitWindowPayment(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	res, err := s.submit(r, domain.KindWindowPayment, func(c *domain.Command) { c.WindowPayment = &in })
+	res, err := s.submit(r, domain.KindWindowPayment, func(c *domain.Command) { c.Payload = &in })
 	if err != nil {
 		f.Error = domain.ErrorMessage(err)
 		s.windowPage(w, r, errorStatus(err), f)
@@ -172,7 +172,7 @@ func (s *Server) submitCloseDrawer(w http.ResponseWriter, r *http.Request) {
 		f.Error = "The number of checks is not a number."
 	}
 	if f.Error == "" {
-		_, err = s.submit(r, domain.KindDrawerClose, func(c *domain.Command) { c.DrawerClose = &in })
+		_, err = s.submit(r, domain.KindDrawerClose, func(c *domain.Command) { c.Payload = &in })
 		if err != nil {
 			f.Error = domain.ErrorMessage(err)
 		}
@@ -304,7 +304,7 @@ func (s *Server) submitDeposit(w http.ResponseWriter, r *http.Request) {
 	in := domain.Deposit{Depository: bank, Drawers: r.PostForm["drawer"]}
 	res, err := s.submit(r, domain.KindDeposit, func(c *domain.Command) {
 		in.DepositID = fmt.Sprintf("DEP-%s-%s-%06d", c.At.Date, c.Node, c.Seq)
-		c.Deposit = &in
+		c.Payload = &in
 	})
 	if err != nil {
 		s.fail(w, r, err)

@@ -98,7 +98,7 @@ func NewInProcess(t testing.TB, opts InProcessOptions) *InProcess {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.SeedDemo = seed
+	cmd.Payload = seed
 	// Right after the election the first answer may be provisional (the
 	// leader may be handing over to the hall): wait for the seed to post.
 	if _, err := leader.Node.Submit(context.Background(), cmd); err != nil {
@@ -220,7 +220,7 @@ func pay(ctx context.Context, n *replica.Node, commandID, bill string, cents int
 		return Unknown, 0, "", err.Error()
 	}
 	cmd.ID = commandID
-	cmd.PayBill = &domain.PayBill{BillID: bill, Amount: domain.Cents(cents), Tender: domain.Card}
+	cmd.Payload = &domain.PayBill{BillID: bill, Amount: domain.Cents(cents), Tender: domain.Card}
 	res, err := n.Submit(ctx, cmd)
 	return Classify(res, err)
 }

@@ -290,7 +290,7 @@ func retryOf(t *testing.T, n *replica.Node, op Op) domain.Command {
 		t.Fatal(err)
 	}
 	cmd.ID = op.CommandID
-	cmd.PayBill = &domain.PayBill{BillID: op.Bill, Amount: domain.Cents(op.Cents), Tender: domain.Card}
+	cmd.Payload = &domain.PayBill{BillID: op.Bill, Amount: domain.Cents(op.Cents), Tender: domain.Card}
 	return cmd
 }
 

@@ -355,7 +355,7 @@ func (c *cluster) failover() (elect, commit time.Duration) {
 		if err != nil {
 			c.tb.Fatal(err)
 		}
-		cmd.PayBill = payment(i)
+		cmd.Payload = payment(i)
 		i++
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		res, err := l.node.Submit(ctx, cmd)

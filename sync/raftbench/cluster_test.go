@@ -268,7 +268,7 @@ func (c *cluster) seed() {
 	if err != nil {
 		c.tb.Fatal(err)
 	}
-	cmd.SeedDemo = seed
+	cmd.Payload = seed
 	res, err := l.node.Submit(context.Background(), cmd)
 	if err != nil || strings.Contains(res.Note, "not empty") {
 		c.tb.Fatalf("%s: seed: %+v, %v", c.setup.name, res, err)

@@ -49,7 +49,7 @@ func submitOp(_ *cluster, m *member, base int) func(int) error {
 		if err != nil {
 			return err
 		}
-		cmd.PayBill = payment(base + i)
+		cmd.Payload = payment(base + i)
 		res, err := n.Submit(context.Background(), cmd)
 		if err != nil {
 			return err
@@ -68,7 +68,7 @@ func applyOp(c *cluster, m *member, base int) func(int) error {
 		// receipt numbers never meet the outbox's.
 		cmd := domain.Command{
 			ID: uuid.NewString(), Kind: domain.KindPayBill, At: domain.DateTimeOf(c.now()),
-			Node: "bench", Seq: uint64(base+i) + 1, Actor: "bench", PayBill: payment(base + i),
+			Node: "bench", Seq: uint64(base+i) + 1, Actor: "bench", Payload: payment(base + i),
 		}
 		data, err := domain.EncodeCommand(cmd)
 		if err != nil {

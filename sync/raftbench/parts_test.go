@@ -80,7 +80,7 @@ func BenchmarkSubmitParts(b *testing.B) {
 				if cmds[i], err = n.NewCommand(domain.KindPayBill, "bench"); err != nil {
 					b.Fatal(err)
 				}
-				cmds[i].PayBill = payment(base + i)
+				cmds[i].Payload = payment(base + i)
 			}
 			return func(i int) error {
 				res, err := n.Submit(context.Background(), cmds[i])

@@ -194,7 +194,7 @@ func TestStrangersAreRefused(t *testing.T) {
 		"no certificate": {Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, Timeout: 5 * time.Second},
 	}
 	cmd := domain.Command{ID: "evil", Kind: domain.KindPayBill, At: domain.NewDateTime(domain.MustDate("2026-04-10"), 10, 0, 0),
-		Node: "node-1", Seq: 999, PayBill: &domain.PayBill{BillID: synctest.BillID(0), Amount: domain.MustMoney("100.00"), Tender: domain.Card}}
+		Node: "node-1", Seq: 999, Payload: &domain.PayBill{BillID: synctest.BillID(0), Amount: domain.MustMoney("100.00"), Tender: domain.Card}}
 	data, _ := domain.EncodeCommand(cmd)
 	body, _ := json.Marshal(map[string]any{"commands": [][]byte{data}})
 	for name, client := range clients {

@@ -76,7 +76,7 @@ func (n *Node) ForwardHandler(peerID func(*http.Request) (string, bool)) http.Ha
 		}
 		cmds := make([]domain.Command, len(req.Commands))
 		for i, data := range req.Commands {
-			cmd, err := domain.DecodeCommand(data)
+			cmd, err := n.kinds.Decode(data)
 			if err != nil {
 				writeJSON(w, http.StatusBadRequest, forwardResponse{Error: fmt.Sprintf("command %d: %v", i, err)})
 				return
@@ -85,11 +85,11 @@ func (n *Node) ForwardHandler(peerID func(*http.Request) (string, bool)) http.Ha
 				writeJSON(w, http.StatusForbidden, forwardResponse{Error: fmt.Sprintf("node %s may not forward a command taken on %s", caller, cmd.Node)})
 				return
 			}
-			if internalKind(cmd.Kind) {
+			if n.kinds.Cluster(cmd.Kind) {
 				writeJSON(w, http.StatusForbidden, forwardResponse{Error: fmt.Sprintf("command %d: %s commands are the leader's own", i, cmd.Kind)})
 				return
 			}
-			if need := cmd.Kind.Since(); need > n.fsm.Format() {
+			if need := n.kinds.Since(cmd.Kind); need > n.fsm.Format() {
 				writeJSON(w, http.StatusConflict, forwardResponse{Error: fmt.Sprintf("command %d: %s needs ledger format %d; the cluster runs %d", i, cmd.Kind, need, n.fsm.Format())})
 				return
 			}

@@ -64,6 +64,7 @@ type FSM struct {
 	beforeCommit func()
 	pause        func(point string) // Config.Pause
 	revoked      revocations        // the revoked node certificates (revoke.go)
+	kinds        domain.Table       // the command kinds this build applies (Config.Kinds)
 }
 
 func (f *FSM) pauseAt(point string) {
@@ -119,7 +120,7 @@ func OpenFSM(opts badger.Options, params *domain.Params, logger *slog.Logger) (*
 	if err != nil {
 		return nil, err
 	}
-	f := &FSM{db: db, dir: opts.Dir, params: params, log: logger}
+	f := &FSM{db: db, dir: opts.Dir, params: params, log: logger, kinds: domain.Kinds}
 	if err := f.loadMeta(); err != nil {
 		db.Close()
 		return nil, err
@@ -293,7 +294,7 @@ func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
 			out[i] = f.replayed(b.txn, l)
 			continue
 		}
-		cmd, err := domain.DecodeCommand(l.Data)
+		cmd, err := f.kinds.Decode(l.Data)
 		if err != nil {
 			h := &HaltError{Index: l.Index, Reason: fmt.Sprintf("the entry cannot be decoded by this build (ledger format %d): %v", domain.LedgerFormat, err)}
 			f.halt.Store(h)
@@ -389,7 +390,7 @@ func (b *batch) discard() { b.txn.Discard() }
 // replayed answers for an entry at or below the applied index (replayed
 // after a restart): its stored result, if it decodes.
 func (f *FSM) replayed(txn *badger.Txn, l *raft.Log) any {
-	cmd, err := domain.DecodeCommand(l.Data)
+	cmd, err := f.kinds.Decode(l.Data)
 	if err != nil {
 		return domain.Result{Error: domain.Errorf(domain.EINVALID, "", "undecodable command")}
 	}
@@ -419,7 +420,7 @@ func setAll(txn *badger.Txn, writes []kv) error {
 // applyOne runs one command and returns its result and every write it
 // makes: the records, the dedupe record and the journal link.
 func (f *FSM) applyOne(txn *badger.Txn, index uint64, cmd domain.Command, size int) (domain.Result, []kv) {
-	if cmd.Kind == domain.KindCheckpoint && cmd.Kind.Since() <= f.Format() {
+	if cmd.Kind == domain.KindCheckpoint && f.kinds.Since(cmd.Kind) <= f.Format() {
 		// Nothing to record: its index is the point the replicas hash.
 		return domain.Result{CommandID: cmd.ID, Kind: cmd.Kind, Index: index}, nil
 	}
@@ -438,16 +439,16 @@ func (f *FSM) applyOne(txn *badger.Txn, index uint64, cmd domain.Command, size i
 	ov := &overlay{txn: txn, writes: map[string][]byte{}, format: f.Format()}
 	var res domain.Result
 	switch {
-	case cmd.Kind != domain.KindLedgerFormat && cmd.Kind.Since() > f.Format():
+	case cmd.Kind != domain.KindLedgerFormat && f.kinds.Since(cmd.Kind) > f.Format():
 		// The leader checks this before proposing; a forged or racing
 		// proposal is refused the same way on every replica.
-		err = domain.Errorf(domain.EUNAVAILABLE, "", "The ledger cannot take %s records until every node runs a release with ledger format %d (the cluster runs format %d).", cmd.Kind, cmd.Kind.Since(), f.Format())
+		err = domain.Errorf(domain.EUNAVAILABLE, "", "The ledger cannot take %s records until every node runs a release with ledger format %d (the cluster runs format %d).", cmd.Kind, f.kinds.Since(cmd.Kind), f.Format())
 	case cmd.Kind == domain.KindLedgerFormat:
 		res, err = f.applyLedgerFormat(ov, cmd, index)
 	case cmd.Kind == domain.KindRevokeNode:
 		res, err = f.applyRevokeNode(ov, cmd, index)
 	default:
-		res, err = domain.Apply(ov, cmd, index, f.params)
+		res, err = f.kinds.Apply(ov, cmd, domain.Env{Index: index, Params: f.params})
 	}
 	if err == nil && f.tooBig(ov, size) {
 		// Every replica runs the same Badger options, so every replica
@@ -525,7 +526,7 @@ func (f *FSM) aliasWrites(txn *badger.Txn, cmd domain.Command, rec commandRecord
 // refuses a format this build does not know (a node that does not know
 // the format would not have decoded the command).
 func (f *FSM) applyLedgerFormat(ov *overlay, cmd domain.Command, index uint64) (domain.Result, error) {
-	to := cmd.LedgerFormat.To
+	to := cmd.Payload.(*domain.LedgerFormatChange).To
 	res := domain.Result{CommandID: cmd.ID, Kind: cmd.Kind, Index: index}
 	switch {
 	case to > domain.LedgerFormat:

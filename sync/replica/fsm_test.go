@@ -33,7 +33,7 @@ func seedCommand() domain.Command {
 	return domain.Command{
 		ID: "seed", Kind: domain.KindSeedDemo, At: domain.NewDateTime(domain.MustDate("2026-03-01"), 9, 0, 0),
 		Node: "n1", Seq: 1, Actor: "test",
-		SeedDemo: &domain.SeedDemo{
+		Payload: &domain.SeedDemo{
 			Parcels:  []domain.Parcel{{ID: "0601-141-2001", Address: "141 W Main St", County: domain.Dane, Owner: "A"}},
 			Accounts: []domain.Account{{Number: "100101", Name: "A", Parcels: []string{"0601-141-2001"}}},
 			Bills: []domain.Bill{
@@ -52,7 +52,7 @@ func payCommand(id string, seq uint64, bill, amount, at string) domain.Command {
 	}
 	return domain.Command{
 		ID: id, Kind: domain.KindPayBill, At: dt, Node: "n1", Seq: seq, Actor: "kiosk",
-		PayBill: &domain.PayBill{BillID: bill, Amount: domain.MustMoney(amount), Tender: domain.Card, Reference: "sim-" + id},
+		Payload: &domain.PayBill{BillID: bill, Amount: domain.MustMoney(amount), Tender: domain.Card, Reference: "sim-" + id},
 	}
 }
 
@@ -371,7 +371,7 @@ func TestOversizedCommandIsRefusedNotCrashed(t *testing.T) {
 	defer f.Close()
 	seed := seedCommand()
 	for i := range 20000 {
-		seed.SeedDemo.Parcels = append(seed.SeedDemo.Parcels, domain.Parcel{ID: fmt.Sprintf("0601-999-%05d", i), Address: "1 Long Rd", County: domain.Dane})
+		seed.Payload.(*domain.SeedDemo).Parcels = append(seed.Payload.(*domain.SeedDemo).Parcels, domain.Parcel{ID: fmt.Sprintf("0601-999-%05d", i), Address: "1 Long Rd", County: domain.Dane})
 	}
 	data, err := domain.EncodeCommand(seed)
 	if err != nil {

@@ -232,7 +232,7 @@ func (n *Node) raiseFormat(peers []NodeStatus) {
 	if err != nil {
 		return
 	}
-	cmd.LedgerFormat = &domain.LedgerFormatChange{To: to}
+	cmd.Payload = &domain.LedgerFormatChange{To: to}
 	if err := n.applyInternal(cmd); err != nil {
 		n.log.Warn("raise ledger format", "to", to, "err", err)
 		return
@@ -260,7 +260,7 @@ func (n *Node) watchCheckpoints() {
 		if err != nil {
 			continue
 		}
-		cmd.Checkpoint = &domain.Checkpoint{}
+		cmd.Payload = &domain.Checkpoint{}
 		if err := n.applyInternal(cmd); err != nil {
 			n.log.Warn("checkpoint", "err", err)
 			continue

@@ -36,9 +36,9 @@ func logsOf(t *testing.T, first uint64, cmds ...domain.Command) []*raft.Log {
 func manyBills(t *testing.T) []*raft.Log {
 	t.Helper()
 	seed := seedCommand()
-	seed.SeedDemo.Bills = nil
+	seed.Payload.(*domain.SeedDemo).Bills = nil
 	for i := range 200 {
-		seed.SeedDemo.Bills = append(seed.SeedDemo.Bills, domain.Bill{ID: fmt.Sprintf("M%03d", i), Account: "100101", Parcel: "0601-141-2001",
+		seed.Payload.(*domain.SeedDemo).Bills = append(seed.Payload.(*domain.SeedDemo).Bills, domain.Bill{ID: fmt.Sprintf("M%03d", i), Account: "100101", Parcel: "0601-141-2001",
 			Description: "water", BilledOn: domain.MustDate("2026-10-20"), Principal: domain.MustMoney("100.00")})
 	}
 	return logsOf(t, 1, seed)
@@ -153,9 +153,9 @@ func TestSnapshotsUnderConcurrentAppliesAreConsistent(t *testing.T) {
 // Badger transaction together.
 func bigBills(id string, seq uint64, n int) domain.Command {
 	c := domain.Command{ID: id, Kind: domain.KindCreateBills, At: domain.NewDateTime(domain.MustDate("2026-03-05"), 9, 0, 0), Node: "n1", Seq: seq, Actor: "clerk",
-		CreateBills: &domain.CreateBills{Source: "test"}}
+		Payload: &domain.CreateBills{Source: "test"}}
 	for i := range n {
-		c.CreateBills.Bills = append(c.CreateBills.Bills, domain.NewBill{
+		c.Payload.(*domain.CreateBills).Bills = append(c.Payload.(*domain.CreateBills).Bills, domain.NewBill{
 			ID: fmt.Sprintf("%s-%04d", id, i), Account: "100101", Parcel: "0601-141-2001",
 			Description: strings.Repeat("weed cutting ", 20), BilledOn: domain.MustDate("2026-03-05"), Principal: domain.MustMoney("10.00"),
 		})
@@ -314,8 +314,8 @@ func TestLedgerFormatGatesNewKinds(t *testing.T) {
 	f := openFSM(t, dir)
 	var digests []uint64
 	f.onDigest = func(i uint64, _ string) { digests = append(digests, i) }
-	cp := domain.Command{ID: "cp1", Kind: domain.KindCheckpoint, At: domain.NewDateTime(domain.MustDate("2026-03-01"), 9, 0, 0), Node: "n1", Checkpoint: &domain.Checkpoint{}}
-	raise := domain.Command{ID: "lf2", Kind: domain.KindLedgerFormat, At: cp.At, Node: "n1", LedgerFormat: &domain.LedgerFormatChange{To: 2}}
+	cp := domain.Command{ID: "cp1", Kind: domain.KindCheckpoint, At: domain.NewDateTime(domain.MustDate("2026-03-01"), 9, 0, 0), Node: "n1", Payload: &domain.Checkpoint{}}
+	raise := domain.Command{ID: "lf2", Kind: domain.KindLedgerFormat, At: cp.At, Node: "n1", Payload: &domain.LedgerFormatChange{To: 2}}
 	cp2 := cp
 	cp2.ID = "cp2"
 	out := f.ApplyBatch(logsOf(t, 1, cp, raise, cp2))
@@ -338,7 +338,7 @@ func TestLedgerFormatGatesNewKinds(t *testing.T) {
 		t.Fatalf("format after reopen = %d", f.Format())
 	}
 	tooNew := raise
-	tooNew.ID, tooNew.LedgerFormat = "lf9", &domain.LedgerFormatChange{To: domain.LedgerFormat + 1}
+	tooNew.ID, tooNew.Payload = "lf9", &domain.LedgerFormatChange{To: domain.LedgerFormat + 1}
 	if r := f.ApplyBatch(logsOf(t, 4, tooNew))[0].(domain.Result); r.Error == nil {
 		t.Fatal("a format newer than the build was taken")
 	}
@@ -348,9 +348,9 @@ func TestLedgerFormatGatesNewKinds(t *testing.T) {
 // the state right after it, even when entries follow in the same batch.
 func TestCheckpointHashIsTheStateAtItsIndex(t *testing.T) {
 	f := openFSM(t, t.TempDir())
-	raise := domain.Command{ID: "lf2", Kind: domain.KindLedgerFormat, At: domain.NewDateTime(domain.MustDate("2026-03-01"), 9, 0, 0), Node: "n1", LedgerFormat: &domain.LedgerFormatChange{To: 2}}
+	raise := domain.Command{ID: "lf2", Kind: domain.KindLedgerFormat, At: domain.NewDateTime(domain.MustDate("2026-03-01"), 9, 0, 0), Node: "n1", Payload: &domain.LedgerFormatChange{To: 2}}
 	f.ApplyBatch(append(manyBills(t), logsOf(t, 2, raise)...))
-	cp := domain.Command{ID: "cp", Kind: domain.KindCheckpoint, At: raise.At, Node: "n1", Checkpoint: &domain.Checkpoint{}}
+	cp := domain.Command{ID: "cp", Kind: domain.KindCheckpoint, At: raise.At, Node: "n1", Payload: &domain.Checkpoint{}}
 	f.ApplyBatch(append(payments(t, 3, 12), logsOf(t, 15, cp)...))
 	want := stateHash(t, f)
 	f.ApplyBatch(payments(t, 16, 10))
@@ -504,7 +504,7 @@ func TestSnapshotOfAnEarlierReleaseRestores(t *testing.T) {
 func TestLedgerRefusesAReusedCommandID(t *testing.T) {
 	f := openFSM(t, t.TempDir())
 	defer f.Close()
-	raise := domain.Command{ID: "lf2", Kind: domain.KindLedgerFormat, At: domain.NewDateTime(domain.MustDate("2026-03-01"), 9, 0, 0), Node: "n1", LedgerFormat: &domain.LedgerFormatChange{To: 2}}
+	raise := domain.Command{ID: "lf2", Kind: domain.KindLedgerFormat, At: domain.NewDateTime(domain.MustDate("2026-03-01"), 9, 0, 0), Node: "n1", Payload: &domain.LedgerFormatChange{To: 2}}
 	first := payCommand("client-42", 2, "B1", "10.00", "2026-04-10T10:00")
 	other := payCommand("client-42", 7, "B1", "500.00", "2026-04-10T10:05")
 	other.Node = "n2"

@@ -375,7 +375,7 @@ func (n *Node) revoke(id string) error {
 	n.serialMu.Lock()
 	serial := n.serials[id]
 	n.serialMu.Unlock()
-	cmd.RevokeNode = &domain.RevokeNode{Node: id, Serial: serial, Before: n.cfg.Now().Add(-time.Hour).UTC()}
+	cmd.Payload = &domain.RevokeNode{Node: id, Serial: serial, Before: n.cfg.Now().Add(-time.Hour).UTC()}
 	return n.applyInternal(cmd)
 }
 

@@ -31,6 +31,9 @@ type Config struct {
 	Dir string
 	// Params are the ordinance's parameters; every node must run the same.
 	Params *domain.Params
+	// Kinds are the command kinds the node takes and applies (default
+	// domain.Kinds; tests add kinds of their own).
+	Kinds domain.Table
 	// Role is what this node is for (its certificate's role on a
 	// clustered node; OpenPeer sets it). It limits the kinds of command
 	// the node takes (domain.NodeRole.MayTake). Empty means clerk: a node
@@ -111,6 +114,7 @@ type Config struct {
 // the forwarder that drains the outbox into the log.
 type Node struct {
 	cfg       Config
+	kinds     domain.Table // cfg.Kinds
 	raft      *raft.Raft
 	fsm       *FSM
 	logDB     *badger.DB
@@ -173,6 +177,9 @@ func Open(cfg Config) (*Node, error) {
 	if cfg.Role == "" {
 		cfg.Role = domain.NodeClerk
 	}
+	if cfg.Kinds.IsZero() {
+		cfg.Kinds = domain.Kinds
+	}
 	if cfg.LedgerFormat == 0 {
 		cfg.LedgerFormat = domain.LedgerFormat
 	}
@@ -182,7 +189,7 @@ func Open(cfg Config) (*Node, error) {
 	if cfg.NewID == nil {
 		cfg.NewID = func() string { return uuid.Must(uuid.NewV7()).String() }
 	}
-	n := &Node{cfg: cfg, log: cfg.Logger.With("node", cfg.ID), wake: make(chan struct{}, 1),
+	n := &Node{cfg: cfg, kinds: cfg.Kinds, log: cfg.Logger.With("node", cfg.ID), wake: make(chan struct{}, 1),
 		done: make(chan struct{}), waiters: map[string][]chan domain.Result{}}
 	if err := n.open(); err != nil {
 		n.closeStores()
@@ -228,7 +235,7 @@ func (n *Node) open() error {
 	if n.fsm, err = OpenFSM(stateOpts, cfg.Params, n.log); err != nil {
 		return err
 	}
-	n.fsm.pause = cfg.Pause
+	n.fsm.pause, n.fsm.kinds = cfg.Pause, cfg.Kinds
 
 	pend, err := n.box.pending(0)
 	if err != nil {
@@ -412,7 +419,7 @@ func (n *Node) checkKind(k domain.Kind) error {
 	if err := n.fsm.Halted(); err != nil {
 		return domain.Errorf(domain.EUNAVAILABLE, "", "This node cannot take payments or changes until it is upgraded; please use another station or the clerk's window. (%v)", err)
 	}
-	if need := k.Since(); need > n.fsm.Format() {
+	if need := n.kinds.Since(k); need > n.fsm.Format() {
 		return domain.Errorf(domain.EUNAVAILABLE, "", "This needs every node of the cluster to run a release with ledger format %d; the cluster runs format %d. Finish upgrading the nodes first.", need, n.fsm.Format())
 	}
 	return nil
@@ -426,7 +433,7 @@ func (n *Node) checkKind(k domain.Kind) error {
 // would freeze the ledger. (A command dated in the past is an offline
 // payment replayed, and is taken.)
 func (n *Node) admit(cmd domain.Command, role domain.NodeRole) *domain.Error {
-	if !role.MayTake(cmd.Kind) {
+	if !n.kinds.MayTake(role, cmd.Kind) {
 		return domain.Errorf(domain.EFORBIDDEN, "", "A %s node may not take %s commands.", role, cmd.Kind)
 	}
 	now := n.cfg.Now().In(n.cfg.Location)
@@ -435,12 +442,6 @@ func (n *Node) admit(cmd domain.Command, role domain.NodeRole) *domain.Error {
 			cmd.ID, cmd.At, domain.DateTimeOf(now), n.cfg.MaxClockSkew, cmd.Node)
 	}
 	return nil
-}
-
-// internalKind reports whether kind k is one the leader appends on its
-// own, which no client or peer may submit.
-func internalKind(k domain.Kind) bool {
-	return k == domain.KindLedgerFormat || k == domain.KindCheckpoint || k == domain.KindRevokeNode
 }
 
 // domainNow reads the node's clock as a village date and time.
@@ -520,16 +521,16 @@ func (n *Node) connected() bool {
 // posts when the cluster is reachable again. Submitting the same command
 // id again returns the first outcome and never applies it twice.
 func (n *Node) Submit(ctx context.Context, cmd domain.Command) (domain.Result, error) {
-	if err := cmd.Validate(); err != nil {
+	if err := n.kinds.Validate(cmd); err != nil {
 		return domain.Result{}, err
 	}
 	if cmd.Node != n.cfg.ID {
 		return domain.Result{}, domain.Errorf(domain.EINVALID, "", "command %s was made on node %s, not %s", cmd.ID, cmd.Node, n.cfg.ID)
 	}
-	if internalKind(cmd.Kind) {
+	if n.kinds.Cluster(cmd.Kind) {
 		return domain.Result{}, domain.Errorf(domain.EINVALID, "", "%s commands are the cluster's own", cmd.Kind)
 	}
-	if !n.cfg.Role.MayTake(cmd.Kind) {
+	if !n.kinds.MayTake(n.cfg.Role, cmd.Kind) {
 		return domain.Result{}, domain.Errorf(domain.EFORBIDDEN, "", "This %s node cannot take %s; use the clerk's office.", n.cfg.Role, cmd.Kind)
 	}
 	if err := n.checkKind(cmd.Kind); err != nil {
@@ -545,7 +546,7 @@ func (n *Node) Submit(ctx context.Context, cmd domain.Command) (domain.Result, e
 		return resultErr(res)
 	}
 	if !n.connected() {
-		if !cmd.Kind.OfflineSafe() {
+		if !n.kinds.OfflineSafe(cmd.Kind) {
 			return domain.Result{}, domain.Errorf(domain.EUNAVAILABLE, "",
 				"This needs the current ledger, and this node cannot reach it right now. Please try again when the connection returns.")
 		}

@@ -32,7 +32,7 @@ func seedNode(t *testing.T, n *Node) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.SeedDemo = seedCommand().SeedDemo
+	cmd.Payload = seedCommand().Payload.(*domain.SeedDemo)
 	submit(t, n, cmd)
 }
 
@@ -58,7 +58,7 @@ func TestNodeRestartKeepsPaymentsOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.PayBill = &domain.PayBill{BillID: "B1", Amount: domain.MustMoney("101.50"), Tender: domain.Card, Reference: "A1"}
+	cmd.Payload = &domain.PayBill{BillID: "B1", Amount: domain.MustMoney("101.50"), Tender: domain.Card, Reference: "A1"}
 	res := submit(t, n, cmd)
 	if res.Receipt == nil || res.Receipt.Status != domain.Posted || !res.Receipt.Balance.IsZero() {
 		t.Fatalf("receipt: %+v", res.Receipt)
@@ -106,12 +106,12 @@ func TestNodeRefusalIsReportedAndSetAside(t *testing.T) {
 	defer n.Close()
 	seedNode(t, n)
 	bad, _ := n.NewCommand(domain.KindPayBill, "kiosk")
-	bad.PayBill = &domain.PayBill{BillID: "B2", Amount: domain.MustMoney("10.00"), Tender: domain.Card}
+	bad.Payload = &domain.PayBill{BillID: "B2", Amount: domain.MustMoney("10.00"), Tender: domain.Card}
 	if _, err := n.Submit(context.Background(), bad); domain.ErrorCode(err) != domain.ECONFLICT {
 		t.Fatalf("payment on a tax-roll bill: err = %v, want a conflict", err)
 	}
 	good, _ := n.NewCommand(domain.KindPayBill, "kiosk")
-	good.PayBill = &domain.PayBill{BillID: "B3", Amount: domain.MustMoney("10.00"), Tender: domain.Card}
+	good.Payload = &domain.PayBill{BillID: "B3", Amount: domain.MustMoney("10.00"), Tender: domain.Card}
 	if res := submit(t, n, good); res.Receipt == nil {
 		t.Fatalf("the queue is blocked after a refusal: %+v", res)
 	}
@@ -135,7 +135,7 @@ func TestReusedCommandIDIsAConflict(t *testing.T) {
 			t.Fatal(err)
 		}
 		cmd.ID = "client-42"
-		cmd.PayBill = &domain.PayBill{BillID: "B1", Amount: domain.MustMoney(amount), Tender: domain.Card, Reference: "A1"}
+		cmd.Payload = &domain.PayBill{BillID: "B1", Amount: domain.MustMoney(amount), Tender: domain.Card, Reference: "A1"}
 		return n.Submit(context.Background(), cmd)
 	}
 	first, err := pay("10.00", "api-user")

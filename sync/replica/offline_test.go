@@ -21,7 +21,7 @@ func offlineCluster(t *testing.T) *synctest.Cluster {
 
 func cardPayment(m *synctest.Member, bill, amount string) (domain.Result, error) {
 	return m.Submit(domain.KindPayBill, func(c *domain.Command) {
-		c.PayBill = &domain.PayBill{BillID: bill, Amount: domain.MustMoney(amount), Tender: domain.Card, Reference: "SIM"}
+		c.Payload = &domain.PayBill{BillID: bill, Amount: domain.MustMoney(amount), Tender: domain.Card, Reference: "SIM"}
 	})
 }
 

@@ -53,7 +53,7 @@ func (f *FSM) loadRevocations(txn *badger.Txn) error {
 
 // applyRevokeNode records a revocation.
 func (f *FSM) applyRevokeNode(ov *overlay, cmd domain.Command, index uint64) (domain.Result, error) {
-	in := cmd.RevokeNode
+	in := cmd.Payload.(*domain.RevokeNode)
 	res := domain.Result{CommandID: cmd.ID, Kind: cmd.Kind, Index: index}
 	r, _, err := overlayGet[revocation](ov, key(prefixRevoked, in.Node))
 	if err != nil {

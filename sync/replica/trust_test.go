@@ -47,7 +47,7 @@ func leaderAddr(t *testing.T, c *synctest.Cluster) raft.ServerAddress {
 // probe sent it with the kiosk's certificate: its own node name, any actor.
 func forgedAdmin(node string, at domain.DateTime) []byte {
 	cmd := domain.Command{ID: "forged-admin", Kind: domain.KindStaffUser, At: at, Node: node, Seq: 9999, Actor: "admin",
-		StaffUser: &domain.StaffUserChange{Op: domain.StaffAdd, Username: "mallory", Name: "Mallory", Role: domain.RoleAdministrator, PasswordHash: "x"}}
+		Payload: &domain.StaffUserChange{Op: domain.StaffAdd, Username: "mallory", Name: "Mallory", Role: domain.RoleAdministrator, PasswordHash: "x"}}
 	data, _ := domain.EncodeCommand(cmd)
 	return data
 }
@@ -80,7 +80,7 @@ func TestKioskCertificateCannotForgeStaffCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.StaffUser = &domain.StaffUserChange{Op: domain.StaffAdd, Username: "mallory", Name: "M", Role: domain.RoleAdministrator, PasswordHash: "x"}
+	cmd.Payload = &domain.StaffUserChange{Op: domain.StaffAdd, Username: "mallory", Name: "M", Role: domain.RoleAdministrator, PasswordHash: "x"}
 	if _, err := kn.Submit(context.Background(), cmd); domain.ErrorCode(err) != domain.EFORBIDDEN {
 		t.Fatalf("the kiosk node took a staff command: %v", err)
 	}
@@ -101,7 +101,7 @@ func TestFutureDatedCommandNeverFreezesTheLedger(t *testing.T) {
 	clerk := replica.NewPeerClient(member(c, "hall-clerk").Identity.ClientTLS())
 	future := domain.DateTimeOf(c.Now().Add(6 * time.Hour))
 	cmd := domain.Command{ID: "from-the-future", Kind: domain.KindPayBill, At: future, Node: "hall-clerk", Seq: 8888, Actor: "x",
-		PayBill: &domain.PayBill{BillID: synctest.BillID(0), Amount: domain.MustMoney("1.00"), Tender: domain.Card}}
+		Payload: &domain.PayBill{BillID: synctest.BillID(0), Amount: domain.MustMoney("1.00"), Tender: domain.Card}}
 	data, _ := domain.EncodeCommand(cmd)
 	res, err := clerk.Forward(context.Background(), leaderAddr(t, c), [][]byte{data})
 	if err != nil || len(res) != 1 || res[0].Error == nil || !strings.Contains(res[0].Error.Error(), "after the leader's clock") {

@@ -285,7 +285,7 @@ func (m *Member) Submit(k domain.Kind, fill func(*domain.Command)) (domain.Resul
 // Pay pays amount on bill through m.
 func (m *Member) Pay(bill, amount string) (domain.Result, error) {
 	return m.Submit(domain.KindPayBill, func(c *domain.Command) {
-		c.PayBill = &domain.PayBill{BillID: bill, Amount: domain.MustMoney(amount), Tender: domain.Card}
+		c.Payload = &domain.PayBill{BillID: bill, Amount: domain.MustMoney(amount), Tender: domain.Card}
 	})
 }
 
@@ -302,7 +302,7 @@ func (m *Member) Seed(n int) {
 			BilledOn: domain.MustDate("2026-03-02"), Principal: domain.MustMoney("100.00"),
 		})
 	}
-	res, err := m.Submit(domain.KindSeedDemo, func(c *domain.Command) { c.SeedDemo = seed })
+	res, err := m.Submit(domain.KindSeedDemo, func(c *domain.Command) { c.Payload = seed })
 	if err != nil || res.Receipt != nil && res.Receipt.Status == domain.Provisional {
 		m.c.T.Fatalf("seed: %+v, %v", res, err)
 	}

@@ -1,0 +1,31 @@
+package domain
+
+// Kinds is the table of every command kind the product knows: one row a
+// kind, its descriptor declared in the file of its rule. A new kind is a
+// new file (its payload, its rule, its descriptor) and a row here.
+var Kinds = NewTable(
+	// The resident kiosk.
+	payBillKind,             // paybill.go, §5.10
+	requestStatusLetterKind, // statusrequest.go, §5.11
+	payPropertyTaxKind,      // taxbill.go, Ch. 74
+	seedDemoKind,            // seeddemo.go
+
+	// The clerk's office.
+	staffUserKind,     // staffuser.go
+	apiTokenKind,      // staffuser.go
+	createBillsKind,   // billing.go
+	drawerOpenKind,    // drawer.go
+	windowPaymentKind, // drawer.go, §5.10
+	drawerCloseKind,   // drawer.go
+	depositKind,       // drawer.go, §5.06
+	returnCheckKind,   // returnedcheck.go, §5.20
+	issueRefundKind,   // returnedcheck.go, §5.07(1)
+	statusLetterKind,  // statusletterwork.go, §5.11
+	novemberRunKind,   // novemberrun.go, §5.10
+	chargeKind,        // charges.go, §5.19, §5.21
+
+	// The cluster's own.
+	ledgerFormatKind, // ledgerformat.go
+	checkpointKind,   // ledgerformat.go
+	revokeNodeKind,   // ledgerformat.go
+)
