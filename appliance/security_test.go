@@ -9,8 +9,11 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/sync/pki"
@@ -182,3 +185,53 @@ func TestKioskNodeServesNoStaffPages(t *testing.T) {
 }
 
 func startMainLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// TestParamsFileOnlySeedsANewLedger: the first start with --params seeds
+// the ledger's parameters with the file's; a later start with another file
+// is refused with the one thing to do, and a start without --params
+// computes with the ledger's (the first file's) values.
+func TestParamsFileOnlySeedsANewLedger(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, fee string) string {
+		p := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(p, []byte("2026-09-01 status_letter "+fee+" test fee\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	start := func(file string) (*Main, error) {
+		m := NewMain()
+		m.Config.DataDir, m.Config.HTTPAddr, m.Config.StaffAddr = dir, "127.0.0.1:0", "off"
+		m.Config.ParamsFile, m.Config.Now = file, func() time.Time { return villageNow }
+		m.Config.Logger = startMainLogger()
+		return m, m.Run(context.Background())
+	}
+	m, err := start(write("first.txt", "55.00"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitSeeded(t, m)
+	m.Close()
+	if _, err := start(write("second.txt", "99.00")); err == nil || !strings.Contains(err.Error(), "only seeds a new cluster") {
+		t.Fatalf("a second, different --params file: %v", err)
+	}
+	m, err = start("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if got := m.Node.Params().At(domain.DateOf(villageNow)).StatusLetterFee.String(); got != "55.00" {
+		t.Fatalf("the fee after restart without --params = %s, want the ledger's 55.00", got)
+	}
+}
+
+func waitSeeded(t *testing.T, m *Main) {
+	t.Helper()
+	for range 200 {
+		if m.Node.FSM().Seeded() {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("the ledger's parameters were not seeded")
+}

@@ -185,6 +185,10 @@ func (m *Main) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := m.checkParamsFile(); err != nil {
+		m.Node.Close()
+		return err
+	}
 	if cfg.Demo {
 		if err := m.loadDemo(ctx, loc, params); err != nil {
 			if !clustered {
@@ -330,6 +334,30 @@ func localIdentity(data, nodeID string) (*pki.Identity, error) {
 		return nil, err
 	}
 	return id, nil
+}
+
+// checkParamsFile refuses a --params file on a node whose ledger holds its
+// own parameters and lacks some of the file's rows: the file seeds a new
+// cluster only; a seeded ledger changes its parameters by resolution.
+func (m *Main) checkParamsFile() error {
+	if m.Config.ParamsFile == "" {
+		return nil
+	}
+	data, err := os.ReadFile(m.Config.ParamsFile)
+	if err != nil {
+		return fmt.Errorf("read parameters: %w", err)
+	}
+	file, err := domain.ParseParams(m.Config.ParamsFile, data)
+	if err != nil {
+		return err
+	}
+	if missing := m.Node.FSM().ParamRowsDiffer(file); len(missing) > 0 {
+		r := missing[0]
+		return fmt.Errorf("%s sets %s to %s from %s, which this node's ledger does not hold (%d such rows): --params only seeds a new cluster; "+
+			"the ledger's parameters come from its resolutions, so record a resolution on the staff pages (/staff/fees) instead, and start the node without --params",
+			m.Config.ParamsFile, r.Name, r.Value, r.Effective, len(missing))
+	}
+	return nil
 }
 
 // loadDemo submits the demo data as one command with a fixed id, so a

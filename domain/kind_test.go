@@ -37,7 +37,9 @@ func TestEncodingOfEarlierReleases(t *testing.T) {
 		}
 	}
 	for _, d := range Kinds.Descriptors() {
-		if !seen[d.Kind] {
+		// Every kind the earlier release knew; kinds added since have no
+		// earlier encoding to keep.
+		if !seen[d.Kind] && d.Kind != KindResolution {
 			t.Errorf("no golden encoding of %s", d.Kind)
 		}
 	}

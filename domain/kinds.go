@@ -23,6 +23,7 @@ var Kinds = NewTable(
 	statusLetterKind,  // statusletterwork.go, §5.11
 	novemberRunKind,   // novemberrun.go, §5.10
 	chargeKind,        // charges.go, §5.19, §5.21
+	resolutionKind,    // resolution.go: parameters set by the board
 
 	// The cluster's own.
 	ledgerFormatKind, // ledgerformat.go

@@ -97,6 +97,7 @@ type Config struct {
 // Server is the clerk's office.
 type Server struct {
 	ledger   domain.Ledger
+	reads    domain.Reads // the ledger's records, in the domain's words
 	cluster  Cluster
 	refunds  Refunds
 	journal  Journal
@@ -122,7 +123,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Ledger == nil {
 		return nil, errors.New("staff: no ledger")
 	}
-	s := &Server{ledger: cfg.Ledger, cluster: cfg.Cluster, refunds: cfg.Refunds, journal: cfg.Journal, now: cfg.Now, loc: cfg.Location, log: cfg.Logger, operator: cfg.OperatorToken, hasher: cfg.Hasher, banks: cfg.Depositories}
+	s := &Server{ledger: cfg.Ledger, reads: domain.ReadsOf(cfg.Ledger), cluster: cfg.Cluster, refunds: cfg.Refunds, journal: cfg.Journal, now: cfg.Now, loc: cfg.Location, log: cfg.Logger, operator: cfg.OperatorToken, hasher: cfg.Hasher, banks: cfg.Depositories}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -65,6 +65,7 @@ type FSM struct {
 	pause        func(point string) // Config.Pause
 	revoked      revocations        // the revoked node certificates (revoke.go)
 	kinds        domain.Table       // the command kinds this build applies (Config.Kinds)
+	ledgerParams atomic.Pointer[domain.Params] // the ledger's parameters, once seeded (params.go)
 }
 
 func (f *FSM) pauseAt(point string) {
@@ -182,6 +183,9 @@ func (f *FSM) loadMeta() error {
 			return fmt.Errorf("read applied index: %w", err)
 		}
 		if err := f.loadRevocations(txn); err != nil {
+			return err
+		}
+		if err := f.loadParams(txn); err != nil {
 			return err
 		}
 		if item, err := txn.Get(keyJournal); err == nil {
@@ -307,6 +311,13 @@ func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
 		writes = append(writes, kv{keyApplied, uint64Bytes(l.Index)}, kv{keyJournal, append(uint64Bytes(f.jseq), f.head...)})
 		b.add(writes)
 		applied = l.Index
+		if cmd.Kind == domain.KindResolution && res.Error == nil {
+			// Later entries compute with the new parameters, on every
+			// replica alike.
+			if err := f.loadParams(b.txn); err != nil {
+				panic(fmt.Sprintf("replica: %v", err))
+			}
+		}
 		if cmd.Kind == domain.KindCheckpoint && res.Error == nil {
 			// The hash must see exactly the state at this index: commit
 			// what the batch holds, then read before the next entry.
@@ -448,7 +459,7 @@ func (f *FSM) applyOne(txn *badger.Txn, index uint64, cmd domain.Command, size i
 	case cmd.Kind == domain.KindRevokeNode:
 		res, err = f.applyRevokeNode(ov, cmd, index)
 	default:
-		res, err = f.kinds.Apply(ov, cmd, domain.Env{Index: index, Params: f.params})
+		res, err = f.kinds.Apply(ov, cmd, domain.Env{Index: index, Params: f.Params()})
 	}
 	if err == nil && f.tooBig(ov, size) {
 		// Every replica runs the same Badger options, so every replica

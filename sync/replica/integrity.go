@@ -100,6 +100,7 @@ func (n *Node) watchPeers() {
 		n.compareDigests(peers)
 		if n.raft.State() == raft.Leader {
 			n.raiseFormat(peers)
+			n.seedParams()
 		}
 		select {
 		case <-n.done:

@@ -138,3 +138,45 @@ func waitFor(t *testing.T, timeout time.Duration, what string, ok func() bool) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestNodesStartedWithOtherParametersComputeTheLedgers: one node of three
+// is started with a different fee schedule (another --params file). Once
+// the leader has seeded the ledger's parameters, every node computes with
+// the ledger's, whatever it was started with, and the replicas agree.
+func TestNodesStartedWithOtherParametersComputeTheLedgers(t *testing.T) {
+	odd, err := domain.ParseParams("odd.txt", []byte("2026-01-01 status_letter 99.00 another schedule\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := synctest.New(t, 3, func(cfg *replica.Config) {
+		if cfg.ID == "node-3" {
+			cfg.Params = domain.DefaultParams().Merge(odd)
+		}
+	})
+	leader := c.Leader(10 * time.Second)
+	leader.Seed(3)
+	waitFor(t, 30*time.Second, "every node to hold the ledger's parameters", func() bool {
+		for _, m := range c.Running() {
+			if !m.Node.FSM().Seeded() {
+				return false
+			}
+		}
+		return true
+	})
+	day := domain.DateOf(c.Now())
+	want := leader.Node.Params().At(day).StatusLetterFee
+	for _, m := range c.Running() {
+		if got := m.Node.Params().At(day).StatusLetterFee; !got.Equal(want) {
+			t.Fatalf("%s computes the status letter fee as %s, the ledger as %s", m.ID, got, want)
+		}
+	}
+	for _, m := range c.Running() {
+		if _, err := m.Submit(domain.KindRequestStatusLetter, func(cmd *domain.Command) {
+			cmd.Payload = &domain.RequestStatusLetter{Parcel: "0601-141-2001", Requester: "Title Co " + m.ID, Contact: "x@example.com",
+				Fee: m.Node.Params().At(cmd.At.Date).StatusLetterFee, Tender: domain.Card, Reference: "SIM"}
+		}); err != nil {
+			t.Fatalf("a letter at %s: %v", m.ID, err)
+		}
+	}
+	c.Converge(time.Minute)
+}

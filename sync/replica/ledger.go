@@ -43,8 +43,9 @@ func (n *Node) List(collection, prefix string, fn func(id string, raw []byte) er
 // Keys lists the keys of a named index by prefix.
 func (n *Node) Keys(index, prefix string) ([]string, error) { return n.fsm.Keys(index, prefix) }
 
-// Params returns the ordinance's parameters this node runs with.
-func (n *Node) Params() *domain.Params { return n.cfg.Params }
+// Params returns the parameters the ledger computes with: its
+// resolutions' (the node's own until the ledger is seeded).
+func (n *Node) Params() *domain.Params { return n.fsm.Params() }
 
 // Receipt returns a receipt: the posted one from the ledger, or, for a
 // payment taken on this node and still queued, the provisional one.

@@ -491,6 +491,7 @@ func (n *Node) watchLeadership() {
 				if err := n.raft.Barrier(5 * time.Second).Error(); err == nil {
 					n.readyTerm.Store(term)
 					n.raiseFormat(n.peerStatuses())
+					n.seedParams()
 					break
 				}
 				select {

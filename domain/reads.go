@@ -1,0 +1,203 @@
+package domain
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Reads answers the questions the kiosk, the clerk's office and the API ask
+// of the ledger, in the domain's words: a staff account, the status letter
+// queue from a date, a cashier's open drawer. It reads through Records
+// (the replicated store, or a test's maps), so the records' collections and
+// index keys stay the domain's business and no handler spells one.
+type Reads struct{ r Records }
+
+// ReadsOf returns the reads of r.
+func ReadsOf(r Records) Reads { return Reads{r} }
+
+// get reads one record; a missing one is (zero, false, nil).
+func get[T any](r Records, collection, id string) (T, bool, error) {
+	var v T
+	err := r.Get(collection, id, &v)
+	if ErrorCode(err) == ENOTFOUND {
+		return v, false, nil
+	}
+	return v, err == nil, err
+}
+
+// must reads one record; a missing one is an ENOTFOUND error naming what.
+func must[T any](r Records, collection, id, what string) (T, error) {
+	v, ok, err := get[T](r, collection, id)
+	if err == nil && !ok {
+		err = Errorf(ENOTFOUND, "", "There is no %s %q.", what, id)
+	}
+	return v, err
+}
+
+// all decodes every record of a collection whose id starts with prefix, in
+// id order.
+func all[T any](r Records, collection, prefix string) ([]T, error) {
+	var out []T
+	err := r.List(collection, prefix, func(_ string, raw []byte) error {
+		var v T
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return err
+		}
+		out = append(out, v)
+		return nil
+	})
+	return out, err
+}
+
+// lastPart is the record id at the end of an index key ("<date>/<id>").
+func lastPart(k string) string { return k[strings.LastIndexByte(k, '/')+1:] }
+
+// byIndex reads the records whose ids end the keys of index under prefix,
+// in key order.
+func byIndex[T any](r Records, index, prefix, collection, what string) ([]T, error) {
+	keys, err := r.Keys(index, prefix)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, 0, len(keys))
+	for _, k := range keys {
+		v, err := must[T](r, collection, lastPart(k), what)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// StaffUser returns a staff account.
+func (x Reads) StaffUser(username string) (StaffUser, error) {
+	return must[StaffUser](x.r, CollectionStaffUsers, username, "staff account")
+}
+
+// StaffUsers returns every staff account, by username.
+func (x Reads) StaffUsers() ([]StaffUser, error) {
+	return all[StaffUser](x.r, CollectionStaffUsers, "")
+}
+
+// APIToken returns an API token's record (its secret's hash, never the
+// secret).
+func (x Reads) APIToken(id string) (APIToken, error) {
+	return must[APIToken](x.r, CollectionAPITokens, id, "API token")
+}
+
+// APITokens returns every API token's record, by id.
+func (x Reads) APITokens() ([]APIToken, error) { return all[APIToken](x.r, CollectionAPITokens, "") }
+
+// BillOrigin returns who created a bill and with which command, if the
+// clerk's office created it.
+func (x Reads) BillOrigin(billID string) (BillOrigin, bool, error) {
+	return get[BillOrigin](x.r, CollectionBillOrigins, billID)
+}
+
+// ChargesOfAccount returns the charges billed to an account (§5.19,
+// §5.21), by charge id.
+func (x Reads) ChargesOfAccount(account string) ([]Charge, error) {
+	return byIndex[Charge](x.r, IndexChargesByAcc, account+"/", CollectionCharges, "charge")
+}
+
+// StatusQueue returns the status letter requests (§5.11) by ready-by date,
+// from the given date on (the zero Date: all of them).
+func (x Reads) StatusQueue(from Date) ([]StatusRequest, error) {
+	reqs, err := byIndex[StatusRequest](x.r, StatusRequestsByReadyDate, "", StatusRequests, "status letter request")
+	if err != nil || from.IsZero() {
+		return reqs, err
+	}
+	return slices.DeleteFunc(reqs, func(r StatusRequest) bool { return r.ReadyBy.Before(from) }), nil
+}
+
+// StatusRequest returns a status letter request by its claim number.
+func (x Reads) StatusRequest(claim string) (StatusRequest, error) {
+	return must[StatusRequest](x.r, StatusRequests, claim, "status letter request")
+}
+
+// StatusLetter returns the completed letter of a claim, if it was
+// completed.
+func (x Reads) StatusLetter(claim string) (StatusLetterDoc, bool, error) {
+	return get[StatusLetterDoc](x.r, CollectionStatusLetters, claim)
+}
+
+// NovemberRun returns the November run of a cycle year (§5.10), if any
+// step of it ran.
+func (x Reads) NovemberRun(year int) (NovemberRun, bool, error) {
+	return get[NovemberRun](x.r, CollectionNovemberRuns, strconv.Itoa(year))
+}
+
+// RefundState returns what was done about the refund due of a payment
+// (§5.07(1)): approved, paid by check, cancelled.
+func (x Reads) RefundState(commandID string) (RefundState, bool, error) {
+	return get[RefundState](x.r, CollectionRefundStates, commandID)
+}
+
+// Drawer returns a cash drawer.
+func (x Reads) Drawer(id string) (Drawer, error) {
+	return must[Drawer](x.r, CollectionDrawers, id, "drawer")
+}
+
+// OpenDrawer returns the drawer a cashier has open, if any.
+func (x Reads) OpenDrawer(username string) (Drawer, bool, error) {
+	cs, ok, err := get[CashierState](x.r, CollectionCashiers, username)
+	if err != nil || !ok || cs.Open == "" {
+		return Drawer{}, false, err
+	}
+	d, err := x.Drawer(cs.Open)
+	return d, err == nil, err
+}
+
+// UndepositedDrawers returns the drawers whose money is not deposited yet,
+// oldest first.
+func (x Reads) UndepositedDrawers() ([]Drawer, error) {
+	return byIndex[Drawer](x.r, IndexUndeposited, "", CollectionDrawers, "drawer")
+}
+
+// RecentDrawers returns at most n drawers, the most recently opened first.
+func (x Reads) RecentDrawers(n int) ([]Drawer, error) {
+	keys, err := x.r.Keys(IndexDrawersByDay, "")
+	if err != nil {
+		return nil, err
+	}
+	slices.Reverse(keys)
+	keys = keys[:min(len(keys), n)]
+	out := make([]Drawer, 0, len(keys))
+	for _, k := range keys {
+		d, err := x.Drawer(lastPart(k))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// TaxBill returns a property tax bill (Ch. 74).
+func (x Reads) TaxBill(id string) (TaxBill, error) {
+	return must[TaxBill](x.r, TaxBills, id, "tax bill")
+}
+
+// TaxBillsOfParcel returns a parcel's property tax bills, by tax year.
+func (x Reads) TaxBillsOfParcel(parcel string) ([]TaxBill, error) {
+	return TaxBillsOfParcel(x.r, parcel)
+}
+
+// Purchases returns the public purchasing records (§5.12(5), (7)).
+func (x Reads) Purchases() ([]PublicPurchase, error) { return ListPurchases(x.r) }
+
+// Purchase returns one public purchasing record.
+func (x Reads) Purchase(id string) (PublicPurchase, error) {
+	return must[PublicPurchase](x.r, Purchases, id, "purchasing record")
+}
+
+// Resolutions returns the resolutions that set the ledger's parameters, in
+// the order they applied.
+func (x Reads) Resolutions() ([]Resolution, error) {
+	rs, err := all[Resolution](x.r, CollectionResolutions, "0")
+	slices.SortFunc(rs, func(a, b Resolution) int { return a.Order - b.Order })
+	return rs, err
+}
