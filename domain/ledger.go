@@ -84,11 +84,50 @@ type Bill struct {
 	BilledOn    Date          `json:"billed_on"`
 	Principal   Money         `json:"principal"`
 	Payments    []BillPayment `json:"payments,omitempty"`
+	// Reversed are the payments taken off the bill since they posted (a
+	// returned check, §5.20), kept so that the figures as of a date before
+	// the reversal count them as they stood then (ledger format 2).
+	Reversed []ReversedPayment `json:"reversed,omitempty"`
 }
 
-// Figures returns the bill's §5.10 figures as of a date: interest, penalty,
-// payments so far, balance and status.
+// ReversedPayment is a payment taken off its bill.
+type ReversedPayment struct {
+	BillPayment
+	ReversedOn Date   `json:"reversed_on"`
+	ReturnID   string `json:"return_id,omitempty"` // the returned check's record
+}
+
+// Figures returns the bill's §5.10 figures as of a date, counting only
+// what the ledger had recorded by the end of that day: the payments dated
+// on or before it, and a payment reversed after it as it stood then. A
+// status letter, an audit or a dispute asks what was owed on a past date;
+// a later payment, or a later returned check, does not change that answer.
+// A date before the bill was billed is taken as its billing date.
 func (b Bill) Figures(asOf Date, p *Params) (Receivable, error) {
+	if asOf.Before(b.BilledOn) {
+		asOf = b.BilledOn
+	}
+	in := ReceivableInput{BilledOn: b.BilledOn, Principal: b.Principal, AsOf: asOf}
+	for _, pay := range b.Payments {
+		if !pay.At.Date.After(asOf) {
+			in.Payments = append(in.Payments, DatedAmount{On: pay.At.Date, Amount: pay.Amount})
+		}
+	}
+	for _, r := range b.Reversed {
+		if !r.At.Date.After(asOf) && r.ReversedOn.After(asOf) {
+			in.Payments = append(in.Payments, DatedAmount{On: r.At.Date, Amount: r.Amount})
+		}
+	}
+	return ComputeReceivable(in, p)
+}
+
+// postingFigures returns the figures of the bill with every payment it
+// holds, as of asOf or of its latest payment if later, with one
+// allocation per payment in the order of b.Payments: what posting a
+// payment needs (the payment's allocation, the balance after it). The
+// ledger has posted payments this way since its first release, so every
+// node computes the same allocations for the same log.
+func (b Bill) postingFigures(asOf Date, p *Params) (Receivable, error) {
 	if asOf.Before(b.BilledOn) {
 		asOf = b.BilledOn
 	}

@@ -76,7 +76,7 @@ func postBillPayment(tx Tx, c Command, index uint64, p *Params, res *Result) err
 		Tender:    pay.Tender,
 		Reference: pay.Reference,
 	})
-	fig, err := bill.Figures(c.At.Date, p)
+	fig, err := bill.postingFigures(c.At.Date, p)
 	if err != nil {
 		return err
 	}

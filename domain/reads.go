@@ -118,10 +118,9 @@ func (x Reads) StatusRequest(claim string) (StatusRequest, error) {
 	return must[StatusRequest](x.r, StatusRequests, claim, "status letter request")
 }
 
-// StatusLetter returns the completed letter of a claim, if it was
-// completed.
-func (x Reads) StatusLetter(claim string) (StatusLetterDoc, bool, error) {
-	return get[StatusLetterDoc](x.r, CollectionStatusLetters, claim)
+// StatusLetter returns the completed letter of a claim.
+func (x Reads) StatusLetter(claim string) (StatusLetterDoc, error) {
+	return must[StatusLetterDoc](x.r, CollectionStatusLetters, claim, "status letter")
 }
 
 // NovemberRun returns the November run of a cycle year (§5.10), if any
@@ -200,4 +199,14 @@ func (x Reads) Resolutions() ([]Resolution, error) {
 	rs, err := all[Resolution](x.r, CollectionResolutions, "0")
 	slices.SortFunc(rs, func(a, b Resolution) int { return a.Order - b.Order })
 	return rs, err
+}
+
+// ReturnedCheck returns a returned check's record (§5.20).
+func (x Reads) ReturnedCheck(id string) (ReturnedCheckRecord, error) {
+	return must[ReturnedCheckRecord](x.r, CollectionReturnedChecks, id, "returned check")
+}
+
+// Deposit returns a deposit slip (§5.06).
+func (x Reads) Deposit(id string) (DepositSlip, error) {
+	return must[DepositSlip](x.r, CollectionDeposits, id, "deposit slip")
 }

@@ -85,6 +85,9 @@ func applyReturnCheck(tx Tx, c Command, p *Params, res *Result) error {
 		return err
 	}
 	bill.Payments = append(bill.Payments[:at:at], bill.Payments[at+1:]...)
+	if RulesFormat(tx) >= 2 {
+		bill.Reversed = append(bill.Reversed, ReversedPayment{BillPayment: pay, ReversedOn: c.At.Date, ReturnID: in.ReturnID})
+	}
 	if err := tx.PutBill(bill); err != nil {
 		return err
 	}

@@ -79,15 +79,16 @@ func tokenUser(records domain.Records, tok string) (domain.StaffUser, bool) {
 	if !ok {
 		return domain.StaffUser{}, false
 	}
-	var t domain.APIToken
-	if err := records.Get(domain.CollectionAPITokens, id, &t); err != nil || t.Revoked {
+	reads := domain.ReadsOf(records)
+	t, err := reads.APIToken(id)
+	if err != nil || t.Revoked {
 		return domain.StaffUser{}, false
 	}
 	if subtle.ConstantTimeCompare([]byte(hashSecret(secret)), []byte(t.SecretHash)) != 1 {
 		return domain.StaffUser{}, false
 	}
-	var u domain.StaffUser
-	if err := records.Get(domain.CollectionStaffUsers, t.Username, &u); err != nil || !t.Live(u) {
+	u, err := reads.StaffUser(t.Username)
+	if err != nil || !t.Live(u) {
 		return domain.StaffUser{}, false
 	}
 	return u, true

@@ -265,9 +265,8 @@ func (s *Server) billView(b domain.Bill) (view.Bill, error) {
 	}
 	v := view.Bill{ID: b.ID, Account: b.Account, Parcel: b.Parcel, Description: b.Description, BilledOn: b.BilledOn.String(), Principal: b.Principal.String(),
 		DueOn: fig.DueOn.String(), Interest: fig.Interest.String(), Penalty: fig.Penalty.String(), Paid: fig.Paid.String(), Balance: fig.Balance.String(), Status: string(fig.Status), TaxRollOn: fig.TaxRollOn.String()}
-	var o domain.BillOrigin
 	created := view.Posting{On: b.BilledOn.String(), What: "Billed: " + b.Description, Amount: b.Principal.String(), CommandID: "(demo or earlier data)"}
-	if err := s.ledger.Get(domain.CollectionBillOrigins, b.ID, &o); err == nil {
+	if o, ok, err := s.reads.BillOrigin(b.ID); err == nil && ok {
 		created.CommandID, created.Actor = o.CommandID, o.Actor
 	}
 	v.Postings = append(v.Postings, created)

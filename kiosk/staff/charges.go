@@ -69,17 +69,9 @@ func (s *Server) submitCharge(w http.ResponseWriter, r *http.Request) {
 
 // accountCharges returns an account's charges and its permit holds today.
 func (s *Server) accountCharges(account string) ([]domain.Charge, []domain.Hold, error) {
-	keys, err := s.ledger.Keys(domain.IndexChargesByAcc, account+"/")
+	charges, err := s.reads.ChargesOfAccount(account)
 	if err != nil {
 		return nil, nil, err
-	}
-	var charges []domain.Charge
-	for _, k := range keys {
-		var ch domain.Charge
-		if err := s.ledger.Get(domain.CollectionCharges, k[strings.LastIndexByte(k, '/')+1:], &ch); err != nil {
-			return nil, nil, err
-		}
-		charges = append(charges, ch)
 	}
 	holds, err := domain.PermitHolds(charges, s.ledger.Bill, s.today(), s.ledger.Params())
 	return charges, holds, err

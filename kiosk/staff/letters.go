@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/go-pdf/fpdf"
@@ -16,7 +15,7 @@ import (
 // showLettersPage is the status letter queue (§5.11) by ready-by date,
 // with letters past their date flagged.
 func (s *Server) showLettersPage(w http.ResponseWriter, r *http.Request) {
-	keys, err := s.ledger.Keys(domain.StatusRequestsByReadyDate, "")
+	queue, err := s.reads.StatusQueue(domain.Date{})
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -24,13 +23,7 @@ func (s *Server) showLettersPage(w http.ResponseWriter, r *http.Request) {
 	all := r.URL.Query().Get("all") != ""
 	today := s.today()
 	v := view.Letters{All: all}
-	for _, k := range keys {
-		claim := k[strings.LastIndexByte(k, '/')+1:]
-		var req domain.StatusRequest
-		if err := s.ledger.Get(domain.StatusRequests, claim, &req); err != nil {
-			s.fail(w, r, err)
-			return
-		}
+	for _, req := range queue {
 		if !all && req.State == domain.StatusDelivered {
 			continue
 		}
@@ -43,16 +36,12 @@ func (s *Server) showLettersPage(w http.ResponseWriter, r *http.Request) {
 // lettersDue counts the requested letters past their ready-by date and
 // those due today.
 func (s *Server) lettersDue() (late, today int, err error) {
-	keys, err := s.ledger.Keys(domain.StatusRequestsByReadyDate, "")
+	queue, err := s.reads.StatusQueue(domain.Date{})
 	if err != nil {
 		return 0, 0, err
 	}
 	d := s.today()
-	for _, k := range keys {
-		var req domain.StatusRequest
-		if err := s.ledger.Get(domain.StatusRequests, k[strings.LastIndexByte(k, '/')+1:], &req); err != nil {
-			return 0, 0, err
-		}
+	for _, req := range queue {
 		if req.State != domain.StatusRequested {
 			continue
 		}
@@ -94,7 +83,7 @@ func (s *Server) letterFacts(parcel string, asOf domain.Date) ([]domain.LetterLi
 		}
 		lines = append(lines, domain.LetterLine{Topic: topic, Text: text, Amount: fig.Balance})
 	}
-	taxes, err := domain.TaxBillsOfParcel(s.ledger, parcel)
+	taxes, err := s.reads.TaxBillsOfParcel(parcel)
 	if err != nil && domain.ErrorCode(err) != domain.ENOTFOUND {
 		return nil, err
 	}
@@ -119,8 +108,8 @@ func (s *Server) showLetterPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) letterPage(w http.ResponseWriter, r *http.Request, status int, f view.LetterForm) {
-	var req domain.StatusRequest
-	if err := s.ledger.Get(domain.StatusRequests, r.PathValue("claim"), &req); err != nil {
+	req, err := s.reads.StatusRequest(r.PathValue("claim"))
+	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -146,8 +135,8 @@ func (s *Server) letterPage(w http.ResponseWriter, r *http.Request, status int, 
 			}
 		}
 	} else {
-		var doc domain.StatusLetterDoc
-		if err := s.ledger.Get(domain.CollectionStatusLetters, req.Claim, &doc); err != nil {
+		doc, err := s.reads.StatusLetter(req.Claim)
+		if err != nil {
 			s.fail(w, r, err)
 			return
 		}
@@ -164,8 +153,8 @@ func (s *Server) letterPage(w http.ResponseWriter, r *http.Request, status int, 
 func (s *Server) submitLetter(w http.ResponseWriter, r *http.Request) {
 	claim := r.PathValue("claim")
 	f := view.LetterForm{AssessmentChanges: formValue(r, "assessment_changes"), Deferred: formValue(r, "deferred"), Improvements: formValue(r, "improvements"), Floodplain: formValue(r, "floodplain"), Violations: formValue(r, "violations"), Notes: formValue(r, "notes")}
-	var req domain.StatusRequest
-	if err := s.ledger.Get(domain.StatusRequests, claim, &req); err != nil {
+	req, err := s.reads.StatusRequest(claim)
+	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -203,8 +192,8 @@ func (s *Server) submitLetterDelivery(w http.ResponseWriter, r *http.Request) {
 // showLetterPDF serves the numbered letter as a PDF on the village's
 // letterhead.
 func (s *Server) showLetterPDF(w http.ResponseWriter, r *http.Request) {
-	var doc domain.StatusLetterDoc
-	if err := s.ledger.Get(domain.CollectionStatusLetters, r.PathValue("claim"), &doc); err != nil {
+	doc, err := s.reads.StatusLetter(r.PathValue("claim"))
+	if err != nil {
 		s.fail(w, r, err)
 		return
 	}

@@ -80,8 +80,8 @@ func (s *Server) signedIn(next http.HandlerFunc) http.HandlerFunc {
 			s.fail(w, r, domain.Errorf(domain.EFORBIDDEN, "", "Your session has ended. Sign in again."))
 			return
 		}
-		var u domain.StaffUser
-		if err := s.ledger.Get(domain.CollectionStaffUsers, sess.username, &u); err != nil || u.Disabled || sess.epoch < u.Epoch {
+		u, err := s.reads.StaffUser(sess.username)
+		if err != nil || u.Disabled || sess.epoch < u.Epoch {
 			if err == nil && !u.Disabled {
 				s.log.Info("staff session ended: the account's password was changed or reset, or the account disabled, since sign-in", "user", u.Username)
 			}
@@ -163,8 +163,7 @@ func (s *Server) submitLogin(w http.ResponseWriter, r *http.Request) {
 		s.loginForm(w, r, http.StatusTooManyRequests, f)
 		return
 	}
-	var u domain.StaffUser
-	err := s.ledger.Get(domain.CollectionStaffUsers, username, &u)
+	u, err := s.reads.StaffUser(username)
 	if err != nil && domain.ErrorCode(err) != domain.ENOTFOUND {
 		s.fail(w, r, err)
 		return
@@ -244,8 +243,7 @@ func (s *Server) submitPassword(w http.ResponseWriter, r *http.Request) {
 	// password at the same moment, and this session ends too.
 	s.sessions.endUser(pr.user.Username)
 	epoch := pr.user.Epoch + 1
-	var u domain.StaffUser
-	if err := s.ledger.Get(domain.CollectionStaffUsers, pr.user.Username, &u); err == nil && u.PasswordHash != pr.user.PasswordHash {
+	if u, err := s.reads.StaffUser(pr.user.Username); err == nil && u.PasswordHash != pr.user.PasswordHash {
 		if u.PasswordHash != hash {
 			setSessionCookie(w, r, "", -1)
 			redirect(w, r, "/staff/login")

@@ -72,8 +72,8 @@ func runRows(items []domain.RunItem, step string) ([]view.RunRow, string) {
 // posted and certified, with the per-county exports.
 func (s *Server) showNovemberPage(w http.ResponseWriter, r *http.Request) {
 	year := s.runYear(r)
-	var run domain.NovemberRun
-	if err := s.ledger.Get(domain.CollectionNovemberRuns, strconv.Itoa(year), &run); err != nil && domain.ErrorCode(err) != domain.ENOTFOUND {
+	run, _, err := s.reads.NovemberRun(year)
+	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -83,7 +83,6 @@ func (s *Server) showNovemberPage(w http.ResponseWriter, r *http.Request) {
 		PenaltiesPosted: run.PenaltiesCommand != "", Certified: run.CertifyCommand != "", PenaltiesAt: run.PenaltiesAt.String(), CertifiedAt: run.CertifiedAt.String()}
 	v.MayPost = !now.Date.Before(domain.PenaltyDay(year)) && !v.PenaltiesPosted
 	v.MayCertify = domain.MayCertify(year, now, s.ledger.Params()) && v.PenaltiesPosted && !v.Certified
-	var err error
 	pen := run.Penalties
 	if !v.PenaltiesPosted {
 		if pen, err = s.novemberPreview(year, "penalties"); err != nil {
@@ -147,8 +146,8 @@ func (s *Server) showTaxRollCSV(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, domain.Errorf(domain.ENOTFOUND, "", "There is no such tax roll export."))
 		return
 	}
-	var run domain.NovemberRun
-	if err := s.ledger.Get(domain.CollectionNovemberRuns, strconv.Itoa(year), &run); err != nil || run.CertifyCommand == "" {
+	run, _, err := s.reads.NovemberRun(year)
+	if err != nil || run.CertifyCommand == "" {
 		s.fail(w, r, domain.Errorf(domain.ENOTFOUND, "§5.10", "The %d tax roll is not certified yet.", year))
 		return
 	}

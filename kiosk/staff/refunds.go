@@ -41,8 +41,8 @@ func (s *Server) submitReturnCheck(w http.ResponseWriter, r *http.Request) {
 
 // showReturnedCheckPage is the notice to the payer, to print and mail.
 func (s *Server) showReturnedCheckPage(w http.ResponseWriter, r *http.Request) {
-	var rec domain.ReturnedCheckRecord
-	if err := s.ledger.Get(domain.CollectionReturnedChecks, r.PathValue("id"), &rec); err != nil {
+	rec, err := s.reads.ReturnedCheck(r.PathValue("id"))
+	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -78,8 +78,8 @@ func (s *Server) showRefundsPage(w http.ResponseWriter, r *http.Request) {
 	v := view.Refunds{CanApprove: Allowed(pr.user.Role, CapRefundApprove), CanCheck: Allowed(pr.user.Role, CapRefundCheck)}
 	today := s.today()
 	for _, d := range due {
-		var st domain.RefundState
-		if err := s.ledger.Get(domain.CollectionRefundStates, d.CommandID, &st); err != nil && domain.ErrorCode(err) != domain.ENOTFOUND {
+		st, _, err := s.reads.RefundState(d.CommandID)
+		if err != nil {
 			s.fail(w, r, err)
 			return
 		}
@@ -106,8 +106,8 @@ func (s *Server) refundsOverdue() (int, error) {
 		if !s.today().After(d.RefundBy) {
 			continue
 		}
-		var st domain.RefundState
-		if err := s.ledger.Get(domain.CollectionRefundStates, d.CommandID, &st); err != nil && domain.ErrorCode(err) != domain.ENOTFOUND {
+		st, _, err := s.reads.RefundState(d.CommandID)
+		if err != nil {
 			return 0, err
 		}
 		if st.State == "" || st.State == domain.RefundApproved {

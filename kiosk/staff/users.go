@@ -1,38 +1,23 @@
 package staff
 
 import (
-	"encoding/json"
 	"net/http"
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff/view"
 )
 
-// listRecords decodes every record of a collection.
-func listRecords[T any](l domain.Ledger, collection, prefix string) ([]T, error) {
-	var out []T
-	err := l.List(collection, prefix, func(_ string, raw []byte) error {
-		var v T
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return err
-		}
-		out = append(out, v)
-		return nil
-	})
-	return out, err
-}
-
 func (s *Server) showUsersPage(w http.ResponseWriter, r *http.Request) {
 	s.usersPage(w, r, http.StatusOK, view.UsersForm{})
 }
 
 func (s *Server) usersPage(w http.ResponseWriter, r *http.Request, status int, f view.UsersForm) {
-	users, err := listRecords[domain.StaffUser](s.ledger, domain.CollectionStaffUsers, "")
+	users, err := s.reads.StaffUsers()
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	tokens, err := listRecords[domain.APIToken](s.ledger, domain.CollectionAPITokens, "")
+	tokens, err := s.reads.APITokens()
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -12,21 +12,7 @@ import (
 
 // openDrawer returns the drawer the person has open, if any.
 func (s *Server) openDrawer(username string) (domain.Drawer, bool, error) {
-	var cs domain.CashierState
-	if err := s.ledger.Get(domain.CollectionCashiers, username, &cs); err != nil {
-		if domain.ErrorCode(err) == domain.ENOTFOUND {
-			return domain.Drawer{}, false, nil
-		}
-		return domain.Drawer{}, false, err
-	}
-	if cs.Open == "" {
-		return domain.Drawer{}, false, nil
-	}
-	var d domain.Drawer
-	if err := s.ledger.Get(domain.CollectionDrawers, cs.Open, &d); err != nil {
-		return d, false, err
-	}
-	return d, true, nil
+	return s.reads.OpenDrawer(username)
 }
 
 func (s *Server) showWindowPage(w http.ResponseWriter, r *http.Request) {
@@ -132,8 +118,7 @@ func (s *Server) showReceiptPage(w http.ResponseWriter, r *http.Request) {
 	pr, _ := principalFrom(r.Context())
 	v.CanReturn = Allowed(pr.user.Role, CapReturns)
 	if id := r.URL.Query().Get("drawer"); id != "" {
-		var d domain.Drawer
-		if err := s.ledger.Get(domain.CollectionDrawers, id, &d); err == nil {
+		if d, err := s.reads.Drawer(id); err == nil {
 			for _, p := range d.Payments {
 				if p.Receipt == rc.Number {
 					v.Tendered, v.Change = p.Tendered.String(), p.Change.String()
@@ -208,8 +193,8 @@ func drawerView(d domain.Drawer) view.Drawer {
 // colleagues with cash rights see the running totals; its cashier counts
 // blind on the close page, which shows none.
 func (s *Server) showDrawerPage(w http.ResponseWriter, r *http.Request) {
-	var d domain.Drawer
-	if err := s.ledger.Get(domain.CollectionDrawers, r.PathValue("id"), &d); err != nil {
+	d, err := s.reads.Drawer(r.PathValue("id"))
+	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -226,7 +211,7 @@ func (s *Server) showDrawerPage(w http.ResponseWriter, r *http.Request) {
 // first, and whether any is late: opened before today, or today after the
 // office closed (§5.06: money is deposited by the day's end).
 func (s *Server) undeposited() ([]domain.Drawer, bool, error) {
-	keys, err := s.ledger.Keys(domain.IndexUndeposited, "")
+	drawers, err := s.reads.UndepositedDrawers()
 	if err != nil {
 		return nil, false, err
 	}
@@ -235,12 +220,7 @@ func (s *Server) undeposited() ([]domain.Drawer, bool, error) {
 	now := domain.DateTimeOf(s.now().In(s.loc))
 	late := false
 	var out []domain.Drawer
-	for _, k := range keys {
-		_, id, _ := strings.Cut(k, "/")
-		var d domain.Drawer
-		if err := s.ledger.Get(domain.CollectionDrawers, id, &d); err != nil {
-			return nil, false, err
-		}
+	for _, d := range drawers {
 		if d.DepositID != "" {
 			continue
 		}
@@ -260,14 +240,10 @@ func (s *Server) showDrawersPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	keys, err := s.ledger.Keys(domain.IndexDrawersByDay, "")
+	recent, err := s.reads.RecentDrawers(60)
 	if err != nil {
 		s.fail(w, r, err)
 		return
-	}
-	slices.Reverse(keys)
-	if len(keys) > 60 {
-		keys = keys[:60]
 	}
 	pr, _ := principalFrom(r.Context())
 	v := view.Drawers{Late: late, CanDeposit: Allowed(pr.user.Role, CapDeposit), Depositories: s.banks}
@@ -278,13 +254,7 @@ func (s *Server) showDrawersPage(w http.ResponseWriter, r *http.Request) {
 		}
 		v.Pending = append(v.Pending, dv)
 	}
-	for _, k := range keys {
-		_, id, _ := strings.Cut(k, "/")
-		var d domain.Drawer
-		if err := s.ledger.Get(domain.CollectionDrawers, id, &d); err != nil {
-			s.fail(w, r, err)
-			return
-		}
+	for _, d := range recent {
 		dv := drawerView(d)
 		if !d.Closed {
 			dv.Cash, dv.Checks = "", ""
@@ -315,8 +285,8 @@ func (s *Server) submitDeposit(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) showDepositPage(w http.ResponseWriter, r *http.Request) {
-	var d domain.DepositSlip
-	if err := s.ledger.Get(domain.CollectionDeposits, r.PathValue("id"), &d); err != nil {
+	d, err := s.reads.Deposit(r.PathValue("id"))
+	if err != nil {
 		s.fail(w, r, err)
 		return
 	}

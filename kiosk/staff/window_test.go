@@ -162,3 +162,38 @@ func TestAPIBills(t *testing.T) {
 		t.Fatalf("bill: %+v %v", got, err)
 	}
 }
+
+// TestAPIBillFiguresAsOfADate: a bill paid in part later answers, as of a
+// date before the payment, with nothing paid and the balance of then.
+func TestAPIBillFiguresAsOfADate(t *testing.T) {
+	h := newHarness(t)
+	b := h.ledger.st.bills["B-2026-0101"] // billed 2026-10-20, 142.37, due 2026-11-19
+	b.Payments = []domain.BillPayment{{CommandID: "p1", Receipt: "r1", At: domain.NewDateTime(domain.MustDate("2026-11-25"), 10, 0, 0), Amount: domain.MustMoney("42.37"), Tender: domain.Card}}
+	h.ledger.st.bills[b.ID] = b
+	admin := h.signedIn("boss", domain.RoleAdministrator)
+	h.addUser("robot", domain.RoleAuditor, true)
+	admin.get("/staff/users")
+	tok := admin.post("/staff/users/robot/tokens", nil).text("secret")
+	figures := func(asOf string) (paid, balance, status string) {
+		req, _ := http.NewRequest(http.MethodGet, h.srv.URL+"/api/v1/bills/B-2026-0101?as_of="+asOf, nil)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var got struct {
+			Figures struct{ Paid, Balance, Status string } `json:"figures"`
+		}
+		if err := jsonDecode(resp, &got); err != nil {
+			t.Fatal(err)
+		}
+		return got.Figures.Paid, got.Figures.Balance, got.Figures.Status
+	}
+	if paid, bal, st := figures("2026-11-10"); paid != "0.00" || bal != "142.37" || st != "current" {
+		t.Fatalf("as of 2026-11-10: paid %s balance %s %s; want 0.00 142.37 current", paid, bal, st)
+	}
+	if paid, _, _ := figures("2026-11-25"); paid != "42.37" {
+		t.Fatalf("as of the payment's day: paid %s, want 42.37", paid)
+	}
+}
