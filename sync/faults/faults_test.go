@@ -26,7 +26,7 @@ func TestPartitionCutsAFollowerOffUntilHealed(t *testing.T) {
 	leader := c.Leader(10 * time.Second)
 	leader.Seed(2)
 	c.Converge(10 * time.Second)
-	cut := c.Follower(time.Second)
+	cut := c.Follower(10 * time.Second)
 	nw.Isolate(cut.ID)
 	before := cut.Node.FSM().Applied()
 	for range 5 {

@@ -33,7 +33,7 @@ func TestClusterReplicatesAndForwards(t *testing.T) {
 	if err != nil || res.Receipt == nil || res.Receipt.Status != domain.Posted {
 		t.Fatalf("pay on leader: %+v, %v", res, err)
 	}
-	follower := c.Follower(time.Second)
+	follower := c.Follower(10 * time.Second)
 	fres, err := follower.Pay(synctest.BillID(1), "101.50")
 	if err != nil {
 		t.Fatalf("pay on follower: %v", err)
@@ -85,7 +85,7 @@ func TestLeaderCrashWritesContinue(t *testing.T) {
 		t.Fatalf("pay on the new leader: %v", err)
 	}
 	t.Logf("leader crash → first commit on the new leader: %s", time.Since(start).Round(time.Millisecond))
-	follower := c.Follower(time.Second)
+	follower := c.Follower(10 * time.Second)
 	if _, err := follower.Pay(synctest.BillID(6), "10.00"); err != nil {
 		t.Fatalf("pay on the remaining follower: %v", err)
 	}
@@ -134,7 +134,7 @@ func TestFollowerCatchesUpFromLog(t *testing.T) {
 	c := synctest.New(t, 3, nil)
 	leader := c.Leader(10 * time.Second)
 	leader.Seed(500)
-	lagging := c.Follower(time.Second)
+	lagging := c.Follower(10 * time.Second)
 	lagging.Stop()
 	payMany(t, c, 5000, 500)
 	lagging.Start()
@@ -153,7 +153,7 @@ func TestFollowerCatchesUpFromSnapshot(t *testing.T) {
 	})
 	leader := c.Leader(10 * time.Second)
 	leader.Seed(500)
-	lagging := c.Follower(time.Second)
+	lagging := c.Follower(10 * time.Second)
 	lagging.Stop()
 	payMany(t, c, 5000, 500)
 	for _, m := range c.Running() {

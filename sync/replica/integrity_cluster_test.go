@@ -36,7 +36,7 @@ func TestDivergedReplicaIsFlagged(t *testing.T) {
 		return true
 	})
 
-	victim := c.Follower(time.Second)
+	victim := c.Follower(10 * time.Second)
 	bill := synctest.BillID(3)
 	err := victim.Node.FSM().DB().Update(func(txn *badger.Txn) error {
 		item, err := txn.Get([]byte("b/" + bill))

@@ -50,7 +50,7 @@ func TestOfflinePaymentReplaysExactlyOnce(t *testing.T) {
 	leader := c.Leader(10 * time.Second)
 	leader.Seed(3)
 	c.Converge(10 * time.Second)
-	kiosk := c.Follower(time.Second)
+	kiosk := c.Follower(10 * time.Second)
 	for _, m := range c.Members {
 		if m != kiosk {
 			m.Stop()
@@ -100,7 +100,7 @@ func TestReplayedPaymentBecomesRefundDue(t *testing.T) {
 	leader := c.Leader(10 * time.Second)
 	leader.Seed(2)
 	c.Converge(10 * time.Second)
-	kiosk := c.Follower(time.Second)
+	kiosk := c.Follower(10 * time.Second)
 	others := []*synctest.Member{}
 	for _, m := range c.Members {
 		if m != kiosk {
@@ -141,7 +141,7 @@ func TestRefusedReplayIsAnException(t *testing.T) {
 	leader := c.Leader(10 * time.Second)
 	leader.Seed(1)
 	c.Converge(10 * time.Second)
-	kiosk := c.Follower(time.Second)
+	kiosk := c.Follower(10 * time.Second)
 	for _, m := range c.Members {
 		if m != kiosk {
 			m.Stop()
@@ -193,7 +193,7 @@ func TestClockSanity(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Converge(10 * time.Second)
-	follower := c.Follower(time.Second)
+	follower := c.Follower(10 * time.Second)
 	// Not yet: the follower's clock is fine.
 	if _, err := follower.Node.NewCommand(domain.KindPayBill, "kiosk"); err != nil {
 		t.Fatalf("clock fine: %v", err)
