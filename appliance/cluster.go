@@ -17,6 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/httperr"
 	"github.com/villagehall/appliance/sync/pki"
 	"github.com/villagehall/appliance/sync/replica"
 )
@@ -303,17 +305,11 @@ func (m *Main) authorizeMember(r *http.Request) (string, error) {
 func (m *Main) showCluster(w http.ResponseWriter, r *http.Request) {
 	view, err := m.Node.Cluster(r.Context())
 	if err != nil {
-		writeAPIError(w, http.StatusServiceUnavailable, err.Error())
+		httperr.WriteJSON(w, domain.Errorf(domain.EUNAVAILABLE, "", "%s", err.Error()))
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(view)
-}
-
-func writeAPIError(w http.ResponseWriter, status int, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(map[string]string{"error": msg, "code": http.StatusText(status)})
 }
 
 // requireOperator admits requests bearing the node's operator token
@@ -324,7 +320,7 @@ func (m *Main) requireOperator(next http.HandlerFunc) http.HandlerFunc {
 		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(m.operatorToken)) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="appliance"`)
-			writeAPIError(w, http.StatusUnauthorized, "an operator token is required (Authorization: Bearer …)")
+			httperr.WriteJSON(w, domain.Errorf(domain.EUNAUTHENTICATED, "", "an operator token is required (Authorization: Bearer …)"))
 			return
 		}
 		next(w, r)

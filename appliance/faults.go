@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/httperr"
 	"github.com/villagehall/appliance/sync/faults"
 	"github.com/villagehall/appliance/sync/replica"
 )
@@ -70,7 +71,7 @@ func (m *Main) loopbackOnly(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		host, _, _ := net.SplitHostPort(r.RemoteAddr)
 		if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-			writeAPIError(w, http.StatusForbidden, "fault injection is served over loopback only")
+			httperr.WriteJSON(w, domain.Errorf(domain.EFORBIDDEN, "", "fault injection is served over loopback only"))
 			return
 		}
 		next(w, r)
@@ -85,7 +86,7 @@ type faultsView struct {
 
 func (m *Main) showFaults(w http.ResponseWriter, r *http.Request) {
 	if m.faults == nil {
-		writeAPIError(w, http.StatusConflict, "fault injection needs a clustered node")
+		httperr.WriteJSON(w, domain.Errorf(domain.ECONFLICT, "", "fault injection needs a clustered node"))
 		return
 	}
 	writeFaultsJSON(w, faultsView{Node: m.faults.Self(), Partitioned: m.faults.Partitioned(), DiskDelay: m.faults.DiskDelay().String()})
@@ -114,12 +115,12 @@ func (m *Main) setHeal(w http.ResponseWriter, r *http.Request) {
 
 func (m *Main) changePeers(w http.ResponseWriter, r *http.Request, act func([]string)) {
 	if m.faults == nil {
-		writeAPIError(w, http.StatusConflict, "fault injection needs a clustered node")
+		httperr.WriteJSON(w, domain.Errorf(domain.ECONFLICT, "", "fault injection needs a clustered node"))
 		return
 	}
 	var req peersRequest
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16)).Decode(&req); err != nil {
-		writeAPIError(w, http.StatusBadRequest, "malformed request")
+		httperr.WriteJSON(w, domain.Errorf(domain.EMALFORMED, "", "malformed request"))
 		return
 	}
 	act(req.Peers)
@@ -128,19 +129,19 @@ func (m *Main) changePeers(w http.ResponseWriter, r *http.Request, act func([]st
 
 func (m *Main) setDiskDelay(w http.ResponseWriter, r *http.Request) {
 	if m.faults == nil {
-		writeAPIError(w, http.StatusConflict, "fault injection needs a clustered node")
+		httperr.WriteJSON(w, domain.Errorf(domain.ECONFLICT, "", "fault injection needs a clustered node"))
 		return
 	}
 	var req struct {
 		Delay string `json:"delay"`
 	}
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16)).Decode(&req); err != nil {
-		writeAPIError(w, http.StatusBadRequest, "malformed request")
+		httperr.WriteJSON(w, domain.Errorf(domain.EMALFORMED, "", "malformed request"))
 		return
 	}
 	d, err := time.ParseDuration(req.Delay)
 	if err != nil || d < 0 {
-		writeAPIError(w, http.StatusBadRequest, "delay must be a duration such as 50ms")
+		httperr.WriteJSON(w, domain.Errorf(domain.EMALFORMED, "", "delay must be a duration such as 50ms"))
 		return
 	}
 	m.faults.SetDiskDelay(d)
@@ -168,12 +169,12 @@ func (m *Main) submitFaults(w http.ResponseWriter, r *http.Request, cmd domain.C
 func (m *Main) seedFaults(w http.ResponseWriter, r *http.Request) {
 	var seed domain.SeedDemo
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20)).Decode(&seed); err != nil {
-		writeAPIError(w, http.StatusBadRequest, "malformed seed")
+		httperr.WriteJSON(w, domain.Errorf(domain.EMALFORMED, "", "malformed seed"))
 		return
 	}
 	cmd, err := m.Node.NewCommand(domain.KindSeedDemo, "faultsuite")
 	if err != nil {
-		writeAPIError(w, http.StatusServiceUnavailable, err.Error())
+		httperr.WriteJSON(w, domain.Errorf(domain.EUNAVAILABLE, "", "%s", err.Error()))
 		return
 	}
 	cmd.ID, cmd.Payload = "faultsuite-seed", &seed
@@ -187,12 +188,12 @@ func (m *Main) payFaults(w http.ResponseWriter, r *http.Request) {
 		Cents     int64  `json:"cents"`
 	}
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16)).Decode(&req); err != nil || req.CommandID == "" {
-		writeAPIError(w, http.StatusBadRequest, "malformed payment")
+		httperr.WriteJSON(w, domain.Errorf(domain.EMALFORMED, "", "malformed payment"))
 		return
 	}
 	cmd, err := m.Node.NewCommand(domain.KindPayBill, "faultsuite")
 	if err != nil {
-		writeAPIError(w, http.StatusServiceUnavailable, err.Error())
+		httperr.WriteJSON(w, domain.Errorf(domain.EUNAVAILABLE, "", "%s", err.Error()))
 		return
 	}
 	cmd.ID = req.CommandID
@@ -203,7 +204,7 @@ func (m *Main) payFaults(w http.ResponseWriter, r *http.Request) {
 func (m *Main) showFaultState(w http.ResponseWriter, r *http.Request) {
 	s, err := faults.ReadState(m.Node)
 	if err != nil {
-		writeAPIError(w, http.StatusInternalServerError, err.Error())
+		httperr.WriteJSON(w, domain.Errorf(domain.EINTERNAL, "", "%s", err.Error()))
 		return
 	}
 	writeFaultsJSON(w, s)
@@ -221,7 +222,7 @@ func (m *Main) showFaultBill(w http.ResponseWriter, r *http.Request) {
 	before := m.Node.Consistency().Level
 	b, err := m.Node.Bill(r.URL.Query().Get("id"))
 	if err != nil {
-		writeAPIError(w, http.StatusNotFound, err.Error())
+		httperr.WriteJSON(w, domain.Errorf(domain.ENOTFOUND, "", "%s", err.Error()))
 		return
 	}
 	out := FaultBill{Before: before, After: m.Node.Consistency().Level}

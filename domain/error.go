@@ -11,12 +11,14 @@ type Code string
 
 // Error codes used across the appliance.
 const (
-	EINVALID     Code = "invalid"     // bad input: fix it and try again
-	ENOTFOUND    Code = "not_found"   // no such bill, parcel, account …
-	ECONFLICT    Code = "conflict"    // the state does not allow it (bill on the tax roll …)
-	EFORBIDDEN   Code = "forbidden"   // the actor may not do this
-	EUNAVAILABLE Code = "unavailable" // no quorum or leader; retry later
-	EINTERNAL    Code = "internal"    // a bug or a broken disk; logged, not explained
+	EMALFORMED       Code = "malformed"       // the request itself cannot be read (not JSON, an unknown field)
+	EINVALID         Code = "invalid"         // bad input: fix it and try again
+	ENOTFOUND        Code = "not_found"       // no such bill, parcel, account …
+	ECONFLICT        Code = "conflict"        // the state does not allow it (bill on the tax roll …)
+	EUNAUTHENTICATED Code = "unauthenticated" // no credential, or one that is not valid
+	EFORBIDDEN       Code = "forbidden"       // the actor may not do this
+	EUNAVAILABLE     Code = "unavailable"     // no quorum or leader; retry later
+	EINTERNAL        Code = "internal"        // a bug or a broken disk; logged, not explained
 )
 
 // Error is the domain's error: a code, the ordinance section the rule comes

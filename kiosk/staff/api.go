@@ -24,7 +24,7 @@ func (s *Server) requireToken(c Capability, next http.HandlerFunc) http.HandlerF
 		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if !ok || tok == "" {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="staff"`)
-			writeJSON(w, http.StatusUnauthorized, apiError{Error: "An API token is required (Authorization: Bearer …).", Code: domain.EFORBIDDEN})
+			writeAPIError(w, domain.Errorf(domain.EUNAUTHENTICATED, "", "An API token is required (Authorization: Bearer …)."))
 			return
 		}
 		var u domain.StaffUser
@@ -35,7 +35,7 @@ func (s *Server) requireToken(c Capability, next http.HandlerFunc) http.HandlerF
 			var ok bool
 			if u, ok = s.tokenUser(tok); !ok {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="staff", error="invalid_token"`)
-				writeJSON(w, http.StatusUnauthorized, apiError{Error: "The API token is not valid.", Code: domain.EFORBIDDEN})
+				writeAPIError(w, domain.Errorf(domain.EUNAUTHENTICATED, "", "The API token is not valid."))
 				return
 			}
 		}

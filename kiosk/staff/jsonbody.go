@@ -13,17 +13,12 @@ import (
 	"github.com/villagehall/appliance/domain"
 )
 
-// badRequest is an error in a request body that could not be read as the
+// malformed is the error of a request body that could not be read as the
 // request at all (not JSON, an unknown or a repeated field, data after
-// it): a 400, where a request that was read but holds a wrong value is a
-// 422. It carries the domain's error for the body the API answers with.
-type badRequest struct{ err *domain.Error }
-
-func (e badRequest) Error() string { return e.err.Error() }
-func (e badRequest) Unwrap() error { return e.err }
-
+// it): a 400 (domain.EMALFORMED), where a request that was read but holds
+// a wrong value is a 422.
 func malformed(format string, args ...any) error {
-	return badRequest{domain.Errorf(domain.EINVALID, "", format, args...)}
+	return domain.Errorf(domain.EMALFORMED, "", format, args...)
 }
 
 // decodeBody reads a JSON request body of at most maxFormBytes into v,

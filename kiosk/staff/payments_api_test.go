@@ -55,7 +55,7 @@ func TestAPIPaymentIsIdempotent(t *testing.T) {
 		}
 	}
 	// A body that is not a payment request at all is a 400 (TestAPIStrictJSON).
-	if st, _, e := pay(`{"command_id":"a","bill_id":"B-2026-0101","amount":"1.00","tender":"card","reference":"x","extra":1}`); st != http.StatusBadRequest || e["code"] != "invalid" {
+	if st, _, e := pay(`{"command_id":"a","bill_id":"B-2026-0101","amount":"1.00","tender":"card","reference":"x","extra":1}`); st != http.StatusBadRequest || e["code"] != "malformed" {
 		t.Errorf("unknown field: %d %v", st, e)
 	}
 	if st, _, e := pay(`{"command_id":"b","bill_id":"NOPE","amount":"1.00","tender":"card","reference":"APPROVAL-2"}`); st != http.StatusNotFound || e["code"] != "not_found" {

@@ -591,7 +591,7 @@ func TestAPIStrictJSON(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st, body := apiCall(t, h.srv.URL, http.MethodPost, "/api/v1/payments", tok, tc.body)
-			if st != http.StatusBadRequest || body["code"] != "invalid" || !strings.Contains(fmt.Sprint(body["error"]), tc.says) {
+			if st != http.StatusBadRequest || body["code"] != "malformed" || !strings.Contains(fmt.Sprint(body["error"]), tc.says) {
 				t.Fatalf("%d %v, want 400 saying %q", st, body, tc.says)
 			}
 		})
@@ -601,7 +601,7 @@ func TestAPIStrictJSON(t *testing.T) {
 	}
 	// The same for the users API: a second "role" does not make an administrator.
 	st, body := apiCall(t, h.srv.URL, http.MethodPost, "/api/v1/users", operatorToken, `{"op":"add","username":"mallory","name":"Mallory","role":"clerk","role":"administrator"}`)
-	if st != http.StatusBadRequest || body["code"] != "invalid" || !strings.Contains(fmt.Sprint(body["error"]), `"role" more than once`) {
+	if st != http.StatusBadRequest || body["code"] != "malformed" || !strings.Contains(fmt.Sprint(body["error"]), `"role" more than once`) {
 		t.Fatalf("users API with two roles: %d %v", st, body)
 	}
 	var u domain.StaffUser
