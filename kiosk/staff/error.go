@@ -28,9 +28,6 @@ func (s *Server) showNotFound(w http.ResponseWriter, r *http.Request) {
 	s.fail(w, r, domain.Errorf(domain.ENOTFOUND, "", "There is no such staff page."))
 }
 
-// apiError is the JSON body of an API error (DESIGN.md, "HTTP API").
-type apiError = httperr.Body
-
 func writeAPIError(w http.ResponseWriter, err error) { httperr.WriteJSON(w, err) }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -106,6 +106,11 @@ func (l *memLedger) Submit(ctx context.Context, cmd domain.Command) (domain.Resu
 		return res, de
 	}
 	l.st = work
+	if cmd.Kind == domain.KindResolution {
+		// As the replica does: once the ledger holds resolutions, their
+		// rows are the parameters every later command computes with.
+		l.params = l.ledgerParams()
+	}
 	l.results[cmd.ID] = res
 	l.journal = append(l.journal, staff.JournalEntry{Seq: uint64(len(l.journal) + 1), Index: l.index, CommandID: cmd.ID, Kind: cmd.Kind, Actor: cmd.Actor, Node: cmd.Node, At: cmd.At, Outcome: "applied"})
 	return res, nil
@@ -201,7 +206,33 @@ func (l *memLedger) Receipt(n string) (domain.Receipt, error) {
 	return r, nil
 }
 
-func (l *memLedger) Params() *domain.Params { return l.params }
+func (l *memLedger) Params() *domain.Params {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.params
+}
+
+// ledgerParams returns the parameters of the resolutions the state holds
+// (domain.ParamsOf, in their order), as the replica's FSM reads them after
+// a resolution applies. The caller holds l.mu.
+func (l *memLedger) ledgerParams() *domain.Params {
+	var rs []domain.Resolution
+	for k, b := range l.st.records {
+		if id, ok := strings.CutPrefix(k, domain.CollectionResolutions+"/"); ok && id != "count" {
+			var r domain.Resolution
+			if err := json.Unmarshal(b, &r); err != nil {
+				panic(err)
+			}
+			rs = append(rs, r)
+		}
+	}
+	slices.SortFunc(rs, func(a, b domain.Resolution) int { return a.Order - b.Order })
+	p, err := domain.ParamsOf(rs)
+	if err != nil {
+		panic(err) // the replica halts too: its resolutions must make complete parameters
+	}
+	return p
+}
 
 func (l *memLedger) Consistency() domain.Consistency {
 	return domain.Consistency{Level: domain.Current}

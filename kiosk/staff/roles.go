@@ -26,15 +26,17 @@ const (
 	CapLetters       Capability = "letters"         // complete status letters and record their delivery
 	CapNovemberRun   Capability = "november-run"    // post the penalties and certify the tax roll (§5.10)
 	CapJournal       Capability = "journal"         // search and export the journal
+	CapReadFees      Capability = "read-fees"       // the fee schedule, the parameters in force and the resolutions that set them
+	CapResolutions   Capability = "resolutions"     // record a resolution of the board that sets parameters
 )
 
 var grants = map[domain.Role][]Capability{
-	domain.RoleClerk:         {CapDashboard, CapReadBills, CapBills, CapWindow, CapReadCash, CapReturns, CapRefundCheck, CapReadLetters, CapLetters},
-	domain.RoleTreasurer:     {CapDashboard, CapReadBills, CapBills, CapWindow, CapDeposit, CapReadCash, CapReturns, CapRefundApprove, CapRefundCheck, CapReadLetters, CapLetters, CapNovemberRun, CapJournal},
-	domain.RoleAdministrator: {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapUsers, CapCluster, CapJournal},
-	domain.RoleAuditor:       {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapCluster, CapJournal},
-	domain.RoleBoard:         {CapDashboard},
-	domain.RoleHotelOperator: {CapDashboard},
+	domain.RoleClerk:         {CapDashboard, CapReadBills, CapBills, CapWindow, CapReadCash, CapReturns, CapRefundCheck, CapReadLetters, CapLetters, CapReadFees},
+	domain.RoleTreasurer:     {CapDashboard, CapReadBills, CapBills, CapWindow, CapDeposit, CapReadCash, CapReturns, CapRefundApprove, CapRefundCheck, CapReadLetters, CapLetters, CapNovemberRun, CapJournal, CapReadFees},
+	domain.RoleAdministrator: {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapUsers, CapCluster, CapJournal, CapReadFees, CapResolutions},
+	domain.RoleAuditor:       {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapCluster, CapJournal, CapReadFees},
+	domain.RoleBoard:         {CapDashboard, CapReadFees, CapResolutions},
+	domain.RoleHotelOperator: {CapDashboard, CapReadFees},
 }
 
 // Allowed reports whether role r has capability c.

@@ -215,6 +215,10 @@ func (s *Server) Handler() http.Handler {
 	route("GET /staff/charges/new", CapBills, s.showNewChargePage)
 	route("POST /staff/charges", CapBills, s.submitCharge)
 
+	route("GET /staff/fees", CapReadFees, s.showFeesPage)
+	route("GET /staff/resolutions/new", CapResolutions, s.showNewResolutionPage)
+	route("POST /staff/resolutions", CapResolutions, s.submitResolution)
+
 	route("GET /staff/journal", CapJournal, s.showJournalPage)
 	route("GET /staff/journal.csv", CapJournal, s.showJournalCSV)
 
@@ -273,6 +277,7 @@ func (s *Server) page(r *http.Request, title string) view.Page {
 				{CapReadCash, "Drawers", "/staff/drawers"},
 				{CapReadCash, "Refunds", "/staff/refunds"},
 				{CapNovemberRun, "November run", "/staff/november"},
+				{CapReadFees, "Fees", "/staff/fees"},
 				{CapJournal, "Journal", "/staff/journal"},
 				{CapUsers, "Staff", "/staff/users"},
 				{CapCluster, "Cluster", "/staff/cluster"},
