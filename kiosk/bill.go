@@ -116,7 +116,7 @@ func (m *rowMapper) detail(b domain.Bill) (view.Bill, error) {
 		InterestRate:   vals.ReceivableInterest.Percent(),
 		PenaltyRate:    vals.ReceivablePenalty.Percent(),
 		Next:           next(fig, m.today),
-		Payable:        payable(fig),
+		Payable:        fig.TakesPayment(),
 		PayURL:         billURL(b.ID) + "/pay",
 		AccountURL:     accountURL(b.Account),
 		TaxURL:         taxParcelURL(b.Parcel),
@@ -152,11 +152,4 @@ func next(fig domain.Receivable, today domain.Date) view.Next {
 		return view.NextAfterPenalty
 	}
 	return view.NextInterest
-}
-
-// payable reports whether the kiosk takes a payment on a bill: it has a
-// balance and is not on the tax roll (§5.10 refuses a payment dated after
-// the bill went on the roll).
-func payable(fig domain.Receivable) bool {
-	return fig.Balance.IsPositive() && (fig.Status == domain.BillCurrent || fig.Status == domain.BillPastDue)
 }

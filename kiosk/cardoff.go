@@ -64,7 +64,7 @@ func (s *Server) showBillCardOff(w http.ResponseWriter, r *http.Request, id stri
 		s.fail(w, r, err)
 		return
 	}
-	if !payable(fig) {
+	if !fig.TakesPayment() {
 		s.showProblem(w, r, http.StatusConflict, "pay.error.not_payable", "pay.error.not_payable_hint", billURL(b.ID), "pay.back")
 		return
 	}
@@ -80,7 +80,7 @@ func (s *Server) showTaxCardOff(w http.ResponseWriter, r *http.Request, id strin
 		s.fail(w, r, err)
 		return
 	}
-	v, err := s.taxView(t, pc)
+	v, err := s.taxView(t, pc, s.today())
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -5,39 +5,37 @@ import (
 	"net/http"
 
 	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/httperr"
 	"github.com/villagehall/appliance/kiosk/i18n"
 	"github.com/villagehall/appliance/kiosk/terminal"
 	"github.com/villagehall/appliance/kiosk/view"
 )
 
-// errorStatus maps an error to the HTTP status and the catalogue keys of the
-// message and suggestion a resident sees. It is the one place that does:
-// domain errors by their code, terminal errors by their sentinel, anything
-// else as internal.
+// errorStatus returns the HTTP status of err (httperr.Status, the one
+// mapping) and the catalogue keys of the message and suggestion a resident
+// sees for it.
 func errorStatus(err error) (status int, message, suggestion string) {
+	status = httperr.Status(err)
 	switch {
 	case errors.Is(err, terminal.ErrDeclined):
-		return http.StatusPaymentRequired, "charge.declined", "charge.declined_hint"
+		return status, "charge.declined", "charge.declined_hint"
 	case errors.Is(err, terminal.ErrTimeout):
-		return http.StatusGatewayTimeout, "charge.timeout", "charge.timeout_hint"
+		return status, "charge.timeout", "charge.timeout_hint"
 	case errors.Is(err, terminal.ErrCancelled):
-		return http.StatusPaymentRequired, "charge.cancelled", "charge.cancelled_hint"
+		return status, "charge.cancelled", "charge.cancelled_hint"
 	case errors.As(err, new(chargeError)):
-		return http.StatusBadGateway, "charge.failed", "charge.failed_hint"
+		return status, "charge.failed", "charge.failed_hint"
 	}
-	switch domain.ErrorCode(err) {
-	case domain.EINVALID:
-		return http.StatusUnprocessableEntity, "error.invalid", "error.invalid_hint"
-	case domain.ENOTFOUND:
-		return http.StatusNotFound, "error.not_found", "error.not_found_hint"
-	case domain.ECONFLICT:
-		return http.StatusConflict, "error.conflict", "error.conflict_hint"
-	case domain.EFORBIDDEN:
-		return http.StatusForbidden, "error.forbidden", "error.forbidden_hint"
-	case domain.EUNAVAILABLE:
-		return http.StatusServiceUnavailable, "error.unavailable", "error.unavailable_hint"
+	key := map[int]string{
+		http.StatusUnprocessableEntity: "error.invalid", http.StatusBadRequest: "error.invalid",
+		http.StatusNotFound: "error.not_found", http.StatusConflict: "error.conflict",
+		http.StatusForbidden: "error.forbidden", http.StatusUnauthorized: "error.forbidden",
+		http.StatusServiceUnavailable: "error.unavailable",
+	}[status]
+	if key == "" {
+		key = "error.internal"
 	}
-	return http.StatusInternalServerError, "error.internal", "error.internal_hint"
+	return status, key, key + "_hint"
 }
 
 // fail shows the error page for err. Internal errors are logged here, once,

@@ -1,15 +1,13 @@
 package kiosk
 
 import (
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 
-	"github.com/google/uuid"
+	"github.com/a-h/templ"
 
 	"github.com/villagehall/appliance/domain"
-	"github.com/villagehall/appliance/kiosk/terminal"
 	"github.com/villagehall/appliance/kiosk/view"
 )
 
@@ -34,7 +32,7 @@ func (s *Server) showLetterPage(w http.ResponseWriter, r *http.Request) {
 
 // letterForm returns the empty form with today's terms.
 func (s *Server) letterForm() (view.Letter, error) {
-	now := domain.DateTimeOf(s.now().In(s.loc))
+	now := s.moment()
 	sl, err := domain.ComputeStatusLetter(domain.StatusLetterInput{RequestedAt: now}, s.ledger.Params())
 	if err != nil {
 		return view.Letter{}, err
@@ -106,124 +104,120 @@ func (s *Server) submitLetter(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, http.StatusUnprocessableEntity, view.LetterPage(p, l))
 		return
 	}
-	id, err := uuid.NewV7()
+	lf, err := s.newForm(r, letterFees, parcel.ID, name, contact, l.Fee.String())
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	lf := letterForm{Parcel: parcel.ID, Name: name, Contact: contact, Fee: l.Fee, CommandID: id.String(), Session: sessionFrom(r.Context())}
-	s.renderLetterConfirm(w, r, http.StatusOK, lf, nil)
+	s.showCheckout(w, r, lf)
 }
 
-// letterForm is what the letter confirmation's form carries, signed for
-// the session it was made for (see paymentForm).
-type letterForm struct {
-	Parcel, Name, Contact string
-	Fee                   domain.Money
-	CommandID             string
-	Session               string
+// letterFees is the checkout of a status letter request and its fee
+// (§5.11, request_status_letter): the confirmation is shown in the answer
+// to the request form, and the fee charged is the one in effect at the
+// command's intake time, which also fixes the ready-by date.
+var letterFees = &checkout{
+	kind:   domain.KindRequestStatusLetter,
+	title:  "title.letter_confirm",
+	fields: []string{"parcel", "name", "contact", "fee"},
+	load:   (*Server).loadLetterFee,
+	urls: func(f checkoutForm) checkoutURLs {
+		return checkoutURLs{charge: "/letters/charge", change: "/letters?parcel=" + url.QueryEscape(f.get("parcel")), back: "/letters", backLabel: "letter.back"}
+	},
+	cardOff: func(s *Server, w http.ResponseWriter, r *http.Request) { s.showLetterCardOff(w, r) },
+	receipt: (*Server).letterClaim,
 }
 
-func (s *Server) signLetter(f letterForm) string {
-	return mac(s.keys.form, string(domain.KindRequestStatusLetter), f.Parcel, f.Name, f.Contact, f.Fee.String(), f.CommandID, f.Session)
+// letterFee is a status letter request as its checkout form names it, with
+// the terms of a request made now.
+type letterFee struct {
+	s      *Server
+	f      checkoutForm
+	parcel domain.Parcel
+	fee    domain.Money // the fee the form shows
+	terms  domain.StatusLetter
 }
 
-func (s *Server) verifyLetter(r *http.Request) (letterForm, bool) {
-	v := r.PostForm
-	fee, err := domain.ParseMoney(v.Get("fee"))
-	f := letterForm{Parcel: v.Get("parcel"), Name: v.Get("name"), Contact: v.Get("contact"), Fee: fee, CommandID: v.Get("command_id"), Session: sessionFrom(r.Context())}
-	if err != nil || fee.String() != v.Get("fee") || f.Parcel == "" || f.CommandID == "" || len(f.CommandID) > 64 || f.Session == "" {
-		return f, false
+func (s *Server) loadLetterFee(f checkoutForm) (payable, error) {
+	fee, err := domain.ParseMoney(f.get("fee"))
+	if err != nil {
+		return nil, err // not from a form the kiosk signed
 	}
-	return f, equal(s.signLetter(f), v.Get("sig"))
+	pc, err := s.ledger.Parcel(f.get("parcel"))
+	if err != nil {
+		return nil, err
+	}
+	sl, err := domain.ComputeStatusLetter(domain.StatusLetterInput{RequestedAt: s.moment()}, s.ledger.Params())
+	if err != nil {
+		return nil, err
+	}
+	return &letterFee{s: s, f: f, parcel: pc, fee: fee, terms: sl}, nil
 }
 
-// renderLetterConfirm shows the request with its fee and ready-by date as
-// of now, and the form that charges the fee.
-func (s *Server) renderLetterConfirm(w http.ResponseWriter, r *http.Request, status int, f letterForm, problem *view.Problem) {
-	pc, err := s.ledger.Parcel(f.Parcel)
+func (p *letterFee) amount() domain.Money { return p.fee }
+
+func (p *letterFee) attrs() []any { return []any{"parcel", p.parcel.ID} }
+
+// paidBy answers false: requests are kept by claim number, and a second
+// tap on the same form is the same command, which the ledger answers with
+// its first claim.
+func (p *letterFee) paidBy(string) (string, bool) { return "", false }
+
+// refuse refuses to charge a fee that is not the one in effect at `at`
+// (the fee changed since the page was shown): the confirmation shows again
+// with the new fee, signed anew.
+func (p *letterFee) refuse(w http.ResponseWriter, r *http.Request, at domain.DateTime) bool {
+	sl, err := domain.ComputeStatusLetter(domain.StatusLetterInput{RequestedAt: at}, p.s.ledger.Params())
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		p.s.fail(w, r, err)
+		return true
 	}
-	now := domain.DateTimeOf(s.now().In(s.loc))
-	sl, err := domain.ComputeStatusLetter(domain.StatusLetterInput{RequestedAt: now}, s.ledger.Params())
-	if err != nil {
-		s.fail(w, r, err)
-		return
+	if sl.Fee.Equal(p.fee) {
+		return false
 	}
-	f.Fee = sl.Fee
-	p := s.page(r, "/letters?parcel="+url.QueryEscape(pc.ID), "title.letter_confirm")
-	c := view.LetterConfirm{
-		Parcel: pc.ID, Address: pc.Address, Name: f.Name, Contact: f.Contact, Fee: f.Fee,
-		ReceivedOn: sl.ReceivedOn, ReadyBy: sl.ReadyBy, Today: now.Date,
-		CommandID: f.CommandID, Signature: s.signLetter(f), Action: "/letters/charge",
-		ChangeURL: "/letters?parcel=" + url.QueryEscape(pc.ID), Problem: problem, Simulator: s.sim != nil,
-	}
-	if c.Simulator {
-		c.Outcomes = outcomes()
-	}
-	s.render(w, r, status, view.LetterConfirmPage(p, c))
+	f := p.f.with("fee", sl.Fee.String())
+	now := &letterFee{s: p.s, f: f, parcel: p.parcel, fee: sl.Fee, terms: sl}
+	t := p.s.catalog.Printer(langFrom(r.Context()))
+	p.s.renderCheckout(w, r, http.StatusConflict, f, now, &view.Problem{
+		Message:    t.T("letter.error.fee_changed", "fee", t.Money(sl.Fee)),
+		Suggestion: t.T("letter.error.fee_changed_hint"),
+	})
+	return true
 }
 
-func outcomes() []string {
-	var out []string
-	for _, o := range terminal.Outcomes() {
-		out = append(out, string(o))
-	}
-	return out
+// confirmation shows the request with its fee and the ready-by date of a
+// request made now.
+func (p *letterFee) confirmation(pg view.Page, c chargeForm) (templ.Component, error) {
+	return view.LetterConfirmPage(pg, view.LetterConfirm{
+		Parcel: p.parcel.ID, Address: p.parcel.Address, Name: p.f.get("name"), Contact: p.f.get("contact"), Fee: p.fee,
+		ReceivedOn: p.terms.ReceivedOn, ReadyBy: p.terms.ReadyBy, Today: p.s.today(),
+		CommandID: c.commandID, Signature: c.signature, Action: c.action, ChangeURL: c.change,
+		Problem: c.problem, Simulator: c.simulator, Outcomes: c.outcomes,
+	}), nil
 }
 
-// submitLetterCharge takes the status letter fee the confirmation showed:
-// it checks the signature, stamps the request_status_letter command (its
-// intake time fixes the fee and the ready-by date), refuses to charge if
-// the fee in effect at that moment is not the one shown, charges the card
-// keyed by the command id, and records the request. The receipt page is
-// the claim.
-func (s *Server) submitLetterCharge(w http.ResponseWriter, r *http.Request) {
-	if !s.takesCards() {
-		s.showLetterCardOff(w, r)
-		return
+func (p *letterFee) payload(ref string) domain.Payload {
+	return &domain.RequestStatusLetter{Parcel: p.parcel.ID, Requester: p.f.get("name"), Contact: p.f.get("contact"), Fee: p.fee, Tender: domain.Card, Reference: ref}
+}
+
+// letterClaim fills in a status letter's claim: from the stored request
+// once it has posted, else from the rule itself on the receipt's intake
+// time, which gives the same dates.
+func (s *Server) letterClaim(v *view.Receipt, rc domain.Receipt) error {
+	v.Requester = rc.Payer
+	if sr, err := s.reads.StatusRequest(rc.Number); err == nil {
+		v.Address, v.ReceivedOn, v.ReadyBy, v.Requester = sr.Address, sr.ReceivedOn, sr.ReadyBy, sr.Requester
+		return nil
+	} else if domain.ErrorCode(err) != domain.ENOTFOUND {
+		return err
 	}
-	f, ok := s.verifyLetter(r)
-	if !ok {
-		s.refuseTampered(w, r)
-		return
-	}
-	cmd, err := s.ledger.NewCommand(domain.KindRequestStatusLetter, "kiosk")
+	sl, err := domain.ComputeStatusLetter(domain.StatusLetterInput{RequestedAt: rc.At}, s.ledger.Params())
 	if err != nil {
-		s.fail(w, r, fmt.Errorf("new request_status_letter command: %w", err))
-		return
+		return err
 	}
-	cmd.ID = f.CommandID
-	sl, err := domain.ComputeStatusLetter(domain.StatusLetterInput{RequestedAt: cmd.At}, s.ledger.Params())
-	if err != nil {
-		s.fail(w, r, err)
-		return
+	v.ReceivedOn, v.ReadyBy = sl.ReceivedOn, sl.ReadyBy
+	if pc, err := s.ledger.Parcel(rc.Parcel); err == nil {
+		v.Address = pc.Address
 	}
-	if !sl.Fee.Equal(f.Fee) {
-		p := s.page(r, "/letters", "title.letter_confirm")
-		s.renderLetterConfirm(w, r, http.StatusConflict, f, &view.Problem{Message: p.T("letter.error.fee_changed", "fee", p.Money(sl.Fee)), Suggestion: p.T("letter.error.fee_changed_hint")})
-		return
-	}
-	approval, err := s.charge(r, f.CommandID, f.Fee)
-	if err != nil {
-		if !isTerminalOutcome(err) {
-			err = chargeError{err}
-		}
-		status, msg, hint := errorStatus(err)
-		s.log.Info("card not charged", "kind", cmd.Kind, "command", f.CommandID, "amount", f.Fee, "err", err)
-		p := s.page(r, "/letters", "title.letter_confirm")
-		s.renderLetterConfirm(w, r, status, f, &view.Problem{Message: p.T(msg), Suggestion: p.T(hint)})
-		return
-	}
-	cmd.Payload = &domain.RequestStatusLetter{Parcel: f.Parcel, Requester: f.Name, Contact: f.Contact, Fee: f.Fee, Tender: domain.Card, Reference: approval.Reference}
-	rc, readBack, err := s.record(r, cmd)
-	if err != nil {
-		s.log.Error("card charged but status letter request not recorded", "command", f.CommandID, "amount", f.Fee, "approval", approval.Reference, "err", err)
-		s.showProblem(w, r, http.StatusBadGateway, "charge.not_recorded", "charge.not_recorded_hint", "/letters", "letter.back", "ref", approval.Reference)
-		return
-	}
-	s.log.Info("status letter requested", "claim", rc.Number, "status", rc.Status, "parcel", f.Parcel, "command", rc.CommandID, "approval", approval.Reference)
-	s.showRecorded(w, r, rc, readBack)
+	return nil
 }

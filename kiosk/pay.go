@@ -5,11 +5,29 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/google/uuid"
+	"github.com/a-h/templ"
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/view"
 )
+
+// billPayments is the checkout of a payment on a village bill (§5.10,
+// pay_bill): the amount comes from the pay form, the confirmation shows
+// how the domain will apply it, and the kiosk takes no more than the
+// balance.
+var billPayments = &checkout{
+	kind:   domain.KindPayBill,
+	title:  "title.confirm",
+	fields: []string{"id", "amount"},
+	path:   "id",
+	load:   (*Server).loadBillPayment,
+	urls: func(f checkoutForm) checkoutURLs {
+		u := billURL(f.get("id"))
+		return checkoutURLs{confirm: u + "/confirm", charge: u + "/charge", change: u + "/pay?amount=" + url.QueryEscape(f.get("amount")), back: u, backLabel: "pay.back"}
+	},
+	cardOff: func(s *Server, w http.ResponseWriter, r *http.Request) { s.showBillCardOff(w, r, r.PathValue("id")) },
+	receipt: (*Server).billReceipt,
+}
 
 // showPayPage shows the form to pay all of a bill or part of it. A bill that
 // takes no payment (paid, or on the tax roll) leads back to its page.
@@ -29,7 +47,7 @@ func (s *Server) showPayPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	if !payable(fig) {
+	if !fig.TakesPayment() {
 		redirect(w, r, billURL(b.ID))
 		return
 	}
@@ -69,7 +87,7 @@ func (s *Server) submitPayAmount(w http.ResponseWriter, r *http.Request) {
 	typed := r.PostForm.Get("amount")
 	back := billURL(b.ID) + "/pay?amount=" + url.QueryEscape(strings.TrimSpace(typed))
 	p := s.page(r, back, "title.pay")
-	if !payable(fig) {
+	if !fig.TakesPayment() {
 		s.showProblem(w, r, http.StatusConflict, "pay.error.not_payable", "pay.error.not_payable_hint", billURL(b.ID), "pay.back")
 		return
 	}
@@ -85,12 +103,12 @@ func (s *Server) submitPayAmount(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, http.StatusUnprocessableEntity, view.PayPage(p, f))
 		return
 	}
-	id, err := uuid.NewV7()
+	f, err := s.newForm(r, billPayments, b.ID, amount.String())
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	redirect(w, r, s.confirmURL(paymentForm{BillID: b.ID, Amount: amount, CommandID: id.String(), Session: sessionFrom(r.Context())}))
+	redirect(w, r, s.confirmURL(f))
 }
 
 // amountProblem names, by catalogue keys, what is wrong with a typed amount.
@@ -131,4 +149,105 @@ func digits(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// billPayment is a payment of an amount on a village bill, as its
+// checkout form names it.
+type billPayment struct {
+	s    *Server
+	bill domain.Bill
+	pay  domain.Money
+	rows *rowMapper
+}
+
+func (s *Server) loadBillPayment(f checkoutForm) (payable, error) {
+	amount, err := domain.ParseMoney(f.get("amount"))
+	if err != nil {
+		return nil, err // not from a form the kiosk signed
+	}
+	b, err := s.ledger.Bill(f.get("id"))
+	if err != nil {
+		return nil, err
+	}
+	return &billPayment{s: s, bill: b, pay: amount, rows: s.rows()}, nil
+}
+
+func (p *billPayment) amount() domain.Money { return p.pay }
+
+func (p *billPayment) attrs() []any { return []any{"bill", p.bill.ID} }
+
+// paidBy finds the payment among the bill's.
+func (p *billPayment) paidBy(commandID string) (string, bool) {
+	for _, pay := range p.bill.Payments {
+		if pay.CommandID == commandID {
+			return pay.Receipt, true
+		}
+	}
+	return "", false
+}
+
+// refuse refuses a payment the bill no longer takes (paid meanwhile, or on
+// the tax roll) with the reason, and an amount now more than the balance
+// (paid in part meanwhile) with the pay form at the balance.
+func (p *billPayment) refuse(w http.ResponseWriter, r *http.Request, at domain.DateTime) bool {
+	s, b := p.s, p.bill
+	fig, err := b.Figures(at.Date, p.rows.params)
+	switch {
+	case err != nil:
+		s.fail(w, r, err)
+	case !fig.TakesPayment():
+		s.showProblem(w, r, http.StatusConflict, "pay.error.not_payable", "pay.error.not_payable_hint", billURL(b.ID), "pay.back")
+	case p.pay.GreaterThan(fig.Balance):
+		pg := s.page(r, billURL(b.ID)+"/pay", "title.pay")
+		pf := s.payForm(p.rows.rowOf(b, fig))
+		pf.Amount = fig.Balance.String()
+		pf.Problem = &view.Problem{
+			Message:    pg.T("pay.error.too_much", "amount", pg.Money(p.pay), "balance", pg.Money(fig.Balance)),
+			Suggestion: pg.T("pay.error.too_much_hint", "balance", pg.Money(fig.Balance)),
+		}
+		s.render(w, r, http.StatusConflict, view.PayPage(pg, pf))
+	default:
+		return false
+	}
+	return true
+}
+
+// confirmation shows the amount, how the domain will apply it (penalty,
+// then interest, then principal: domain.Bill.PreviewPayment, the
+// computation posting makes) and what remains.
+func (p *billPayment) confirmation(pg view.Page, c chargeForm) (templ.Component, error) {
+	row, err := p.rows.row(p.bill)
+	if err != nil {
+		return nil, err
+	}
+	pv, err := p.bill.PreviewPayment(p.s.moment(), p.pay, p.rows.params)
+	if err != nil {
+		return nil, err
+	}
+	return view.ConfirmPage(pg, view.Confirm{
+		Bill:       row,
+		Amount:     p.pay,
+		Allocation: pv.Allocation,
+		Remaining:  pv.Balance,
+		CommandID:  c.commandID,
+		Signature:  c.signature,
+		Action:     c.action,
+		ChangeURL:  c.change,
+		Problem:    c.problem,
+		Simulator:  c.simulator,
+		Outcomes:   c.outcomes,
+	}), nil
+}
+
+func (p *billPayment) payload(ref string) domain.Payload {
+	return &domain.PayBill{BillID: p.bill.ID, Amount: p.pay, Tender: domain.Card, Reference: ref}
+}
+
+// billReceipt names the bill a receipt paid and links to it.
+func (s *Server) billReceipt(v *view.Receipt, rc domain.Receipt) error {
+	v.BillURL = billURL(rc.BillID)
+	if b, err := s.ledger.Bill(rc.BillID); err == nil {
+		v.Description = b.Description
+	}
+	return nil
 }

@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/google/uuid"
+	"github.com/a-h/templ"
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/view"
@@ -59,7 +59,7 @@ func (s *Server) showTaxParcelPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	bills, err := domain.TaxBillsOfParcel(s.ledger, pc.ID)
+	bills, err := s.reads.TaxBillsOfParcel(pc.ID)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -80,8 +80,8 @@ func (s *Server) showTaxParcelPage(w http.ResponseWriter, r *http.Request) {
 
 // taxBill reads a tax bill and its parcel.
 func (s *Server) taxBill(id string) (domain.TaxBill, domain.Parcel, error) {
-	var t domain.TaxBill
-	if err := s.ledger.Get(domain.TaxBills, id, &t); err != nil {
+	t, err := s.reads.TaxBill(id)
+	if err != nil {
 		return t, domain.Parcel{}, err
 	}
 	pc, err := s.ledger.Parcel(t.Parcel)
@@ -91,14 +91,13 @@ func (s *Server) taxBill(id string) (domain.TaxBill, domain.Parcel, error) {
 	return t, pc, nil
 }
 
-// taxView maps a tax bill to its screen as of today, with the ways to pay
-// it that are open today.
-func (s *Server) taxView(t domain.TaxBill, pc domain.Parcel) (view.TaxBill, error) {
+// taxView maps a tax bill to its screen as of a day (today, or a
+// payment's intake date), with the ways to pay it that are open that day.
+func (s *Server) taxView(t domain.TaxBill, pc domain.Parcel, today domain.Date) (view.TaxBill, error) {
 	f, err := t.Figures(s.ledger.Params())
 	if err != nil {
 		return view.TaxBill{}, err
 	}
-	today := s.today()
 	v := view.TaxBill{
 		ID: t.ID, Parcel: t.Parcel, Address: pc.Address, County: t.County.Title(), TaxYear: t.TaxYear,
 		GeneralTax: t.GeneralTax, SpecialItems: t.SpecialItems, Figures: f, Payments: t.Payments,
@@ -125,7 +124,7 @@ func (s *Server) showTaxBillPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	v, err := s.taxView(t, pc)
+	v, err := s.taxView(t, pc, s.today())
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -150,7 +149,7 @@ func (s *Server) submitTaxOption(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	v, err := s.taxView(t, pc)
+	v, err := s.taxView(t, pc, s.today())
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -158,12 +157,12 @@ func (s *Server) submitTaxOption(w http.ResponseWriter, r *http.Request) {
 	opt := domain.TaxOption(r.PostForm.Get("option"))
 	for _, o := range v.Options {
 		if o.Option == opt {
-			id, err := uuid.NewV7()
+			f, err := s.newForm(r, taxPayments, t.ID, string(opt), o.Amount.String())
 			if err != nil {
 				s.fail(w, r, err)
 				return
 			}
-			redirect(w, r, s.taxConfirmURL(taxForm{BillID: t.ID, Option: opt, Amount: o.Amount, CommandID: id.String(), Session: sessionFrom(r.Context())}))
+			redirect(w, r, s.confirmURL(f))
 			return
 		}
 	}
@@ -176,41 +175,57 @@ func (s *Server) showTaxNotPayable(w http.ResponseWriter, r *http.Request, v vie
 	s.render(w, r, http.StatusConflict, view.TaxBillPage(p, v))
 }
 
-// taxForm is what a property tax confirmation carries, signed for the
-// session it was made for (see paymentForm).
-type taxForm struct {
-	BillID    string
-	Option    domain.TaxOption
-	Amount    domain.Money
-	CommandID string
-	Session   string
+// taxPayments is the checkout of a property tax payment (Ch. 74,
+// pay_property_tax): the option chosen on the bill's page, at the amount
+// it had there, while the village treasurer collects.
+var taxPayments = &checkout{
+	kind:   domain.KindPayPropertyTax,
+	title:  "title.confirm",
+	fields: []string{"id", "option", "amount"},
+	path:   "id",
+	load:   (*Server).loadTaxPayment,
+	urls: func(f checkoutForm) checkoutURLs {
+		u := taxBillURL(f.get("id"))
+		return checkoutURLs{confirm: u + "/confirm", charge: u + "/charge", change: u, back: u, backLabel: "tax.back"}
+	},
+	cardOff: func(s *Server, w http.ResponseWriter, r *http.Request) { s.showTaxCardOff(w, r, r.PathValue("id")) },
+	receipt: (*Server).taxReceipt,
 }
 
-func (s *Server) signTax(f taxForm) string {
-	return mac(s.keys.form, string(domain.KindPayPropertyTax), f.BillID, string(f.Option), f.Amount.String(), f.CommandID, f.Session)
+// taxPayment is a payment of one option on a tax bill, as its checkout form
+// names it.
+type taxPayment struct {
+	s      *Server
+	bill   domain.TaxBill
+	parcel domain.Parcel
+	option domain.TaxOption
+	pay    domain.Money
+	fig    domain.TaxFigures
 }
 
-func (s *Server) taxConfirmURL(f taxForm) string {
-	q := url.Values{}
-	q.Set("option", string(f.Option))
-	q.Set("amount", f.Amount.String())
-	q.Set("cmd", f.CommandID)
-	q.Set("sig", s.signTax(f))
-	return taxBillURL(f.BillID) + "/confirm?" + q.Encode()
-}
-
-func (s *Server) verifyTax(r *http.Request, billID, option, amount, cmd, sig string) (taxForm, bool) {
-	m, err := domain.ParseMoney(amount)
-	f := taxForm{BillID: billID, Option: domain.TaxOption(option), Amount: m, CommandID: cmd, Session: sessionFrom(r.Context())}
-	if err != nil || m.String() != amount || billID == "" || cmd == "" || len(cmd) > 64 || !f.Option.Valid() || f.Session == "" {
-		return f, false
+func (s *Server) loadTaxPayment(f checkoutForm) (payable, error) {
+	amount, err := domain.ParseMoney(f.get("amount"))
+	if err != nil {
+		return nil, err // not from a form the kiosk signed
 	}
-	return f, equal(s.signTax(f), sig)
+	t, pc, err := s.taxBill(f.get("id"))
+	if err != nil {
+		return nil, err
+	}
+	fig, err := t.Figures(s.ledger.Params())
+	if err != nil {
+		return nil, err
+	}
+	return &taxPayment{s: s, bill: t, parcel: pc, option: domain.TaxOption(f.get("option")), pay: amount, fig: fig}, nil
 }
 
-// paidTax returns the receipt of the payment command id made on t.
-func paidTax(t domain.TaxBill, commandID string) (string, bool) {
-	for _, pay := range t.Payments {
+func (p *taxPayment) amount() domain.Money { return p.pay }
+
+func (p *taxPayment) attrs() []any { return []any{"tax_bill", p.bill.ID, "option", p.option} }
+
+// paidBy finds the payment among the tax bill's.
+func (p *taxPayment) paidBy(commandID string) (string, bool) {
+	for _, pay := range p.bill.Payments {
 		if pay.CommandID == commandID {
 			return pay.Receipt, true
 		}
@@ -218,120 +233,57 @@ func paidTax(t domain.TaxBill, commandID string) (string, bool) {
 	return "", false
 }
 
-// showTaxConfirmPage shows the payment before the card is charged.
-func (s *Server) showTaxConfirmPage(w http.ResponseWriter, r *http.Request) {
-	if !s.takesCards() {
-		s.showTaxCardOff(w, r, r.PathValue("id"))
-		return
-	}
-	q := r.URL.Query()
-	f, ok := s.verifyTax(r, r.PathValue("id"), q.Get("option"), q.Get("amount"), q.Get("cmd"), q.Get("sig"))
-	if !ok {
-		s.refuseTampered(w, r)
-		return
-	}
-	t, pc, err := s.taxBill(f.BillID)
+// refuse shows the bill with a message when the option is not open at
+// that amount on `at`'s day (paid meanwhile, or after January 31).
+func (p *taxPayment) refuse(w http.ResponseWriter, r *http.Request, at domain.DateTime) bool {
+	v, err := p.s.taxView(p.bill, p.parcel, at.Date)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		p.s.fail(w, r, err)
+		return true
 	}
-	if rc, ok := paidTax(t, f.CommandID); ok {
-		redirect(w, r, s.receiptURL(r, rc))
-		return
-	}
-	s.renderTaxConfirm(w, r, http.StatusOK, t, pc, f, nil)
-}
-
-// renderTaxConfirm shows the confirmation of f, or the bill with a message
-// when the option is no longer open at that amount (paid meanwhile, or
-// after January 31).
-func (s *Server) renderTaxConfirm(w http.ResponseWriter, r *http.Request, status int, t domain.TaxBill, pc domain.Parcel, f taxForm, problem *view.Problem) {
-	v, err := s.taxView(t, pc)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	open := false
 	for _, o := range v.Options {
-		open = open || (o.Option == f.Option && o.Amount.Equal(f.Amount))
-	}
-	if !open {
-		s.showTaxNotPayable(w, r, v)
-		return
-	}
-	p := s.page(r, s.taxConfirmURL(f), "title.confirm")
-	c := view.TaxConfirm{
-		BillID: t.ID, Parcel: t.Parcel, Address: pc.Address, County: t.County.Title(), TaxYear: t.TaxYear,
-		Option: f.Option, Amount: f.Amount, Remaining: v.Figures.Balance.Sub(f.Amount), SecondDue: v.Figures.SecondDueOn,
-		CommandID: f.CommandID, Signature: s.signTax(f), Action: taxBillURL(t.ID) + "/charge", BackURL: taxBillURL(t.ID),
-		Problem: problem, Simulator: s.sim != nil,
-	}
-	if c.Simulator {
-		c.Outcomes = outcomes()
-	}
-	s.render(w, r, status, view.TaxConfirmPage(p, c))
-}
-
-// submitTaxCharge takes the property tax payment the confirmation showed,
-// as submitCharge does for a village bill: signature, command stamped
-// before the card is charged, the card charged keyed by the command id,
-// the pay_property_tax command recorded, the receipt shown.
-func (s *Server) submitTaxCharge(w http.ResponseWriter, r *http.Request) {
-	if !s.takesCards() {
-		s.showTaxCardOff(w, r, r.PathValue("id"))
-		return
-	}
-	f, ok := s.verifyTax(r, r.PathValue("id"), r.PostForm.Get("option"), r.PostForm.Get("amount"), r.PostForm.Get("command_id"), r.PostForm.Get("sig"))
-	if !ok {
-		s.refuseTampered(w, r)
-		return
-	}
-	t, pc, err := s.taxBill(f.BillID)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	if rc, ok := paidTax(t, f.CommandID); ok {
-		redirect(w, r, s.receiptURL(r, rc))
-		return
-	}
-	v, err := s.taxView(t, pc)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	open := false
-	for _, o := range v.Options {
-		open = open || (o.Option == f.Option && o.Amount.Equal(f.Amount))
-	}
-	if !open {
-		s.showTaxNotPayable(w, r, v)
-		return
-	}
-	cmd, err := s.ledger.NewCommand(domain.KindPayPropertyTax, "kiosk")
-	if err != nil {
-		s.fail(w, r, fmt.Errorf("new pay_property_tax command: %w", err))
-		return
-	}
-	cmd.ID = f.CommandID
-	approval, err := s.charge(r, f.CommandID, f.Amount)
-	if err != nil {
-		if !isTerminalOutcome(err) {
-			err = chargeError{err}
+		if o.Option == p.option && o.Amount.Equal(p.pay) {
+			return false
 		}
-		status, msg, hint := errorStatus(err)
-		s.log.Info("card not charged", "kind", cmd.Kind, "tax_bill", f.BillID, "command", f.CommandID, "amount", f.Amount, "err", err)
-		p := s.page(r, s.taxConfirmURL(f), "title.confirm")
-		s.renderTaxConfirm(w, r, status, t, pc, f, &view.Problem{Message: p.T(msg), Suggestion: p.T(hint)})
-		return
 	}
-	cmd.Payload = &domain.PayPropertyTax{TaxBillID: f.BillID, Option: f.Option, Amount: f.Amount, Tender: domain.Card, Reference: approval.Reference}
-	rc, readBack, err := s.record(r, cmd)
+	p.s.showTaxNotPayable(w, r, v)
+	return true
+}
+
+// confirmation shows the option and its amount, and what the bill will
+// owe after it (domain.TaxBill.PreviewPayment: the balance the receipt
+// will show).
+func (p *taxPayment) confirmation(pg view.Page, c chargeForm) (templ.Component, error) {
+	after, err := p.bill.PreviewPayment(p.pay, p.s.ledger.Params())
 	if err != nil {
-		s.log.Error("card charged but property tax payment not recorded", "tax_bill", f.BillID, "command", f.CommandID, "amount", f.Amount, "approval", approval.Reference, "err", err)
-		s.showProblem(w, r, http.StatusBadGateway, "charge.not_recorded", "charge.not_recorded_hint", taxBillURL(f.BillID), "tax.back", "ref", approval.Reference)
-		return
+		return nil, err
 	}
-	s.log.Info("property tax paid", "receipt", rc.Number, "status", rc.Status, "tax_bill", f.BillID, "option", f.Option, "command", rc.CommandID, "amount", rc.Amount, "approval", approval.Reference)
-	s.showRecorded(w, r, rc, readBack)
+	t := p.bill
+	return view.TaxConfirmPage(pg, view.TaxConfirm{
+		BillID: t.ID, Parcel: t.Parcel, Address: p.parcel.Address, County: t.County.Title(), TaxYear: t.TaxYear,
+		Option: p.option, Amount: p.pay, Remaining: after.Balance, SecondDue: p.fig.SecondDueOn,
+		CommandID: c.commandID, Signature: c.signature, Action: c.action, BackURL: c.change,
+		Problem: c.problem, Simulator: c.simulator, Outcomes: c.outcomes,
+	}), nil
+}
+
+func (p *taxPayment) payload(ref string) domain.Payload {
+	return &domain.PayPropertyTax{TaxBillID: p.bill.ID, Option: p.option, Amount: p.pay, Tender: domain.Card, Reference: ref}
+}
+
+// taxReceipt fills in the roll year, county and option of a property tax
+// receipt from its bill.
+func (s *Server) taxReceipt(v *view.Receipt, rc domain.Receipt) error {
+	t, err := s.reads.TaxBill(rc.BillID)
+	if err != nil {
+		return nil // the receipt still shows what was paid
+	}
+	v.TaxYear, v.County, v.Parcel = t.TaxYear, t.County.Title(), t.Parcel
+	v.BillURL = taxBillURL(t.ID)
+	for _, pay := range t.Payments {
+		if pay.CommandID == rc.CommandID {
+			v.Option = pay.Option
+		}
+	}
+	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/view"
 )
 
@@ -23,7 +22,7 @@ func (s *Server) showPurchasesPage(w http.ResponseWriter, r *http.Request) {
 		filter = ""
 	}
 	p := s.page(r, selfURL(r), "title.purchases")
-	all, err := domain.ListPurchases(s.ledger)
+	all, err := s.reads.Purchases()
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -52,8 +51,8 @@ func (s *Server) showPurchasesPage(w http.ResponseWriter, r *http.Request) {
 // with every bid (the lowest marked), an emergency purchase with its
 // invoice and the explanation of the emergency.
 func (s *Server) showPurchasePage(w http.ResponseWriter, r *http.Request) {
-	var pu domain.PublicPurchase
-	if err := s.ledger.Get(domain.Purchases, r.PathValue("id"), &pu); err != nil {
+	pu, err := s.reads.Purchase(r.PathValue("id"))
+	if err != nil {
 		s.fail(w, r, err)
 		return
 	}

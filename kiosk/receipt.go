@@ -101,58 +101,11 @@ func (s *Server) renderReceipt(w http.ResponseWriter, r *http.Request, rc domain
 		Index:      rc.Index,
 		DoneURL:    "/reset",
 	}
-	switch rc.Kind {
-	case domain.KindRequestStatusLetter:
-		if err := s.letterClaim(&v, rc); err != nil {
+	if k, ok := checkoutOf(rc.Kind); ok {
+		if err := k.receipt(s, &v, rc); err != nil {
 			s.fail(w, r, err)
 			return
 		}
-	case domain.KindPayPropertyTax:
-		s.taxReceipt(&v, rc)
-	default:
-		v.BillURL = billURL(rc.BillID)
-		if b, err := s.ledger.Bill(rc.BillID); err == nil {
-			v.Description = b.Description
-		}
 	}
 	s.render(w, r, http.StatusOK, view.ReceiptPage(p, v))
-}
-
-// letterClaim fills in a status letter's claim: from the stored request
-// once it has posted, else from the rule itself on the receipt's intake
-// time, which gives the same dates.
-func (s *Server) letterClaim(v *view.Receipt, rc domain.Receipt) error {
-	v.Requester = rc.Payer
-	var sr domain.StatusRequest
-	if err := s.ledger.Get(domain.StatusRequests, rc.Number, &sr); err == nil {
-		v.Address, v.ReceivedOn, v.ReadyBy, v.Requester = sr.Address, sr.ReceivedOn, sr.ReadyBy, sr.Requester
-		return nil
-	} else if domain.ErrorCode(err) != domain.ENOTFOUND {
-		return err
-	}
-	sl, err := domain.ComputeStatusLetter(domain.StatusLetterInput{RequestedAt: rc.At}, s.ledger.Params())
-	if err != nil {
-		return err
-	}
-	v.ReceivedOn, v.ReadyBy = sl.ReceivedOn, sl.ReadyBy
-	if pc, err := s.ledger.Parcel(rc.Parcel); err == nil {
-		v.Address = pc.Address
-	}
-	return nil
-}
-
-// taxReceipt fills in the roll year, county and option of a property tax
-// receipt from its bill.
-func (s *Server) taxReceipt(v *view.Receipt, rc domain.Receipt) {
-	var t domain.TaxBill
-	if err := s.ledger.Get(domain.TaxBills, rc.BillID, &t); err != nil {
-		return
-	}
-	v.TaxYear, v.County, v.Parcel = t.TaxYear, t.County.Title(), t.Parcel
-	v.BillURL = taxBillURL(t.ID)
-	for _, pay := range t.Payments {
-		if pay.CommandID == rc.CommandID {
-			v.Option = pay.Option
-		}
-	}
 }

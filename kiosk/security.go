@@ -6,8 +6,14 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
+	"fmt"
+	"maps"
 	"net/http"
+	"net/url"
 	"strings"
+
+	"github.com/google/uuid"
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/i18n"
@@ -39,11 +45,15 @@ func deriveKeys(secret []byte) keys {
 	return keys{csrf: derive("csrf v1"), form: derive("payment form v2"), receipt: derive("receipt v1")}
 }
 
+// mac returns the HMAC of parts under key. Each part is preceded by its
+// length, so no two lists of parts are signed alike: a NUL or any other
+// byte inside a resident's name cannot move a boundary between fields.
 func mac(key []byte, parts ...string) string {
 	m := hmac.New(sha256.New, key)
+	var n [binary.MaxVarintLen64]byte
 	for _, p := range parts {
+		m.Write(n[:binary.PutUvarint(n[:], uint64(len(p)))])
 		m.Write([]byte(p))
-		m.Write([]byte{0})
 	}
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
@@ -182,37 +192,81 @@ func (s *Server) csrf(next http.Handler) http.Handler {
 	})
 }
 
-// paymentForm is what the confirmation page's form carries: the bill, the
-// amount and the command id fixed when the page was made, and an HMAC over
-// the three and the session the page was made for, so a changed form is
-// refused before anything is charged, and so is one page of an earlier
-// visit (the Back button after the idle reset): it would lead to that
-// visit's receipt.
-type paymentForm struct {
-	BillID    string
-	Amount    domain.Money
-	CommandID string
-	Session   string
+// checkoutForm is what a confirmation page's form carries (checkout.go):
+// what is paid, in the fields its checkout names, the command id fixed
+// when the page was made, and the session the page was made for. Its
+// signature (signForm) is an HMAC over the checkout's command kind and all
+// of these, so a changed form is refused before anything is charged, a
+// form of one checkout never passes for another's, and neither does a page
+// of an earlier visit (the Back button after the idle reset): it would
+// lead to that visit's receipt.
+type checkoutForm struct {
+	checkout  *checkout
+	values    map[string]string // by field name
+	commandID string
+	session   string
 }
 
-func (s *Server) sign(f paymentForm) string {
-	return mac(s.keys.form, "pay_bill", f.BillID, f.Amount.String(), f.CommandID, f.Session)
+// get returns the value of a field of the form.
+func (f checkoutForm) get(name string) string { return f.values[name] }
+
+// with returns f with one field changed; the caller signs it anew.
+func (f checkoutForm) with(name, value string) checkoutForm {
+	v := maps.Clone(f.values)
+	v[name] = value
+	f.values = v
+	return f
 }
 
-// verify parses and checks a payment form signed for the request's
-// session. It reports false for any change: another bill, another amount,
-// another command id, another session, a missing or altered signature.
-func (s *Server) verify(r *http.Request, billID, amount, commandID, sig string) (paymentForm, bool) {
-	m, err := domain.ParseMoney(amount)
-	session := sessionFrom(r.Context())
-	if err != nil || billID == "" || commandID == "" || len(commandID) > 64 || sig == "" || session == "" {
-		return paymentForm{}, false
+// newForm returns a form of checkout k with a new command id, for this
+// request's session; values are k's fields, in order.
+func (s *Server) newForm(r *http.Request, k *checkout, values ...string) (checkoutForm, error) {
+	if len(values) != len(k.fields) {
+		return checkoutForm{}, fmt.Errorf("a %s form has %d fields, not %d", k.kind, len(k.fields), len(values))
 	}
-	f := paymentForm{BillID: billID, Amount: m, CommandID: commandID, Session: session}
-	// The amount is signed in its canonical form; a re-spelled amount
-	// ("12.5" for "12.50") is a changed form.
-	if m.String() != amount || !equal(s.sign(f), sig) {
-		return paymentForm{}, false
+	id, err := uuid.NewV7()
+	if err != nil {
+		return checkoutForm{}, fmt.Errorf("new command id: %w", err)
 	}
-	return f, true
+	f := checkoutForm{checkout: k, values: make(map[string]string, len(values)), commandID: id.String(), session: sessionFrom(r.Context())}
+	for i, name := range k.fields {
+		f.values[name] = values[i]
+	}
+	return f, nil
+}
+
+// signForm returns the signature of f: the HMAC, under the form key, of the
+// command kind, the fields in the checkout's order, the command id and the
+// session.
+func (s *Server) signForm(f checkoutForm) string {
+	parts := make([]string, 0, len(f.checkout.fields)+3)
+	parts = append(parts, string(f.checkout.kind))
+	for _, name := range f.checkout.fields {
+		parts = append(parts, f.values[name])
+	}
+	return mac(s.keys.form, append(parts, f.commandID, f.session)...)
+}
+
+// verifyForm reads the form of checkout k a request carries and checks it
+// was signed for the request's session: src is the confirmation URL's query
+// (the command id in "cmd") or the posted form ("command_id"); the field
+// k.path comes from the route instead, so a form posted to another bill's
+// address is a changed form. It reports false for any change: another
+// bill, amount, option, fee or requester, another command id, another
+// session, a missing or altered signature. Values are compared as signed,
+// so a re-spelled amount ("12.5" for "12.50") is a changed form too. The
+// form is returned either way, for the refusal's "back" link.
+func (s *Server) verifyForm(r *http.Request, k *checkout, src url.Values, cmdField string) (checkoutForm, bool) {
+	f := checkoutForm{checkout: k, values: make(map[string]string, len(k.fields)), commandID: src.Get(cmdField), session: sessionFrom(r.Context())}
+	ok := f.commandID != "" && len(f.commandID) <= 64 && f.session != ""
+	for _, name := range k.fields {
+		v := src.Get(name)
+		if name == k.path {
+			v = r.PathValue(name)
+		}
+		f.values[name] = v
+		ok = ok && v != ""
+	}
+	sig := src.Get("sig")
+	return f, ok && sig != "" && equal(s.signForm(f), sig)
 }

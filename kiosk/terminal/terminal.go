@@ -10,7 +10,7 @@ package terminal
 
 import (
 	"context"
-	"errors"
+	"net/http"
 
 	"github.com/villagehall/appliance/domain"
 )
@@ -25,6 +25,16 @@ type Terminal interface {
 	Charge(ctx context.Context, key string, amount domain.Money) (Approval, error)
 }
 
+// outcome is a charge that did not happen, with the HTTP status a page
+// answers it with (kiosk/httperr.Statuser).
+type outcome struct {
+	msg    string
+	status int
+}
+
+func (o outcome) Error() string   { return o.msg }
+func (o outcome) HTTPStatus() int { return o.status }
+
 // Approval is the terminal's answer to an approved charge. It holds no card
 // data beyond what a receipt may print.
 type Approval struct {
@@ -36,7 +46,7 @@ type Approval struct {
 // Reasons a charge did not happen. In each case the card was not charged and
 // the resident may try again with the same key.
 var (
-	ErrDeclined  = errors.New("terminal: card declined")
-	ErrTimeout   = errors.New("terminal: no answer in time")
-	ErrCancelled = errors.New("terminal: cancelled at the terminal")
+	ErrDeclined  error = outcome{"terminal: card declined", http.StatusPaymentRequired}
+	ErrTimeout   error = outcome{"terminal: no answer in time", http.StatusGatewayTimeout}
+	ErrCancelled error = outcome{"terminal: cancelled at the terminal", http.StatusPaymentRequired}
 )
