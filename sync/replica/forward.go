@@ -100,32 +100,13 @@ func (n *Node) ForwardHandler(peerID func(*http.Request) (string, bool)) http.Ha
 			writeJSON(w, http.StatusMisdirectedRequest, forwardResponse{Leader: string(addr), Error: ErrNotLeader.Error()})
 			return
 		}
-		futures := make([]raft.ApplyFuture, len(req.Commands))
-		refused := make([]*domain.Error, len(req.Commands))
-		for i, data := range req.Commands {
-			// A command the leader refuses is answered as refused and
-			// never enters the log.
-			if refused[i] = n.admit(cmds[i], role); refused[i] == nil {
-				futures[i] = n.raft.Apply(data, 5*time.Second)
-			}
+		results, err := n.applyAsLeader(cmds, req.Commands, role)
+		if err != nil && len(results) == 0 {
+			writeJSON(w, http.StatusServiceUnavailable, forwardResponse{Error: err.Error()})
+			return
 		}
-		resp := forwardResponse{}
-		for i, f := range futures {
-			if refused[i] != nil {
-				resp.Results = append(resp.Results, domain.Result{CommandID: cmds[i].ID, Kind: cmds[i].Kind, Error: refused[i]})
-				continue
-			}
-			if err := f.Error(); err != nil {
-				// Answer for the prefix that committed; the caller retries the rest.
-				if len(resp.Results) == 0 {
-					writeJSON(w, http.StatusServiceUnavailable, forwardResponse{Error: err.Error()})
-					return
-				}
-				break
-			}
-			res, _ := f.Response().(domain.Result)
-			resp.Results = append(resp.Results, res)
-		}
+		// The prefix answered; the caller retries the rest.
+		resp := forwardResponse{Results: results}
 		writeJSON(w, http.StatusOK, resp)
 	})
 }

@@ -1,6 +1,3 @@
-// Package replica is the replicated ledger: a hashicorp/raft node whose FSM
-// applies domain commands to a Badger store, the node's durable outbox, and
-// the domain.Ledger the kiosk and staff pages use.
 package replica
 
 import (
@@ -62,9 +59,9 @@ type FSM struct {
 	// beforeCommit, if set, runs before each commit of ApplyBatch (tests
 	// inject a crash between two commits of one batch).
 	beforeCommit func()
-	pause        func(point string) // Config.Pause
-	revoked      revocations        // the revoked node certificates (revoke.go)
-	kinds        domain.Table       // the command kinds this build applies (Config.Kinds)
+	pause        func(point string)            // Config.Pause
+	revoked      revocations                   // the revoked node certificates (revoke.go)
+	kinds        domain.Table                  // the command kinds this build applies (Config.Kinds)
 	ledgerParams atomic.Pointer[domain.Params] // the ledger's parameters, once seeded (params.go)
 }
 

@@ -22,6 +22,14 @@ func openNode(t *testing.T, dir string, now time.Time) *Node {
 	if err := n.WaitLeader(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// A new leader's reads are current once a barrier of its term has
+	// applied; on a busy machine that takes a moment after the election.
+	for n.Consistency().Level != domain.Current {
+		if ctx.Err() != nil {
+			t.Fatalf("the node leads but its reads are not current: %+v", n.Consistency())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	return n
 }
 
