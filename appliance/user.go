@@ -34,6 +34,7 @@ func (m *Main) mountStaff(mux *http.ServeMux, loc *time.Location) error {
 		Location:      loc,
 		Logger:        m.Config.Logger,
 		OperatorToken: m.operatorToken,
+		Modules:       staffModules(),
 	})
 	if err != nil {
 		return err
@@ -173,4 +174,10 @@ func roleList() string {
 		rs = append(rs, string(r))
 	}
 	return strings.Join(rs, ", ")
+}
+
+// staffModules are the back office's capabilities in packages of their
+// own (staff.Module), in the order their links appear: one line a module.
+func staffModules() []staff.Module {
+	return []staff.Module{}
 }

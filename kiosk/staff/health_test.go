@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/staff/stafftest"
 )
 
 // TestLedgerProblemsAlertEveryone: when the node reports a problem with
@@ -13,15 +14,15 @@ import (
 // problem there is no such alert.
 func TestLedgerProblemsAlertEveryone(t *testing.T) {
 	why := "the ledger of hall-clerk differs from its peers' at log index 812"
-	h := newHarnessWith(t, fakeCluster{problems: []string{why}})
+	h := stafftest.NewWith(t, stafftest.Options{Cluster: stafftest.Cluster{Trouble: []string{why}}})
 	for _, role := range []domain.Role{domain.RoleClerk, domain.RoleTreasurer, domain.RoleAdministrator, domain.RoleAuditor} {
-		p := h.signedIn("u-"+string(role), role).get("/staff/")
-		if !p.has("alert-ledger") || !strings.Contains(p.body, "hall-clerk") {
+		p := h.SignedIn("u-"+string(role), role).Get("/staff/")
+		if !p.Has("alert-ledger") || !strings.Contains(p.Body, "hall-clerk") {
 			t.Errorf("%s's start page does not show the ledger problem", role)
 		}
 	}
-	quiet := newHarness(t)
-	if p := quiet.signedIn("clerk", domain.RoleClerk).get("/staff/"); p.has("alert-ledger") {
+	quiet := stafftest.New(t)
+	if p := quiet.SignedIn("clerk", domain.RoleClerk).Get("/staff/"); p.Has("alert-ledger") {
 		t.Error("a ledger alert with no problem reported")
 	}
 }

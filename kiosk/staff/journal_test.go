@@ -8,37 +8,38 @@ import (
 	"testing"
 
 	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/staff/stafftest"
 )
 
 func TestJournalSearchAndCSV(t *testing.T) {
-	h := newHarness(t)
-	c := h.signedIn("jdoe", domain.RoleClerk)
-	c.post("/staff/window/open", url.Values{"float": {"10.00"}})
-	c.get("/staff/window")
-	c.post("/staff/window/pay", url.Values{"bill": {"B-2026-0101"}, "amount": {"5.00"}, "tender": {"cash"}, "tendered": {"5.00"}})
-	c.post("/staff/window/pay", url.Values{"bill": {"B-2026-0101"}, "amount": {"5.00"}, "tender": {"cash"}, "tendered": {"1.00"}}) // refused by the domain: too little cash
-	a := h.signedIn("audit", domain.RoleAuditor)
-	p := a.get("/staff/journal?actor=jdoe")
-	rows := p.doc.Find("tr[data-command]")
+	h := stafftest.New(t)
+	c := h.SignedIn("jdoe", domain.RoleClerk)
+	c.Post("/staff/window/open", url.Values{"float": {"10.00"}})
+	c.Get("/staff/window")
+	c.Post("/staff/window/pay", url.Values{"bill": {"B-2026-0101"}, "amount": {"5.00"}, "tender": {"cash"}, "tendered": {"5.00"}})
+	c.Post("/staff/window/pay", url.Values{"bill": {"B-2026-0101"}, "amount": {"5.00"}, "tender": {"cash"}, "tendered": {"1.00"}}) // refused by the domain: too little cash
+	a := h.SignedIn("audit", domain.RoleAuditor)
+	p := a.Get("/staff/journal?actor=jdoe")
+	rows := p.Doc.Find("tr[data-command]")
 	if rows.Length() < 2 {
-		t.Fatalf("jdoe's entries: %q", p.text("journal"))
+		t.Fatalf("jdoe's entries: %q", p.Text("journal"))
 	}
 	if !strings.Contains(rows.First().Text(), "window_payment") {
 		t.Fatalf("newest first: %q", rows.First().Text())
 	}
-	if p := a.get("/staff/journal?kind=drawer_open"); p.doc.Find("tr[data-command]").Length() != 1 {
-		t.Fatalf("by kind: %q", p.text("journal"))
+	if p := a.Get("/staff/journal?kind=drawer_open"); p.Doc.Find("tr[data-command]").Length() != 1 {
+		t.Fatalf("by kind: %q", p.Text("journal"))
 	}
-	if p := a.get("/staff/journal?outcome=refused&actor=jdoe"); p.doc.Find("tr[data-command]").Length() != 1 {
-		t.Fatalf("refused: %q", p.text("journal"))
+	if p := a.Get("/staff/journal?outcome=refused&actor=jdoe"); p.Doc.Find("tr[data-command]").Length() != 1 {
+		t.Fatalf("refused: %q", p.Text("journal"))
 	}
-	if p := a.get("/staff/journal?from=2026-11-03"); p.doc.Find("tr[data-command]").Length() != 0 {
+	if p := a.Get("/staff/journal?from=2026-11-03"); p.Doc.Find("tr[data-command]").Length() != 0 {
 		t.Fatal("a date filter after today matched")
 	}
-	if p := a.get("/staff/journal?from=02/11/2026"); p.status != http.StatusUnprocessableEntity {
-		t.Fatalf("bad date: %d", p.status)
+	if p := a.Get("/staff/journal?from=02/11/2026"); p.Status != http.StatusUnprocessableEntity {
+		t.Fatalf("bad date: %d", p.Status)
 	}
-	resp, err := a.http.Get(h.srv.URL + "/staff/journal.csv?actor=jdoe")
+	resp, err := a.HTTP.Get(h.Srv.URL + "/staff/journal.csv?actor=jdoe")
 	if err != nil {
 		t.Fatal(err)
 	}

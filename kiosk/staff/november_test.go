@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/staff/stafftest"
 )
 
 // TestNovemberRun: on November 2 the treasurer previews and posts the
@@ -16,59 +17,59 @@ import (
 // made meanwhile lowers the certified balance; after certification the
 // per-county CSVs hold the roll and the bills take no more payments.
 func TestNovemberRun(t *testing.T) {
-	h := newHarness(t)
-	h.ledger.st.bills["B-MAR"] = domain.Bill{ID: "B-MAR", Account: "100101", Parcel: "0601-141-2001", Description: "Sidewalk repair", BilledOn: domain.MustDate("2026-03-01"), Principal: domain.MustMoney("200.00")}
-	h.ledger.st.bills["B-MAY"] = domain.Bill{ID: "B-MAY", Account: "100102", Parcel: "0601-141-2002", Description: "Weed cutting", BilledOn: domain.MustDate("2026-05-01"), Principal: domain.MustMoney("80.00")}
-	h.ledger.st.bills["B-PAID"] = domain.Bill{ID: "B-PAID", Account: "100102", Parcel: "0601-141-2002", Description: "Snow", BilledOn: domain.MustDate("2026-02-01"), Principal: domain.MustMoney("50.00"),
-		Payments: []domain.BillPayment{{CommandID: "old", Receipt: "old-1", At: domain.NewDateTime(domain.MustDate("2026-02-10"), 10, 0, 0), Amount: domain.MustMoney("50.00"), Tender: domain.Cash}}}
-	tr := h.signedIn("treasurer", domain.RoleTreasurer)
-	p := tr.get("/staff/november")
-	if !p.has("penalties-preview") || p.doc.Find(`[data-testid="penalties"] tr[data-bill]`).Length() != 2 {
-		t.Fatalf("penalty preview: %q", p.text("penalties"))
+	h := stafftest.New(t)
+	h.Ledger.PutBill(domain.Bill{ID: "B-MAR", Account: "100101", Parcel: "0601-141-2001", Description: "Sidewalk repair", BilledOn: domain.MustDate("2026-03-01"), Principal: domain.MustMoney("200.00")})
+	h.Ledger.PutBill(domain.Bill{ID: "B-MAY", Account: "100102", Parcel: "0601-141-2002", Description: "Weed cutting", BilledOn: domain.MustDate("2026-05-01"), Principal: domain.MustMoney("80.00")})
+	h.Ledger.PutBill(domain.Bill{ID: "B-PAID", Account: "100102", Parcel: "0601-141-2002", Description: "Snow", BilledOn: domain.MustDate("2026-02-01"), Principal: domain.MustMoney("50.00"),
+		Payments: []domain.BillPayment{{CommandID: "old", Receipt: "old-1", At: domain.NewDateTime(domain.MustDate("2026-02-10"), 10, 0, 0), Amount: domain.MustMoney("50.00"), Tender: domain.Cash}}})
+	tr := h.SignedIn("treasurer", domain.RoleTreasurer)
+	p := tr.Get("/staff/november")
+	if !p.Has("penalties-preview") || p.Doc.Find(`[data-testid="penalties"] tr[data-bill]`).Length() != 2 {
+		t.Fatalf("penalty preview: %q", p.Text("penalties"))
 	}
 	// 1.5% of 200.00 and of 80.00.
-	if p.text("penalties-total") != "4.20" {
-		t.Fatalf("penalty total %q, want 4.20", p.text("penalties-total"))
+	if p.Text("penalties-total") != "4.20" {
+		t.Fatalf("penalty total %q, want 4.20", p.Text("penalties-total"))
 	}
-	if p.has("certify-roll") {
+	if p.Has("certify-roll") {
 		t.Fatal("certification offered on November 2")
 	}
-	if p := tr.post("/staff/november", url.Values{"year": {"2026"}, "step": {"certify"}}); p.status != http.StatusConflict {
-		t.Fatalf("certify on November 2: %d", p.status)
+	if p := tr.Post("/staff/november", url.Values{"year": {"2026"}, "step": {"certify"}}); p.Status != http.StatusConflict {
+		t.Fatalf("certify on November 2: %d", p.Status)
 	}
-	if p := tr.post("/staff/november", url.Values{"year": {"2026"}, "step": {"penalties"}}); p.status != http.StatusSeeOther {
-		t.Fatalf("post penalties: %d %s", p.status, p.text("error"))
+	if p := tr.Post("/staff/november", url.Values{"year": {"2026"}, "step": {"penalties"}}); p.Status != http.StatusSeeOther {
+		t.Fatalf("post penalties: %d %s", p.Status, p.Text("error"))
 	}
-	if p := tr.get("/staff/november"); !p.has("penalties-posted") || p.has("post-penalties") {
+	if p := tr.Get("/staff/november"); !p.Has("penalties-posted") || p.Has("post-penalties") {
 		t.Fatal("penalties not shown as posted")
 	}
-	if p := tr.post("/staff/november", url.Values{"year": {"2026"}, "step": {"penalties"}}); p.status != http.StatusConflict {
-		t.Fatalf("penalties twice: %d", p.status)
+	if p := tr.Post("/staff/november", url.Values{"year": {"2026"}, "step": {"penalties"}}); p.Status != http.StatusConflict {
+		t.Fatalf("penalties twice: %d", p.Status)
 	}
 	// November 10: part of the May bill is paid at the window.
-	h.setClock(time.Date(2026, 11, 10, 10, 0, 0, 0, h.loc))
-	c := h.signedIn("jdoe", domain.RoleClerk)
-	c.post("/staff/window/open", url.Values{"float": {"0.00"}})
-	c.get("/staff/window")
-	if p := c.post("/staff/window/pay", url.Values{"bill": {"B-MAY"}, "amount": {"40.00"}, "tender": {"cash"}, "tendered": {"40.00"}}); p.status != http.StatusSeeOther {
-		t.Fatalf("payment: %d %s", p.status, p.text("window-error"))
+	h.SetClock(time.Date(2026, 11, 10, 10, 0, 0, 0, h.Loc))
+	c := h.SignedIn("jdoe", domain.RoleClerk)
+	c.Post("/staff/window/open", url.Values{"float": {"0.00"}})
+	c.Get("/staff/window")
+	if p := c.Post("/staff/window/pay", url.Values{"bill": {"B-MAY"}, "amount": {"40.00"}, "tender": {"cash"}, "tendered": {"40.00"}}); p.Status != http.StatusSeeOther {
+		t.Fatalf("payment: %d %s", p.Status, p.Text("window-error"))
 	}
 	// November 15 at 17:00, after the office closed.
-	h.setClock(time.Date(2026, 11, 15, 17, 0, 0, 0, h.loc))
-	tr.login("treasurer", testPassword)
-	p = tr.get("/staff/november")
-	if !p.has("certify-roll") {
+	h.SetClock(time.Date(2026, 11, 15, 17, 0, 0, 0, h.Loc))
+	tr.Login("treasurer", stafftest.Password)
+	p = tr.Get("/staff/november")
+	if !p.Has("certify-roll") {
 		t.Fatal("certification not offered after November 15 closes")
 	}
-	if p := tr.post("/staff/november", url.Values{"year": {"2026"}, "step": {"certify"}}); p.status != http.StatusSeeOther {
-		t.Fatalf("certify: %d %s", p.status, p.text("error"))
+	if p := tr.Post("/staff/november", url.Values{"year": {"2026"}, "step": {"certify"}}); p.Status != http.StatusSeeOther {
+		t.Fatalf("certify: %d %s", p.Status, p.Text("error"))
 	}
-	p = tr.get("/staff/november")
-	if !p.has("roll-certified") || p.doc.Find(`[data-testid="roll"] tr[data-bill]`).Length() != 2 {
-		t.Fatalf("roll: %q", p.text("roll"))
+	p = tr.Get("/staff/november")
+	if !p.Has("roll-certified") || p.Doc.Find(`[data-testid="roll"] tr[data-bill]`).Length() != 2 {
+		t.Fatalf("roll: %q", p.Text("roll"))
 	}
 	get := func(county string) [][]string {
-		resp, err := tr.http.Get(h.srv.URL + "/staff/november/2026/" + county + ".csv")
+		resp, err := tr.HTTP.Get(h.Srv.URL + "/staff/november/2026/" + county + ".csv")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,13 +95,13 @@ func TestNovemberRun(t *testing.T) {
 		t.Fatalf("green line: %v", green[1])
 	}
 	// The certified bill takes no more payments at the window.
-	h.setClock(time.Date(2026, 11, 16, 9, 0, 0, 0, h.loc))
-	c.login("jdoe", testPassword)
-	c.get("/staff/window")
-	if p := c.post("/staff/window/pay", url.Values{"bill": {"B-MAR"}, "amount": {"10.00"}, "tender": {"cash"}, "tendered": {"10.00"}}); p.status != http.StatusConflict || !strings.Contains(p.text("window-error"), "tax roll") {
-		t.Fatalf("payment on a certified bill: %d %q", p.status, p.text("window-error"))
+	h.SetClock(time.Date(2026, 11, 16, 9, 0, 0, 0, h.Loc))
+	c.Login("jdoe", stafftest.Password)
+	c.Get("/staff/window")
+	if p := c.Post("/staff/window/pay", url.Values{"bill": {"B-MAR"}, "amount": {"10.00"}, "tender": {"cash"}, "tendered": {"10.00"}}); p.Status != http.StatusConflict || !strings.Contains(p.Text("window-error"), "tax roll") {
+		t.Fatalf("payment on a certified bill: %d %q", p.Status, p.Text("window-error"))
 	}
-	if resp, _ := c.http.Get(h.srv.URL + "/staff/november/2025/dane.csv"); resp.StatusCode != http.StatusNotFound {
+	if resp, _ := c.HTTP.Get(h.Srv.URL + "/staff/november/2025/dane.csv"); resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("uncertified year's CSV: %d", resp.StatusCode)
 	}
 }

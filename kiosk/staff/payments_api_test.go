@@ -8,16 +8,17 @@ import (
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
+	"github.com/villagehall/appliance/kiosk/staff/stafftest"
 )
 
 func TestAPIPaymentIsIdempotent(t *testing.T) {
-	h := newHarness(t)
-	admin := h.signedIn("boss", domain.RoleAdministrator)
-	h.addUser("processor", domain.RoleClerk, true)
-	admin.get("/staff/users")
-	tok := admin.post("/staff/users/processor/tokens", nil).text("secret")
+	h := stafftest.New(t)
+	admin := h.SignedIn("boss", domain.RoleAdministrator)
+	h.AddUser("processor", domain.RoleClerk, true)
+	admin.Get("/staff/users")
+	tok := admin.Post("/staff/users/processor/tokens", nil).Text("secret")
 	pay := func(body string) (int, staff.PaymentResponse, map[string]any) {
-		req, _ := http.NewRequest(http.MethodPost, h.srv.URL+"/api/v1/payments", strings.NewReader(body))
+		req, _ := http.NewRequest(http.MethodPost, h.Srv.URL+"/api/v1/payments", strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+tok)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -41,7 +42,7 @@ func TestAPIPaymentIsIdempotent(t *testing.T) {
 	if st != http.StatusOK || again.Receipt.Number != first.Receipt.Number {
 		t.Fatalf("retry: %d %+v, want the first receipt %s", st, again, first.Receipt.Number)
 	}
-	if b, _ := h.ledger.Bill("B-2026-0101"); len(b.Payments) != 1 {
+	if b, _ := h.Ledger.Bill("B-2026-0101"); len(b.Payments) != 1 {
 		t.Fatalf("the retry paid twice: %d payments", len(b.Payments))
 	}
 	for _, bad := range []string{

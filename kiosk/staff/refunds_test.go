@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/staff/stafftest"
 )
 
 // TestReturnedCheckAndRefund: a check overpays a bill; the refund shows in
@@ -15,94 +16,94 @@ import (
 // back unpaid, so the payment is reversed, the fee billed, the refund
 // cancelled and a notice made for the payer.
 func TestReturnedCheckAndRefund(t *testing.T) {
-	h := newHarness(t)
-	c := h.signedIn("jdoe", domain.RoleClerk)
-	c.post("/staff/window/open", url.Values{"float": {"0.00"}})
-	c.get("/staff/window")
-	p := c.post("/staff/window/pay", url.Values{"bill": {"B-2026-0102"}, "amount": {"100.00"}, "tender": {"check"}, "reference": {"3003"}, "payer": {"Luis Ramirez"}})
-	if p.status != http.StatusSeeOther {
-		t.Fatalf("check: %d %s", p.status, p.text("window-error"))
+	h := stafftest.New(t)
+	c := h.SignedIn("jdoe", domain.RoleClerk)
+	c.Post("/staff/window/open", url.Values{"float": {"0.00"}})
+	c.Get("/staff/window")
+	p := c.Post("/staff/window/pay", url.Values{"bill": {"B-2026-0102"}, "amount": {"100.00"}, "tender": {"check"}, "reference": {"3003"}, "payer": {"Luis Ramirez"}})
+	if p.Status != http.StatusSeeOther {
+		t.Fatalf("check: %d %s", p.Status, p.Text("window-error"))
 	}
-	p = c.get(p.location)
-	receipt := p.text("receipt-number")
-	if !p.has("return-check") {
+	p = c.Get(p.Location)
+	receipt := p.Text("receipt-number")
+	if !p.Has("return-check") {
 		t.Fatal("a check's receipt offers no returned-check link to the clerk")
 	}
-	p = c.get("/staff/refunds")
-	row := p.doc.Find(`tr[data-refund]`)
+	p = c.Get("/staff/refunds")
+	row := p.Doc.Find(`tr[data-refund]`)
 	if row.Length() != 1 || !strings.Contains(row.Text(), "10.00") || !strings.Contains(row.Text(), "due") {
-		t.Fatalf("refund queue: %q", p.text("refunds"))
+		t.Fatalf("refund queue: %q", p.Text("refunds"))
 	}
 	cmd, _ := row.Attr("data-refund")
-	if p.has("approve-" + cmd) {
+	if p.Has("approve-" + cmd) {
 		t.Fatal("the clerk is offered the approval")
 	}
-	tr := h.signedIn("treasurer", domain.RoleTreasurer)
-	tr.get("/staff/refunds")
-	if p := tr.post("/staff/refunds/"+cmd+"/approve", url.Values{"bill": {"B-2026-0102"}}); p.status != http.StatusSeeOther {
-		t.Fatalf("approve: %d %s", p.status, p.text("error"))
+	tr := h.SignedIn("treasurer", domain.RoleTreasurer)
+	tr.Get("/staff/refunds")
+	if p := tr.Post("/staff/refunds/"+cmd+"/approve", url.Values{"bill": {"B-2026-0102"}}); p.Status != http.StatusSeeOther {
+		t.Fatalf("approve: %d %s", p.Status, p.Text("error"))
 	}
-	if p := tr.get("/staff/refunds"); !strings.Contains(p.text("refund-state-"+cmd), "approved") || !p.has("record-check-"+cmd) {
-		t.Fatalf("after approval: %q", p.text("refund-state-"+cmd))
+	if p := tr.Get("/staff/refunds"); !strings.Contains(p.Text("refund-state-"+cmd), "approved") || !p.Has("record-check-"+cmd) {
+		t.Fatalf("after approval: %q", p.Text("refund-state-"+cmd))
 	}
 	// 16 business days later the approved refund is overdue.
-	h.setClock(h.now().Add(25 * 24 * time.Hour))
-	tr.login("treasurer", testPassword)
-	if p := tr.get("/staff/refunds"); !p.has("overdue-" + cmd) {
+	h.SetClock(h.Now().Add(25 * 24 * time.Hour))
+	tr.Login("treasurer", stafftest.Password)
+	if p := tr.Get("/staff/refunds"); !p.Has("overdue-" + cmd) {
 		t.Fatal("an approved refund past its deadline is not flagged")
 	}
-	if p := tr.get("/staff/"); !p.has("alert-refunds-late") {
+	if p := tr.Get("/staff/"); !p.Has("alert-refunds-late") {
 		t.Fatal("the start page does not flag the late refund")
 	}
-	p = tr.get("/staff/returned-checks/new?receipt=" + receipt)
-	if p.status != http.StatusOK || p.text("return-fee") == "" {
-		t.Fatalf("return form: %d", p.status)
+	p = tr.Get("/staff/returned-checks/new?receipt=" + receipt)
+	if p.Status != http.StatusOK || p.Text("return-fee") == "" {
+		t.Fatalf("return form: %d", p.Status)
 	}
-	p = tr.post("/staff/returned-checks", url.Values{"bill": {"B-2026-0102"}, "receipt": {receipt}, "referral": {"Second returned check this year."}})
-	if p.status != http.StatusSeeOther {
-		t.Fatalf("return: %d %s", p.status, p.text("error"))
+	p = tr.Post("/staff/returned-checks", url.Values{"bill": {"B-2026-0102"}, "receipt": {receipt}, "referral": {"Second returned check this year."}})
+	if p.Status != http.StatusSeeOther {
+		t.Fatalf("return: %d %s", p.Status, p.Text("error"))
 	}
-	p = tr.get(p.location)
-	fee := h.ledger.params.At(domain.DateOf(h.now())).ReturnedCheckFee
-	if p.text("notice-fee") != "$"+fee.String() || p.text("notice-owed") != "$"+domain.MustMoney("100.00").Add(fee).String() || !p.has("notice-referral") {
-		t.Fatalf("notice: fee %q owed %q", p.text("notice-fee"), p.text("notice-owed"))
+	p = tr.Get(p.Location)
+	fee := h.Ledger.Params().At(domain.DateOf(h.Now())).ReturnedCheckFee
+	if p.Text("notice-fee") != "$"+fee.String() || p.Text("notice-owed") != "$"+domain.MustMoney("100.00").Add(fee).String() || !p.Has("notice-referral") {
+		t.Fatalf("notice: fee %q owed %q", p.Text("notice-fee"), p.Text("notice-owed"))
 	}
-	b, _ := h.ledger.Bill("B-2026-0102")
+	b, _ := h.Ledger.Bill("B-2026-0102")
 	if len(b.Payments) != 0 {
 		t.Fatal("the returned check's payment is still on the bill")
 	}
-	fees, _ := h.ledger.BillsByAccount("100102")
+	fees, _ := h.Ledger.BillsByAccount("100102")
 	if len(fees) != 2 {
 		t.Fatalf("account has %d bills, want the fee billed too", len(fees))
 	}
-	if p := tr.get("/staff/refunds"); !strings.Contains(p.text("refund-state-"+cmd), "cancelled") || p.has("overdue-"+cmd) {
-		t.Fatalf("refund after the return: %q", p.text("refund-state-"+cmd))
+	if p := tr.Get("/staff/refunds"); !strings.Contains(p.Text("refund-state-"+cmd), "cancelled") || p.Has("overdue-"+cmd) {
+		t.Fatalf("refund after the return: %q", p.Text("refund-state-"+cmd))
 	}
 	// A second return of the same receipt is refused.
-	if p := tr.post("/staff/returned-checks", url.Values{"bill": {"B-2026-0102"}, "receipt": {receipt}}); p.status != http.StatusNotFound {
-		t.Fatalf("second return: %d", p.status)
+	if p := tr.Post("/staff/returned-checks", url.Values{"bill": {"B-2026-0102"}, "receipt": {receipt}}); p.Status != http.StatusNotFound {
+		t.Fatalf("second return: %d", p.Status)
 	}
 }
 
 func TestRefundCheckRecorded(t *testing.T) {
-	h := newHarness(t)
-	c := h.signedIn("jdoe", domain.RoleClerk)
-	c.post("/staff/window/open", url.Values{"float": {"0.00"}})
-	c.get("/staff/window")
-	c.post("/staff/window/pay", url.Values{"bill": {"B-2026-0101"}, "amount": {"150.00"}, "tender": {"cash"}, "tendered": {"150.00"}})
-	p := c.get("/staff/refunds")
-	cmd, _ := p.doc.Find(`tr[data-refund]`).Attr("data-refund")
-	if p := c.post("/staff/refunds/"+cmd+"/check", url.Values{"bill": {"B-2026-0101"}, "check_number": {"9001"}}); p.status != http.StatusConflict {
-		t.Fatalf("check before approval: %d", p.status)
+	h := stafftest.New(t)
+	c := h.SignedIn("jdoe", domain.RoleClerk)
+	c.Post("/staff/window/open", url.Values{"float": {"0.00"}})
+	c.Get("/staff/window")
+	c.Post("/staff/window/pay", url.Values{"bill": {"B-2026-0101"}, "amount": {"150.00"}, "tender": {"cash"}, "tendered": {"150.00"}})
+	p := c.Get("/staff/refunds")
+	cmd, _ := p.Doc.Find(`tr[data-refund]`).Attr("data-refund")
+	if p := c.Post("/staff/refunds/"+cmd+"/check", url.Values{"bill": {"B-2026-0101"}, "check_number": {"9001"}}); p.Status != http.StatusConflict {
+		t.Fatalf("check before approval: %d", p.Status)
 	}
-	tr := h.signedIn("treasurer", domain.RoleTreasurer)
-	tr.get("/staff/refunds")
-	tr.post("/staff/refunds/"+cmd+"/approve", url.Values{"bill": {"B-2026-0101"}})
-	c.get("/staff/refunds")
-	if p := c.post("/staff/refunds/"+cmd+"/check", url.Values{"bill": {"B-2026-0101"}, "check_number": {"9001"}}); p.status != http.StatusSeeOther {
-		t.Fatalf("record check: %d %s", p.status, p.text("error"))
+	tr := h.SignedIn("treasurer", domain.RoleTreasurer)
+	tr.Get("/staff/refunds")
+	tr.Post("/staff/refunds/"+cmd+"/approve", url.Values{"bill": {"B-2026-0101"}})
+	c.Get("/staff/refunds")
+	if p := c.Post("/staff/refunds/"+cmd+"/check", url.Values{"bill": {"B-2026-0101"}, "check_number": {"9001"}}); p.Status != http.StatusSeeOther {
+		t.Fatalf("record check: %d %s", p.Status, p.Text("error"))
 	}
-	if p := c.get("/staff/refunds"); !strings.Contains(p.text("refund-state-"+cmd), "paid check 9001") {
-		t.Fatalf("state: %q", p.text("refund-state-"+cmd))
+	if p := c.Get("/staff/refunds"); !strings.Contains(p.Text("refund-state-"+cmd), "paid check 9001") {
+		t.Fatalf("state: %q", p.Text("refund-state-"+cmd))
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
+	"github.com/villagehall/appliance/kiosk/staff/stafftest"
 )
 
 // route is one staff route and the capability it needs.
@@ -74,34 +75,34 @@ var routes = []route{
 // without the route's capability gets 403 and changes nothing; a role with
 // it is never refused for its role.
 func TestRoleMatrix(t *testing.T) {
-	h := newHarness(t)
-	h.addUser("victim", domain.RoleClerk, true)
+	h := stafftest.New(t)
+	h.AddUser("victim", domain.RoleClerk, true)
 	for _, role := range domain.Roles() {
-		c := h.signedIn("as-"+strings.ReplaceAll(string(role), "_", "-"), role)
+		c := h.SignedIn("as-"+strings.ReplaceAll(string(role), "_", "-"), role)
 		for _, rt := range routes {
 			t.Run(string(role)+"/"+rt.method+" "+rt.path, func(t *testing.T) {
 				allowed := staff.Allowed(role, rt.cap)
-				before := h.ledger.journalLen()
-				var p page
+				before := h.Ledger.JournalLen()
+				var p stafftest.Page
 				if rt.method == "GET" {
-					p = c.get(rt.path)
+					p = c.Get(rt.path)
 				} else {
-					c.get("/staff/")
+					c.Get("/staff/")
 					form := url.Values{}
 					for k, v := range rt.form {
 						form[k] = v
 					}
-					p = c.post(rt.path, form)
+					p = c.Post(rt.path, form)
 				}
-				refusedForRole := p.status == http.StatusForbidden && strings.Contains(p.text("error"), "Your role")
+				refusedForRole := p.Status == http.StatusForbidden && strings.Contains(p.Text("error"), "Your role")
 				if allowed && refusedForRole {
 					t.Fatalf("%s refused to %s", rt.path, role)
 				}
 				if !allowed {
 					if !refusedForRole {
-						t.Fatalf("%s %s for %s: status %d, want 403 for the role", rt.method, rt.path, role, p.status)
+						t.Fatalf("%s %s for %s: status %d, want 403 for the role", rt.method, rt.path, role, p.Status)
 					}
-					if n := h.ledger.journalLen(); n != before {
+					if n := h.Ledger.JournalLen(); n != before {
 						t.Fatalf("a refused request submitted %d commands", n-before)
 					}
 				}
@@ -112,8 +113,8 @@ func TestRoleMatrix(t *testing.T) {
 
 // TestAPIRoleMatrix checks the API routes with each role's token.
 func TestAPIRoleMatrix(t *testing.T) {
-	h := newHarness(t)
-	admin := h.signedIn("boss", domain.RoleAdministrator)
+	h := stafftest.New(t)
+	admin := h.SignedIn("boss", domain.RoleAdministrator)
 	apiRoutes := []route{
 		{"GET", "/api/v1/whoami", staff.CapDashboard, nil},
 		{"GET", "/api/v1/holds?account=100101", staff.CapReadBills, nil},
@@ -124,15 +125,15 @@ func TestAPIRoleMatrix(t *testing.T) {
 	}
 	for _, role := range domain.Roles() {
 		name := "tok-" + strings.ReplaceAll(string(role), "_", "-")
-		h.addUser(name, role, true)
-		admin.get("/staff/users")
-		tok := admin.post("/staff/users/"+name+"/tokens", nil).text("secret")
+		h.AddUser(name, role, true)
+		admin.Get("/staff/users")
+		tok := admin.Post("/staff/users/"+name+"/tokens", nil).Text("secret")
 		for _, rt := range apiRoutes {
 			body := `{"op":"enable","username":"` + name + `"}`
 			if rt.path == "/api/v1/payments" {
 				body = `{"command_id":"matrix-` + name + `","bill_id":"B-2026-0102","amount":"1.00","tender":"card","reference":"APPROVAL-1"}`
 			}
-			req, _ := http.NewRequest(rt.method, h.srv.URL+rt.path, strings.NewReader(body))
+			req, _ := http.NewRequest(rt.method, h.Srv.URL+rt.path, strings.NewReader(body))
 			req.Header.Set("Authorization", "Bearer "+tok)
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
@@ -148,7 +149,7 @@ func TestAPIRoleMatrix(t *testing.T) {
 			}
 		}
 	}
-	req, _ := http.NewRequest(http.MethodGet, h.srv.URL+"/api/v1/bills?account=100101", nil)
+	req, _ := http.NewRequest(http.MethodGet, h.Srv.URL+"/api/v1/bills?account=100101", nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

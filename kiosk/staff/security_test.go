@@ -20,6 +20,7 @@ import (
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
+	"github.com/villagehall/appliance/kiosk/staff/stafftest"
 )
 
 // apiCall sends an API request with a bearer token and returns the status
@@ -56,9 +57,9 @@ func formulaCell(cell string) bool {
 	return err != nil
 }
 
-func readCSV(t *testing.T, c *client, path string) [][]string {
+func readCSV(t *testing.T, c *stafftest.Client, path string) [][]string {
 	t.Helper()
-	resp, err := c.http.Get(c.h.srv.URL + path)
+	resp, err := c.HTTP.Get(c.H.Srv.URL + path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +80,7 @@ func readCSV(t *testing.T, c *client, path string) [][]string {
 // county's spreadsheet shows it as text instead of running it, while the
 // amounts stay numbers.
 func TestTaxRollCSVNeutralisesFormulas(t *testing.T) {
-	h := newHarness(t)
+	h := stafftest.New(t)
 	evil := map[string]string{
 		"B-EVIL-1": `=HYPERLINK("http://evil.example/pay","Pay your bill online")`,
 		"B-EVIL-2": `+cmd|' /C calc'!A0`,
@@ -93,25 +94,25 @@ func TestTaxRollCSVNeutralisesFormulas(t *testing.T) {
 		cw.Write([]string{"100101", "0601-141-2001", evil[id], "2026-03-01", fmt.Sprintf("%d0.00", i+1), id})
 	}
 	cw.Flush()
-	clerk := h.signedIn("jdoe", domain.RoleClerk)
-	clerk.get("/staff/bills/import")
-	if p := clerk.upload("/staff/bills/import", map[string]string{"mode": "import"}, "march.csv", file.String()); p.status != http.StatusOK {
-		t.Fatalf("import: %d %s", p.status, p.text("import-errors"))
+	clerk := h.SignedIn("jdoe", domain.RoleClerk)
+	clerk.Get("/staff/bills/import")
+	if p := clerk.Upload("/staff/bills/import", map[string]string{"mode": "import"}, "march.csv", file.String()); p.Status != http.StatusOK {
+		t.Fatalf("import: %d %s", p.Status, p.Text("import-errors"))
 	}
 	for id, desc := range evil {
-		if b, err := h.ledger.Bill(id); err != nil || b.Description != desc {
+		if b, err := h.Ledger.Bill(id); err != nil || b.Description != desc {
 			t.Fatalf("bill %s = %+v, %v: the import must keep the text as typed", id, b, err)
 		}
 	}
-	tr := h.signedIn("treasurer", domain.RoleTreasurer)
-	if p := tr.post("/staff/november", url.Values{"year": {"2026"}, "step": {"penalties"}}); p.status != http.StatusSeeOther {
-		t.Fatalf("post penalties: %d", p.status)
+	tr := h.SignedIn("treasurer", domain.RoleTreasurer)
+	if p := tr.Post("/staff/november", url.Values{"year": {"2026"}, "step": {"penalties"}}); p.Status != http.StatusSeeOther {
+		t.Fatalf("post penalties: %d", p.Status)
 	}
-	h.setClock(time.Date(2026, 11, 15, 17, 0, 0, 0, h.loc))
-	tr.login("treasurer", testPassword)
-	tr.get("/staff/november")
-	if p := tr.post("/staff/november", url.Values{"year": {"2026"}, "step": {"certify"}}); p.status != http.StatusSeeOther {
-		t.Fatalf("certify: %d", p.status)
+	h.SetClock(time.Date(2026, 11, 15, 17, 0, 0, 0, h.Loc))
+	tr.Login("treasurer", stafftest.Password)
+	tr.Get("/staff/november")
+	if p := tr.Post("/staff/november", url.Values{"year": {"2026"}, "step": {"certify"}}); p.Status != http.StatusSeeOther {
+		t.Fatalf("certify: %d", p.Status)
 	}
 	rows := readCSV(t, tr, "/staff/november/2026/dane.csv")
 	found := 0
@@ -139,12 +140,10 @@ func TestTaxRollCSVNeutralisesFormulas(t *testing.T) {
 // TestJournalCSVNeutralisesFormulas: whatever text the journal holds, the
 // journal export goes through the same neutralising writer.
 func TestJournalCSVNeutralisesFormulas(t *testing.T) {
-	h := newHarness(t)
-	a := h.signedIn("audit", domain.RoleAuditor)
-	h.ledger.mu.Lock()
-	h.ledger.journal = append(h.ledger.journal, staff.JournalEntry{Seq: 99, Index: 99, CommandID: "=1+1", Kind: domain.KindPayBill, Actor: "kiosk", Node: "hall-kiosk",
-		At: domain.DateTimeOf(h.now()), Outcome: "refused", Error: "@SUM(1+1)*cmd|' /C calc'!A0", Hash: "-1+1"})
-	h.ledger.mu.Unlock()
+	h := stafftest.New(t)
+	a := h.SignedIn("audit", domain.RoleAuditor)
+	h.Ledger.AppendJournal(staff.JournalEntry{Seq: 99, Index: 99, CommandID: "=1+1", Kind: domain.KindPayBill, Actor: "kiosk", Node: "hall-kiosk",
+		At: domain.DateTimeOf(h.Now()), Outcome: "refused", Error: "@SUM(1+1)*cmd|' /C calc'!A0", Hash: "-1+1"})
 	rows := readCSV(t, a, "/staff/journal.csv?actor=kiosk")
 	if len(rows) != 2 {
 		t.Fatalf("rows = %v", rows)
@@ -160,67 +159,67 @@ func TestJournalCSVNeutralisesFormulas(t *testing.T) {
 // is signed out at its next request and can change nothing. A reset and a
 // disabling (then enabling) at a third place do the same.
 func TestPasswordChangeEndsSessionsOnEveryNode(t *testing.T) {
-	h := newHarness(t)
-	h.addUser("jdoe", domain.RoleClerk, true)
-	backup := h.peer()
-	thief := backup.client()
-	if p := thief.login("jdoe", testPassword); p.status != http.StatusSeeOther {
-		t.Fatalf("sign in at the backup: %d", p.status)
+	h := stafftest.New(t)
+	h.AddUser("jdoe", domain.RoleClerk, true)
+	backup := h.Peer()
+	thief := backup.Client()
+	if p := thief.Login("jdoe", stafftest.Password); p.Status != http.StatusSeeOther {
+		t.Fatalf("sign in at the backup: %d", p.Status)
 	}
-	if p := thief.get("/staff/window"); p.status != http.StatusOK {
-		t.Fatalf("window at the backup: %d", p.status)
+	if p := thief.Get("/staff/window"); p.Status != http.StatusOK {
+		t.Fatalf("window at the backup: %d", p.Status)
 	}
-	owner := h.client()
-	owner.login("jdoe", testPassword)
-	owner.get("/staff/password")
-	if p := owner.post("/staff/password", url.Values{"current": {testPassword}, "new": {"a brand new password"}, "again": {"a brand new password"}}); p.status != http.StatusSeeOther {
-		t.Fatalf("change at the clerk's node: %d %s", p.status, p.text("password-error"))
+	owner := h.Client()
+	owner.Login("jdoe", stafftest.Password)
+	owner.Get("/staff/password")
+	if p := owner.Post("/staff/password", url.Values{"current": {stafftest.Password}, "new": {"a brand new password"}, "again": {"a brand new password"}}); p.Status != http.StatusSeeOther {
+		t.Fatalf("change at the clerk's node: %d %s", p.Status, p.Text("password-error"))
 	}
-	before := h.ledger.journalLen()
-	if p := thief.post("/staff/window/open", url.Values{"float": {"100.00"}}); p.status != http.StatusSeeOther || !strings.HasPrefix(p.location, "/staff/login") {
-		t.Fatalf("old session's form after the change: %d → %q, want the sign-in page", p.status, p.location)
+	before := h.Ledger.JournalLen()
+	if p := thief.Post("/staff/window/open", url.Values{"float": {"100.00"}}); p.Status != http.StatusSeeOther || !strings.HasPrefix(p.Location, "/staff/login") {
+		t.Fatalf("old session's form after the change: %d → %q, want the sign-in page", p.Status, p.Location)
 	}
-	if p := thief.get("/staff/window"); p.status != http.StatusSeeOther || !strings.HasPrefix(p.location, "/staff/login") {
-		t.Fatalf("old session's page after the change: %d → %q", p.status, p.location)
+	if p := thief.Get("/staff/window"); p.Status != http.StatusSeeOther || !strings.HasPrefix(p.Location, "/staff/login") {
+		t.Fatalf("old session's page after the change: %d → %q", p.Status, p.Location)
 	}
-	if n := h.ledger.journalLen(); n != before {
+	if n := h.Ledger.JournalLen(); n != before {
 		t.Fatalf("the ended session submitted %d commands", n-before)
 	}
-	if p := owner.get("/staff/window"); p.status != http.StatusOK {
-		t.Fatalf("the owner's own session after the change: %d", p.status)
+	if p := owner.Get("/staff/window"); p.Status != http.StatusOK {
+		t.Fatalf("the owner's own session after the change: %d", p.Status)
 	}
 	// The old password opens nothing at either node; the new one does.
-	if p := backup.client().login("jdoe", testPassword); p.status != http.StatusUnauthorized {
-		t.Fatalf("old password at the backup: %d", p.status)
+	if p := backup.Client().Login("jdoe", stafftest.Password); p.Status != http.StatusUnauthorized {
+		t.Fatalf("old password at the backup: %d", p.Status)
 	}
-	fresh := backup.client()
-	if p := fresh.login("jdoe", "a brand new password"); p.status != http.StatusSeeOther {
-		t.Fatalf("new password at the backup: %d", p.status)
+	fresh := backup.Client()
+	if p := fresh.Login("jdoe", "a brand new password"); p.Status != http.StatusSeeOther {
+		t.Fatalf("new password at the backup: %d", p.Status)
 	}
 
 	// A reset by the operator at the backup ends the session at the clerk's node.
-	if st, body := apiCall(t, backup.srv.URL, http.MethodPost, "/api/v1/users", operatorToken, `{"op":"reset","username":"jdoe"}`); st != http.StatusOK {
+	if st, body := apiCall(t, backup.Srv.URL, http.MethodPost, "/api/v1/users", operatorToken, `{"op":"reset","username":"jdoe"}`); st != http.StatusOK {
 		t.Fatalf("reset: %d %v", st, body)
 	}
-	if p := owner.get("/staff/window"); p.status != http.StatusSeeOther || !strings.HasPrefix(p.location, "/staff/login") {
-		t.Fatalf("session at the clerk's node after a reset at the backup: %d → %q", p.status, p.location)
+	if p := owner.Get("/staff/window"); p.Status != http.StatusSeeOther || !strings.HasPrefix(p.Location, "/staff/login") {
+		t.Fatalf("session at the clerk's node after a reset at the backup: %d → %q", p.Status, p.Location)
 	}
 
 	// Disabled and enabled again at the clerk's node: the backup's session
 	// stays ended.
-	h.addUser("asmith", domain.RoleClerk, true)
-	other := backup.client()
-	other.login("asmith", testPassword)
+	h.AddUser("asmith", domain.RoleClerk, true)
+	other := backup.Client()
+	other.Login("asmith", stafftest.Password)
 	for _, op := range []string{"disable", "enable"} {
-		if st, body := apiCall(t, h.srv.URL, http.MethodPost, "/api/v1/users", operatorToken, `{"op":"`+op+`","username":"asmith"}`); st != http.StatusOK {
+		if st, body := apiCall(t, h.Srv.URL, http.MethodPost, "/api/v1/users", operatorToken, `{"op":"`+op+`","username":"asmith"}`); st != http.StatusOK {
 			t.Fatalf("%s: %d %v", op, st, body)
 		}
 	}
-	if p := other.get("/staff/window"); p.status != http.StatusSeeOther || !strings.HasPrefix(p.location, "/staff/login") {
-		t.Fatalf("session after disable and enable elsewhere: %d → %q", p.status, p.location)
+	if p := other.Get("/staff/window"); p.Status != http.StatusSeeOther || !strings.HasPrefix(p.Location, "/staff/login") {
+		t.Fatalf("session after disable and enable elsewhere: %d → %q", p.Status, p.Location)
 	}
-	if p := backup.client().login("asmith", testPassword); p.status != http.StatusSeeOther {
-		t.Fatalf("enabled account signs in again: %d", p.status)
+	if p := backup.Client().Login("asmith", stafftest.Password); p.Status != http.StatusSeeOther {
+		t.Fatalf("enabled account signs in again: %d", p.Status)
 	}
 }
 
@@ -228,13 +227,13 @@ func TestPasswordChangeEndsSessionsOnEveryNode(t *testing.T) {
 // at every node once its account's password is reset, or once the
 // account is disabled, and does not come back when it is enabled.
 func TestResetAndDisableEndAPITokensOnEveryNode(t *testing.T) {
-	h := newHarness(t)
-	backup := h.peer()
-	admin := h.signedIn("boss", domain.RoleAdministrator)
-	h.addUser("processor", domain.RoleClerk, true)
+	h := stafftest.New(t)
+	backup := h.Peer()
+	admin := h.SignedIn("boss", domain.RoleAdministrator)
+	h.AddUser("processor", domain.RoleClerk, true)
 	issue := func() string {
-		admin.get("/staff/users")
-		tok := admin.post("/staff/users/processor/tokens", url.Values{"label": {"card processor"}}).text("secret")
+		admin.Get("/staff/users")
+		tok := admin.Post("/staff/users/processor/tokens", url.Values{"label": {"card processor"}}).Text("secret")
 		if !strings.HasPrefix(tok, "vbt_") {
 			t.Fatalf("token = %q", tok)
 		}
@@ -245,36 +244,36 @@ func TestResetAndDisableEndAPITokensOnEveryNode(t *testing.T) {
 		return st
 	}
 	tok := issue()
-	if whoami(h.srv.URL, tok) != http.StatusOK || whoami(backup.srv.URL, tok) != http.StatusOK {
+	if whoami(h.Srv.URL, tok) != http.StatusOK || whoami(backup.Srv.URL, tok) != http.StatusOK {
 		t.Fatal("a new token does not work at both nodes")
 	}
-	if st, body := apiCall(t, backup.srv.URL, http.MethodPost, "/api/v1/users", operatorToken, `{"op":"reset","username":"processor"}`); st != http.StatusOK {
+	if st, body := apiCall(t, backup.Srv.URL, http.MethodPost, "/api/v1/users", operatorToken, `{"op":"reset","username":"processor"}`); st != http.StatusOK {
 		t.Fatalf("reset at the backup: %d %v", st, body)
 	}
-	if s1, s2 := whoami(h.srv.URL, tok), whoami(backup.srv.URL, tok); s1 != http.StatusUnauthorized || s2 != http.StatusUnauthorized {
+	if s1, s2 := whoami(h.Srv.URL, tok), whoami(backup.Srv.URL, tok); s1 != http.StatusUnauthorized || s2 != http.StatusUnauthorized {
 		t.Fatalf("token after a reset: %d at the clerk's node, %d at the backup", s1, s2)
 	}
-	before := h.ledger.journalLen()
-	if st, _ := apiCall(t, h.srv.URL, http.MethodPost, "/api/v1/payments", tok, `{"command_id":"after-reset","bill_id":"B-2026-0101","amount":"1.00","tender":"card","reference":"A1"}`); st != http.StatusUnauthorized {
+	before := h.Ledger.JournalLen()
+	if st, _ := apiCall(t, h.Srv.URL, http.MethodPost, "/api/v1/payments", tok, `{"command_id":"after-reset","bill_id":"B-2026-0101","amount":"1.00","tender":"card","reference":"A1"}`); st != http.StatusUnauthorized {
 		t.Fatalf("payment with the ended token: %d", st)
 	}
-	if n := h.ledger.journalLen(); n != before {
+	if n := h.Ledger.JournalLen(); n != before {
 		t.Fatalf("the ended token submitted %d commands", n-before)
 	}
-	if p := admin.get("/staff/users"); !p.has("token-ended") {
+	if p := admin.Get("/staff/users"); !p.Has("token-ended") {
 		t.Fatal("the users page does not show the token as ended")
 	}
 
 	tok = issue()
-	if whoami(backup.srv.URL, tok) != http.StatusOK {
+	if whoami(backup.Srv.URL, tok) != http.StatusOK {
 		t.Fatal("a token issued after the reset does not work")
 	}
 	for _, op := range []string{"disable", "enable"} {
-		if st, body := apiCall(t, backup.srv.URL, http.MethodPost, "/api/v1/users", operatorToken, `{"op":"`+op+`","username":"processor"}`); st != http.StatusOK {
+		if st, body := apiCall(t, backup.Srv.URL, http.MethodPost, "/api/v1/users", operatorToken, `{"op":"`+op+`","username":"processor"}`); st != http.StatusOK {
 			t.Fatalf("%s: %d %v", op, st, body)
 		}
 	}
-	if s1, s2 := whoami(h.srv.URL, tok), whoami(backup.srv.URL, tok); s1 != http.StatusUnauthorized || s2 != http.StatusUnauthorized {
+	if s1, s2 := whoami(h.Srv.URL, tok), whoami(backup.Srv.URL, tok); s1 != http.StatusUnauthorized || s2 != http.StatusUnauthorized {
 		t.Fatalf("token after disable and enable: %d at the clerk's node, %d at the backup", s1, s2)
 	}
 }
@@ -284,44 +283,44 @@ func TestResetAndDisableEndAPITokensOnEveryNode(t *testing.T) {
 // account) with a wait that doubles; the owner at her own computer signs
 // in all the while.
 func TestSignInLimiterSlowsTheGuesserNotTheOwner(t *testing.T) {
-	h := newHarness(t)
-	h.addUser("jdoe", domain.RoleClerk, true)
-	h.addUser("asmith", domain.RoleClerk, true)
-	guesser := h.clientFrom("10.0.0.66:40000")
+	h := stafftest.New(t)
+	h.AddUser("jdoe", domain.RoleClerk, true)
+	h.AddUser("asmith", domain.RoleClerk, true)
+	guesser := h.ClientFrom("10.0.0.66:40000")
 	for i := range 5 {
-		if p := guesser.login("jdoe", fmt.Sprintf("guess number %d", i)); p.status != http.StatusUnauthorized {
-			t.Fatalf("guess %d: %d", i+1, p.status)
+		if p := guesser.Login("jdoe", fmt.Sprintf("guess number %d", i)); p.Status != http.StatusUnauthorized {
+			t.Fatalf("guess %d: %d", i+1, p.Status)
 		}
 	}
-	p := guesser.login("jdoe", testPassword)
-	if p.status != http.StatusTooManyRequests || !strings.Contains(p.text("login-error"), "from this computer") {
-		t.Fatalf("right password from the guesser's computer: %d %q, want 429", p.status, p.text("login-error"))
+	p := guesser.Login("jdoe", stafftest.Password)
+	if p.Status != http.StatusTooManyRequests || !strings.Contains(p.Text("login-error"), "from this computer") {
+		t.Fatalf("right password from the guesser's computer: %d %q, want 429", p.Status, p.Text("login-error"))
 	}
-	if p := guesser.login("asmith", testPassword); p.status != http.StatusTooManyRequests {
-		t.Fatalf("another account from the guesser's computer: %d, want 429", p.status)
+	if p := guesser.Login("asmith", stafftest.Password); p.Status != http.StatusTooManyRequests {
+		t.Fatalf("another account from the guesser's computer: %d, want 429", p.Status)
 	}
-	owner := h.clientFrom("10.0.0.7:51000")
-	if p := owner.login("jdoe", testPassword); p.status != http.StatusSeeOther || p.location != "/staff/" {
-		t.Fatalf("the owner from her computer: %d → %q", p.status, p.location)
+	owner := h.ClientFrom("10.0.0.7:51000")
+	if p := owner.Login("jdoe", stafftest.Password); p.Status != http.StatusSeeOther || p.Location != "/staff/" {
+		t.Fatalf("the owner from her computer: %d → %q", p.Status, p.Location)
 	}
 	// One guess after a minute; then two minutes.
-	start := h.now()
-	h.setClock(start.Add(61 * time.Second))
-	if p := guesser.login("jdoe", "guess number 6"); p.status != http.StatusUnauthorized {
-		t.Fatalf("a guess after a minute: %d", p.status)
+	start := h.Now()
+	h.SetClock(start.Add(61 * time.Second))
+	if p := guesser.Login("jdoe", "guess number 6"); p.Status != http.StatusUnauthorized {
+		t.Fatalf("a guess after a minute: %d", p.Status)
 	}
 	for _, after := range []time.Duration{61 * time.Second, 2*time.Minute + 60*time.Second} {
-		h.setClock(start.Add(after))
-		if p := guesser.login("jdoe", testPassword); p.status != http.StatusTooManyRequests {
-			t.Fatalf("%v after the first hold: %d, want 429 (the wait doubled)", after, p.status)
+		h.SetClock(start.Add(after))
+		if p := guesser.Login("jdoe", stafftest.Password); p.Status != http.StatusTooManyRequests {
+			t.Fatalf("%v after the first hold: %d, want 429 (the wait doubled)", after, p.Status)
 		}
 	}
-	h.setClock(start.Add(61*time.Second + 2*time.Minute + time.Second))
-	if p := guesser.login("asmith", testPassword); p.status != http.StatusSeeOther {
-		t.Fatalf("after the doubled wait: %d", p.status)
+	h.SetClock(start.Add(61*time.Second + 2*time.Minute + time.Second))
+	if p := guesser.Login("asmith", stafftest.Password); p.Status != http.StatusSeeOther {
+		t.Fatalf("after the doubled wait: %d", p.Status)
 	}
-	if p := owner.get("/staff/window"); p.status != http.StatusOK {
-		t.Fatalf("the owner's session: %d", p.status)
+	if p := owner.Get("/staff/window"); p.Status != http.StatusOK {
+		t.Fatalf("the owner's session: %d", p.Status)
 	}
 }
 
@@ -330,71 +329,71 @@ func TestSignInLimiterSlowsTheGuesserNotTheOwner(t *testing.T) {
 // and only for a minute at most; the owner at a computer that did not
 // fail is never held.
 func TestSignInLimiterHoldsAnAccountGently(t *testing.T) {
-	h := newHarness(t)
-	h.addUser("jdoe", domain.RoleClerk, true)
-	mistyped := h.clientFrom("10.0.0.8:50000")
-	if p := mistyped.login("jdoe", "correct horse batery"); p.status != http.StatusUnauthorized {
-		t.Fatalf("the owner's typo: %d", p.status)
+	h := stafftest.New(t)
+	h.AddUser("jdoe", domain.RoleClerk, true)
+	mistyped := h.ClientFrom("10.0.0.8:50000")
+	if p := mistyped.Login("jdoe", "correct horse batery"); p.Status != http.StatusUnauthorized {
+		t.Fatalf("the owner's typo: %d", p.Status)
 	}
 	guess := func(block, n int) {
 		for i := range n {
-			g := h.clientFrom(fmt.Sprintf("10.0.%d.%d:40000", block, 1+i))
-			if p := g.login("jdoe", fmt.Sprintf("spread guess %d", i)); p.status != http.StatusUnauthorized {
-				t.Fatalf("spread guess %d from a fresh computer: %d", i, p.status)
+			g := h.ClientFrom(fmt.Sprintf("10.0.%d.%d:40000", block, 1+i))
+			if p := g.Login("jdoe", fmt.Sprintf("spread guess %d", i)); p.Status != http.StatusUnauthorized {
+				t.Fatalf("spread guess %d from a fresh computer: %d", i, p.Status)
 			}
 		}
 	}
 	guess(1, 40)
-	if p := h.clientFrom("10.0.1.1:40000").login("jdoe", testPassword); p.status != http.StatusTooManyRequests || !strings.Contains(p.text("login-error"), "for this account") {
-		t.Fatalf("a guessing computer again: %d %q", p.status, p.text("login-error"))
+	if p := h.ClientFrom("10.0.1.1:40000").Login("jdoe", stafftest.Password); p.Status != http.StatusTooManyRequests || !strings.Contains(p.Text("login-error"), "for this account") {
+		t.Fatalf("a guessing computer again: %d %q", p.Status, p.Text("login-error"))
 	}
-	if p := mistyped.login("jdoe", testPassword); p.status != http.StatusTooManyRequests {
-		t.Fatalf("the owner where she mistyped: %d, want held for a moment", p.status)
+	if p := mistyped.Login("jdoe", stafftest.Password); p.Status != http.StatusTooManyRequests {
+		t.Fatalf("the owner where she mistyped: %d, want held for a moment", p.Status)
 	}
-	h.setClock(h.now().Add(61 * time.Second))
-	if p := mistyped.login("jdoe", testPassword); p.status != http.StatusSeeOther {
-		t.Fatalf("the owner where she mistyped, a minute later: %d", p.status)
+	h.SetClock(h.Now().Add(61 * time.Second))
+	if p := mistyped.Login("jdoe", stafftest.Password); p.Status != http.StatusSeeOther {
+		t.Fatalf("the owner where she mistyped, a minute later: %d", p.Status)
 	}
 	guess(2, 40)
-	if p := h.clientFrom("10.0.0.9:50000").login("jdoe", testPassword); p.status != http.StatusSeeOther {
-		t.Fatalf("the owner from a computer that did not fail, under attack: %d", p.status)
+	if p := h.ClientFrom("10.0.0.9:50000").Login("jdoe", stafftest.Password); p.Status != http.StatusSeeOther {
+		t.Fatalf("the owner from a computer that did not fail, under attack: %d", p.Status)
 	}
 }
 
 // TestSignInLimiterCountsIPv6By64: addresses of one /64 are one computer,
 // which can take any of them.
 func TestSignInLimiterCountsIPv6By64(t *testing.T) {
-	h := newHarness(t)
-	h.addUser("jdoe", domain.RoleClerk, true)
+	h := stafftest.New(t)
+	h.AddUser("jdoe", domain.RoleClerk, true)
 	for i := range 5 {
-		if p := h.clientFrom(fmt.Sprintf("[fd00:1:2:3::%x]:4000", i+1)).login("jdoe", "guess"+fmt.Sprint(i)); p.status != http.StatusUnauthorized {
-			t.Fatalf("guess %d: %d", i, p.status)
+		if p := h.ClientFrom(fmt.Sprintf("[fd00:1:2:3::%x]:4000", i+1)).Login("jdoe", "guess"+fmt.Sprint(i)); p.Status != http.StatusUnauthorized {
+			t.Fatalf("guess %d: %d", i, p.Status)
 		}
 	}
-	if p := h.clientFrom("[fd00:1:2:3::99]:4000").login("jdoe", testPassword); p.status != http.StatusTooManyRequests {
-		t.Fatalf("another address of the /64: %d, want 429", p.status)
+	if p := h.ClientFrom("[fd00:1:2:3::99]:4000").Login("jdoe", stafftest.Password); p.Status != http.StatusTooManyRequests {
+		t.Fatalf("another address of the /64: %d, want 429", p.Status)
 	}
-	if p := h.clientFrom("[fd00:1:2:4::1]:4000").login("jdoe", testPassword); p.status != http.StatusSeeOther {
-		t.Fatalf("another /64: %d", p.status)
+	if p := h.ClientFrom("[fd00:1:2:4::1]:4000").Login("jdoe", stafftest.Password); p.Status != http.StatusSeeOther {
+		t.Fatalf("another /64: %d", p.Status)
 	}
 }
 
 // TestSignInLimiterCountsParallelGuesses: guesses sent at once from one
 // computer are counted before any is checked, so only five are tried.
 func TestSignInLimiterCountsParallelGuesses(t *testing.T) {
-	h := newHarness(t)
-	h.addUser("jdoe", domain.RoleClerk, true)
+	h := stafftest.New(t)
+	h.AddUser("jdoe", domain.RoleClerk, true)
 	const n = 20
-	clients := make([]*client, n)
+	clients := make([]*stafftest.Client, n)
 	for i := range clients {
-		clients[i] = h.clientFrom("10.0.0.66:40000")
-		clients[i].get("/staff/login")
+		clients[i] = h.ClientFrom("10.0.0.66:40000")
+		clients[i].Get("/staff/login")
 	}
 	statuses := make([]int, n)
 	var wg sync.WaitGroup
 	for i, c := range clients {
 		wg.Go(func() {
-			statuses[i] = c.post("/staff/login", url.Values{"username": {"jdoe"}, "password": {fmt.Sprintf("parallel guess %d", i)}}).status
+			statuses[i] = c.Post("/staff/login", url.Values{"username": {"jdoe"}, "password": {fmt.Sprintf("parallel guess %d", i)}}).Status
 		})
 	}
 	wg.Wait()
@@ -455,17 +454,17 @@ func TestNewPasswordPolicy(t *testing.T) {
 // TestPasswordFormRefusesCommonPasswords: the change-of-password form
 // shows why a password is refused and changes nothing.
 func TestPasswordFormRefusesCommonPasswords(t *testing.T) {
-	h := newHarness(t)
-	c := h.signedIn("jdoe", domain.RoleClerk)
-	c.get("/staff/password")
-	before := h.ledger.journalLen()
+	h := stafftest.New(t)
+	c := h.SignedIn("jdoe", domain.RoleClerk)
+	c.Get("/staff/password")
+	before := h.Ledger.JournalLen()
 	for _, pw := range []string{"qwertyuiop12", "password1234", "çàéèùâêîôûë"} {
-		p := c.post("/staff/password", url.Values{"current": {testPassword}, "new": {pw}, "again": {pw}})
-		if p.status != http.StatusUnprocessableEntity || p.text("password-error") == "" {
-			t.Errorf("%q: %d %q", pw, p.status, p.text("password-error"))
+		p := c.Post("/staff/password", url.Values{"current": {stafftest.Password}, "new": {pw}, "again": {pw}})
+		if p.Status != http.StatusUnprocessableEntity || p.Text("password-error") == "" {
+			t.Errorf("%q: %d %q", pw, p.Status, p.Text("password-error"))
 		}
 	}
-	if n := h.ledger.journalLen(); n != before {
+	if n := h.Ledger.JournalLen(); n != before {
 		t.Fatalf("refused passwords submitted %d commands", n-before)
 	}
 }
@@ -508,7 +507,7 @@ func TestCheckPasswordBoundsStoredCost(t *testing.T) {
 	if !staff.CheckPassword(h, "a brand new password") {
 		t.Fatal("a hash within the bounds is refused")
 	}
-	if _, err := staff.New(staff.Config{Ledger: newMemLedger(time.Now, time.UTC), Hasher: staff.Hasher{Memory: 1 << 20, Time: 1, Threads: 1}}); err == nil {
+	if _, err := staff.New(staff.Config{Ledger: stafftest.NewLedger(time.Now, time.UTC), Hasher: staff.Hasher{Memory: 1 << 20, Time: 1, Threads: 1}}); err == nil {
 		t.Fatal("a server was made with a hasher whose hashes sign-in would refuse")
 	}
 }
@@ -517,51 +516,51 @@ func TestCheckPasswordBoundsStoredCost(t *testing.T) {
 // typed into the staff forms or the API are refused with a message, and
 // nothing is recorded.
 func TestHiddenCharactersRefused(t *testing.T) {
-	h := newHarness(t)
-	c := h.signedIn("jdoe", domain.RoleClerk)
-	bills := func() int { b, _ := h.ledger.BillsByAccount("100101"); return len(b) }
+	h := stafftest.New(t)
+	c := h.SignedIn("jdoe", domain.RoleClerk)
+	bills := func() int { b, _ := h.Ledger.BillsByAccount("100101"); return len(b) }
 	before := bills()
 
-	c.get("/staff/bills/new")
+	c.Get("/staff/bills/new")
 	form := url.Values{"account": {"100101"}, "parcel": {"0601-141-2001"}, "description": {"Weed cutting \u202e00.09 rof"}, "billed_on": {"2026-11-02"}, "amount": {"90.00"}}
-	if p := c.post("/staff/bills", form); p.status != http.StatusUnprocessableEntity || !strings.Contains(p.text("bill-error"), "hidden character (U+202E") {
-		t.Errorf("bill with a text-direction control: %d %q", p.status, p.text("bill-error"))
+	if p := c.Post("/staff/bills", form); p.Status != http.StatusUnprocessableEntity || !strings.Contains(p.Text("bill-error"), "hidden character (U+202E") {
+		t.Errorf("bill with a text-direction control: %d %q", p.Status, p.Text("bill-error"))
 	}
-	c.get("/staff/bills/import")
-	p := c.upload("/staff/bills/import", map[string]string{"mode": "import"}, "nul.csv", "account,parcel,description,billed_on,amount\n100101,0601-141-2001,Snow\x00removal,2026-11-01,30.00\n")
-	if p.status != http.StatusUnprocessableEntity || !strings.Contains(p.text("import-errors"), "Line 2: the description contains a hidden character (U+0000") {
-		t.Errorf("import with a NUL: %d %q", p.status, p.text("import-errors"))
+	c.Get("/staff/bills/import")
+	p := c.Upload("/staff/bills/import", map[string]string{"mode": "import"}, "nul.csv", "account,parcel,description,billed_on,amount\n100101,0601-141-2001,Snow\x00removal,2026-11-01,30.00\n")
+	if p.Status != http.StatusUnprocessableEntity || !strings.Contains(p.Text("import-errors"), "Line 2: the description contains a hidden character (U+0000") {
+		t.Errorf("import with a NUL: %d %q", p.Status, p.Text("import-errors"))
 	}
 	if n := bills(); n != before {
 		t.Fatalf("refused bills were created: %d", n-before)
 	}
 
-	c.post("/staff/window/open", url.Values{"float": {"10.00"}})
-	c.get("/staff/window")
-	if p := c.post("/staff/window/pay", url.Values{"bill": {"B-2026-0101"}, "amount": {"5.00"}, "tender": {"cash"}, "tendered": {"5.00"}, "payer": {"Ana \u2066Gutierrez\u2069"}}); p.status != http.StatusUnprocessableEntity || !strings.Contains(p.text("window-error"), "payer's name") {
-		t.Errorf("payer with isolates: %d %q", p.status, p.text("window-error"))
+	c.Post("/staff/window/open", url.Values{"float": {"10.00"}})
+	c.Get("/staff/window")
+	if p := c.Post("/staff/window/pay", url.Values{"bill": {"B-2026-0101"}, "amount": {"5.00"}, "tender": {"cash"}, "tendered": {"5.00"}, "payer": {"Ana \u2066Gutierrez\u2069"}}); p.Status != http.StatusUnprocessableEntity || !strings.Contains(p.Text("window-error"), "payer's name") {
+		t.Errorf("payer with isolates: %d %q", p.Status, p.Text("window-error"))
 	}
-	if b, _ := h.ledger.Bill("B-2026-0101"); len(b.Payments) != 0 {
+	if b, _ := h.Ledger.Bill("B-2026-0101"); len(b.Payments) != 0 {
 		t.Fatalf("a refused payment posted: %+v", b.Payments)
 	}
 
-	admin := h.signedIn("boss", domain.RoleAdministrator)
-	admin.get("/staff/users")
-	if p := admin.post("/staff/users", url.Values{"username": {"eve"}, "name": {"Eve\x00 Admin"}, "role": {"clerk"}}); p.status != http.StatusUnprocessableEntity || !strings.Contains(p.text("user-error"), "person's name") {
-		t.Errorf("name with a NUL: %d %q", p.status, p.text("user-error"))
+	admin := h.SignedIn("boss", domain.RoleAdministrator)
+	admin.Get("/staff/users")
+	if p := admin.Post("/staff/users", url.Values{"username": {"eve"}, "name": {"Eve\x00 Admin"}, "role": {"clerk"}}); p.Status != http.StatusUnprocessableEntity || !strings.Contains(p.Text("user-error"), "person's name") {
+		t.Errorf("name with a NUL: %d %q", p.Status, p.Text("user-error"))
 	}
 	var u domain.StaffUser
-	if err := h.ledger.Get(domain.CollectionStaffUsers, "eve", &u); domain.ErrorCode(err) != domain.ENOTFOUND {
+	if err := h.Ledger.Get(domain.CollectionStaffUsers, "eve", &u); domain.ErrorCode(err) != domain.ENOTFOUND {
 		t.Fatalf("the refused account exists: %+v %v", u, err)
 	}
 
-	h.addUser("processor", domain.RoleClerk, true)
-	tok := admin.post("/staff/users/processor/tokens", nil).text("secret")
-	st, body := apiCall(t, h.srv.URL, http.MethodPost, "/api/v1/payments", tok, `{"command_id":"bidi-1","bill_id":"B-2026-0101","amount":"1.00","tender":"card","reference":"A1","payer":"x\u202ey"}`)
+	h.AddUser("processor", domain.RoleClerk, true)
+	tok := admin.Post("/staff/users/processor/tokens", nil).Text("secret")
+	st, body := apiCall(t, h.Srv.URL, http.MethodPost, "/api/v1/payments", tok, `{"command_id":"bidi-1","bill_id":"B-2026-0101","amount":"1.00","tender":"card","reference":"A1","payer":"x\u202ey"}`)
 	if st != http.StatusUnprocessableEntity || body["code"] != "invalid" || !strings.Contains(fmt.Sprint(body["error"]), "payer's name") {
 		t.Errorf("API payer with a text-direction control: %d %v", st, body)
 	}
-	if b, _ := h.ledger.Bill("B-2026-0101"); len(b.Payments) != 0 {
+	if b, _ := h.Ledger.Bill("B-2026-0101"); len(b.Payments) != 0 {
 		t.Fatalf("a refused payment posted: %+v", b.Payments)
 	}
 }
@@ -570,12 +569,12 @@ func TestHiddenCharactersRefused(t *testing.T) {
 // an unknown field, carries data after the object or is not an object is
 // refused with a 400 and the API's error body, and changes nothing.
 func TestAPIStrictJSON(t *testing.T) {
-	h := newHarness(t)
-	admin := h.signedIn("boss", domain.RoleAdministrator)
-	h.addUser("processor", domain.RoleClerk, true)
-	admin.get("/staff/users")
-	tok := admin.post("/staff/users/processor/tokens", nil).text("secret")
-	before := h.ledger.journalLen()
+	h := stafftest.New(t)
+	admin := h.SignedIn("boss", domain.RoleAdministrator)
+	h.AddUser("processor", domain.RoleClerk, true)
+	admin.Get("/staff/users")
+	tok := admin.Post("/staff/users/processor/tokens", nil).Text("secret")
+	before := h.Ledger.JournalLen()
 	for _, tc := range []struct{ name, body, says string }{
 		{"duplicate amount", `{"command_id":"dup-1","bill_id":"B-2026-0101","amount":"1.00","tender":"card","reference":"A1","amount":"142.37"}`, `"amount" more than once`},
 		{"duplicate in another case", `{"command_id":"dup-2","bill_id":"B-2026-0101","amount":"1.00","tender":"card","reference":"A1","AMOUNT":"142.37"}`, "more than once"},
@@ -590,29 +589,29 @@ func TestAPIStrictJSON(t *testing.T) {
 		{"wrong type", `{"command_id":"ty-1","bill_id":"B-2026-0101","amount":1.00,"tender":"card","reference":"A1"}`, "not a payment"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			st, body := apiCall(t, h.srv.URL, http.MethodPost, "/api/v1/payments", tok, tc.body)
+			st, body := apiCall(t, h.Srv.URL, http.MethodPost, "/api/v1/payments", tok, tc.body)
 			if st != http.StatusBadRequest || body["code"] != "malformed" || !strings.Contains(fmt.Sprint(body["error"]), tc.says) {
 				t.Fatalf("%d %v, want 400 saying %q", st, body, tc.says)
 			}
 		})
 	}
-	if b, _ := h.ledger.Bill("B-2026-0101"); len(b.Payments) != 0 {
+	if b, _ := h.Ledger.Bill("B-2026-0101"); len(b.Payments) != 0 {
 		t.Fatalf("a refused body paid: %+v", b.Payments)
 	}
 	// The same for the users API: a second "role" does not make an administrator.
-	st, body := apiCall(t, h.srv.URL, http.MethodPost, "/api/v1/users", operatorToken, `{"op":"add","username":"mallory","name":"Mallory","role":"clerk","role":"administrator"}`)
+	st, body := apiCall(t, h.Srv.URL, http.MethodPost, "/api/v1/users", operatorToken, `{"op":"add","username":"mallory","name":"Mallory","role":"clerk","role":"administrator"}`)
 	if st != http.StatusBadRequest || body["code"] != "malformed" || !strings.Contains(fmt.Sprint(body["error"]), `"role" more than once`) {
 		t.Fatalf("users API with two roles: %d %v", st, body)
 	}
 	var u domain.StaffUser
-	if err := h.ledger.Get(domain.CollectionStaffUsers, "mallory", &u); domain.ErrorCode(err) != domain.ENOTFOUND {
+	if err := h.Ledger.Get(domain.CollectionStaffUsers, "mallory", &u); domain.ErrorCode(err) != domain.ENOTFOUND {
 		t.Fatalf("the refused account exists: %+v", u)
 	}
-	if n := h.ledger.journalLen(); n != before {
+	if n := h.Ledger.JournalLen(); n != before {
 		t.Fatalf("refused bodies submitted %d commands", n-before)
 	}
 	// A strict body is still taken.
-	if st, body := apiCall(t, h.srv.URL, http.MethodPost, "/api/v1/payments", tok, `{"command_id":"ok-1","bill_id":"B-2026-0101","amount":"1.00","tender":"card","reference":"A1"}`); st != http.StatusOK {
+	if st, body := apiCall(t, h.Srv.URL, http.MethodPost, "/api/v1/payments", tok, `{"command_id":"ok-1","bill_id":"B-2026-0101","amount":"1.00","tender":"card","reference":"A1"}`); st != http.StatusOK {
 		t.Fatalf("a good payment: %d %v", st, body)
 	}
 }

@@ -11,7 +11,11 @@
 // them through domain.Ledger and show what the domain computed.
 //
 // One file per resource: login.go, users.go, bills.go, window.go,
-// cluster.go, api.go; error.go maps errors to statuses in one place.
+// cluster.go, api.go; error.go maps errors to statuses in one place. A
+// capability that grows beyond a page or two (the budget, claims, the
+// room tax …) is a package of its own under kiosk/staff/, mounted as a
+// Module on the Office it shares with these (module.go); its tests start
+// the office with stafftest.
 // What every route shares has one file too: auth.go (hashes, sessions,
 // the sign-in limiter), password.go (the password policy), export.go
 // (every CSV download) and jsonbody.go (every JSON request body).
@@ -92,6 +96,9 @@ type Config struct {
 	// Depositories are the public depositories the board designated
 	// (§5.06, Wis. Stat. 34.05); deposit slips name one of them.
 	Depositories []string
+	// Modules are the capabilities of the back office in packages of
+	// their own (module.go), mounted in this order.
+	Modules []Module
 }
 
 // Server is the clerk's office.
@@ -109,6 +116,10 @@ type Server struct {
 	banks    []string
 	sessions *sessions
 	limiter  *limiter
+	// What the modules mounted.
+	routes []route
+	nav    []navLink
+	alerts []AlertFunc
 }
 
 // Timing of a submitted command.
@@ -148,6 +159,11 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.sessions = &sessions{now: s.now, m: map[string]*session{}}
 	s.limiter = newLimiter(s.now)
+	for _, m := range cfg.Modules {
+		if err := m.Mount(&Office{s: s}); err != nil {
+			return nil, fmt.Errorf("staff: mount %T: %w", m, err)
+		}
+	}
 	return s, nil
 }
 
@@ -224,6 +240,14 @@ func (s *Server) Handler() http.Handler {
 
 	route("GET /staff/cluster", CapCluster, s.showClusterPage)
 
+	for _, m := range s.routes {
+		if m.api {
+			mux.HandleFunc(m.pattern, s.requireToken(m.c, m.h))
+		} else {
+			mux.HandleFunc(m.pattern, s.require(m.c, m.h))
+		}
+	}
+
 	api := func(pattern string, c Capability, h http.HandlerFunc) {
 		mux.HandleFunc(pattern, s.requireToken(c, h))
 	}
@@ -263,11 +287,7 @@ func (s *Server) page(r *http.Request, title string) view.Page {
 		p.User, p.Name, p.Role = pr.user.Username, pr.user.Name, pr.user.Role.Title()
 		p.CSRF = pr.session.csrf
 		if !pr.user.MustChange {
-			for _, n := range []struct {
-				c     Capability
-				label string
-				url   string
-			}{
+			for _, n := range append([]navLink{
 				{CapDashboard, "Today", "/staff/"},
 				{CapWindow, "Window", "/staff/window"},
 				{CapReadBills, "Accounts", "/staff/accounts"},
@@ -281,7 +301,7 @@ func (s *Server) page(r *http.Request, title string) view.Page {
 				{CapJournal, "Journal", "/staff/journal"},
 				{CapUsers, "Staff", "/staff/users"},
 				{CapCluster, "Cluster", "/staff/cluster"},
-			} {
+			}, s.nav...) {
 				if Allowed(pr.user.Role, n.c) {
 					p.Nav = append(p.Nav, view.NavLink{Label: n.label, URL: n.url, Current: r.URL.Path == n.url})
 				}

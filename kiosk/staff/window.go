@@ -341,6 +341,15 @@ func (s *Server) showDashboardPage(w http.ResponseWriter, r *http.Request) {
 			v.Alerts = append(v.Alerts, view.Alert{TestID: "alert-refunds-late", Text: fmt.Sprintf("%d refund(s) are past their §5.07(1) deadline.", n), URL: "/staff/refunds"})
 		}
 	}
+	who := Who{Username: pr.user.Username, Name: pr.user.Name, Role: pr.user.Role}
+	for _, f := range s.alerts {
+		as, err := f(r.Context(), who)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		v.Alerts = append(v.Alerts, as...)
+	}
 	if Allowed(pr.user.Role, CapWindow) {
 		if d, open, err := s.openDrawer(pr.user.Username); err == nil && open {
 			v.OpenDrawer = d.ID

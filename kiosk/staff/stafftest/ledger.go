@@ -1,4 +1,4 @@
-package staff_test
+package stafftest
 
 import (
 	"context"
@@ -15,12 +15,12 @@ import (
 	"github.com/villagehall/appliance/kiosk/staff"
 )
 
-// memLedger is an in-memory domain.Ledger for handler tests. It applies
+// Ledger is an in-memory domain.Ledger for handler tests. It applies
 // commands with the real domain.Apply on a copy of its state and keeps the
 // copy only when the command succeeds, dedupes command ids, and keeps a
 // journal of (kind, actor, outcome) as the replicated ledger does. The
 // real ledger is sync/replica, which appliance/staff_test.go drives.
-type memLedger struct {
+type Ledger struct {
 	mu          sync.Mutex
 	now         func() time.Time
 	loc         *time.Location
@@ -29,6 +29,7 @@ type memLedger struct {
 	index       uint64
 	st          memState
 	results     map[string]domain.Result
+	requests    map[string]domain.Command // what each command id asked, to refuse its reuse
 	journal     []staff.JournalEntry
 	provisional bool // Submit answers provisionally (no quorum) without applying
 }
@@ -47,10 +48,10 @@ func (s memState) clone() memState {
 	return memState{maps.Clone(s.bills), maps.Clone(s.parcels), maps.Clone(s.accounts), maps.Clone(s.receipts), slices.Clone(s.refunds), maps.Clone(s.records), maps.Clone(s.keys)}
 }
 
-var _ domain.Ledger = (*memLedger)(nil)
+var _ domain.Ledger = (*Ledger)(nil)
 
-func newMemLedger(now func() time.Time, loc *time.Location) *memLedger {
-	l := &memLedger{now: now, loc: loc, params: domain.DefaultParams(), results: map[string]domain.Result{},
+func NewLedger(now func() time.Time, loc *time.Location) *Ledger {
+	l := &Ledger{now: now, loc: loc, params: domain.DefaultParams(), results: map[string]domain.Result{}, requests: map[string]domain.Command{},
 		st: memState{map[string]domain.Bill{}, map[string]domain.Parcel{}, map[string]domain.Account{}, map[string]domain.Receipt{}, nil, map[string][]byte{}, map[string]bool{}}}
 	for i, owner := range []string{"Ana Gutierrez", "Luis Ramirez"} {
 		p := domain.Parcel{ID: fmt.Sprintf("0601-141-%04d", 2001+i), Address: fmt.Sprintf("%d Main St", 10+i), County: []domain.County{domain.Dane, domain.Green}[i], Owner: owner}
@@ -63,14 +64,14 @@ func newMemLedger(now func() time.Time, loc *time.Location) *memLedger {
 	return l
 }
 
-func (l *memLedger) NewCommand(k domain.Kind, actor string) (domain.Command, error) {
+func (l *Ledger) NewCommand(k domain.Kind, actor string) (domain.Command, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.seq++
 	return domain.Command{ID: fmt.Sprintf("cmd-%d", l.seq), Kind: k, At: domain.DateTimeOf(l.now().In(l.loc)), Node: "hall-clerk", Seq: l.seq, Actor: actor}, nil
 }
 
-func (l *memLedger) Submit(ctx context.Context, cmd domain.Command) (domain.Result, error) {
+func (l *Ledger) Submit(ctx context.Context, cmd domain.Command) (domain.Result, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if err := cmd.Validate(); err != nil {
@@ -84,6 +85,10 @@ func (l *memLedger) Submit(ctx context.Context, cmd domain.Command) (domain.Resu
 		return domain.Result{}, err
 	}
 	if res, ok := l.results[cmd.ID]; ok {
+		if !l.requests[cmd.ID].SameRequest(cmd) {
+			// As the replica answers an id reused for another request.
+			return domain.Result{}, domain.Errorf(domain.ECONFLICT, "", "The command id %s was already used for a different request; use a new id for a new request.", cmd.ID)
+		}
 		if res.Error != nil {
 			return res, res.Error
 		}
@@ -93,6 +98,7 @@ func (l *memLedger) Submit(ctx context.Context, cmd domain.Command) (domain.Resu
 		return domain.Result{CommandID: cmd.ID, Kind: cmd.Kind}, nil
 	}
 	l.index++
+	l.requests[cmd.ID] = cmd
 	work := l.st.clone()
 	res, err := domain.Apply(memTx{&work}, cmd, l.index, l.params)
 	if err != nil {
@@ -117,7 +123,7 @@ func (l *memLedger) Submit(ctx context.Context, cmd domain.Command) (domain.Resu
 }
 
 // Journal implements staff.Journal.
-func (l *memLedger) Journal(fn func(staff.JournalEntry) error) error {
+func (l *Ledger) Journal(fn func(staff.JournalEntry) error) error {
 	l.mu.Lock()
 	entries := slices.Clone(l.journal)
 	l.mu.Unlock()
@@ -129,7 +135,7 @@ func (l *memLedger) Journal(fn func(staff.JournalEntry) error) error {
 	return nil
 }
 
-func (l *memLedger) journalLen() int {
+func (l *Ledger) JournalLen() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.journal)
@@ -139,7 +145,7 @@ func notFound(what, id string) error {
 	return domain.Errorf(domain.ENOTFOUND, "", "There is no %s %q.", what, id)
 }
 
-func (l *memLedger) Bill(id string) (domain.Bill, error) {
+func (l *Ledger) Bill(id string) (domain.Bill, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b, ok := l.st.bills[id]
@@ -149,7 +155,7 @@ func (l *memLedger) Bill(id string) (domain.Bill, error) {
 	return b, nil
 }
 
-func (l *memLedger) bills(f func(domain.Bill) bool) []domain.Bill {
+func (l *Ledger) bills(f func(domain.Bill) bool) []domain.Bill {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []domain.Bill
@@ -162,15 +168,15 @@ func (l *memLedger) bills(f func(domain.Bill) bool) []domain.Bill {
 	return out
 }
 
-func (l *memLedger) BillsByAccount(n string) ([]domain.Bill, error) {
+func (l *Ledger) BillsByAccount(n string) ([]domain.Bill, error) {
 	return l.bills(func(b domain.Bill) bool { return b.Account == n }), nil
 }
 
-func (l *memLedger) BillsByParcel(id string) ([]domain.Bill, error) {
+func (l *Ledger) BillsByParcel(id string) ([]domain.Bill, error) {
 	return l.bills(func(b domain.Bill) bool { return b.Parcel == id }), nil
 }
 
-func (l *memLedger) Parcel(id string) (domain.Parcel, error) {
+func (l *Ledger) Parcel(id string) (domain.Parcel, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	p, ok := l.st.parcels[id]
@@ -180,13 +186,13 @@ func (l *memLedger) Parcel(id string) (domain.Parcel, error) {
 	return p, nil
 }
 
-func (l *memLedger) Parcels() ([]domain.Parcel, error) {
+func (l *Ledger) Parcels() ([]domain.Parcel, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return slices.Collect(maps.Values(l.st.parcels)), nil
 }
 
-func (l *memLedger) Account(n string) (domain.Account, error) {
+func (l *Ledger) Account(n string) (domain.Account, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	a, ok := l.st.accounts[n]
@@ -196,7 +202,7 @@ func (l *memLedger) Account(n string) (domain.Account, error) {
 	return a, nil
 }
 
-func (l *memLedger) Receipt(n string) (domain.Receipt, error) {
+func (l *Ledger) Receipt(n string) (domain.Receipt, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	r, ok := l.st.receipts[n]
@@ -206,7 +212,7 @@ func (l *memLedger) Receipt(n string) (domain.Receipt, error) {
 	return r, nil
 }
 
-func (l *memLedger) Params() *domain.Params {
+func (l *Ledger) Params() *domain.Params {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.params
@@ -215,7 +221,7 @@ func (l *memLedger) Params() *domain.Params {
 // ledgerParams returns the parameters of the resolutions the state holds
 // (domain.ParamsOf, in their order), as the replica's FSM reads them after
 // a resolution applies. The caller holds l.mu.
-func (l *memLedger) ledgerParams() *domain.Params {
+func (l *Ledger) ledgerParams() *domain.Params {
 	var rs []domain.Resolution
 	for k, b := range l.st.records {
 		if id, ok := strings.CutPrefix(k, domain.CollectionResolutions+"/"); ok && id != "count" {
@@ -234,11 +240,11 @@ func (l *memLedger) ledgerParams() *domain.Params {
 	return p
 }
 
-func (l *memLedger) Consistency() domain.Consistency {
+func (l *Ledger) Consistency() domain.Consistency {
 	return domain.Consistency{Level: domain.Current}
 }
 
-func (l *memLedger) Get(collection, id string, v any) error {
+func (l *Ledger) Get(collection, id string, v any) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b, ok := l.st.records[collection+"/"+id]
@@ -248,7 +254,7 @@ func (l *memLedger) Get(collection, id string, v any) error {
 	return json.Unmarshal(b, v)
 }
 
-func (l *memLedger) List(collection, prefix string, fn func(string, []byte) error) error {
+func (l *Ledger) List(collection, prefix string, fn func(string, []byte) error) error {
 	l.mu.Lock()
 	var ids []string
 	base := collection + "/"
@@ -271,7 +277,7 @@ func (l *memLedger) List(collection, prefix string, fn func(string, []byte) erro
 	return nil
 }
 
-func (l *memLedger) Keys(index, prefix string) ([]string, error) {
+func (l *Ledger) Keys(index, prefix string) ([]string, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []string
@@ -321,8 +327,32 @@ func (t memTx) Put(c, id string, v any) error {
 	return err
 }
 
-func (l *memLedger) RefundsDue() ([]domain.RefundDue, error) {
+func (l *Ledger) RefundsDue() ([]domain.RefundDue, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return slices.Clone(l.st.refunds), nil
+}
+
+// PutBill writes a bill straight into the ledger's state, for a test
+// that needs a bill the commands would take many steps to make.
+func (l *Ledger) PutBill(b domain.Bill) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.st.bills[b.ID] = b
+}
+
+// AppendJournal adds an entry to the journal as it is, for a test of
+// what the journal's pages make of a hostile one.
+func (l *Ledger) AppendJournal(e staff.JournalEntry) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.journal = append(l.journal, e)
+}
+
+// SetProvisional makes Submit answer as a node that has no quorum: the
+// command is not applied, and its result has no log index.
+func (l *Ledger) SetProvisional(on bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.provisional = on
 }

@@ -1,0 +1,229 @@
+package staff
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/a-h/templ"
+
+	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/staff/view"
+)
+
+// The back office grows one capability at a time, each in a package of
+// its own under kiosk/staff/ (budget, claims, roomtax, assessments …):
+// its handlers, its templ views and the small interface through which it
+// reads the domain. Such a package is a Module. The appliance lists the
+// modules in Config.Modules; New mounts each on an Office, which is all a
+// module shares with the clerk's office: sign-in, the CSRF check and the
+// capability matrix on every route, the page frame and navigation, the one
+// submit path of commands, and the one mapping of errors to statuses. The
+// capabilities themselves stay in roles.go, the one place that says who
+// may do what.
+
+// Module is one capability of the back office.
+type Module interface {
+	// Mount adds the module's routes, navigation links and start-page
+	// alerts to the office. It runs once, in New.
+	Mount(o *Office) error
+}
+
+// Office is what a module's handlers share with the clerk's office.
+type Office struct {
+	s *Server
+}
+
+// route is one route a module mounted.
+type route struct {
+	pattern string
+	c       Capability
+	h       http.HandlerFunc
+	api     bool
+}
+
+// navLink is one link of the navigation a module added.
+type navLink struct {
+	c          Capability
+	label, url string
+}
+
+// AlertFunc returns the alerts of the start page a module raises for the
+// person signed in as who (the start page asks every module).
+type AlertFunc func(ctx context.Context, who Who) ([]view.Alert, error)
+
+// Who is the person a request is made by.
+type Who struct {
+	Username string
+	Name     string
+	Role     domain.Role
+}
+
+// Page adds a route for people in a browser: signed in, with a password
+// that is not due to change, of a role that has capability c; a POST
+// carries the session's CSRF token (checked before h runs) and its form
+// is parsed.
+func (o *Office) Page(pattern string, c Capability, h http.HandlerFunc) {
+	o.s.routes = append(o.s.routes, route{pattern: pattern, c: c, h: h})
+}
+
+// API adds a route under /api/v1/ for automation: an API token of an
+// account whose role has capability c.
+func (o *Office) API(pattern string, c Capability, h http.HandlerFunc) {
+	o.s.routes = append(o.s.routes, route{pattern: pattern, c: c, h: h, api: true})
+}
+
+// Nav adds a link to the navigation of the people whose role has c.
+func (o *Office) Nav(c Capability, label, url string) {
+	o.s.nav = append(o.s.nav, navLink{c: c, label: label, url: url})
+}
+
+// Alert adds a source of start-page alerts.
+func (o *Office) Alert(f AlertFunc) { o.s.alerts = append(o.s.alerts, f) }
+
+// Ledger returns the replicated ledger.
+func (o *Office) Ledger() domain.Ledger { return o.s.ledger }
+
+// Reads returns the ledger's records in the domain's words.
+func (o *Office) Reads() domain.Reads { return o.s.reads }
+
+// Now returns the time now, from the office's clock.
+func (o *Office) Now() time.Time { return o.s.now() }
+
+// Today returns the village's date today.
+func (o *Office) Today() domain.Date { return o.s.today() }
+
+// Location returns the village's time zone.
+func (o *Office) Location() *time.Location { return o.s.loc }
+
+// Who returns the person r is made by; the zero Who when nobody is
+// signed in (never on a route mounted with Page or API).
+func (o *Office) Who(r *http.Request) Who {
+	pr, ok := principalFrom(r.Context())
+	if !ok {
+		return Who{}
+	}
+	return Who{Username: pr.user.Username, Name: pr.user.Name, Role: pr.user.Role}
+}
+
+// Frame returns what every staff page shares (view.Page): the title, the
+// navigation of the person's role, the CSRF token their forms carry, and
+// the banner when the records may not be current.
+func (o *Office) Frame(r *http.Request, title string) view.Page { return o.s.page(r, title) }
+
+// Render writes a page with a status.
+func (o *Office) Render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
+	o.s.render(w, r, status, c)
+}
+
+// Fail shows the error page for err, with the status its code maps to.
+func (o *Office) Fail(w http.ResponseWriter, r *http.Request, err error) { o.s.fail(w, r, err) }
+
+// FormError says how a form should show err: its status and the plain
+// sentence to show beside the form, and ok. When the error is not one
+// the person can fix (an internal error), ok is false and the handler
+// calls Fail instead.
+func (o *Office) FormError(err error) (status int, message string, ok bool) {
+	st := errorStatus(err)
+	if st < 500 || st == http.StatusServiceUnavailable {
+		return st, domain.ErrorMessage(err), true
+	}
+	return st, "", false
+}
+
+// Redirect answers a form with 303 See Other to a page.
+func (o *Office) Redirect(w http.ResponseWriter, r *http.Request, to string) { redirect(w, r, to) }
+
+// Form returns a form value, trimmed.
+func (o *Office) Form(r *http.Request, name string) string { return formValue(r, name) }
+
+// Submit records a command carrying p for the person signed in: the
+// kind's descriptor must permit their role; the command is checked
+// (domain.Command.CheckText) and submitted; a change the cluster has not
+// confirmed in time is an error (EUNAVAILABLE) that says so.
+func (o *Office) Submit(r *http.Request, p domain.Payload) (domain.Result, error) {
+	return o.s.submit(r, p.Kind(), func(c *domain.Command) { c.Payload = p })
+}
+
+// SubmitAPI records a command carrying p for the holder of the API token,
+// with the client's command id: the same id sent again with the same
+// request answers with the first result, with another request it is a
+// conflict (409), as for payments. The id is required, at most 64
+// characters.
+func (o *Office) SubmitAPI(r *http.Request, commandID string, p domain.Payload) (domain.Result, error) {
+	if strings.TrimSpace(commandID) == "" || len(commandID) > 64 {
+		return domain.Result{}, domain.Errorf(domain.EINVALID, "", "command_id is required (at most 64 characters); make it unique, and send the same one when you retry.")
+	}
+	return o.s.submit(r, p.Kind(), func(c *domain.Command) {
+		c.ID = "api-" + commandID
+		c.Payload = p
+	})
+}
+
+// DecodeJSON reads a JSON request body strictly into v (unknown fields,
+// duplicate keys, trailing data and oversized bodies refused as
+// EMALFORMED); what names the body in the message ("a purchase order").
+func (o *Office) DecodeJSON(w http.ResponseWriter, r *http.Request, v any, what string) error {
+	return decodeBody(w, r, v, what)
+}
+
+// WriteJSON writes v as a JSON answer with a status.
+func (o *Office) WriteJSON(w http.ResponseWriter, status int, v any) { writeJSON(w, status, v) }
+
+// WriteAPIError writes err as the API's JSON error, with the status its
+// code maps to.
+func (o *Office) WriteAPIError(w http.ResponseWriter, err error) { writeAPIError(w, err) }
+
+// CSV starts a CSV download named filename. Every cell written through it
+// is neutralised against formula injection, as every export of the office.
+func (o *Office) CSV(w http.ResponseWriter, filename string) *CSVWriter {
+	return &CSVWriter{startCSV(w, filename)}
+}
+
+// CSVWriter writes the records of a CSV download.
+type CSVWriter struct{ e *csvExport }
+
+// Write writes one record.
+func (c *CSVWriter) Write(record []string) error { return c.e.Write(record) }
+
+// Flush writes what is buffered and returns the first write error.
+func (c *CSVWriter) Flush() error { return c.e.Flush() }
+
+// ParseDate reads a date typed as YYYY-MM-DD; what names the field in the
+// message ("The hearing date").
+func ParseDate(what, s string) (domain.Date, error) { return parseFormDate(what, s) }
+
+// ParseAmount reads an amount of money typed in a form ("1,250.00" and
+// "$90" are read; "12,50" is not); what names the field in the message.
+func ParseAmount(what, s string) (domain.Money, error) {
+	t := strings.ReplaceAll(strings.TrimPrefix(strings.TrimSpace(s), "$"), ",", "")
+	if s == "" {
+		return domain.Money{}, domain.Errorf(domain.EINVALID, "", "%s is missing; write it like 90.00.", what)
+	}
+	m, err := domain.ParseMoney(t)
+	if err != nil || !groupedRight(strings.TrimPrefix(strings.TrimSpace(s), "$")) {
+		return domain.Money{}, domain.Errorf(domain.EINVALID, "", "%s %q is not an amount of money like 1,250.00.", what, s)
+	}
+	return m, nil
+}
+
+// groupedRight reports whether the thousands separators of an amount, if
+// any, stand every three digits of its whole part ("1,250.00", not
+// "12,50").
+func groupedRight(s string) bool {
+	whole, _, _ := strings.Cut(strings.TrimPrefix(s, "-"), ".")
+	if !strings.Contains(whole, ",") {
+		return true
+	}
+	groups := strings.Split(whole, ",")
+	if len(groups[0]) < 1 || len(groups[0]) > 3 {
+		return false
+	}
+	for _, g := range groups[1:] {
+		if len(g) != 3 {
+			return false
+		}
+	}
+	return true
+}
