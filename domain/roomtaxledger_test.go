@@ -196,7 +196,7 @@ func TestRoomTaxQuarterlyReturn(t *testing.T) {
 	// The amendment replaces the figures; the original stays as history.
 	am := &AmendRoomTaxReturn{Operator: "belle-inn", Period: Quarter{2026, 1}, GrossReceipts: MustMoney("20000.00"),
 		ExemptSales: []RoomTaxExemptSale{q1Belle().ExemptSales[0], {Amount: MustMoney("500.00"), Entity: EntityNonprofit, Buyer: "Green County 4-H", BilledToEntity: true, Document: "certificate_number", DocumentNumber: "ES-40221"}},
-		Signer: "Ann Belle", Capacity: "owner", Reason: "found the 4-H certificate"}
+		Signer:      "Ann Belle", Capacity: "owner", Reason: "found the 4-H certificate"}
 	l.refused("rival", "2026-04-12T09:00", am, EFORBIDDEN)
 	am.Reason = ""
 	l.refused("innkeeper", "2026-04-12T09:00", am, EINVALID)
