@@ -30,13 +30,28 @@ const (
 	CapResolutions   Capability = "resolutions"     // record a resolution of the board that sets parameters
 )
 
+// Capabilities of the room tax (§5.22, kiosk/staff/roomtax). Reading a
+// return is offered to every role, but the ledger decides whose returns a
+// person may read (the filer, the treasurer's office, the auditors, an
+// official with an access grant) and records every read before it is
+// shown.
+const (
+	CapRoomTaxForms     Capability = "room-tax-forms"     // the blank return, at no cost (§5.22(3)(a))
+	CapRoomTaxFile      Capability = "room-tax-file"      // file and amend returns and the annual return (an operator: its own only)
+	CapRoomTaxRead      Capability = "room-tax-read"      // open returns and audit reports, each read journaled (§5.22(8))
+	CapRoomTaxDirectory Capability = "room-tax-directory" // the operators and the returns on record, without figures
+	CapRoomTaxAdmin     Capability = "room-tax-admin"     // operators, extensions, audits, estimates, window payments, grants, certificates, transfers, forfeitures, exports
+	CapRoomTaxLog       Capability = "room-tax-log"       // who read which return, when and why
+	CapRoomTaxTotals    Capability = "room-tax-totals"    // collections in total (public) and the tourism share
+)
+
 var grants = map[domain.Role][]Capability{
-	domain.RoleClerk:         {CapDashboard, CapReadBills, CapBills, CapWindow, CapReadCash, CapReturns, CapRefundCheck, CapReadLetters, CapLetters, CapReadFees},
-	domain.RoleTreasurer:     {CapDashboard, CapReadBills, CapBills, CapWindow, CapDeposit, CapReadCash, CapReturns, CapRefundApprove, CapRefundCheck, CapReadLetters, CapLetters, CapNovemberRun, CapJournal, CapReadFees},
-	domain.RoleAdministrator: {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapUsers, CapCluster, CapJournal, CapReadFees, CapResolutions},
-	domain.RoleAuditor:       {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapCluster, CapJournal, CapReadFees},
-	domain.RoleBoard:         {CapDashboard, CapReadFees, CapResolutions},
-	domain.RoleHotelOperator: {CapDashboard, CapReadFees},
+	domain.RoleClerk:         {CapDashboard, CapReadBills, CapBills, CapWindow, CapReadCash, CapReturns, CapRefundCheck, CapReadLetters, CapLetters, CapReadFees, CapRoomTaxForms, CapRoomTaxRead, CapRoomTaxTotals},
+	domain.RoleTreasurer:     {CapDashboard, CapReadBills, CapBills, CapWindow, CapDeposit, CapReadCash, CapReturns, CapRefundApprove, CapRefundCheck, CapReadLetters, CapLetters, CapNovemberRun, CapJournal, CapReadFees, CapRoomTaxForms, CapRoomTaxFile, CapRoomTaxRead, CapRoomTaxDirectory, CapRoomTaxAdmin, CapRoomTaxLog, CapRoomTaxTotals},
+	domain.RoleAdministrator: {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapUsers, CapCluster, CapJournal, CapReadFees, CapResolutions, CapRoomTaxRead, CapRoomTaxTotals},
+	domain.RoleAuditor:       {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapCluster, CapJournal, CapReadFees, CapRoomTaxRead, CapRoomTaxDirectory, CapRoomTaxLog, CapRoomTaxTotals},
+	domain.RoleBoard:         {CapDashboard, CapReadFees, CapResolutions, CapRoomTaxRead, CapRoomTaxTotals},
+	domain.RoleHotelOperator: {CapDashboard, CapReadFees, CapRoomTaxForms, CapRoomTaxFile, CapRoomTaxRead, CapRoomTaxTotals},
 }
 
 // Allowed reports whether role r has capability c.
