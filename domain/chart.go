@@ -257,6 +257,26 @@ func applyChart(tx Tx, c Command, env Env, res *Result) error {
 	return nil
 }
 
+// CheckChange checks accounts as the chart would stand with them, without
+// the ledger's history (whether an account has appropriations): the
+// check of an import's dry run. The index is the account at fault, -1
+// for the chart as a whole.
+func (ch Chart) CheckChange(accounts []ChartAccount) (int, error) {
+	next := chartOf(ch.Accounts)
+	for i, a := range accounts {
+		if err := a.check(); err != nil {
+			return i, err
+		}
+		next.put(a)
+	}
+	for i, a := range accounts {
+		if err := next.checkRefs(a); err != nil {
+			return i, err
+		}
+	}
+	return -1, next.checkWhole()
+}
+
 // Chart is the chart of accounts as the ledger holds it.
 type Chart struct {
 	Accounts []ChartAccount // by code

@@ -208,7 +208,38 @@ var orderKind = &Descriptor{
 	Kind: KindOrder, Section: sectionPurchasing, Since: 2,
 	Roles: []Role{RoleAdministrator, RoleDepartmentHead},
 	New:   func() Payload { return new(OrderChange) },
+	Check: func(c Command) error { return c.Payload.(*OrderChange).check() },
 	Apply: applyOrder,
+}
+
+// check checks what an order change must hold whatever the ledger says.
+func (p *OrderChange) check() error {
+	bad := func(format string, args ...any) error { return Errorf(EINVALID, sectionPurchasing, format, args...) }
+	switch p.Op {
+	case OrderCreate:
+		switch {
+		case strings.TrimSpace(p.Description) == "":
+			return bad("An order needs a description of what it buys.")
+		case !p.Estimate.IsPositive():
+			return bad("An order needs its estimated cost, more than $0.00.")
+		case p.Emergency && strings.TrimSpace(p.Explanation) == "":
+			return Errorf(EINVALID, "§5.12(7)", "An emergency purchase needs a full explanation of the circumstances of the emergency.")
+		case !p.Emergency && p.Explanation != "":
+			return bad("Only an emergency purchase carries an explanation.")
+		}
+		switch p.Category {
+		case CategorySupplies, CategoryMaterials, CategoryEquipment, CategoryContractualServices:
+		default:
+			return bad("The category %q is not supplies, materials, equipment or contractual_services.", p.Category)
+		}
+	case OrderNotice, OrderBidOp, OrderAward, OrderIssue, OrderCancel:
+		if p.ID == "" {
+			return bad("Name the order (its number, like PO-2027-0001).")
+		}
+	default:
+		return bad("Unknown order operation %q (create, notice, bid, award, issue, cancel).", p.Op)
+	}
+	return nil
 }
 
 func loadOrder(tx Tx, id string) (Order, error) {
@@ -265,20 +296,8 @@ func applyOrder(tx Tx, c Command, env Env, res *Result) error {
 
 func createOrder(tx Tx, c Command, p *OrderChange, res *Result) error {
 	bad := func(format string, args ...any) error { return Errorf(EINVALID, sectionPurchasing, format, args...) }
-	switch {
-	case strings.TrimSpace(p.Description) == "":
-		return bad("An order needs a description of what it buys.")
-	case !p.Estimate.IsPositive():
-		return bad("An order needs its estimated cost, more than $0.00.")
-	case p.Emergency && strings.TrimSpace(p.Explanation) == "":
-		return Errorf(EINVALID, "§5.12(7)", "An emergency purchase needs a full explanation of the circumstances of the emergency.")
-	case !p.Emergency && p.Explanation != "":
-		return bad("Only an emergency purchase carries an explanation.")
-	}
-	switch p.Category {
-	case CategorySupplies, CategoryMaterials, CategoryEquipment, CategoryContractualServices:
-	default:
-		return bad("The category %q is not supplies, materials, equipment or contractual_services.", p.Category)
+	if err := p.check(); err != nil {
+		return err
 	}
 	year := c.At.Date.Year()
 	a, err := loadAppropriation(tx, year, p.Line)

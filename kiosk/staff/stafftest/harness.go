@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"maps"
 	"mime/multipart"
 	"net/http"
 	"net/http/cookiejar"
@@ -296,6 +297,7 @@ func (c *Client) Get(path string) Page {
 // sets its own "csrf").
 func (c *Client) Post(path string, form url.Values) Page {
 	c.H.T.Helper()
+	form = maps.Clone(form) // the caller's form is theirs to send again
 	if form == nil {
 		form = url.Values{}
 	}
