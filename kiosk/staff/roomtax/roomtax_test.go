@@ -285,13 +285,13 @@ func TestReadsAreRecordedBeforeAnythingIsShown(t *testing.T) {
 type route struct {
 	name, path string
 	api        bool
-	post       bool
 }
 
 // TestReturnRoutesRoleMatrix requests every route that shows a return, an
 // audit report or figures, as each role: the filer, the treasurer's office
 // and the auditors read (each read journaled, with its reader); another
-// operator, a clerk, an administrator and a board member are refused
+// operator, a clerk, an administrator, a board member and a department
+// head are refused
 // (403, no figures, the refusal journaled when the ledger refused it);
 // an official with an access grant reads.
 func TestReturnRoutesRoleMatrix(t *testing.T) {
@@ -310,7 +310,7 @@ func TestReturnRoutesRoleMatrix(t *testing.T) {
 	for _, u := range []struct {
 		name string
 		role domain.Role
-	}{{"pclerk", domain.RoleClerk}, {"admin", domain.RoleAdministrator}, {"audit", domain.RoleAuditor}, {"trustee", domain.RoleBoard}, {"granted", domain.RoleClerk}} {
+	}{{"pclerk", domain.RoleClerk}, {"admin", domain.RoleAdministrator}, {"audit", domain.RoleAuditor}, {"trustee", domain.RoleBoard}, {"dhead", domain.RoleDepartmentHead}, {"granted", domain.RoleClerk}} {
 		o.h.AddUser(u.name, u.role, true)
 	}
 	o.h.Submit("treas", &domain.RoomTaxAccessGrant{Op: "grant", ID: "G-1", Official: "granted", Operator: "belle-inn", Reason: "the village attorney's review of the appeal", Until: domain.MustDate("2027-02-28")})
@@ -338,6 +338,7 @@ func TestReturnRoutesRoleMatrix(t *testing.T) {
 		"pclerk":    {"*": refused},
 		"admin":     {"*": refused},
 		"trustee":   {"*": refused},
+		"dhead":     {"*": refused},
 		"granted":   {"collections by operator": refused, "amend form": refused, "annual form": refused, "certificate": refused, "export for the DOR": refused},
 	}
 	tokens := map[string]string{}
