@@ -39,6 +39,24 @@ func (c *movableClock) set(t *testing.T, s string) {
 	c.t = at
 }
 
+// rtDo runs the steps of one thing the user does, failing within a
+// minute with the page's address and text (not after the whole test's
+// five minutes with nothing to go on).
+func rtDo(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	sctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := chromedp.Do(sctx, steps...); err != nil {
+		browsertest.Screenshot(t, ctx, "failed-"+what)
+		loc, _ := chromedp.Run(ctx, chromedp.Location())
+		body, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
+		if len(body) > 3000 {
+			body = body[:3000]
+		}
+		t.Fatalf("%s: %v\nat %s:\n%s", what, err, loc, body)
+	}
+}
+
 // TestRoomTaxYear drives the room tax in real Chromium on a real node
 // (Badger, raft): the treasurer registers Belle Inn and links its
 // operator's login; the operator signs in and files Q1 with one valid and
@@ -71,7 +89,7 @@ func TestRoomTaxYear(t *testing.T) {
 	}
 	ctx := browsertest.New(t, browsertest.Options{Width: 1280, Height: 1000, Trust: []*x509.Certificate{m.Identity().Certificate()}})
 	base := "https://" + m.StaffAddr()
-	password := func(user string) string { return "room tax at the " + user + " desk" }
+	password := func(string) string { return "belleville quarterly returns" } // must not contain the username
 	signIn := func(user string) {
 		t.Helper()
 		steps := []chromedp.Action[chromedp.Void]{
@@ -87,7 +105,7 @@ func TestRoomTaxYear(t *testing.T) {
 		} else {
 			steps = append(steps, chromedp.SendKeys(testid("login-password"), password(user)), chromedp.Click(testid("login-submit")), chromedp.WaitVisible(testid("signed-in-as")))
 		}
-		do(t, ctx, "sign in as "+user, steps...)
+		rtDo(t, ctx, "sign in as "+user, steps...)
 	}
 	want := func(testid, value string) {
 		t.Helper()
@@ -99,7 +117,7 @@ func TestRoomTaxYear(t *testing.T) {
 
 	// March 20: the treasurer registers the operator and links its login.
 	signIn("ftreas")
-	do(t, ctx, "register the operator",
+	rtDo(t, ctx, "register the operator",
 		chromedp.Navigate(base+"/staff/room-tax/operators"),
 		chromedp.WaitVisible(testid("register-form")),
 		chromedp.SendKeys(testid("register-name"), "Belle Inn LLC"),
@@ -120,7 +138,7 @@ func TestRoomTaxYear(t *testing.T) {
 	// without its certificate number), previews and signs.
 	clock.set(t, "2026-04-10 09:00")
 	signIn("annbelle")
-	do(t, ctx, "the Q1 form",
+	rtDo(t, ctx, "the Q1 form",
 		chromedp.Navigate(base+"/staff/room-tax"),
 		chromedp.WaitVisible(testid("file-2026-Q1")),
 		chromedp.Click(testid("file-2026-Q1")),
@@ -144,14 +162,14 @@ func TestRoomTaxYear(t *testing.T) {
 	want("fig-tax", "1330.00")
 	want("fig-exempt", "1000.00")
 	want("preview-sales-status-2", "rejected: taxed")
-	do(t, ctx, "sign Q1", chromedp.Click(testid("file-sign-box")), chromedp.Click(testid("file-sign")), chromedp.WaitVisible(testid("return-id")))
+	rtDo(t, ctx, "sign Q1", chromedp.Click(testid("file-sign-box")), chromedp.Click(testid("file-sign")), chromedp.WaitVisible(testid("return-id")))
 	browsertest.Screenshot(t, ctx, "roomtax-3-q1-filed")
 	want("fig-tax", "1330.00")
 	want("sales-status-2", "rejected: taxed")
 
 	// April 20: part of it by card at the kiosk, with the return's reference.
 	clock.set(t, "2026-04-20 11:00")
-	do(t, ctx, "pay part by card at the kiosk",
+	rtDo(t, ctx, "pay part by card at the kiosk",
 		chromedp.Navigate("http://"+m.Addr()+"/"),
 		chromedp.WaitVisible(testid("start-room-tax")),
 		chromedp.Click(testid("start-room-tax")),
@@ -162,18 +180,18 @@ func TestRoomTaxYear(t *testing.T) {
 		chromedp.WaitVisible(testid("charge-button")),
 	)
 	want("confirm-amount", "$1,000.00")
-	do(t, ctx, "charge the card", chromedp.Click(testid("charge-button")), chromedp.WaitVisible(testid("receipt-number")))
+	rtDo(t, ctx, "charge the card", chromedp.Click(testid("charge-button")), chromedp.WaitVisible(testid("receipt-number")))
 	browsertest.Screenshot(t, ctx, "roomtax-4-kiosk-receipt")
 	want("receipt-amount", "$1,000.00")
 	signIn("annbelle")
-	do(t, ctx, "the return after the card payment", chromedp.Navigate(base+"/staff/room-tax/returns/belle-inn_2026-Q1"), chromedp.WaitVisible(testid("fig-paid")))
+	rtDo(t, ctx, "the return after the card payment", chromedp.Navigate(base+"/staff/room-tax/returns/belle-inn_2026-Q1"), chromedp.WaitVisible(testid("fig-paid")))
 	want("fig-paid", "1000.00")
 	want("fig-balance", "330.00")
 
 	// August 5: Q2 (due July 31) filed late: the fee and a month's interest.
 	clock.set(t, "2026-08-05 09:00")
 	signIn("annbelle")
-	do(t, ctx, "file Q2 late",
+	rtDo(t, ctx, "file Q2 late",
 		chromedp.Navigate(base+"/staff/room-tax"),
 		chromedp.WaitVisible(testid("file-2026-Q2")),
 		chromedp.Click(testid("file-2026-Q2")),
@@ -196,7 +214,7 @@ func TestRoomTaxYear(t *testing.T) {
 	// audits Q1 (the 4-H's certificate was on file after all).
 	clock.set(t, "2026-10-20 09:00")
 	signIn("ftreas")
-	do(t, ctx, "extend Q3",
+	rtDo(t, ctx, "extend Q3",
 		chromedp.Navigate(base+"/staff/room-tax/returns/belle-inn_2026-Q3"),
 		chromedp.WaitVisible(testid("reason-form")),
 		chromedp.Click(testid("reason-submit")),
@@ -209,7 +227,7 @@ func TestRoomTaxYear(t *testing.T) {
 	if got := text(t, ctx, "extension"); !strings.Contains(got, "2026-11-30") {
 		t.Fatalf("extension %q", got)
 	}
-	do(t, ctx, "audit Q1",
+	rtDo(t, ctx, "audit Q1",
 		chromedp.Navigate(base+"/staff/room-tax/returns/belle-inn_2026-Q1?reason=administration"),
 		chromedp.WaitVisible(testid("determination-form")),
 		chromedp.SendKeys(testid("determination-gross"), "20000.00"),
@@ -225,7 +243,7 @@ func TestRoomTaxYear(t *testing.T) {
 
 	// An auditor reads the return, saying why; the read is in the journal.
 	signIn("audrey")
-	do(t, ctx, "the auditor opens the return",
+	rtDo(t, ctx, "the auditor opens the return",
 		chromedp.Navigate(base+"/staff/room-tax/operators/belle-inn"),
 		chromedp.WaitVisible(testid("period-link-2026-Q1")),
 		chromedp.Click(testid("period-link-2026-Q1")),
@@ -238,7 +256,7 @@ func TestRoomTaxYear(t *testing.T) {
 	browsertest.Screenshot(t, ctx, "roomtax-7-auditor-read")
 	want("fig-tax", "1295.00")
 	read := text(t, ctx, "read-id")
-	do(t, ctx, "the journal",
+	rtDo(t, ctx, "the journal",
 		chromedp.Navigate(base+"/staff/journal?kind=room_tax_read&actor=audrey"),
 		chromedp.WaitVisible(chromedp.CSS(`tr[data-command="`+read+`"]`)),
 	)
