@@ -273,3 +273,58 @@ func (m *Module) apiDetermine(w http.ResponseWriter, r *http.Request) {
 	res, err := m.o.SubmitAPI(r, body.CommandID, &domain.RoomTaxDetermine{Operator: opID, Period: q, Type: body.Type, Basis: body.Basis, GrossReceipts: body.GrossReceipts, ExemptSales: body.ExemptSales})
 	m.answer(w, res, err, domain.QuarterlyReturnID(opID, q))
 }
+
+// apiPay answers POST /api/v1/room-tax/returns/{id}/payments, for the
+// treasurer's office: a card payment taken by a payment processor (the
+// processor's approval as the reference), or cash or a check, which go
+// into the caller's open drawer as at the window. The ledger applies it
+// to the tax first (5.22/room-tax-return). The answer names the receipt,
+// not the return's figures.
+func (m *Module) apiPay(w http.ResponseWriter, r *http.Request) {
+	opID, q, err := domain.ParseQuarterlyReturnID(r.PathValue("id"))
+	if err != nil {
+		m.o.WriteAPIError(w, domain.Errorf(domain.ENOTFOUND, "", "There is no such return."))
+		return
+	}
+	var body struct {
+		CommandID string        `json:"command_id"`
+		Amount    domain.Money  `json:"amount"`
+		Tender    domain.Tender `json:"tender"`
+		Reference string        `json:"reference"`
+		Payer     string        `json:"payer,omitempty"`
+	}
+	if err := m.o.DecodeJSON(w, r, &body, "a room tax payment"); err != nil {
+		m.o.WriteAPIError(w, err)
+		return
+	}
+	id := domain.QuarterlyReturnID(opID, q)
+	var p domain.Payload
+	switch body.Tender {
+	case domain.Card:
+		p = &domain.PayRoomTax{Return: id, Amount: body.Amount, Reference: body.Reference, Payer: body.Payer}
+	case domain.Cash, domain.Check:
+		d, open, err := m.o.Reads().OpenDrawer(m.who(r).Username)
+		if err != nil {
+			m.o.WriteAPIError(w, err)
+			return
+		}
+		if !open {
+			m.o.WriteAPIError(w, domain.Errorf(domain.ECONFLICT, "", "A %s payment goes into an open drawer: open one at the window first.", body.Tender))
+			return
+		}
+		p = &domain.RoomTaxWindowPayment{Return: id, DrawerID: d.ID, Amount: body.Amount, Tender: body.Tender, Tendered: body.Amount, Reference: body.Reference, Payer: body.Payer}
+	default:
+		m.o.WriteAPIError(w, domain.Errorf(domain.EINVALID, "", "tender must be card, cash or check."))
+		return
+	}
+	res, err := m.o.SubmitAPI(r, body.CommandID, p)
+	if err != nil {
+		m.o.WriteAPIError(w, err)
+		return
+	}
+	answer := map[string]any{"command_id": res.CommandID, "index": res.Index, "return": id}
+	if res.Receipt != nil {
+		answer["receipt"] = res.Receipt.Number
+	}
+	m.o.WriteJSON(w, http.StatusOK, answer)
+}

@@ -85,6 +85,7 @@ func (m *Module) Mount(o *staff.Office) error {
 	o.API("POST /api/v1/room-tax/returns/{id}/amendments", staff.CapRoomTaxFile, m.apiAmend)
 	o.API("POST /api/v1/room-tax/returns/{id}/extension", staff.CapRoomTaxAdmin, m.apiExtend)
 	o.API("POST /api/v1/room-tax/returns/{id}/determinations", staff.CapRoomTaxAdmin, m.apiDetermine)
+	o.API("POST /api/v1/room-tax/returns/{id}/payments", staff.CapRoomTaxAdmin, m.apiPay)
 
 	o.Nav(staff.CapRoomTaxRead, "Room tax", "/staff/room-tax")
 	o.Alert(m.alerts)

@@ -602,6 +602,46 @@ func TestRoomTaxAPI(t *testing.T) {
 	if st, b := o.h.API("POST", "/api/v1/room-tax/returns/belle-inn_2026-Q1/determinations", treas, `{"command_id":"d1","type":"office_audit","basis":"report","gross_receipts":"19000.00"}`); st != http.StatusOK {
 		t.Fatalf("determination: %d %s", st, b)
 	}
+
+	// Payments through the API: the treasurer's office posts a card
+	// payment a processor took; an operator cannot post one for itself.
+	pay := `{"command_id":"p1","amount":"500.00","tender":"card","reference":"PROC-88121","payer":"Belle Inn LLC"}`
+	if st, _ := o.h.API("POST", "/api/v1/room-tax/returns/belle-inn_2026-Q1/payments", tok, pay); st != http.StatusForbidden {
+		t.Fatalf("an operator posting its own card payment: %d", st)
+	}
+	journal := o.h.Ledger.JournalLen()
+	for name, bad := range map[string]string{
+		"no approval reference": `{"command_id":"p2","amount":"500.00","tender":"card","reference":""}`,
+		"no amount":             `{"command_id":"p3","amount":"0.00","tender":"card","reference":"PROC-1"}`,
+		"a tender it is not":    `{"command_id":"p4","amount":"5.00","tender":"barter","reference":"PROC-1"}`,
+	} {
+		if st, b := o.h.API("POST", "/api/v1/room-tax/returns/belle-inn_2026-Q1/payments", treas, bad); st != http.StatusUnprocessableEntity {
+			t.Errorf("%s: %d %s", name, st, b)
+		}
+	}
+	if st, b := o.h.API("POST", "/api/v1/room-tax/returns/belle-inn_2026-Q1/payments", treas, `{"command_id":"p5","amount":"5.00","tender":"cash"}`); st != http.StatusConflict {
+		t.Errorf("cash without an open drawer: %d %s", st, b)
+	}
+	if st, b := o.h.API("POST", "/api/v1/room-tax/returns/sugar-rooms_2026-Q1/payments", treas, `{"command_id":"p6","amount":"5.00","tender":"card","reference":"PROC-2"}`); st != http.StatusNotFound {
+		t.Errorf("a return not on record: %d %s", st, b)
+	}
+	if n := o.h.Ledger.JournalLen(); n-journal > 3 {
+		t.Errorf("refused payments changed more than the journal's refusals: %d entries", n-journal)
+	}
+	var paid struct {
+		Receipt string `json:"receipt"`
+	}
+	st, b = o.h.API("POST", "/api/v1/room-tax/returns/belle-inn_2026-Q1/payments", treas, pay)
+	if err := json.Unmarshal(b, &paid); st != http.StatusOK || err != nil || paid.Receipt == "" || strings.Contains(string(b), "1330") {
+		t.Fatalf("the card payment: %d %s", st, b)
+	}
+	if st, b2 := o.h.API("POST", "/api/v1/room-tax/returns/belle-inn_2026-Q1/payments", treas, pay); st != http.StatusOK || !strings.Contains(string(b2), paid.Receipt) {
+		t.Fatalf("the same payment again: %d %s", st, b2)
+	}
+	st, b = o.h.API("GET", "/api/v1/room-tax/returns/belle-inn_2026-Q1", tok, "")
+	if err := json.Unmarshal(b, &got); st != http.StatusOK || err != nil || got.Return.Figures.Paid.String() != "500.00" {
+		t.Fatalf("the return after the payment (paid once): %d %s", st, b)
+	}
 }
 
 func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
