@@ -166,15 +166,20 @@ func TestRoomTaxYear(t *testing.T) {
 	browsertest.Screenshot(t, ctx, "roomtax-3-q1-filed")
 	want("fig-tax", "1330.00")
 	want("sales-status-2", "rejected: taxed")
+	payRef := text(t, ctx, "payment-ref") // the return's id and its check code
+	if !strings.HasPrefix(payRef, "belle-inn_2026-Q1-") {
+		t.Fatalf("payment reference %q", payRef)
+	}
 
-	// April 20: part of it by card at the kiosk, with the return's reference.
+	// April 20: part of it by card at the kiosk, with the payment reference
+	// printed on the return.
 	clock.set(t, "2026-04-20 11:00")
 	rtDo(t, ctx, "pay part by card at the kiosk",
 		chromedp.Navigate("http://"+m.Addr()+"/"),
 		chromedp.WaitVisible(testid("start-room-tax")),
 		chromedp.Click(testid("start-room-tax")),
 		chromedp.WaitVisible(testid("room-tax-form")),
-		chromedp.SendKeys(testid("room-tax-ref"), "belle-inn_2026-Q1"),
+		chromedp.SendKeys(testid("room-tax-ref"), payRef),
 		chromedp.SendKeys(testid("room-tax-amount"), "1000.00"),
 		chromedp.Click(testid("room-tax-continue")),
 		chromedp.WaitVisible(testid("charge-button")),

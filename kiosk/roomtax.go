@@ -64,13 +64,15 @@ func (s *Server) submitRoomTax(w http.ResponseWriter, r *http.Request) {
 		v.Problem = &view.Problem{Message: p.T(msg, args...), Suggestion: p.T(hint, args...)}
 		s.render(w, r, http.StatusUnprocessableEntity, view.RoomTaxPage(p, v))
 	}
-	op, q, err := domain.ParseQuarterlyReturnID(typedRef)
+	// A reference of the wrong shape, and one that names no return (or
+	// carries the wrong check code, domain/roomtaxpayref.go), each get
+	// one answer: the kiosk never tells which operators filed what.
+	ref, err := domain.ParsePaymentReference(typedRef)
 	if err != nil {
 		bad("roomtax.error.ref", "roomtax.error.ref_hint", "ref", typedRef)
 		return
 	}
-	ref := domain.QuarterlyReturnID(op, q)
-	if _, err := s.reads.RoomTaxReturn(ref); err != nil {
+	if _, err := s.reads.RoomTaxReturnByPaymentReference(ref); err != nil {
 		if domain.ErrorCode(err) != domain.ENOTFOUND {
 			s.fail(w, r, err)
 			return
@@ -109,7 +111,7 @@ func (s *Server) loadRoomTaxPayment(f checkoutForm) (payable, error) {
 	if err != nil {
 		return nil, err // not from a form the kiosk signed
 	}
-	ret, err := s.reads.RoomTaxReturn(f.get("ref"))
+	ret, err := s.reads.RoomTaxReturnByPaymentReference(f.get("ref"))
 	if err != nil {
 		return nil, err
 	}

@@ -11,14 +11,17 @@ import (
 )
 
 // putRoomTaxReturn files a return in the fake ledger as the clerk's office
-// would have: Belle Inn's 2026-Q3, 10,000.00 of gross receipts.
-func putRoomTaxReturn(h *harness) {
+// would have: Belle Inn's 2026-Q3, 10,000.00 of gross receipts. It
+// returns the payment reference printed on the return.
+func putRoomTaxReturn(h *harness) string {
 	r := domain.QuarterlyReturn{ID: "belle-inn_2026-Q3", Operator: "belle-inn", Period: domain.Quarter{Year: 2026, Q: 3},
-		Filings: []domain.RoomTaxFiling{{GrossReceipts: domain.MustMoney("10000.00"), Signer: "Ann Belle", Capacity: "owner", FiledAt: domain.NewDateTime(domain.MustDate("2026-10-05"), 9, 0, 0), By: "innkeeper"}}}
+		Filings: []domain.RoomTaxFiling{{GrossReceipts: domain.MustMoney("10000.00"), Signer: "Ann Belle", Capacity: "owner", FiledAt: domain.NewDateTime(domain.MustDate("2026-10-05"), 9, 0, 0), By: "innkeeper",
+			CommandID: "01a1f2c3-0000-7000-8000-5eed0fbe11e0"}}}
 	b, _ := json.Marshal(r)
 	h.ledger.mu.Lock()
 	h.ledger.records[domain.CollectionRoomTaxReturns+"/"+r.ID] = b
 	h.ledger.mu.Unlock()
+	return r.PaymentReference()
 }
 
 // TestRoomTaxByCard: an operator pays part of a return by card with its
@@ -26,7 +29,7 @@ func putRoomTaxReturn(h *harness) {
 // figures (tax, balance), and the payment is on the return.
 func TestRoomTaxByCard(t *testing.T) {
 	h := newHarness(t)
-	putRoomTaxReturn(h)
+	ref := putRoomTaxReturn(h)
 	start := h.get("/")
 	if start.count("start-room-tax") != 1 {
 		t.Fatal("the start screen has no room tax button")
@@ -35,17 +38,32 @@ func TestRoomTaxByCard(t *testing.T) {
 	h.expect(form, http.StatusOK)
 	bad := h.post("/room-tax", url.Values{"csrf": {form.csrf()}, "ref": {"belle inn q3"}, "amount": {"100.00"}})
 	h.expect(bad, http.StatusUnprocessableEntity)
-	if !strings.Contains(bad.text("error-message"), "is not a return reference") {
+	if !strings.Contains(bad.text("error-message"), "is not a payment reference") {
 		t.Errorf("a bad reference: %q", bad.text("error-message"))
 	}
-	none := h.post("/room-tax", url.Values{"csrf": {form.csrf()}, "ref": {"belle-inn_2026-Q2"}, "amount": {"100.00"}})
+	// A quarter not on record, and the return's guessable id with a wrong
+	// check code, get the same answer: the kiosk in the hallway never
+	// tells who filed which quarter (§5.22(8)).
+	code := ref[len(ref)-8:]
+	wrong := "AAAAAAAA"
+	if code == wrong {
+		wrong = "BBBBBBBB"
+	}
+	none := h.post("/room-tax", url.Values{"csrf": {form.csrf()}, "ref": {"belle-inn_2026-Q2-" + code}, "amount": {"100.00"}})
 	h.expect(none, http.StatusUnprocessableEntity)
-	zero := h.post("/room-tax", url.Values{"csrf": {form.csrf()}, "ref": {"belle-inn_2026-Q3"}, "amount": {"0"}})
+	guessed := h.post("/room-tax", url.Values{"csrf": {form.csrf()}, "ref": {"belle-inn_2026-Q3-" + wrong}, "amount": {"100.00"}})
+	h.expect(guessed, http.StatusUnprocessableEntity)
+	if none.text("error-message") != strings.Replace(guessed.text("error-message"), "Q3-"+wrong, "Q2-"+code, 1) || !strings.Contains(none.text("error-message"), "No room tax return has") {
+		t.Errorf("a quarter not on record %q and a wrong check code %q are told apart", none.text("error-message"), guessed.text("error-message"))
+	}
+	bare := h.post("/room-tax", url.Values{"csrf": {form.csrf()}, "ref": {"belle-inn_2026-Q3"}, "amount": {"100.00"}})
+	h.expect(bare, http.StatusUnprocessableEntity)
+	zero := h.post("/room-tax", url.Values{"csrf": {form.csrf()}, "ref": {ref}, "amount": {"0"}})
 	h.expect(zero, http.StatusUnprocessableEntity)
-	huge := h.post("/room-tax", url.Values{"csrf": {form.csrf()}, "ref": {"belle-inn_2026-Q3"}, "amount": {"60,000.00"}})
+	huge := h.post("/room-tax", url.Values{"csrf": {form.csrf()}, "ref": {ref}, "amount": {"60,000.00"}})
 	h.expect(huge, http.StatusUnprocessableEntity)
 	// Any letter case of the reference.
-	r := h.post("/room-tax", url.Values{"csrf": {form.csrf()}, "ref": {"Belle-Inn_2026-q3"}, "amount": {"$300.00"}})
+	r := h.post("/room-tax", url.Values{"csrf": {form.csrf()}, "ref": {strings.ToLower(strings.Replace(ref, "belle", "Belle", 1))}, "amount": {"$300.00"}})
 	h.expect(r, http.StatusSeeOther)
 	c := h.get(r.location)
 	h.expect(c, http.StatusOK)

@@ -306,8 +306,9 @@ func (m *Module) returnView(r *http.Request, id, opID string, q domain.Quarter) 
 		v.Determinations = append(v.Determinations, view.Determination{Kind: domain.DeterminationTitle(d.Kind), At: d.At.String(), By: d.By, Basis: d.Basis,
 			Gross: money(d.GrossReceipts), Tax: money(d.Tax), RefundDue: money(d.RefundDue), Sales: salesView(d.ExemptSales, nil)})
 	}
-	if who.Role == domain.RoleHotelOperator && v.Filed {
-		v.KioskNote = fmt.Sprintf("To pay by card, choose Room tax at the village hall kiosk and enter the reference %s; the treasurer's window takes cash and checks.", id)
+	if ref := ret.PaymentReference(); who.Role == domain.RoleHotelOperator && ref != "" {
+		v.KioskNote = fmt.Sprintf("To pay by card, choose Room tax at the village hall kiosk and enter the payment reference %s; the treasurer's window takes cash and checks.", ref)
+		v.PaymentRef = ref
 	}
 	if admin {
 		if d, open, err := m.o.Reads().OpenDrawer(who.Username); err == nil && open {

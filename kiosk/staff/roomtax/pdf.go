@@ -22,6 +22,7 @@ type returnPaper struct {
 	balance                                           string
 	sales                                             []domain.RoomTaxExemptSale
 	rate, feeAmount, due, retain, read                string
+	payRef                                            string // for a card payment at the kiosk
 	filledIn                                          bool
 }
 
@@ -121,6 +122,9 @@ func returnPDF(out *bytes.Buffer, p returnPaper, at time.Time) error {
 	if p.retain != "" {
 		field("Records kept until", p.retain)
 	}
+	if p.payRef != "" {
+		field("Payment reference (card at the kiosk)", p.payRef)
+	}
 	if p.read != "" {
 		pdf.SetFont("Helvetica", "I", 8)
 		pdf.MultiCell(0, 4, tr("Confidential copy; this read is recorded in the village's journal as "+p.read+"."), "", "L", false)
@@ -183,7 +187,7 @@ func (m *Module) showReturnPDF(w http.ResponseWriter, r *http.Request) {
 	last := ret.Filings[len(ret.Filings)-1]
 	v := params.At(q.DueOn())
 	paper := returnPaper{operator: op.LegalName, permit: op.SellersPermit, period: q.String(), filed: first.FiledAt.String(), signer: last.Signer, capacity: last.Capacity,
-		sales: last.ExemptSales, rate: v.RoomTaxRate.Percent(), feeAmount: v.RoomTaxLateFilingFee.String(), retain: q.RetainUntil(params).String(), read: readID, filledIn: true}
+		sales: last.ExemptSales, rate: v.RoomTaxRate.Percent(), feeAmount: v.RoomTaxLateFilingFee.String(), retain: q.RetainUntil(params).String(), read: readID, filledIn: true, payRef: ret.PaymentReference()}
 	if in, ok := ret.Input(today); ok {
 		f, err := domain.ComputeRoomTaxReturn(in, params)
 		if err != nil {

@@ -164,8 +164,9 @@ func TestOperatorFilesQ1WithAPreviewBeforeSigning(t *testing.T) {
 	if len(after) != reads+1 || after[len(after)-1].Outcome != "applied" || ret.Text("read-id") != after[len(after)-1].CommandID {
 		t.Fatalf("the read is not journaled: %d → %d, page says %q", reads, len(after), ret.Text("read-id"))
 	}
-	if !strings.Contains(ret.Text("pay-note"), "belle-inn_2026-Q1") {
-		t.Errorf("how to pay: %q", ret.Text("pay-note"))
+	filed, err := domain.ReadsOf(o.h.Ledger).RoomTaxReturn("belle-inn_2026-Q1")
+	if ref := filed.PaymentReference(); err != nil || !strings.HasPrefix(ref, "belle-inn_2026-Q1-") || ret.Text("payment-ref") != ref || !strings.Contains(ret.Text("pay-note"), ref) {
+		t.Errorf("how to pay: %q %q, want %q (%v)", ret.Text("pay-note"), ret.Text("payment-ref"), ref, err)
 	}
 	if p := c.Get("/staff/room-tax/operators/belle-inn/file?period=2026-Q1"); strings.Contains(p.Body, `value="2026-Q1"`) {
 		t.Error("the filed quarter is still offered")

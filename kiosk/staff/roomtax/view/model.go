@@ -68,6 +68,7 @@ type Return struct {
 	Today                              string
 	ExtendMax                          string
 	KioskNote                          string
+	PaymentRef                         string // what the operator types at the kiosk (domain/roomtaxpayref.go)
 }
 
 // FileForm is the form of a return (new or amended) and its preview.
