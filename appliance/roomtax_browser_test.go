@@ -236,8 +236,7 @@ func TestRoomTaxYear(t *testing.T) {
 		chromedp.Navigate(base+"/staff/room-tax/returns/belle-inn_2026-Q1?reason=administration"),
 		chromedp.WaitVisible(testid("determination-form")),
 		chromedp.SendKeys(testid("determination-gross"), "20000.00"),
-		chromedp.Clear(testid("determination-exempt")),
-		chromedp.SendKeys(testid("determination-exempt"), "1500.00"),
+		chromedp.SendKeys(testid("det-sale-number-2"), "ES-40221"), // the 4-H's line, filled in from the return
 		chromedp.SendKeys(testid("determination-basis"), "Office audit: the 4-H's certificate of exempt status ES-40221 was on file on the day of the sale."),
 		chromedp.Click(testid("determination-submit")),
 		chromedp.WaitVisible(testid("determination-1")),
@@ -245,6 +244,9 @@ func TestRoomTaxYear(t *testing.T) {
 	browsertest.Screenshot(t, ctx, "roomtax-6-determination")
 	want("determination-tax-1", "1295.00")
 	want("fig-tax", "1295.00")
+	if got := text(t, ctx, "determination-sales-1"); !strings.Contains(got, "Green County 4-H") || !strings.Contains(got, "ES-40221") || strings.Contains(got, "rejected") {
+		t.Fatalf("the determination's exempt sales: %q", got)
+	}
 
 	// An auditor reads the return, saying why; the read is in the journal.
 	signIn("audrey")

@@ -324,21 +324,7 @@ func parseFiling(r *http.Request, prefix string, rows int) (filingForm, error) {
 	f := filingForm{period: form(r, "period"), grossRaw: form(r, prefix+"gross"), signer: form(r, "signer"), capacity: form(r, "capacity"),
 		reason: form(r, "reason"), basis: form(r, "basis"), endMonth: form(r, "end_month")}
 	var err error
-	for i := 1; i <= rows; i++ {
-		p := fmt.Sprintf("%ssale%d_", prefix, i)
-		in := view.SaleInput{Amount: form(r, p+"amount"), Entity: form(r, p+"entity"), Buyer: form(r, p+"buyer"), Document: form(r, p+"document"),
-			Number: form(r, p+"number"), Billed: form(r, p+"billed") == "yes"}
-		f.inputs = append(f.inputs, in)
-		if in.Amount == "" && in.Buyer == "" {
-			continue
-		}
-		amount, perr := staff.ParseAmount(fmt.Sprintf("Exempt sale %d's amount", i), in.Amount)
-		if perr != nil && err == nil {
-			err = perr
-		}
-		f.sales = append(f.sales, domain.RoomTaxExemptSale{Amount: amount, Entity: domain.ExemptEntity(in.Entity), Buyer: in.Buyer,
-			BilledToEntity: in.Billed, Document: in.Document, DocumentNumber: in.Number})
-	}
+	f.sales, f.inputs, err = parseSales(r, prefix+"sale", rows)
 	if f.gross, err = parseAmountFirst(err, "The gross receipts", f.grossRaw); err != nil {
 		return f, err
 	}
@@ -350,6 +336,31 @@ func parseFiling(r *http.Request, prefix string, rows int) (filingForm, error) {
 		f.year = &domain.RoomTaxYear{Basis: domain.YearFiscal, EndMonth: n}
 	}
 	return f, nil
+}
+
+// parseSales reads a form's rows of exempt sales (fields name+N+"_amount"
+// …, N from 1 to rows); a row with neither amount nor buyer is empty. The
+// error is the first amount that is not one.
+func parseSales(r *http.Request, name string, rows int) ([]domain.RoomTaxExemptSale, []view.SaleInput, error) {
+	var sales []domain.RoomTaxExemptSale
+	var inputs []view.SaleInput
+	var err error
+	for i := 1; i <= rows; i++ {
+		p := fmt.Sprintf("%s%d_", name, i)
+		in := view.SaleInput{Amount: form(r, p+"amount"), Entity: form(r, p+"entity"), Buyer: form(r, p+"buyer"), Document: form(r, p+"document"),
+			Number: form(r, p+"number"), Billed: form(r, p+"billed") == "yes"}
+		inputs = append(inputs, in)
+		if in.Amount == "" && in.Buyer == "" {
+			continue
+		}
+		amount, perr := staff.ParseAmount(fmt.Sprintf("Exempt sale %d's amount", i), in.Amount)
+		if perr != nil && err == nil {
+			err = perr
+		}
+		sales = append(sales, domain.RoomTaxExemptSale{Amount: amount, Entity: domain.ExemptEntity(in.Entity), Buyer: in.Buyer,
+			BilledToEntity: in.Billed, Document: in.Document, DocumentNumber: in.Number})
+	}
+	return sales, inputs, err
 }
 
 // parseAmountFirst parses an amount unless an earlier field failed.

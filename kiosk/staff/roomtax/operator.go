@@ -288,6 +288,15 @@ func (m *Module) returnView(r *http.Request, id, opID string, q domain.Quarter) 
 		v.Figures = figuresView(in.GrossReceipts, f, today)
 		_, sales, _, _ := ret.InForce(today)
 		v.Sales = salesView(sales, f.RejectedExemptions)
+		if admin {
+			v.DetSales = inputsOf(sales, len(sales)+2)
+		}
+	}
+	if admin {
+		if v.DetSales == nil {
+			v.DetSales = inputsOf(nil, saleRows)
+		}
+		v.Entities, v.Documents = entityOptions, documentOptions
 	}
 	for i, f := range ret.Filings {
 		v.Filings = append(v.Filings, view.Filing{Version: i + 1, FiledAt: f.FiledAt.String(), By: f.By, Signer: f.Signer, Capacity: f.Capacity,

@@ -477,14 +477,28 @@ func TestTreasurerAdministers(t *testing.T) {
 	if p := c.Get("/staff/room-tax/returns/sugar-rooms_2026-Q2?reason=administration"); !strings.Contains(p.Text("extension"), "2026-08-31") {
 		t.Fatalf("the extension on the return: %q", p.Text("extension"))
 	}
-	// An office audit of Belle Inn's Q1, with its basis, and the refund it finds.
-	p = c.Post("/staff/room-tax/returns/belle-inn_2026-Q1/determination", url.Values{"type": {"field_audit"}, "gross": {"18000.00"}, "exempt": {"1000.00"}, "basis": {"The books show 18,000.00 of room sales."}})
+	// An office audit of Belle Inn's Q1, with its basis, and the refund it
+	// finds. The form starts from the exempt sales on record, each with its
+	// buyer and document, and the rule judges the restated lines.
+	form := c.Get("/staff/room-tax/returns/belle-inn_2026-Q1?reason=administration")
+	if v, _ := form.Doc.Find(`[data-testid="det-sale-buyer-2"]`).Attr("value"); v != "Green County 4-H" {
+		t.Fatalf("the determination form's second sale: %q", v)
+	}
+	bad := c.Post("/staff/room-tax/returns/belle-inn_2026-Q1/determination", url.Values{"type": {"office_audit"}, "gross": {"20000.00"}, "basis": {"b"}, "det_sale1_amount": {"ten"}, "det_sale1_buyer": {"X"}})
+	if bad.Status != http.StatusUnprocessableEntity || !strings.Contains(bad.Body, "Exempt sale 1") {
+		t.Fatalf("a restated sale without an amount: %d", bad.Status)
+	}
+	p = c.Post("/staff/room-tax/returns/belle-inn_2026-Q1/determination", url.Values{"type": {"field_audit"}, "gross": {"18000.00"}, "basis": {"The books show 18,000.00 of room sales."},
+		"det_sale1_amount": {"1000.00"}, "det_sale1_buyer": {"US Forest Service"}, "det_sale1_entity": {"federal"}, "det_sale1_billed": {"yes"}, "det_sale1_document": {"purchase_order"}, "det_sale1_number": {"PO-7731"}})
 	if p.Status != http.StatusSeeOther {
 		t.Fatalf("determination: %d %q", p.Status, p.Text("error"))
 	}
 	ret := c.Get("/staff/room-tax/returns/belle-inn_2026-Q1?reason=administration")
 	if ret.Text("determination-tax-1") != "1190.00" || ret.Text("determination-refund-1") != "140.00" || !strings.Contains(ret.Text("determination-basis-1"), "18,000.00") || ret.Text("fig-overpayment") != "140.00" {
 		t.Fatalf("the determination: tax %q refund %q", ret.Text("determination-tax-1"), ret.Text("determination-refund-1"))
+	}
+	if !strings.Contains(ret.Text("determination-sales-1"), "US Forest Service") || !strings.Contains(ret.Text("determination-sales-1"), "PO-7731") {
+		t.Errorf("the determination's exempt sales: %q", ret.Text("determination-sales-1"))
 	}
 	// Window payment: needs an open drawer.
 	if p := c.Post("/staff/room-tax/returns/sugar-rooms_2026-Q2/payment", url.Values{"amount": {"10.00"}, "tender": {"check"}, "reference": {"1"}}); p.Status != http.StatusConflict {

@@ -191,6 +191,11 @@ func (m *Module) submitExtension(w http.ResponseWriter, r *http.Request) {
 	m.adminSubmit(w, r, id, &domain.RoomTaxExtend{Operator: op, Period: q, To: to, Cause: form(r, "cause")})
 }
 
+// detSaleRows is the most rows of exempt sales the determination form
+// carries: those in force (a return has at most 200, domain/roomtaxreturn.go)
+// and two more (returnView).
+const detSaleRows = 202
+
 // submitDetermination records an office or field audit determination, or
 // an estimate for a return not filed.
 func (m *Module) submitDetermination(w http.ResponseWriter, r *http.Request) {
@@ -205,20 +210,14 @@ func (m *Module) submitDetermination(w http.ResponseWriter, r *http.Request) {
 		m.fail(w, r, err, readAgain(returnURL(id)))
 		return
 	}
-	p := &domain.RoomTaxDetermine{Operator: op, Period: q, Type: form(r, "type"), Basis: strings.TrimSpace(r.PostForm.Get("basis")), GrossReceipts: gross}
-	if s := form(r, "exempt"); s != "" {
-		exempt, err := staff.ParseAmount("The exempt sales determined", s)
-		if err != nil {
-			m.fail(w, r, err, readAgain(returnURL(id)))
-			return
-		}
-		if exempt.IsPositive() {
-			// The treasurer's determination found these sales exempt:
-			// recorded as one valid claim, its document the audit's.
-			p.ExemptSales = []domain.RoomTaxExemptSale{{Amount: exempt, Entity: domain.EntityFederal, Buyer: "exempt sales as determined", BilledToEntity: true,
-				Document: "purchase_order", DocumentNumber: "determination"}}
-		}
+	// The exempt sales as the audit finds them, each with its buyer and
+	// document: the rule decides which are valid, as for a return.
+	sales, _, err := parseSales(r, "det_sale", detSaleRows)
+	if err != nil {
+		m.fail(w, r, err, readAgain(returnURL(id)))
+		return
 	}
+	p := &domain.RoomTaxDetermine{Operator: op, Period: q, Type: form(r, "type"), Basis: strings.TrimSpace(r.PostForm.Get("basis")), GrossReceipts: gross, ExemptSales: sales}
 	m.adminSubmit(w, r, id, p)
 }
 

@@ -68,7 +68,9 @@ type Return struct {
 	Today                              string
 	ExtendMax                          string
 	KioskNote                          string
-	PaymentRef                         string // what the operator types at the kiosk (domain/roomtaxpayref.go)
+	PaymentRef                         string      // what the operator types at the kiosk (domain/roomtaxpayref.go)
+	DetSales                           []SaleInput // the determination form's exempt sales, those in force first
+	Entities, Documents                []Option
 }
 
 // FileForm is the form of a return (new or amended) and its preview.
