@@ -533,7 +533,7 @@ func TestTreasurerAdministers(t *testing.T) {
 	if p := c.Post("/staff/room-tax/forfeitures", url.Values{"operator": {"belle-inn"}, "violation": {"records not made available"}, "from": {"2026-07-01"}, "to": {"2026-07-05"}, "per_day": {"25.00"}}); p.Status != http.StatusSeeOther {
 		t.Fatalf("forfeiture: %d %s", p.Status, p.Text("enforcement-error"))
 	}
-	if e := c.Get("/staff/room-tax/enforcement"); !strings.Contains(e.Text("forfeitures"), "5 days × 25.00 = 125.00") {
+	if e := c.Get("/staff/room-tax/enforcement?reason=administration"); !strings.Contains(e.Text("forfeitures"), "5 days × 25.00 = 125.00") {
 		t.Fatalf("forfeitures: %q", e.Text("forfeitures"))
 	}
 	if p := c.Post("/staff/room-tax/transfers", url.Values{"year": {"2026"}, "on": {"2026-07-20"}, "amount": {"500.00"}, "to": {"Belleville Tourism Commission"}}); p.Status != http.StatusSeeOther {
@@ -551,6 +551,43 @@ func TestTreasurerAdministers(t *testing.T) {
 	}
 	if p := c.Get("/staff/room-tax/returns/belle-inn_2026-Q1?reason=administration"); p.Status != http.StatusOK || !strings.Contains(p.Text("retain-until"), "2031-03-31") {
 		t.Fatalf("a closed operator's return: %d", p.Status)
+	}
+}
+
+// TestEnforcementIsARead: the amounts due and the liabilities of
+// successors come from the sellers' returns, so the page that lists them
+// asks why, records the read, and shows nothing without it.
+func TestEnforcementIsARead(t *testing.T) {
+	o := newOffice(t)
+	o.at("2026-04-10 09:00")
+	o.fileQ1(o.as("innkeeper"))
+	o.at("2026-06-15 09:00")
+	o.h.Submit("treas", &domain.RoomTaxSuccessor{ID: "S-1", Operator: "belle-inn", Successor: "Prairie Lodging LLC", PurchasePrice: domain.MustMoney("5000.00")})
+	c := o.as("treas")
+	before := len(o.journal(domain.KindRoomTaxRead, "treas"))
+	if p := c.Get("/staff/room-tax/enforcement"); p.Status != http.StatusOK || !p.Has("reason-form") || strings.Contains(p.Body, "1330.00") || strings.Contains(p.Body, "1,330.00") {
+		t.Fatalf("without a reason: %d", p.Status)
+	}
+	if n := len(o.journal(domain.KindRoomTaxRead, "treas")); n != before {
+		t.Fatalf("the reason form recorded a read")
+	}
+	o.h.Ledger.SetProvisional(true)
+	if p := c.Get("/staff/room-tax/enforcement?reason=administration"); p.Status != http.StatusServiceUnavailable || strings.Contains(p.Body, "Prairie Lodging") {
+		t.Fatalf("without a quorum: %d", p.Status)
+	}
+	o.h.Ledger.SetProvisional(false)
+	p := c.Get("/staff/room-tax/enforcement?reason=administration")
+	reads := o.journal(domain.KindRoomTaxRead, "treas")
+	if p.Status != http.StatusOK || !strings.Contains(p.Text("successor-S-1"), "Prairie Lodging LLC") || len(reads) == 0 || reads[len(reads)-1].Outcome != "applied" {
+		t.Fatalf("the page: %d %q, reads %d", p.Status, p.Text("successor-S-1"), len(reads))
+	}
+	rec, err := domain.ReadsOf(o.h.Ledger).RoomTaxRead(reads[len(reads)-1].CommandID)
+	if err != nil || rec.What != domain.ReadReport || len(rec.Subjects) != 1 || rec.Subjects[0] != "belle-inn" {
+		t.Fatalf("the read: %+v %v", rec, err)
+	}
+	o.h.AddUser("pclerk", domain.RoleClerk, true)
+	if p := o.as("pclerk").Get("/staff/room-tax/enforcement?reason=administration"); p.Status != http.StatusForbidden || strings.Contains(p.Body, "Prairie") {
+		t.Fatalf("a clerk: %d", p.Status)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -362,10 +363,18 @@ func (m *Module) operatorOptions() ([]view.Option, error) {
 // showEnforcement lists the certificates (without amounts), successors and
 // forfeitures, with their forms.
 func (m *Module) showEnforcement(w http.ResponseWriter, r *http.Request) {
-	m.renderEnforcement(w, r, http.StatusOK, "")
+	reason, ok := m.reasonOf(w, r, "the amounts due on sales of businesses")
+	if !ok {
+		return
+	}
+	m.renderEnforcement(w, r, http.StatusOK, "", reason)
 }
 
-func (m *Module) renderEnforcement(w http.ResponseWriter, r *http.Request, status int, problem string) {
+// renderEnforcement shows the certificates, the successors' liabilities
+// and the forfeitures. The amounts due and the liabilities come from the
+// sellers' returns, so the page is a read of them, recorded (with reason)
+// before it is shown.
+func (m *Module) renderEnforcement(w http.ResponseWriter, r *http.Request, status int, problem, reason string) {
 	v := view.Enforcement{Error: problem}
 	var err error
 	if v.Operators, err = m.operatorOptions(); err != nil {
@@ -384,6 +393,17 @@ func (m *Module) renderEnforcement(w http.ResponseWriter, r *http.Request, statu
 	if err != nil {
 		m.o.Fail(w, r, err)
 		return
+	}
+	if len(succ) > 0 {
+		var subjects []string
+		for _, s := range succ {
+			subjects = append(subjects, s.Operator)
+		}
+		slices.Sort(subjects)
+		if _, err := m.record(r, domain.ReadReport, domain.AllOperators, slices.Compact(subjects), reason); err != nil {
+			m.o.Fail(w, r, err)
+			return
+		}
 	}
 	for _, s := range succ {
 		v.Successors = append(v.Successors, view.Successor{ID: s.ID, Operator: s.Operator, Successor: s.Successor, Certificate: s.Certificate, Price: money(s.PurchasePrice),
@@ -408,7 +428,7 @@ func (m *Module) enforcementAnswer(w http.ResponseWriter, r *http.Request, err e
 			m.o.Fail(w, r, err)
 			return
 		}
-		m.renderEnforcement(w, r, status, msg)
+		m.renderEnforcement(w, r, status, msg, reasons[0].Label) // the treasurer's office acting: administering the tax
 		return
 	}
 	m.o.Redirect(w, r, to)
@@ -452,7 +472,7 @@ func (m *Module) submitSuccessor(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		_, err = m.o.Submit(r, &domain.RoomTaxSuccessor{ID: newID("S"), Operator: form(r, "operator"), Successor: form(r, "successor"), Certificate: form(r, "certificate"), PurchasePrice: price})
 	}
-	m.enforcementAnswer(w, r, err, "/staff/room-tax/enforcement")
+	m.enforcementAnswer(w, r, err, readAgain("/staff/room-tax/enforcement"))
 }
 
 // submitForfeiture records a forfeiture, each day a separate offense.
@@ -469,5 +489,5 @@ func (m *Module) submitForfeiture(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		_, err = m.o.Submit(r, &domain.RoomTaxForfeit{ID: newID("F"), Operator: form(r, "operator"), Violation: form(r, "violation"), From: from, To: to, PerDay: per})
 	}
-	m.enforcementAnswer(w, r, err, "/staff/room-tax/enforcement")
+	m.enforcementAnswer(w, r, err, readAgain("/staff/room-tax/enforcement"))
 }

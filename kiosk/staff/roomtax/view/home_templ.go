@@ -374,7 +374,7 @@ func HomePage(p staffview.Page, v Home) templ.Component {
 					}
 				}
 				if v.CanAdmin {
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "<li><a href=\"/staff/room-tax/grants\" data-testid=\"link-grants\">Access grants</a></li><li><a href=\"/staff/room-tax/enforcement\" data-testid=\"link-enforcement\">Certificates, successors and forfeitures</a></li>")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "<li><a href=\"/staff/room-tax/grants\" data-testid=\"link-grants\">Access grants</a></li><li><a href=\"/staff/room-tax/enforcement?reason=administration\" data-testid=\"link-enforcement\">Certificates, successors and forfeitures</a></li>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
