@@ -413,16 +413,30 @@ func (m *Module) preview(w http.ResponseWriter, r *http.Request, v *view.FileFor
 	v.Preview = figuresView(f.gross, fig, m.o.Today())
 	v.PreviewSales = salesView(f.sales, fig.RejectedExemptions)
 	v.Digest = f.digest(operator)
-	if form(r, "action") != "sign" {
-		m.o.Render(w, r, http.StatusOK, view.FilePage(m.o.Frame(r, "Check and sign the return"), *v))
-		return false
-	}
-	if form(r, "digest") != v.Digest || form(r, "sign") != "yes" {
+	status := http.StatusOK
+	switch {
+	case form(r, "action") != "sign":
+	case form(r, "digest") != v.Digest || form(r, "sign") != "yes":
 		v.Error = "Check the figures below, then tick \"I sign this return as shown above\" and sign: the return is filed only as previewed."
-		m.o.Render(w, r, http.StatusUnprocessableEntity, view.FilePage(m.o.Frame(r, "Check and sign the return"), *v))
-		return false
+		status = http.StatusUnprocessableEntity
+	default:
+		return true
 	}
-	return true
+	// A preview of an amendment (or of a quarter already paid toward)
+	// shows figures of the return on record, the payments and the filing
+	// date's fee and interest: a read, recorded before it is shown.
+	if len(base.Filings) > 0 || len(base.Payments) > 0 || len(base.Determinations) > 0 {
+		reason := filerReason
+		if m.who(r).Role != domain.RoleHotelOperator {
+			reason = reasons[0].Label // only the treasurer's office files for an operator
+		}
+		if _, err := m.record(r, domain.ReadReturn, operator, []string{base.ID}, reason+" (preview of a filing)"); err != nil {
+			m.o.Fail(w, r, err)
+			return false
+		}
+	}
+	m.o.Render(w, r, status, view.FilePage(m.o.Frame(r, "Check and sign the return"), *v))
+	return false
 }
 
 func (m *Module) showFileError(w http.ResponseWriter, r *http.Request, v view.FileForm, err error) {

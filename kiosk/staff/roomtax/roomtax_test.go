@@ -208,10 +208,21 @@ func TestAmendAndLateReturn(t *testing.T) {
 	form.Set("sale2_number", "ES-40221")
 	form.Set("reason", "found the 4-H certificate")
 	form.Set("action", "preview")
+	reads := len(o.journal(domain.KindRoomTaxRead, "innkeeper"))
 	p := c.Post("/staff/room-tax/returns/belle-inn_2026-Q1/amend", form)
 	if p.Text("fig-tax") != "1295.00" {
 		t.Fatalf("amended preview: %q %s", p.Text("fig-tax"), p.Text("file-error"))
 	}
+	// The preview shows the return on record (its payments, its filing
+	// date's fee and interest): a read, journaled.
+	if got := o.journal(domain.KindRoomTaxRead, "innkeeper"); len(got) != reads+1 || got[len(got)-1].Outcome != "applied" {
+		t.Fatalf("the amended preview's read: %d → %d", reads, len(got))
+	}
+	o.h.Ledger.SetProvisional(true)
+	if p := c.Post("/staff/room-tax/returns/belle-inn_2026-Q1/amend", form); p.Status != http.StatusServiceUnavailable || strings.Contains(p.Body, "1295.00") {
+		t.Fatalf("an amended preview without a quorum: %d", p.Status)
+	}
+	o.h.Ledger.SetProvisional(false)
 	digest, _ := p.Doc.Find(`input[name="digest"]`).Attr("value")
 	form.Set("action", "sign")
 	form.Set("digest", digest)
