@@ -65,7 +65,8 @@ func rtDo(t *testing.T, ctx context.Context, what string, steps ...chromedp.Acti
 // files Q2 late and sees the late filing fee and interest; the treasurer
 // grants an extension of Q3 and issues an office audit determination of
 // Q1; an auditor reads the return, giving a reason, and the read is in
-// the journal with the auditor as its actor.
+// the journal with the auditor as its actor; the kiosk shows the year's
+// collections in total only.
 func TestRoomTaxYear(t *testing.T) {
 	clock := &movableClock{}
 	clock.set(t, "2026-03-20 10:00")
@@ -271,6 +272,16 @@ func TestRoomTaxYear(t *testing.T) {
 	row, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`tr[data-command="`+read+`"]`)))
 	if err != nil || !strings.Contains(row, "audrey") || !strings.Contains(row, "room_tax_read") || !strings.Contains(row, "applied") {
 		t.Fatalf("the auditor's read in the journal: %q %v", row, err)
+	}
+	// The kiosk's public totals: the year's collections, no operator.
+	rtDo(t, ctx, "the public totals at the kiosk",
+		chromedp.Navigate("http://"+m.Addr()+"/room-tax/collections?year=2026"),
+		chromedp.WaitVisible(testid("room-tax-collections")),
+	)
+	want("collected-2026-Q2", "$1,000.00")
+	want("collected-total", "$1,000.00")
+	if body := text(t, ctx, "room-tax-collections"); strings.Contains(body, "Belle Inn") || strings.Contains(body, "belle-inn") {
+		t.Fatalf("the public totals name the operator: %q", body)
 	}
 	rec, err := domain.ReadsOf(m.Node).RoomTaxRead(read)
 	if err != nil || rec.Reader != "audrey" || rec.Basis != domain.BasisAuditor || !strings.Contains(rec.Reason, "2026 audit") {

@@ -110,3 +110,35 @@ func TestRoomTaxWithoutATerminal(t *testing.T) {
 		t.Errorf("%d commands submitted", s)
 	}
 }
+
+// TestRoomTaxCollectionsArePublicTotals: the kiosk shows the room tax
+// collected by quarter and in the year, never by operator, and nothing of
+// another year.
+func TestRoomTaxCollectionsArePublicTotals(t *testing.T) {
+	h := newHarness(t)
+	r := domain.QuarterlyReturn{ID: "belle-inn_2026-Q2", Operator: "belle-inn", Period: domain.Quarter{Year: 2026, Q: 2},
+		Filings: []domain.RoomTaxFiling{{GrossReceipts: domain.MustMoney("10000.00"), CommandID: "c1"}},
+		Payments: []domain.RoomTaxPayment{
+			{Amount: domain.MustMoney("400.00"), At: domain.NewDateTime(domain.MustDate("2026-07-20"), 9, 0, 0)},
+			{Amount: domain.MustMoney("300.00"), At: domain.NewDateTime(domain.MustDate("2026-10-02"), 9, 0, 0)},
+			{Amount: domain.MustMoney("55.00"), At: domain.NewDateTime(domain.MustDate("2027-01-05"), 9, 0, 0)},
+		}}
+	b, _ := json.Marshal(r)
+	h.ledger.mu.Lock()
+	h.ledger.records[domain.CollectionRoomTaxReturns+"/"+r.ID] = b
+	h.ledger.mu.Unlock()
+	if p := h.get("/room-tax"); p.count("room-tax-collections-link") != 1 {
+		t.Error("the room tax page has no link to the collections")
+	}
+	p := h.get("/room-tax/collections?year=2026")
+	h.expect(p, http.StatusOK)
+	if p.text("collected-2026-Q3") != "$400.00" || p.text("collected-2026-Q4") != "$300.00" || p.text("collected-2026-Q1") != "$0.00" || p.text("collected-total") != "$700.00" {
+		t.Fatalf("collections: Q3 %q Q4 %q total %q", p.text("collected-2026-Q3"), p.text("collected-2026-Q4"), p.text("collected-total"))
+	}
+	for _, secret := range []string{"belle-inn", "Belle Inn", "10,000.00", "10000.00", "$55.00"} {
+		if strings.Contains(p.body, secret) {
+			t.Errorf("the public totals show %q", secret)
+		}
+	}
+	h.expect(h.get("/room-tax/collections?year=twenty"), http.StatusUnprocessableEntity)
+}

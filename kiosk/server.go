@@ -191,6 +191,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /tax-bills/{id}/charge", s.submitCheckout(taxPayments))
 	mux.HandleFunc("GET /room-tax", s.showRoomTaxPage)
 	mux.HandleFunc("POST /room-tax", s.submitRoomTax)
+	mux.HandleFunc("GET /room-tax/collections", s.showRoomTaxCollectionsPage)
 	mux.HandleFunc("GET /room-tax/{ref}/confirm", s.showCheckoutPage(roomTaxPayments))
 	mux.HandleFunc("POST /room-tax/{ref}/charge", s.submitCheckout(roomTaxPayments))
 	mux.HandleFunc("GET /purchases", s.showPurchasesPage)

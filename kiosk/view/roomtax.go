@@ -25,3 +25,18 @@ type RoomTaxConfirm struct {
 // RoomTax reports whether the receipt is for a room tax payment; its
 // Description is the return's quarter.
 func (r Receipt) RoomTax() bool { return r.Kind == domain.KindPayRoomTax }
+
+// RoomTaxCollections is the public page of room tax collected in a year:
+// by quarter and in total, never by operator.
+type RoomTaxCollections struct {
+	Year       string
+	Quarters   []RoomTaxQuarter
+	Total      domain.Money
+	Prev, Next string
+}
+
+// RoomTaxQuarter is one quarter's collections.
+type RoomTaxQuarter struct {
+	Period string
+	Total  domain.Money
+}
