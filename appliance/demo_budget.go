@@ -96,18 +96,18 @@ func demoHistory(today domain.Date) []domain.Command {
 	for _, p := range []demoPurchase{
 		{ago: 120, line: "100-51400", what: "Village hall furnace repair", cat: domain.CategoryContractualServices,
 			emergency: "The furnace at village hall stopped during a cold snap; the offices and the polling place could not open without heat.",
-			bids: []domain.Bid{{Vendor: "Allied Heating & Cooling", Amount: m("865.50")}}, invoice: "AHC-20417"},
+			bids:      []domain.Bid{{Vendor: "Allied Heating & Cooling", Amount: m("865.50")}}, invoice: "AHC-20417"},
 		{ago: 98, line: "100-55200", what: "Playground mulch, Community Park", cat: domain.CategoryMaterials,
-			bids: []domain.Bid{{Vendor: "Belleville Feed & Seed", Amount: m("1525.00")}, {Vendor: "New Glarus Landscape", Amount: m("1460.00")}, {Vendor: "Sugar River Supply", Amount: m("1610.00")}},
+			bids:  []domain.Bid{{Vendor: "Belleville Feed & Seed", Amount: m("1525.00")}, {Vendor: "New Glarus Landscape", Amount: m("1460.00")}, {Vendor: "Sugar River Supply", Amount: m("1610.00")}},
 			award: 1, invoice: "NGL-5521"},
 		{ago: 64, line: "100-55200", what: "Zero-turn mower for the parks", cat: domain.CategoryEquipment,
-			bids: []domain.Bid{{Vendor: "Sugar River Implement", Amount: m("2780.00")}, {Vendor: "Green County Outdoor", Amount: m("2945.00")}, {Vendor: "Badger Turf Supply", Amount: m("2810.00")}},
+			bids:    []domain.Bid{{Vendor: "Sugar River Implement", Amount: m("2780.00")}, {Vendor: "Green County Outdoor", Amount: m("2945.00")}, {Vendor: "Badger Turf Supply", Amount: m("2810.00")}},
 			invoice: "SRI-3307"},
 		{ago: 40, line: "100-53300", what: "Water main break repair, S Vine St", cat: domain.CategoryContractualServices,
 			emergency: "A water main broke under South Vine Street on a Saturday night. Twelve homes were without water until it was repaired; waiting for bids would have left them without water for days.",
-			bids: []domain.Bid{{Vendor: "Badger State Plumbing", Amount: m("2140.00")}}, invoice: "BSP-88213"},
+			bids:      []domain.Bid{{Vendor: "Badger State Plumbing", Amount: m("2140.00")}}, invoice: "BSP-88213"},
 		{ago: 21, line: "100-53300", what: "Road salt, 120 tons for the winter", cat: domain.CategorySupplies,
-			bids: []domain.Bid{{Vendor: "Compass Minerals", Amount: m("9840.00")}, {Vendor: "Morton Salt", Amount: m("10320.00")}, {Vendor: "Cargill Deicing", Amount: m("10116.00")}},
+			bids:  []domain.Bid{{Vendor: "Compass Minerals", Amount: m("9840.00")}, {Vendor: "Morton Salt", Amount: m("10320.00")}, {Vendor: "Cargill Deicing", Amount: m("10116.00")}},
 			board: true},
 	} {
 		h.purchase(today, p)
