@@ -84,7 +84,7 @@ func TestBudgetCycleInBrowser(t *testing.T) {
 	// on, so the wait cannot end before the answer arrives.
 	submit := func(button, marker string) chromedp.Action[chromedp.Void] {
 		return func(c context.Context, tg *chromedp.Target) (chromedp.Void, error) {
-			if _, err := chromedp.Evaluate[bool](`document.querySelectorAll('[data-testid="` + marker + `"]').forEach(e => e.remove()) || true`)(c, tg); err != nil {
+			if _, err := chromedp.Evaluate[bool](`document.querySelectorAll('[data-testid="`+marker+`"]').forEach(e => e.remove()) || true`)(c, tg); err != nil {
 				return chromedp.Void{}, err
 			}
 			if _, err := chromedp.Click(testid(button))(c, tg); err != nil {
