@@ -190,6 +190,25 @@ func (c *CSVWriter) Write(record []string) error { return c.e.Write(record) }
 // Flush writes what is buffered and returns the first write error.
 func (c *CSVWriter) Flush() error { return c.e.Flush() }
 
+// Dollars writes an amount for people: "$1,234.56", "-$20.00".
+func Dollars(m domain.Money) string {
+	s := m.String()
+	neg := strings.HasPrefix(s, "-")
+	whole, frac, _ := strings.Cut(strings.TrimPrefix(s, "-"), ".")
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	b.WriteByte('$')
+	for i, r := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	return b.String() + "." + frac
+}
+
 // ParseDate reads a date typed as YYYY-MM-DD; what names the field in the
 // message ("The hearing date").
 func ParseDate(what, s string) (domain.Date, error) { return parseFormDate(what, s) }

@@ -44,6 +44,17 @@ const (
 	CapCertify         Capability = "certify"          // certify funds, charge expenses, end appropriations and close the year
 )
 
+// Capabilities of claims and accounts payable (§5.07(2)-(4), §5.18;
+// kiosk/staff/payables).
+const (
+	CapReadPayables Capability = "read-payables" // claims, check runs, signatures, the check register and the policy
+	CapClaims       Capability = "claims"        // enter claims and give the certifications a role may give (the ledger says which)
+	CapCheckRuns    Capability = "check-runs"    // run checks, void them, set the check stock
+	CapSignatures   Capability = "signatures"    // record the board's approval or withdrawal of a facsimile or digital signature
+	CapAPPolicy     Capability = "ap-policy"     // record the accounts payable policy and its annual review
+	CapRegister     Capability = "register"      // record the board's review of the monthly check register
+)
+
 // Capabilities of the room tax (§5.22, kiosk/staff/roomtax). Reading a
 // return is offered to every role, but the ledger decides whose returns a
 // person may read (the filer, the treasurer's office, the auditors, an
@@ -62,20 +73,23 @@ const (
 var grants = map[domain.Role][]Capability{
 	domain.RoleClerk: {CapDashboard, CapReadBills, CapBills, CapWindow, CapReadCash, CapReturns, CapRefundCheck, CapReadLetters, CapLetters, CapReadFees,
 		CapReadBudget, CapBudgetMeeting,
+		CapReadPayables, CapClaims, CapSignatures, CapRegister,
 		CapRoomTaxForms, CapRoomTaxRead, CapRoomTaxTotals},
 	domain.RoleTreasurer: {CapDashboard, CapReadBills, CapBills, CapWindow, CapDeposit, CapReadCash, CapReturns, CapRefundApprove, CapRefundCheck, CapReadLetters, CapLetters, CapNovemberRun, CapJournal, CapReadFees,
 		CapReadBudget, CapCertify,
+		CapReadPayables, CapClaims, CapCheckRuns, CapSignatures, CapAPPolicy, CapRegister,
 		CapRoomTaxForms, CapRoomTaxFile, CapRoomTaxRead, CapRoomTaxDirectory, CapRoomTaxAdmin, CapRoomTaxLog, CapRoomTaxTotals},
 	domain.RoleAdministrator: {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapUsers, CapCluster, CapJournal, CapReadFees, CapResolutions,
 		CapReadBudget, CapChart, CapEstimates, CapBudget, CapBudgetMeeting, CapPurchasing, CapPurchasingRules, CapEmployment,
+		CapReadPayables, CapClaims, CapSignatures, CapAPPolicy,
 		CapRoomTaxRead, CapRoomTaxTotals},
-	domain.RoleAuditor: {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapCluster, CapJournal, CapReadFees, CapReadBudget,
+	domain.RoleAuditor: {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapCluster, CapJournal, CapReadFees, CapReadBudget, CapReadPayables,
 		CapRoomTaxRead, CapRoomTaxDirectory, CapRoomTaxLog, CapRoomTaxTotals},
-	domain.RoleBoard: {CapDashboard, CapReadFees, CapResolutions, CapReadBudget,
+	domain.RoleBoard: {CapDashboard, CapReadFees, CapResolutions, CapReadBudget, CapReadPayables, CapClaims,
 		CapRoomTaxRead, CapRoomTaxTotals},
 	domain.RoleHotelOperator: {CapDashboard, CapReadFees,
 		CapRoomTaxForms, CapRoomTaxFile, CapRoomTaxRead, CapRoomTaxTotals},
-	domain.RoleDepartmentHead: {CapDashboard, CapReadFees, CapReadBudget, CapEstimates, CapPurchasing,
+	domain.RoleDepartmentHead: {CapDashboard, CapReadFees, CapReadBudget, CapEstimates, CapPurchasing, CapReadPayables, CapClaims,
 		CapRoomTaxRead, CapRoomTaxTotals},
 }
 
