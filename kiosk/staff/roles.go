@@ -55,17 +55,23 @@ const (
 	CapRegister     Capability = "register"      // record the board's review of the monthly check register
 )
 
+// Capabilities of the audit (§5.15; kiosk/staff/audit).
+const (
+	CapAudit           Capability = "audit"            // the engagements and the yearly extract of the ledger
+	CapAuditEngagement Capability = "audit-engagement" // record the firm engaged and the board's confirmation
+)
+
 var grants = map[domain.Role][]Capability{
 	domain.RoleClerk: {CapDashboard, CapReadBills, CapBills, CapWindow, CapReadCash, CapReturns, CapRefundCheck, CapReadLetters, CapLetters, CapReadFees,
 		CapReadBudget, CapBudgetMeeting,
-		CapReadPayables, CapClaims, CapSignatures, CapRegister},
+		CapReadPayables, CapClaims, CapSignatures, CapRegister, CapAuditEngagement},
 	domain.RoleTreasurer: {CapDashboard, CapReadBills, CapBills, CapWindow, CapDeposit, CapReadCash, CapReturns, CapRefundApprove, CapRefundCheck, CapReadLetters, CapLetters, CapNovemberRun, CapJournal, CapReadFees,
 		CapReadBudget, CapCertify,
-		CapReadPayables, CapClaims, CapCheckRuns, CapSignatures, CapAPPolicy, CapRegister},
+		CapReadPayables, CapClaims, CapCheckRuns, CapSignatures, CapAPPolicy, CapRegister, CapAudit, CapAuditEngagement},
 	domain.RoleAdministrator: {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapUsers, CapCluster, CapJournal, CapReadFees, CapResolutions,
 		CapReadBudget, CapChart, CapEstimates, CapBudget, CapBudgetMeeting, CapPurchasing, CapPurchasingRules, CapEmployment,
-		CapReadPayables, CapClaims, CapSignatures, CapAPPolicy},
-	domain.RoleAuditor:        {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapCluster, CapJournal, CapReadFees, CapReadBudget, CapReadPayables},
+		CapReadPayables, CapClaims, CapSignatures, CapAPPolicy, CapAudit, CapAuditEngagement},
+	domain.RoleAuditor:        {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapCluster, CapJournal, CapReadFees, CapReadBudget, CapReadPayables, CapAudit},
 	domain.RoleBoard:          {CapDashboard, CapReadFees, CapResolutions, CapReadBudget, CapReadPayables, CapClaims},
 	domain.RoleHotelOperator:  {CapDashboard, CapReadFees},
 	domain.RoleDepartmentHead: {CapDashboard, CapReadFees, CapReadBudget, CapEstimates, CapPurchasing, CapReadPayables, CapClaims},
