@@ -45,13 +45,14 @@ var Kinds = NewTable(
 	purchasingRulesKind,  // purchasingrecords.go, §5.12(10)
 
 	// Claims and accounts payable (§5.07(2)-(4), §5.18).
-	claimKind,          // payable.go
-	apPolicyKind,       // payable.go
-	signatureKind,      // payable.go
-	checkStockKind,     // payable.go
-	checkRunKind,       // payable.go
-	checkVoidKind,      // payable.go
-	registerReviewKind, // payable.go
+	claimKind,           // payable.go
+	apPolicyKind,        // payable.go
+	signatureKind,       // payable.go
+	checkStockKind,      // payable.go
+	checkRunKind,        // payable.go
+	checkVoidKind,       // payable.go
+	registerReviewKind,  // payable.go
+	auditEngagementKind, // audit.go, §5.15
 
 	// Room tax (§5.22, issue #15): operators, returns, payments, the
 	// treasurer's powers and every read of a return.

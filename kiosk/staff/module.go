@@ -2,6 +2,8 @@ package staff
 
 import (
 	"context"
+	"encoding/csv"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -180,6 +182,14 @@ func (o *Office) WriteAPIError(w http.ResponseWriter, err error) { writeAPIError
 func (o *Office) CSV(w http.ResponseWriter, filename string) *CSVWriter {
 	return &CSVWriter{startCSV(w, filename)}
 }
+
+// NewCSV returns a CSV writer to w (a file of an archive) that
+// neutralises every cell as the downloads do.
+func NewCSV(w io.Writer) *CSVWriter { return &CSVWriter{&csvExport{w: csv.NewWriter(w)}} }
+
+// Journal returns the ledger's journal, nil when the node runs without a
+// journal reader.
+func (o *Office) Journal() Journal { return o.s.journal }
 
 // CSVWriter writes the records of a CSV download.
 type CSVWriter struct{ e *csvExport }

@@ -55,6 +55,12 @@ const (
 	CapRegister     Capability = "register"      // record the board's review of the monthly check register
 )
 
+// Capabilities of the audit (§5.15; kiosk/staff/audit).
+const (
+	CapAudit           Capability = "audit"            // the engagements and the yearly extract of the ledger
+	CapAuditEngagement Capability = "audit-engagement" // record the firm engaged and the board's confirmation
+)
+
 // Capabilities of the room tax (§5.22, kiosk/staff/roomtax). Reading a
 // return is offered to every role, but the ledger decides whose returns a
 // person may read (the filer, the treasurer's office, the auditors, an
@@ -73,17 +79,17 @@ const (
 var grants = map[domain.Role][]Capability{
 	domain.RoleClerk: {CapDashboard, CapReadBills, CapBills, CapWindow, CapReadCash, CapReturns, CapRefundCheck, CapReadLetters, CapLetters, CapReadFees,
 		CapReadBudget, CapBudgetMeeting,
-		CapReadPayables, CapClaims, CapSignatures, CapRegister,
+		CapReadPayables, CapClaims, CapSignatures, CapRegister, CapAuditEngagement,
 		CapRoomTaxForms, CapRoomTaxRead, CapRoomTaxTotals},
 	domain.RoleTreasurer: {CapDashboard, CapReadBills, CapBills, CapWindow, CapDeposit, CapReadCash, CapReturns, CapRefundApprove, CapRefundCheck, CapReadLetters, CapLetters, CapNovemberRun, CapJournal, CapReadFees,
 		CapReadBudget, CapCertify,
-		CapReadPayables, CapClaims, CapCheckRuns, CapSignatures, CapAPPolicy, CapRegister,
+		CapReadPayables, CapClaims, CapCheckRuns, CapSignatures, CapAPPolicy, CapRegister, CapAudit, CapAuditEngagement,
 		CapRoomTaxForms, CapRoomTaxFile, CapRoomTaxRead, CapRoomTaxDirectory, CapRoomTaxAdmin, CapRoomTaxLog, CapRoomTaxTotals},
 	domain.RoleAdministrator: {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapUsers, CapCluster, CapJournal, CapReadFees, CapResolutions,
 		CapReadBudget, CapChart, CapEstimates, CapBudget, CapBudgetMeeting, CapPurchasing, CapPurchasingRules, CapEmployment,
-		CapReadPayables, CapClaims, CapSignatures, CapAPPolicy,
+		CapReadPayables, CapClaims, CapSignatures, CapAPPolicy, CapAudit, CapAuditEngagement,
 		CapRoomTaxRead, CapRoomTaxTotals},
-	domain.RoleAuditor: {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapCluster, CapJournal, CapReadFees, CapReadBudget, CapReadPayables,
+	domain.RoleAuditor: {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapCluster, CapJournal, CapReadFees, CapReadBudget, CapReadPayables, CapAudit,
 		CapRoomTaxRead, CapRoomTaxDirectory, CapRoomTaxLog, CapRoomTaxTotals},
 	domain.RoleBoard: {CapDashboard, CapReadFees, CapResolutions, CapReadBudget, CapReadPayables, CapClaims,
 		CapRoomTaxRead, CapRoomTaxTotals},
