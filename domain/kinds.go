@@ -25,6 +25,22 @@ var Kinds = NewTable(
 	chargeKind,        // charges.go, §5.19, §5.21
 	resolutionKind,    // resolution.go: parameters set by the board
 
+	// Special assessments and special charges (§5.14).
+	assessmentPreliminaryKind,   // assessmentproject.go, §5.14(3)(a)
+	assessmentReportKind,        // assessmentproject.go, §5.14(3)(b)
+	assessmentNoticeKind,        // assessmentproject.go, §5.14(6)
+	assessmentOwnerKind,         // assessmentproject.go, §5.14(8), §5.14(14)(b)
+	assessmentHearingKind,       // assessmentproject.go, §5.14(7)
+	assessmentFinalKind,         // assessmentproject.go, §5.14(7)
+	assessmentPublishKind,       // assessmentproject.go, §5.14(7)(e)
+	assessmentLevyKind,          // assessmentlevy.go, §5.14(5), (12)
+	payAssessmentKind,           // assessmentlevy.go, at the kiosk
+	windowAssessmentPaymentKind, // assessmentlevy.go, at the window
+	assessmentChangeKind,        // assessmentlevy.go, §5.14(9), (10)
+	assessmentAppealKind,        // assessmentlevy.go, §5.14(11)
+	repairNoticeKind,            // specialcharge.go, §5.14(13)
+	specialChargeKind,           // specialcharge.go, §5.14(13)
+
 	// The cluster's own.
 	ledgerFormatKind, // ledgerformat.go
 	checkpointKind,   // ledgerformat.go

@@ -92,6 +92,10 @@ var paramDefs = [...]paramDef{
 	{"claim_suit_months", kindCount, 0, 120, func(v *Values, x paramValue) { v.ClaimSuitMonths = x.n }},
 	{"installment_threshold", kindMoney, 0, 0, func(v *Values, x paramValue) { v.InstallmentThreshold = x.money }},
 	{"payment_limit", kindMoney, 0, 0, func(v *Values, x paramValue) { v.PaymentLimit = x.money }},
+
+	// §5.14 special assessment projects (assessmentproject.go).
+	{"assessment_appeal_days", kindCount, 1, 3660, func(v *Values, x paramValue) { v.AssessmentAppealDays = x.n }},
+	{"notice_posting_places", kindCount, 1, 99, func(v *Values, x paramValue) { v.NoticePostingPlaces = x.n }},
 }
 
 // paramIndex returns the position of name in paramDefs, or −1.
@@ -143,6 +147,9 @@ type Values struct {
 	InstallmentThreshold Money // Ch. 74: installments from this general tax (100.00)
 
 	PaymentLimit Money // the largest single payment any channel takes (kiosk, window, API)
+
+	AssessmentAppealDays int // Wis. Stat. 66.0703(12): days after the final resolution is published to appeal (90)
+	NoticePostingPlaces  int // §5.14(6), §5.14(13): public places a posted notice goes up in, at least (3)
 
 	has uint64 // bit i set when paramDefs[i] has a row in force
 }
