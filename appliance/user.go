@@ -17,6 +17,7 @@ import (
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
+	"github.com/villagehall/appliance/kiosk/staff/assessments"
 	"github.com/villagehall/appliance/sync/pki"
 	"github.com/villagehall/appliance/sync/replica"
 )
@@ -179,5 +180,7 @@ func roleList() string {
 // staffModules are the back office's capabilities in packages of their
 // own (staff.Module), in the order their links appear: one line a module.
 func staffModules() []staff.Module {
-	return []staff.Module{}
+	return []staff.Module{
+		assessments.New(), // special assessments and special charges (§5.14)
+	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
+	"github.com/villagehall/appliance/kiosk/staff/assessments"
 	"github.com/villagehall/appliance/kiosk/staff/stafftest"
 )
 
@@ -157,5 +158,104 @@ func TestAPIRoleMatrix(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("no token: %d", resp.StatusCode)
+	}
+}
+
+// assessmentRoutes are the routes of special assessments and special
+// charges (kiosk/staff/assessments), with the capability each needs.
+var assessmentRoutes = []route{
+	{"GET", "/staff/assessments", staff.CapReadAssessments, nil},
+	{"GET", "/staff/assessments/new", staff.CapAssessmentBoard, nil},
+	{"POST", "/staff/assessments", staff.CapAssessmentBoard, url.Values{"project": {"SA-M"}, "number": {"m"}, "adopted_on": {"2099-01-01"}}},
+	{"GET", "/staff/assessments/none", staff.CapReadAssessments, nil},
+	{"GET", "/staff/assessments/none/documents/none", staff.CapReadAssessments, nil},
+	{"GET", "/staff/assessments/none/letters.pdf", staff.CapReadAssessments, nil},
+	{"POST", "/staff/assessments/none/report", staff.CapAssessmentClerk, nil},
+	{"POST", "/staff/assessments/none/notice", staff.CapAssessmentClerk, nil},
+	{"POST", "/staff/assessments/none/owner", staff.CapAssessmentClerk, nil},
+	{"POST", "/staff/assessments/none/hearing", staff.CapAssessmentBoard, nil},
+	{"POST", "/staff/assessments/none/final", staff.CapAssessmentBoard, nil},
+	{"POST", "/staff/assessments/none/publish", staff.CapAssessmentClerk, nil},
+	{"POST", "/staff/assessments/none/levy", staff.CapAssessmentLevy, nil},
+	{"POST", "/staff/assessments/none/change", staff.CapAssessmentBoard, nil},
+	{"GET", "/staff/assessment/none", staff.CapReadAssessments, nil},
+	{"POST", "/staff/assessment/none/appeal", staff.CapAssessmentClerk, nil},
+	{"GET", "/staff/assessment/none/pay", staff.CapWindow, nil},
+	{"POST", "/staff/assessment/none/pay", staff.CapWindow, url.Values{"amount": {"1.00"}, "tender": {"cash"}}},
+	{"GET", "/staff/special-charges", staff.CapReadAssessments, nil},
+	{"POST", "/staff/special-charges/notices", staff.CapSpecialCharges, url.Values{"id": {"RN-M"}}},
+	{"POST", "/staff/special-charges/notices/none/hearing", staff.CapSpecialCharges, url.Values{"decision": {"perform"}}},
+	{"POST", "/staff/special-charges", staff.CapSpecialCharges, url.Values{"category": {"weeds"}}},
+}
+
+// TestAssessmentRoleMatrix is TestRoleMatrix for the routes of special
+// assessments, with their module mounted.
+func TestAssessmentRoleMatrix(t *testing.T) {
+	h := stafftest.NewWith(t, stafftest.Options{Modules: []staff.Module{assessments.New()}})
+	for _, role := range domain.Roles() {
+		c := h.SignedIn("as-"+strings.ReplaceAll(string(role), "_", "-"), role)
+		for _, rt := range assessmentRoutes {
+			t.Run(string(role)+"/"+rt.method+" "+rt.path, func(t *testing.T) {
+				allowed := staff.Allowed(role, rt.cap)
+				before := h.Ledger.JournalLen()
+				var p stafftest.Page
+				if rt.method == "GET" {
+					p = c.Get(rt.path)
+				} else {
+					c.Get("/staff/")
+					form := url.Values{}
+					for k, v := range rt.form {
+						form[k] = v
+					}
+					p = c.Post(rt.path, form)
+				}
+				refusedForRole := p.Status == http.StatusForbidden && strings.Contains(p.Text("error"), "Your role")
+				if allowed && refusedForRole {
+					t.Fatalf("%s refused to %s", rt.path, role)
+				}
+				if !allowed {
+					if !refusedForRole {
+						t.Fatalf("%s %s for %s: status %d, want 403 for the role", rt.method, rt.path, role, p.Status)
+					}
+					if n := h.Ledger.JournalLen(); n != before {
+						t.Fatalf("a refused request submitted %d commands", n-before)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestAssessmentAPIRoleMatrix checks the API routes of special
+// assessments with each role's token: a role without the capability is
+// refused with 403, a role with it is never refused for its role.
+func TestAssessmentAPIRoleMatrix(t *testing.T) {
+	h := stafftest.NewWith(t, stafftest.Options{Modules: []staff.Module{assessments.New()}})
+	apiRoutes := []route{
+		{"GET", "/api/v1/assessments", staff.CapReadAssessments, nil},
+		{"POST", "/api/v1/assessments", staff.CapAssessmentBoard, nil},
+		{"GET", "/api/v1/assessments/none", staff.CapReadAssessments, nil},
+		{"POST", "/api/v1/assessments/none/report", staff.CapAssessmentClerk, nil},
+		{"POST", "/api/v1/assessments/none/hearing", staff.CapAssessmentBoard, nil},
+		{"POST", "/api/v1/assessments/none/levy", staff.CapAssessmentLevy, nil},
+		{"GET", "/api/v1/assessment/none", staff.CapReadAssessments, nil},
+		{"POST", "/api/v1/assessment/none/appeal", staff.CapAssessmentClerk, nil},
+		{"POST", "/api/v1/assessment-payments", staff.CapWindow, nil},
+		{"GET", "/api/v1/repair-notices", staff.CapReadAssessments, nil},
+		{"POST", "/api/v1/repair-notices", staff.CapSpecialCharges, nil},
+		{"POST", "/api/v1/special-charges", staff.CapSpecialCharges, nil},
+	}
+	for _, role := range domain.Roles() {
+		tok := h.Token("tok-"+strings.ReplaceAll(string(role), "_", "-"), role)
+		for _, rt := range apiRoutes {
+			body := ""
+			if rt.method == "POST" {
+				body = `{"command_id":"matrix-` + string(role) + `"}`
+			}
+			st, b := h.API(rt.method, rt.path, tok, body)
+			if allowed := staff.Allowed(role, rt.cap); allowed == (st == http.StatusForbidden && strings.Contains(string(b), "role")) {
+				t.Errorf("%s %s %s: %d %s (allowed %v)", role, rt.method, rt.path, st, b, allowed)
+			}
+		}
 	}
 }
