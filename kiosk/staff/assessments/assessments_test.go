@@ -446,3 +446,92 @@ func TestAssessmentAPI(t *testing.T) {
 		t.Fatalf("a hotel operator's token reads the projects: %d", st)
 	}
 }
+
+// levy records a small project's steps on the ledger directly, up to its
+// levy on July 20, 2026: two parcels, 3,000.00 of sewer by units 1 and 2,
+// three installments at 5%, the first due October 31, 2026.
+func levy(t *testing.T, h *stafftest.Harness) {
+	t.Helper()
+	h.SetClock(at(h, "2026-07-20 09:00"))
+	ids := district[:2]
+	h.Submit("boss", &domain.AssessmentPreliminary{Project: "SA-2026-05", Number: "2026-50", AdoptedOn: domain.MustDate("2026-06-01"), Purpose: "Sewer laterals", Basis: domain.BasisPolicePower,
+		Improvements: []string{"Sewer"}, District: ids, Limits: "Two lots", Installments: 3, Officer: "Public works director"})
+	h.Submit("boss", &domain.AssessmentReport{Project: "SA-2026-05", FiledOn: domain.MustDate("2026-06-15"), Documents: []domain.Document{{Name: "plan.txt", Data: []byte("plan")}},
+		Costs:     []domain.CostItem{{Improvement: "Sewer", Category: domain.CostDirect, Description: "Laterals", Amount: domain.MustMoney("3000.00")}},
+		Parcels:   []domain.ReportParcel{{Parcel: ids[0], Units: domain.MustUnits("1")}, {Parcel: ids[1], Units: domain.MustUnits("2")}},
+		Benefited: "The laterals serve these lots."})
+	h.Submit("boss", &domain.AssessmentNotice{Project: "SA-2026-05", Method: domain.NoticePublication, Newspaper: "Belleville Recorder", NoticeOn: domain.MustDate("2026-06-20"), MailedOn: domain.MustDate("2026-06-20"),
+		Inspection: "Village hall", HearingOn: domain.MustDate("2026-07-07"), HearingAt: "Village hall, 7 pm"})
+	h.Submit("boss", &domain.AssessmentHearing{Project: "SA-2026-05", HeldOn: domain.MustDate("2026-07-07"), Action: domain.ActionApprove})
+	h.Submit("boss", &domain.AssessmentFinal{Project: "SA-2026-05", Number: "2026-55", AdoptedOn: domain.MustDate("2026-07-14"), InterestRate: domain.MustRate("0.05"), FirstDueOn: domain.MustDate("2026-10-31")})
+	h.Submit("boss", &domain.AssessmentPublish{Project: "SA-2026-05", PublishedOn: domain.MustDate("2026-07-16"), Publication: "Belleville Recorder"})
+	h.Submit("boss", &domain.AssessmentLevy{Project: "SA-2026-05", LeviedOn: domain.MustDate("2026-07-20")})
+}
+
+// TestInstallmentsInTheNovemberRun (§5.14(12)): the treasurer's November
+// run lists the first installments left unpaid with the bills, certifies
+// them with the roll, and the county's CSV carries them as assessment
+// lines: bill_id the installment, account empty, penalty 0.00.
+func TestInstallmentsInTheNovemberRun(t *testing.T) {
+	h := newOffice(t)
+	levy(t, h)
+	h.SetClock(at(h, "2026-08-10 10:00"))
+	first := domain.AssessmentID("SA-2026-05", district[0])
+	second := domain.AssessmentID("SA-2026-05", district[1])
+	h.Submit("kiosk", &domain.PayAssessment{AssessmentID: first, Option: domain.PayInstallment, Amount: domain.MustMoney("333.34"), Tender: domain.Card, Reference: "SIM-1"})
+
+	h.Token("treas", domain.RoleTreasurer) // the account
+	treas := later(h, "2026-11-02 09:00", "treas")
+	treas.Get("/staff/november?year=2026")
+	if p := treas.Post("/staff/november", url.Values{"year": {"2026"}, "step": {"penalties"}}); p.Status != http.StatusSeeOther {
+		t.Fatalf("penalties: %d", p.Status)
+	}
+	treas = later(h, "2026-11-16 09:00", "treas")
+	p := treas.Get("/staff/november?year=2026")
+	key := second + "#1"
+	row := p.Doc.Find(`[data-testid="roll"] tr[data-bill="` + key + `"]`)
+	if row.Length() != 1 || !strings.Contains(row.Text(), "666.67") || p.Doc.Find(`[data-testid="roll"] tr[data-bill="`+first+`#1"]`).Length() != 0 {
+		t.Fatalf("the roll preview: %q", p.Text("roll"))
+	}
+	if href, _ := row.Find("a").Attr("href"); href != "/staff/assessment/"+second {
+		t.Errorf("the line links to %q", href)
+	}
+	if p := treas.Post("/staff/november", url.Values{"year": {"2026"}, "step": {"certify"}}); p.Status != http.StatusSeeOther {
+		t.Fatalf("certify: %d %s", p.Status, p.Text("error"))
+	}
+	req, _ := http.NewRequest(http.MethodGet, h.Srv.URL+"/staff/november/2026/dane.csv", nil)
+	csv := treas.Do(req).Body
+	want := "Dane,0601-141-3002,102 Pearl St,Owner 2,," + key + ",\"Special assessment SA-2026-05 (Sewer laterals), installment 1 of 3, delinquent\",2026-07-20,666.67,0.00,0.00,666.67,2026-11-16,"
+	if !strings.Contains(csv, want) {
+		t.Fatalf("the county CSV lacks the assessment line %q:\n%s", want, csv)
+	}
+	a, err := domain.ReadsOf(h.Ledger).Assessment(second)
+	if err != nil || a.Installments[0].TaxRollYear != 2026 {
+		t.Fatalf("the installment after certification: %+v %v", a.Installments[0], err)
+	}
+}
+
+// TestStatusLetterReadsAssessments (§5.11): the status letter of a parcel
+// states its outstanding and deferred special assessments and the
+// contemplated improvements of its district from the ledger, and the
+// clerk's answers on deferred assessments and contemplated improvements
+// come filled in.
+func TestStatusLetterReadsAssessments(t *testing.T) {
+	h := newOffice(t)
+	levy(t, h)
+	h.SetClock(at(h, "2026-08-03 09:00"))
+	h.Submit("boss", &domain.AssessmentPreliminary{Project: "SA-2027-01", Number: "2026-60", AdoptedOn: domain.MustDate("2026-08-03"), Purpose: "Pearl Street lighting", Basis: domain.BasisBenefit,
+		Improvements: []string{"Lights"}, District: district, Limits: "Pearl Street", Installments: 1, Officer: "Administrator"})
+	res := h.Submit("kiosk", &domain.RequestStatusLetter{Parcel: district[1], Requester: "Sugar River Title", Contact: "closings@example.com", Fee: domain.MustMoney("45.00"), Tender: domain.Card, Reference: "SIM-2"})
+	clerk := h.SignedIn("pclerk", domain.RoleClerk)
+	p := clerk.Get("/staff/letters/" + res.Receipt.Number)
+	facts := p.Text("letter-facts")
+	if !strings.Contains(facts, "Special assessment SA-2026-05") || !strings.Contains(facts, "2000.00") || !strings.Contains(facts, "Project SA-2027-01") {
+		t.Fatalf("the letter's facts: %q", facts)
+	}
+	deferred := p.Doc.Find(`[data-testid="letter-deferred"]`).Text()
+	improvements := p.Doc.Find(`[data-testid="letter-improvements"]`).Text()
+	if !strings.Contains(deferred, "3 installments not yet due") || !strings.Contains(improvements, "Pearl Street lighting") {
+		t.Fatalf("prefilled answers: deferred %q, improvements %q", deferred, improvements)
+	}
+}
