@@ -18,6 +18,8 @@ import (
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
 	"github.com/villagehall/appliance/kiosk/staff/assessments"
+	"github.com/villagehall/appliance/kiosk/staff/budget"
+	"github.com/villagehall/appliance/kiosk/staff/purchasing"
 	"github.com/villagehall/appliance/sync/pki"
 	"github.com/villagehall/appliance/sync/replica"
 )
@@ -181,6 +183,8 @@ func roleList() string {
 // own (staff.Module), in the order their links appear: one line a module.
 func staffModules() []staff.Module {
 	return []staff.Module{
+		budget.New(),      // §5.01-5.05, §5.16: the chart, the budget cycle, appropriations
+		purchasing.New(),  // §5.12, §5.13: orders, requisitions, surplus, rules, employment
 		assessments.New(), // special assessments and special charges (§5.14)
 	}
 }

@@ -2,47 +2,9 @@ package domain
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 )
-
-// txRecords reads a staffTx as the pages read the ledger (Records).
-type txRecords struct{ tx *staffTx }
-
-func (r txRecords) Get(c, id string, v any) error {
-	if ok, err := r.tx.Get(c, id, v); err != nil || !ok {
-		return Errorf(ENOTFOUND, "", "There is no %s %q.", c, id)
-	}
-	return nil
-}
-
-func (r txRecords) List(c, prefix string, fn func(string, []byte) error) error {
-	var ids []string
-	for k := range r.tx.records {
-		if id, ok := strings.CutPrefix(k, c+"/"); ok && strings.HasPrefix(id, prefix) {
-			ids = append(ids, id)
-		}
-	}
-	slices.Sort(ids)
-	for _, id := range ids {
-		if err := fn(id, r.tx.records[c+"/"+id]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (r txRecords) Keys(index, prefix string) ([]string, error) {
-	var out []string
-	for k := range r.tx.index {
-		if key, ok := strings.CutPrefix(k, index+"/"); ok && strings.HasPrefix(key, prefix) {
-			out = append(out, key)
-		}
-	}
-	slices.Sort(out)
-	return out, nil
-}
 
 // district is the twelve parcels of Pearl Street: the tenth is a church
 // (exempt by law), the twelfth a corner lot.
