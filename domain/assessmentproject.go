@@ -112,7 +112,7 @@ type Units struct{ d decimal.Decimal }
 func ParseUnits(s string) (Units, error) {
 	var v unitsValue
 	err := v.UnmarshalJSON([]byte(strconv.Quote(strings.TrimSpace(s))))
-	return Units{v.d}, err
+	return Units(v), err
 }
 
 // MustUnits is ParseUnits for literals in code and tests.
