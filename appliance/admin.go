@@ -121,13 +121,18 @@ func restoreCommand(args []string, stderr io.Writer) error {
 }
 
 // verifyCommand runs `appliance verify --data DIR`: it checks the journal's
-// hash chain of a stopped node's ledger.
+// hash chain of a stopped node's ledger; `appliance verify --extract FILE`
+// checks an auditors' extract (extract.go).
 func verifyCommand(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dir := fs.String("data", "data", "the node's data folder (the node stopped)")
+	extract := fs.String("extract", "", "an auditors' extract (zip) to verify instead of a data folder")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
+	}
+	if *extract != "" {
+		return verifyExtract(*extract, stdout)
 	}
 	opts := badgerstore.PiOptions(filepath.Join(*dir, "state"))
 	opts.ReadOnly = true

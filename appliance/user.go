@@ -18,7 +18,9 @@ import (
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
 	"github.com/villagehall/appliance/kiosk/staff/assessments"
+	"github.com/villagehall/appliance/kiosk/staff/audit"
 	"github.com/villagehall/appliance/kiosk/staff/budget"
+	"github.com/villagehall/appliance/kiosk/staff/payables"
 	"github.com/villagehall/appliance/kiosk/staff/purchasing"
 	"github.com/villagehall/appliance/sync/pki"
 	"github.com/villagehall/appliance/sync/replica"
@@ -86,7 +88,7 @@ func (j nodeJournal) Journal(fn func(staff.JournalEntry) error) error {
 // a cluster the ledger changes only through Raft.
 func userCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: appliance user add|reset|disable|enable --username NAME [--name 'Full Name' --role ROLE] [--data DIR] [--node URL]")
+		fmt.Fprintln(stderr, "usage: appliance user add|reset|disable|enable --username NAME [--name 'Full Name' --role ROLE [--unit UNIT]] [--data DIR] [--node URL]")
 		return errUsage
 	}
 	op := args[0]
@@ -98,6 +100,7 @@ func userCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.StringVar(&req.Username, "username", "", "the account's username")
 	fs.StringVar(&req.Name, "name", "", "the person's name (add)")
 	role := fs.String("role", "", "the role (add): "+roleList())
+	fs.StringVar(&req.Unit, "unit", "", "the unit of the chart a department head heads (add, department_head)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return errUsage
 	}
@@ -185,6 +188,8 @@ func staffModules() []staff.Module {
 	return []staff.Module{
 		budget.New(),      // §5.01-5.05, §5.16: the chart, the budget cycle, appropriations
 		purchasing.New(),  // §5.12, §5.13: orders, requisitions, surplus, rules, employment
+		payables.New(),    // §5.07(2)-(4), §5.18: claims, check runs, signatures, the check register
+		audit.New(),       // §5.15: the auditors' engagements and the yearly extract
 		assessments.New(), // special assessments and special charges (§5.14)
 	}
 }
