@@ -66,7 +66,7 @@ vet:
 check-imports:
 	@bad=$$($(GO) list -deps ./domain/... | grep -E '^$(MODULE)/(sync|kiosk|appliance)' || true); \
 		if [ -n "$$bad" ]; then echo "domain must not import: $$bad"; exit 1; fi
-	@bad=$$($(GO) list -deps ./domain/... | grep '\.' | grep -vE '^($(MODULE)|github.com/shopspring/decimal)' || true); \
+	@bad=$$($(GO) list -deps -f '{{if not .Standard}}{{.ImportPath}}{{end}}' ./domain/... | grep -vE '^($(MODULE)|github.com/shopspring/decimal)' || true); \
 		if [ -n "$$bad" ]; then echo "domain imports beyond the standard library and decimal: $$bad"; exit 1; fi
 	@bad=$$($(GO) list -deps ./kiosk/... | grep -E '^$(MODULE)/sync' || true); \
 		if [ -n "$$bad" ]; then echo "kiosk must not import sync: $$bad"; exit 1; fi

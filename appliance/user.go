@@ -17,6 +17,7 @@ import (
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
+	"github.com/villagehall/appliance/kiosk/staff/assessments"
 	"github.com/villagehall/appliance/kiosk/staff/audit"
 	"github.com/villagehall/appliance/kiosk/staff/budget"
 	"github.com/villagehall/appliance/kiosk/staff/payables"
@@ -186,10 +187,11 @@ func roleList() string {
 // own (staff.Module), in the order their links appear: one line a module.
 func staffModules() []staff.Module {
 	return []staff.Module{
-		budget.New(),     // §5.01-5.05, §5.16: the chart, the budget cycle, appropriations
-		purchasing.New(), // §5.12, §5.13: orders, requisitions, surplus, rules, employment
-		payables.New(),   // §5.07(2)-(4), §5.18: claims, check runs, signatures, the check register
-		audit.New(),      // §5.15: the auditors' engagements and the yearly extract
-		roomtax.New(),    // kiosk/staff/roomtax: §5.22 room tax
+		budget.New(),      // §5.01-5.05, §5.16: the chart, the budget cycle, appropriations
+		purchasing.New(),  // §5.12, §5.13: orders, requisitions, surplus, rules, employment
+		payables.New(),    // §5.07(2)-(4), §5.18: claims, check runs, signatures, the check register
+		audit.New(),       // §5.15: the auditors' engagements and the yearly extract
+		roomtax.New(),     // §5.22: room tax
+		assessments.New(), // §5.14: special assessments and special charges
 	}
 }

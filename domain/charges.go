@@ -56,6 +56,9 @@ func ChargeTitle(kind string) string {
 	case ChargeNoticeFee:
 		return "Notice and publication fee (§5.19)"
 	}
+	if t := specialChargeTitle(kind); t != "" {
+		return t // specialcharge.go
+	}
 	return kind
 }
 

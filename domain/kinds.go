@@ -71,6 +71,21 @@ var Kinds = NewTable(
 	roomTaxTransferKind,      // roomtaxadmin.go, Wis. Stat. 66.0615
 	roomTaxForfeitKind,       // roomtaxadmin.go, §5.22(9)
 	roomTaxReadKind,          // roomtaxadmin.go, §5.22(8)
+	// Special assessments and special charges (§5.14).
+	assessmentPreliminaryKind,   // assessmentproject.go, §5.14(3)(a)
+	assessmentReportKind,        // assessmentproject.go, §5.14(3)(b)
+	assessmentNoticeKind,        // assessmentproject.go, §5.14(6)
+	assessmentOwnerKind,         // assessmentproject.go, §5.14(8), §5.14(14)(b)
+	assessmentHearingKind,       // assessmentproject.go, §5.14(7)
+	assessmentFinalKind,         // assessmentproject.go, §5.14(7)
+	assessmentPublishKind,       // assessmentproject.go, §5.14(7)(e)
+	assessmentLevyKind,          // assessmentlevy.go, §5.14(5), (12)
+	payAssessmentKind,           // assessmentlevy.go, at the kiosk
+	windowAssessmentPaymentKind, // assessmentlevy.go, at the window
+	assessmentChangeKind,        // assessmentlevy.go, §5.14(9), (10)
+	assessmentAppealKind,        // assessmentlevy.go, §5.14(11)
+	repairNoticeKind,            // specialcharge.go, §5.14(13)
+	specialChargeKind,           // specialcharge.go, §5.14(13)
 
 	// The cluster's own.
 	ledgerFormatKind, // ledgerformat.go

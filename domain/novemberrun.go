@@ -29,6 +29,11 @@ type RunItem struct {
 	Balance     Money  `json:"balance"`
 	Year        int    `json:"year"`
 	CommandID   string `json:"command_id,omitempty"`
+	// Assessment and Installment name a special assessment's installment
+	// extended on the roll as a delinquent tax (§5.14(12)); BillID is then
+	// its InstallmentKey and Account is empty.
+	Assessment  string `json:"assessment,omitempty"`
+	Installment int    `json:"installment,omitempty"`
 }
 
 // NovemberRun is one cycle year's November run: the penalties posted on or
@@ -54,6 +59,10 @@ type NovemberStep struct {
 	Op    string   `json:"op"` // "penalties" | "certify"
 	Year  int      `json:"year"`
 	Bills []string `json:"bills"`
+	// Assessments are the special assessment installments (by
+	// InstallmentKey) certification extends on the roll (§5.14(12),
+	// ledger format 2).
+	Assessments []string `json:"assessments,omitempty"`
 }
 
 // PenaltyDay and TaxRollDay return November 2 and November 15 of a cycle
@@ -167,6 +176,18 @@ func applyNovemberStep(tx Tx, c Command, p *Params, res *Result) error {
 		} else {
 			total = total.Add(it.Balance)
 		}
+	}
+	if len(in.Assessments) > 0 {
+		// Special assessments not paid by their date are extended on the
+		// roll as a delinquent tax (§5.14(12)); they take no penalty.
+		if RulesFormat(tx) < 2 || in.Op != "certify" {
+			return Errorf(EINVALID, "§5.14(12)", "Special assessment installments are extended on the tax roll when it is certified (ledger format 2).")
+		}
+		more, sum, err := certifyInstallments(tx, c, in.Year, in.Assessments)
+		if err != nil {
+			return err
+		}
+		items, total = append(items, more...), total.Add(sum)
 	}
 	switch in.Op {
 	case "penalties":

@@ -97,6 +97,10 @@ var paramDefs = [...]paramDef{
 	{"room_tax_records_years", kindCount, 1, 50, func(v *Values, x paramValue) { v.RoomTaxRecordsYears = x.n }},
 	{"room_tax_tourism_share", kindRate, 0, 0, func(v *Values, x paramValue) { v.RoomTaxTourismShare = x.rate }},
 	{"room_tax_retained_amount", kindMoney, 0, 0, func(v *Values, x paramValue) { v.RoomTaxRetainedAmount = x.money }},
+
+	// §5.14 special assessment projects (assessmentproject.go).
+	{"assessment_appeal_days", kindCount, 1, 3660, func(v *Values, x paramValue) { v.AssessmentAppealDays = x.n }},
+	{"notice_posting_places", kindCount, 1, 99, func(v *Values, x paramValue) { v.NoticePostingPlaces = x.n }},
 }
 
 // paramIndex returns the position of name in paramDefs, or −1.
@@ -153,6 +157,8 @@ type Values struct {
 	RoomTaxRecordsYears   int   // §5.22(7): records are kept this many years from the filing period (5)
 	RoomTaxTourismShare   Rate  // Wis. Stat. 66.0615(1m): share of collections beyond the retained amount for tourism (0.70)
 	RoomTaxRetainedAmount Money // Wis. Stat. 66.0615(1m): collections a year the village retains before the share
+	AssessmentAppealDays  int   // Wis. Stat. 66.0703(12): days after the final resolution is published to appeal (90)
+	NoticePostingPlaces   int   // §5.14(6), §5.14(13): public places a posted notice goes up in, at least (3)
 
 	has uint64 // bit i set when paramDefs[i] has a row in force
 }

@@ -172,17 +172,31 @@ func applyIssueRefund(tx Tx, c Command, res *Result) error {
 	if err != nil {
 		return err
 	}
-	if !ok {
-		return Errorf(ENOTFOUND, sectionRefund, "There is no bill %q.", in.BillID)
-	}
-	var pay *BillPayment
-	for i := range bill.Payments {
-		if bill.Payments[i].CommandID == in.CommandID {
-			pay = &bill.Payments[i]
+	var amount Money
+	switch {
+	case ok:
+		var pay *BillPayment
+		for i := range bill.Payments {
+			if bill.Payments[i].CommandID == in.CommandID {
+				pay = &bill.Payments[i]
+			}
 		}
-	}
-	if pay == nil || !pay.Allocation.Overpayment.IsPositive() {
-		return Errorf(ENOTFOUND, sectionRefund, "Bill %s has no overpayment by command %s.", in.BillID, in.CommandID)
+		if pay == nil || !pay.Allocation.Overpayment.IsPositive() {
+			return Errorf(ENOTFOUND, sectionRefund, "Bill %s has no overpayment by command %s.", in.BillID, in.CommandID)
+		}
+		amount = pay.Allocation.Overpayment
+	case RulesFormat(tx) >= 2:
+		// A special assessment's refund (assessmentlevy.go), kept in the
+		// same queue (ledger format 2).
+		found := false
+		if amount, found, err = assessmentRefund(tx, in.BillID, in.CommandID); err != nil {
+			return err
+		} else if !found {
+			return Errorf(ENOTFOUND, sectionRefund, "There is no bill %q.", in.BillID)
+		}
+		bill.ID = in.BillID
+	default:
+		return Errorf(ENOTFOUND, sectionRefund, "There is no bill %q.", in.BillID)
 	}
 	var st RefundState
 	if _, err := tx.Get(CollectionRefundStates, in.CommandID, &st); err != nil {
@@ -193,7 +207,7 @@ func applyIssueRefund(tx Tx, c Command, res *Result) error {
 		if st.State != "" {
 			return Errorf(ECONFLICT, sectionRefund, "This refund is already %s.", st.State)
 		}
-		st = RefundState{CommandID: in.CommandID, BillID: bill.ID, State: RefundApproved, Amount: pay.Allocation.Overpayment, ApprovedBy: c.Actor, ApprovedAt: c.At}
+		st = RefundState{CommandID: in.CommandID, BillID: bill.ID, State: RefundApproved, Amount: amount, ApprovedBy: c.Actor, ApprovedAt: c.At}
 	case "check":
 		if st.State != RefundApproved {
 			return Errorf(ECONFLICT, sectionRefund, "A refund check is recorded only after the refund is approved.")

@@ -210,6 +210,9 @@ func (p *NovemberStep) textFields() []textField {
 	for _, id := range p.Bills {
 		fields = append(fields, oneLine("A bill number", id))
 	}
+	for _, id := range p.Assessments {
+		fields = append(fields, oneLine("An assessment installment", id))
+	}
 	return fields
 }
 

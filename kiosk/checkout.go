@@ -75,7 +75,10 @@ type checkout struct {
 
 // checkouts are the payables of the kiosk, which the receipt page looks
 // receipts up in by kind.
-var checkouts = []*checkout{billPayments, letterFees, taxPayments, roomTaxPayments}
+var checkouts = []*checkout{billPayments, letterFees, taxPayments,
+	roomTaxPayments,    // roomtax.go, §5.22
+	assessmentPayments, // assessment.go, §5.14
+}
 
 // checkoutOf returns the checkout of a receipt's kind; a receipt of no
 // kind is a village bill's (domain.Receipt.Kind).

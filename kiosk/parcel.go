@@ -30,6 +30,9 @@ func (s *Server) parcelGroup(p view.Page, rows *rowMapper, pc domain.Parcel) (vi
 	if err != nil {
 		return g, err
 	}
-	g.Bills, err = rows.rows(bills)
+	if g.Bills, err = rows.rows(bills); err != nil {
+		return g, err
+	}
+	g.Assessments, err = s.assessmentRows(pc.ID)
 	return g, err
 }

@@ -36,7 +36,7 @@ var feeSections = []struct {
 	{"5-22-annual", "§5.22 Room tax: the annual return, records and the share for tourism (Wis. Stat. 66.0615)", []string{"room_tax_annual_days", "room_tax_records_years", "room_tax_tourism_share", "room_tax_retained_amount"}},
 	{"5-12", "§5.12 / §5.13 Purchasing", []string{"board_approval_threshold", "emergency_limit_purchasing_agent", "emergency_limit_department_head", "class1_notice_threshold", "class2_notice_threshold"}},
 	{"5-03", "§5.03 / §5.04 Budget votes", []string{"board_size"}},
-	{"5-14", "§5.14 Special assessments", []string{"hearing_min_days", "hearing_max_days", "repair_publish_days", "repair_mail_days"}},
+	{"5-14", "§5.14 Special assessments", []string{"hearing_min_days", "hearing_max_days", "repair_publish_days", "repair_mail_days", "assessment_appeal_days", "notice_posting_places"}},
 	{"5-08", "§5.08 Claims against the village (Wis. Stat. 893.80)", []string{"claim_disallowance_days", "claim_suit_months"}},
 	{"ch74", "Ch. 74 Property tax installments", []string{"installment_threshold"}},
 	{"payments", "Payments on every channel (kiosk, clerk's window, API)", []string{"payment_limit"}},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/go-pdf/fpdf"
@@ -97,10 +98,29 @@ func (s *Server) letterFacts(parcel string, asOf domain.Date) ([]domain.LetterLi
 			lines = append(lines, domain.LetterLine{Topic: "Special assessments", Text: fmt.Sprintf("On the %d tax bill: %s", t.TaxYear, it.Description), Amount: it.Amount})
 		}
 	}
+	// The parcel's special assessments, outstanding and deferred, and the
+	// contemplated improvements whose district holds it (§5.14).
+	more, err := s.reads.AssessmentLetterLines(parcel, asOf)
+	if err != nil {
+		return nil, err
+	}
+	lines = append(lines, more...)
 	if len(lines) == 0 {
 		lines = append(lines, domain.LetterLine{Topic: "Special charges", Text: "No village bill is owed on this parcel.", Amount: domain.Cents(0)})
 	}
 	return lines, nil
+}
+
+// answerFrom joins the texts of the lines of a topic, for an answer the
+// clerk would otherwise type ("" when there are none).
+func answerFrom(lines []domain.LetterLine, topic string) string {
+	var out []string
+	for _, l := range lines {
+		if l.Topic == topic {
+			out = append(out, l.Text+" ($"+l.Amount.String()+")")
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 func (s *Server) showLetterPage(w http.ResponseWriter, r *http.Request) {
@@ -126,6 +146,12 @@ func (s *Server) letterPage(w http.ResponseWriter, r *http.Request, status int, 
 			v.Lines = append(v.Lines, view.LetterLine{Topic: l.Topic, Text: l.Text, Amount: l.Amount.String()})
 		}
 		v.AsOf = asOf.String()
+		if v.Form.Deferred == "" {
+			v.Form.Deferred = answerFrom(lines, "Deferred assessments")
+		}
+		if v.Form.Improvements == "" {
+			v.Form.Improvements = answerFrom(lines, "Contemplated improvements")
+		}
 		if v.Form.Floodplain == "" {
 			if pc, err := s.ledger.Parcel(req.Parcel); err == nil {
 				v.Form.Floodplain = "Not in a mapped floodplain."

@@ -51,6 +51,20 @@ func (s *Server) novemberPreview(year int, step string) ([]domain.RunItem, error
 			}
 		}
 	}
+	if step == "certify" {
+		// Special assessment installments not paid by their date are
+		// extended on the roll as a delinquent tax (§5.14(12)).
+		items, err := s.reads.AssessmentRollItems(year)
+		if err != nil {
+			return nil, err
+		}
+		for _, it := range items {
+			if pc, err := s.ledger.Parcel(it.Parcel); err == nil {
+				it.County, it.Address, it.Owner = pc.County, pc.Address, pc.Owner
+			}
+			out = append(out, it)
+		}
+	}
 	return out, nil
 }
 
@@ -63,7 +77,11 @@ func runRows(items []domain.RunItem, step string) ([]view.RunRow, string) {
 			amt = it.Penalty
 		}
 		total = total.Add(amt)
-		rows = append(rows, view.RunRow{BillID: it.BillID, Account: it.Account, Parcel: it.Parcel, County: it.County.Title(), Owner: it.Owner, Principal: it.Principal.String(), Interest: it.Interest.String(), Penalty: it.Penalty.String(), Amount: amt.String()})
+		url := "/staff/bills/" + it.BillID
+		if it.Assessment != "" {
+			url = "/staff/assessment/" + it.Assessment
+		}
+		rows = append(rows, view.RunRow{BillID: it.BillID, Account: it.Account, Parcel: it.Parcel, County: it.County.Title(), Owner: it.Owner, Principal: it.Principal.String(), Interest: it.Interest.String(), Penalty: it.Penalty.String(), Amount: amt.String(), URL: url})
 	}
 	return rows, total.String()
 }
@@ -128,6 +146,10 @@ func (s *Server) submitNovemberStep(w http.ResponseWriter, r *http.Request) {
 	}
 	in := domain.NovemberStep{Op: step, Year: year}
 	for _, it := range items {
+		if it.Assessment != "" {
+			in.Assessments = append(in.Assessments, it.BillID)
+			continue
+		}
 		in.Bills = append(in.Bills, it.BillID)
 	}
 	if _, err := s.submit(r, domain.KindNovemberRun, func(c *domain.Command) { c.Payload = &in }); err != nil {

@@ -76,6 +76,16 @@ const (
 	CapRoomTaxTotals    Capability = "room-tax-totals"    // collections in total (public) and the tourism share
 )
 
+// Capabilities of special assessments and special charges (§5.14,
+// kiosk/staff/assessments).
+const (
+	CapReadAssessments Capability = "read-assessments" // projects, their steps and schedules, assessments, repair notices
+	CapAssessmentBoard Capability = "assessment-board" // record the board's resolutions, hearings and changes on a project
+	CapAssessmentClerk Capability = "assessment-clerk" // file the report, give notice, record waivers, objections, publication and appeals
+	CapAssessmentLevy  Capability = "assessment-levy"  // levy a project's assessments
+	CapSpecialCharges  Capability = "special-charges"  // repair notices and their hearings, special charges (§5.14(13))
+)
+
 var grants = map[domain.Role][]Capability{
 	domain.RoleClerk: {CapDashboard, CapReadBills, CapBills, CapWindow, CapReadCash, CapReturns, CapRefundCheck, CapReadLetters, CapLetters, CapReadFees,
 		CapReadBudget, CapBudgetMeeting,
@@ -99,9 +109,24 @@ var grants = map[domain.Role][]Capability{
 		CapRoomTaxRead, CapRoomTaxTotals},
 }
 
+// assessmentGrants are the capabilities of special assessments and
+// special charges, by role; Allowed reads them beside grants.
+var assessmentGrants = map[domain.Role][]Capability{
+	domain.RoleClerk:         {CapReadAssessments, CapAssessmentClerk, CapSpecialCharges},
+	domain.RoleTreasurer:     {CapReadAssessments, CapAssessmentLevy, CapSpecialCharges},
+	domain.RoleAdministrator: {CapReadAssessments, CapAssessmentBoard, CapAssessmentClerk, CapAssessmentLevy},
+	domain.RoleAuditor:       {CapReadAssessments},
+	domain.RoleBoard:         {CapReadAssessments, CapAssessmentBoard},
+}
+
 // Allowed reports whether role r has capability c.
 func Allowed(r domain.Role, c Capability) bool {
 	for _, g := range grants[r] {
+		if g == c {
+			return true
+		}
+	}
+	for _, g := range assessmentGrants[r] {
 		if g == c {
 			return true
 		}

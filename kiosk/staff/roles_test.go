@@ -8,6 +8,7 @@ import (
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
+	"github.com/villagehall/appliance/kiosk/staff/assessments"
 	"github.com/villagehall/appliance/kiosk/staff/stafftest"
 )
 
@@ -149,4 +150,65 @@ func TestRoomTaxCapabilities(t *testing.T) {
 			}
 		}
 	}
+}
+
+// assessmentRoutes are the routes of special assessments and special
+// charges (kiosk/staff/assessments), with the capability each needs.
+var assessmentRoutes = []stafftest.Route{
+	{Method: "GET", Path: "/staff/assessments", Cap: staff.CapReadAssessments},
+	{Method: "GET", Path: "/staff/assessments/new", Cap: staff.CapAssessmentBoard},
+	{Method: "POST", Path: "/staff/assessments", Cap: staff.CapAssessmentBoard, Form: url.Values{"project": {"SA-M"}, "number": {"m"}, "adopted_on": {"2099-01-01"}}},
+	{Method: "GET", Path: "/staff/assessments/none", Cap: staff.CapReadAssessments},
+	{Method: "GET", Path: "/staff/assessments/none/documents/none", Cap: staff.CapReadAssessments},
+	{Method: "GET", Path: "/staff/assessments/none/letters.pdf", Cap: staff.CapReadAssessments},
+	{Method: "POST", Path: "/staff/assessments/none/report", Cap: staff.CapAssessmentClerk},
+	{Method: "POST", Path: "/staff/assessments/none/notice", Cap: staff.CapAssessmentClerk},
+	{Method: "POST", Path: "/staff/assessments/none/owner", Cap: staff.CapAssessmentClerk},
+	{Method: "POST", Path: "/staff/assessments/none/hearing", Cap: staff.CapAssessmentBoard},
+	{Method: "POST", Path: "/staff/assessments/none/final", Cap: staff.CapAssessmentBoard},
+	{Method: "POST", Path: "/staff/assessments/none/publish", Cap: staff.CapAssessmentClerk},
+	{Method: "POST", Path: "/staff/assessments/none/levy", Cap: staff.CapAssessmentLevy},
+	{Method: "POST", Path: "/staff/assessments/none/change", Cap: staff.CapAssessmentBoard},
+	{Method: "GET", Path: "/staff/assessment/none", Cap: staff.CapReadAssessments},
+	{Method: "POST", Path: "/staff/assessment/none/appeal", Cap: staff.CapAssessmentClerk},
+	{Method: "GET", Path: "/staff/assessment/none/pay", Cap: staff.CapWindow},
+	{Method: "POST", Path: "/staff/assessment/none/pay", Cap: staff.CapWindow, Form: url.Values{"amount": {"1.00"}, "tender": {"cash"}}},
+	{Method: "GET", Path: "/staff/special-charges", Cap: staff.CapReadAssessments},
+	{Method: "POST", Path: "/staff/special-charges/notices", Cap: staff.CapSpecialCharges, Form: url.Values{"id": {"RN-M"}}},
+	{Method: "POST", Path: "/staff/special-charges/notices/none/hearing", Cap: staff.CapSpecialCharges, Form: url.Values{"decision": {"perform"}}},
+	{Method: "POST", Path: "/staff/special-charges", Cap: staff.CapSpecialCharges, Form: url.Values{"category": {"weeds"}}},
+}
+
+// TestAssessmentRoleMatrix is TestRoleMatrix for the routes of special
+// assessments, with their module mounted.
+func TestAssessmentRoleMatrix(t *testing.T) {
+	h := stafftest.NewWith(t, stafftest.Options{Modules: []staff.Module{assessments.New()}})
+	stafftest.CheckRoleMatrix(t, h, assessmentRoutes)
+}
+
+// TestAssessmentAPIRoleMatrix checks the API routes of special
+// assessments with each role's token: a role without the capability is
+// refused with 403, a role with it is never refused for its role.
+func TestAssessmentAPIRoleMatrix(t *testing.T) {
+	h := stafftest.NewWith(t, stafftest.Options{Modules: []staff.Module{assessments.New()}})
+	apiRoutes := []stafftest.Route{
+		{Method: "GET", Path: "/api/v1/assessments", Cap: staff.CapReadAssessments},
+		{Method: "POST", Path: "/api/v1/assessments", Cap: staff.CapAssessmentBoard},
+		{Method: "GET", Path: "/api/v1/assessments/none", Cap: staff.CapReadAssessments},
+		{Method: "POST", Path: "/api/v1/assessments/none/report", Cap: staff.CapAssessmentClerk},
+		{Method: "POST", Path: "/api/v1/assessments/none/hearing", Cap: staff.CapAssessmentBoard},
+		{Method: "POST", Path: "/api/v1/assessments/none/levy", Cap: staff.CapAssessmentLevy},
+		{Method: "GET", Path: "/api/v1/assessment/none", Cap: staff.CapReadAssessments},
+		{Method: "POST", Path: "/api/v1/assessment/none/appeal", Cap: staff.CapAssessmentClerk},
+		{Method: "POST", Path: "/api/v1/assessment-payments", Cap: staff.CapWindow},
+		{Method: "GET", Path: "/api/v1/repair-notices", Cap: staff.CapReadAssessments},
+		{Method: "POST", Path: "/api/v1/repair-notices", Cap: staff.CapSpecialCharges},
+		{Method: "POST", Path: "/api/v1/special-charges", Cap: staff.CapSpecialCharges},
+	}
+	for i := range apiRoutes {
+		if apiRoutes[i].Method == "POST" {
+			apiRoutes[i].Body = `{"command_id":"matrix-api"}`
+		}
+	}
+	stafftest.CheckAPIRoleMatrix(t, h, apiRoutes)
 }

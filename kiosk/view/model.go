@@ -101,6 +101,9 @@ type Group struct {
 	Subtitle string // a name or an address
 	URL      string
 	Bills    []BillRow
+	// Assessments are a parcel's special assessments (§5.14), paid like
+	// its bills.
+	Assessments []AssessmentRow
 }
 
 // BillRow is one bill in a list, with its figures as of today.

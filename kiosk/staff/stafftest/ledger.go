@@ -341,6 +341,15 @@ func (l *Ledger) PutBill(b domain.Bill) {
 	l.st.bills[b.ID] = b
 }
 
+// PutParcel writes a parcel and its owner's account straight into the
+// ledger's state (the demo seed is the only command that makes parcels).
+func (l *Ledger) PutParcel(p domain.Parcel, account string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.st.parcels[p.ID] = p
+	l.st.accounts[account] = domain.Account{Number: account, Name: p.Owner, Parcels: []string{p.ID}}
+}
+
 // AppendJournal adds an entry to the journal as it is, for a test of
 // what the journal's pages make of a hostile one.
 func (l *Ledger) AppendJournal(e staff.JournalEntry) {

@@ -308,6 +308,7 @@ type November struct {
 type RunRow struct {
 	BillID, Account, Parcel, County, Owner string
 	Principal, Interest, Penalty, Amount   string
+	URL                                    string // the bill's page, or the special assessment's
 }
 
 // CountyTotal is one county's share of the roll.
