@@ -167,6 +167,7 @@ func TestBrowserPurchasingRecords(t *testing.T) {
 func TestBrowserAccessibility(t *testing.T) {
 	h := newHarness(t, withSimulatorPanel)
 	seedBudgets(t, h.ledger)
+	seedAssessmentReport(t, h.ledger)
 	// Some forty pages, each checked by axe-core: longer than the default
 	// two minutes under the race detector.
 	b := openBrowser(t, h, browsertest.Options{Timeout: 10 * time.Minute})
@@ -191,6 +192,8 @@ func TestBrowserAccessibility(t *testing.T) {
 		{"/purchases/PO-2026-0001", "purchase-board"},
 		{"/budget", "budget-row"},
 		{"/budget/2027", "summary-expenditures"},
+		{"/assessment-reports", "assessment-report-row"},
+		{"/assessment-reports/SA-2026-1", "assessment-report-parcels"},
 		{"/nope", "error-message"},
 	}
 	for _, lang := range []string{"en", "es"} {

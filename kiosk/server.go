@@ -200,6 +200,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /assessments/{id}/charge", s.submitCheckout(assessmentPayments))
 	mux.HandleFunc("GET /purchases", s.showPurchasesPage)
 	mux.HandleFunc("GET /purchases/{id}", s.showPurchasePage)
+	mux.HandleFunc("GET /assessment-reports", s.showAssessmentReportsPage)
+	mux.HandleFunc("GET /assessment-reports/{id}", s.showAssessmentReportPage)
 	mux.HandleFunc("GET /budget", s.showBudgetsPage)
 	mux.HandleFunc("GET /budget/{year}", s.showBudgetPage)
 	mux.Handle("GET /assets/", http.StripPrefix("/assets/", assetHandler()))

@@ -191,3 +191,22 @@ type BudgetUnit struct {
 	Lines []domain.BudgetViewLine
 	Total domain.Money
 }
+
+// AssessmentReports lists the assessment reports open to inspection.
+type AssessmentReports struct {
+	Items []AssessmentReportRow
+}
+
+// AssessmentReportRow is one project with a filed report.
+type AssessmentReportRow struct {
+	ID, Purpose, Stage, URL string
+	FiledOn                 domain.Date
+}
+
+// AssessmentReport is one project's report as the public reads it.
+type AssessmentReport struct {
+	Project   domain.Project
+	Schedule  domain.Schedule
+	Addresses []string // of the schedule's rows, in order
+	BackURL   string
+}
