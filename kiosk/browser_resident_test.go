@@ -289,19 +289,64 @@ func TestBrowserKeyboardOnly(t *testing.T) {
 	b.shot("03-letter-by-keyboard")
 }
 
-// TestBrowserKeypad types an amount with the on-screen number pad.
+// TestBrowserKeypad types an amount with the on-screen number pad, in
+// Spanish: the first tap replaces the amount the page filled in (it used
+// to append: "188.79100"), a second decimal mark and a third decimal are
+// ignored, and the decimal key is the Spanish comma, read as such.
 func TestBrowserKeypad(t *testing.T) {
 	h := newHarness(t)
 	b := openBrowser(t, h)
 	b.open("/bills/"+pastDueBill+"/pay?lang=es", "keypad")
-	for _, k := range []string{"clear", "2", "5", ".", "5", "back", "0"} {
+	value := func() string {
+		t.Helper()
+		v, err := chromedp.Run(b.ctx, chromedp.Value(tid("amount-input")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	if v := value(); !strings.Contains(v, ",") {
+		t.Fatalf("the pre-filled amount in Spanish is %q", v)
+	}
+	if got := b.text("key-decimal"); got != "," {
+		t.Fatalf("the decimal key reads %q", got)
+	}
+	for _, k := range []string{"2", "5", "decimal", "decimal", "5", "0", "9"} {
 		b.do("key "+k, chromedp.Click(tid("key-"+k)))
 	}
-	v, err := chromedp.Run(b.ctx, chromedp.Value(tid("amount-input")))
-	if err != nil || v != "25.0" {
-		t.Fatalf("amount %q (%v), want 25.0", v, err)
+	if v := value(); v != "25,50" {
+		t.Fatalf("amount %q, want 25,50", v)
+	}
+	for _, k := range []string{"back", "back", "back", "0"} {
+		b.do("key "+k, chromedp.Click(tid("key-"+k)))
+	}
+	if v := value(); v != "250" {
+		t.Fatalf("amount %q after three backs and a 0, want 250", v)
+	}
+	b.do("clear", chromedp.Click(tid("key-clear")))
+	for _, k := range []string{"2", "5", "decimal", "5"} {
+		b.do("key "+k, chromedp.Click(tid("key-"+k)))
 	}
 	b.check("01-teclado")
 	b.click(tid("pay-continue"), "confirm-amount")
-	b.expectText("confirm-amount", "$25.00")
+	b.expectText("confirm-amount", "$25.50")
+}
+
+// TestBrowserAmountByLanguage types "12,50" on the English pay page: it is
+// refused, saying how a comma and a period read there, and nothing is
+// charged; on the Spanish page the same keys are twelve dollars fifty.
+func TestBrowserAmountByLanguage(t *testing.T) {
+	h := newHarness(t)
+	b := openBrowser(t, h)
+	b.open("/bills/"+pastDueBill+"/pay?lang=en", "amount-input")
+	b.do("type 12,50", chromedp.Clear(tid("amount-input")), chromedp.SendKeys(tid("amount-input"), "12,50"))
+	b.click(tid("pay-continue"), "error-message")
+	b.expectText("error-message", "a comma separates thousands")
+	b.open("/bills/"+pastDueBill+"/pay?lang=es", "amount-input")
+	b.do("type 12,50", chromedp.Clear(tid("amount-input")), chromedp.SendKeys(tid("amount-input"), "12,50"))
+	b.click(tid("pay-continue"), "confirm-amount")
+	b.expectText("confirm-amount", "$12.50")
+	if submits, _ := h.ledger.counts(); submits != 0 {
+		t.Fatalf("%d commands submitted before any charge", submits)
+	}
 }

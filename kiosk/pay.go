@@ -8,6 +8,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/i18n"
 	"github.com/villagehall/appliance/kiosk/view"
 )
 
@@ -52,16 +53,16 @@ func (s *Server) showPayPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := s.page(r, selfURL(r), "title.pay")
-	f := s.payForm(rows.rowOf(b, fig))
+	f := s.payForm(r, rows.rowOf(b, fig))
 	f.Amount = r.URL.Query().Get("amount")
 	if f.Amount == "" {
-		f.Amount = fig.Balance.String()
+		f.Amount = typedAmount(fig.Balance, langFrom(r.Context()))
 	}
 	s.render(w, r, http.StatusOK, view.PayPage(p, f))
 }
 
-func (s *Server) payForm(row view.BillRow) view.Pay {
-	return view.Pay{Bill: row, Action: billURL(row.ID) + "/pay", BackURL: billURL(row.ID)}
+func (s *Server) payForm(r *http.Request, row view.BillRow) view.Pay {
+	return view.Pay{Bill: row, Action: billURL(row.ID) + "/pay", BackURL: billURL(row.ID), Full: typedAmount(row.Balance, langFrom(r.Context()))}
 }
 
 // submitPayAmount reads the amount to pay. A bad amount re-renders the form
@@ -91,9 +92,9 @@ func (s *Server) submitPayAmount(w http.ResponseWriter, r *http.Request) {
 		s.showProblem(w, r, http.StatusConflict, "pay.error.not_payable", "pay.error.not_payable_hint", billURL(b.ID), "pay.back")
 		return
 	}
-	amount, bad := readAmount(typed, fig.Balance)
+	amount, bad := readAmount(typed, fig.Balance, langFrom(r.Context()))
 	if bad.msg != "" {
-		f := s.payForm(rows.rowOf(b, fig))
+		f := s.payForm(r, rows.rowOf(b, fig))
 		f.Amount = typed
 		args := []string{"amount", strings.TrimSpace(typed), "balance", p.Money(fig.Balance)}
 		if bad.msg == "pay.error.too_much" {
@@ -114,23 +115,61 @@ func (s *Server) submitPayAmount(w http.ResponseWriter, r *http.Request) {
 // amountProblem names, by catalogue keys, what is wrong with a typed amount.
 type amountProblem struct{ msg, hint string }
 
-// readAmount reads an amount as a resident types it: spaces around it, a
-// dollar sign and thousands separators are fine ("$1,234.50"); the rest is
-// domain.ParseMoney's. It must be more than zero and at most the balance:
-// the kiosk does not take overpayments, which the clerk would have to
-// refund (§5.07(1)).
-func readAmount(typed string, balance domain.Money) (domain.Money, amountProblem) {
+// readAmount reads an amount as a resident types it, in the convention of
+// the page's language: in English a period before the cents and commas
+// between thousands ("$1,234.50"), in Spanish a comma before the cents and
+// periods or spaces between thousands ("1.234,50", "1 234,50"). Spaces
+// around it and a dollar sign are fine. A separator where the language
+// does not put one ("12,50" in English, "12.50" in Spanish) is not
+// guessed at: it is refused with a message that says how each mark reads.
+// The amount must be more than zero and at most the balance: the kiosk
+// does not take overpayments, which the clerk would have to refund
+// (§5.07(1)).
+func readAmount(typed string, balance domain.Money, lang i18n.Lang) (domain.Money, amountProblem) {
 	t := strings.TrimSpace(typed)
 	t = strings.TrimSpace(strings.TrimPrefix(t, "$"))
-	t = strings.ReplaceAll(t, ",", "")
 	if t == "" {
 		return domain.Money{}, amountProblem{"pay.error.required", "pay.error.required_hint"}
 	}
-	m, err := domain.ParseMoney(t)
-	if err != nil {
-		if whole, frac, ok := strings.Cut(t, "."); ok && len(frac) > 2 && digits(whole+frac) {
-			return domain.Money{}, amountProblem{"pay.error.cents", "pay.error.cents_hint"}
+	decimal, grouping := ".", ","
+	if lang == i18n.Spanish {
+		decimal, grouping = ",", ". \u00a0\u202f"
+	}
+	if strings.Count(t, decimal) > 1 {
+		return domain.Money{}, amountProblem{"pay.error.format", "pay.error.format_hint"}
+	}
+	whole, frac, point := strings.Cut(t, decimal)
+	if strings.ContainsAny(frac, grouping) {
+		return domain.Money{}, amountProblem{"pay.error.format", "pay.error.format_hint"}
+	}
+	if strings.ContainsAny(whole, grouping) {
+		groups := strings.FieldsFunc(whole, func(r rune) bool { return strings.ContainsRune(grouping, r) })
+		ok := len(groups) > 1 && len(groups[0]) >= 1 && len(groups[0]) <= 3 && digits(groups[0]) && strings.Count(whole, "") == len(strings.Join(groups, ""))+len(groups)
+		for i := 1; ok && i < len(groups); i++ {
+			ok = len(groups[i]) == 3 && digits(groups[i])
 		}
+		if !ok {
+			if digits(strings.Join(groups, "")) {
+				// "12,50" in English, "12.50" in Spanish: the mark is the
+				// other language's decimal point, or a slip.
+				return domain.Money{}, amountProblem{"pay.error.separator", "pay.error.separator_hint"}
+			}
+			return domain.Money{}, amountProblem{"pay.error.format", "pay.error.format_hint"}
+		}
+		whole = strings.Join(groups, "")
+	}
+	switch {
+	case !digits(whole) || point && frac == "" || point && !digits(frac):
+		return domain.Money{}, amountProblem{"pay.error.format", "pay.error.format_hint"}
+	case len(frac) > 2:
+		return domain.Money{}, amountProblem{"pay.error.cents", "pay.error.cents_hint"}
+	}
+	canon := whole
+	if point {
+		canon += "." + frac
+	}
+	m, err := domain.ParseMoney(canon)
+	if err != nil {
 		return domain.Money{}, amountProblem{"pay.error.format", "pay.error.format_hint"}
 	}
 	if !m.IsPositive() {
@@ -140,6 +179,15 @@ func readAmount(typed string, balance domain.Money) (domain.Money, amountProblem
 		return m, amountProblem{"pay.error.too_much", "pay.error.too_much_hint"}
 	}
 	return m, amountProblem{}
+}
+
+// typedAmount writes m as a resident of lang types it: "188.79", or
+// "188,79" in Spanish (no grouping, so the keypad can edit it).
+func typedAmount(m domain.Money, lang i18n.Lang) string {
+	if lang == i18n.Spanish {
+		return strings.Replace(m.String(), ".", ",", 1)
+	}
+	return m.String()
 }
 
 func digits(s string) bool {
@@ -199,8 +247,8 @@ func (p *billPayment) refuse(w http.ResponseWriter, r *http.Request, at domain.D
 		s.showProblem(w, r, http.StatusConflict, "pay.error.not_payable", "pay.error.not_payable_hint", billURL(b.ID), "pay.back")
 	case p.pay.GreaterThan(fig.Balance):
 		pg := s.page(r, billURL(b.ID)+"/pay", "title.pay")
-		pf := s.payForm(p.rows.rowOf(b, fig))
-		pf.Amount = fig.Balance.String()
+		pf := s.payForm(r, p.rows.rowOf(b, fig))
+		pf.Amount = typedAmount(fig.Balance, langFrom(r.Context()))
 		pf.Problem = &view.Problem{
 			Message:    pg.T("pay.error.too_much", "amount", pg.Money(p.pay), "balance", pg.Money(fig.Balance)),
 			Suggestion: pg.T("pay.error.too_much_hint", "balance", pg.Money(fig.Balance)),

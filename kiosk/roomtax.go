@@ -81,7 +81,7 @@ func (s *Server) submitRoomTax(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	limit := s.ledger.Params().At(s.today()).PaymentLimit
-	amount, problem := readAmount(typedAmount, limit)
+	amount, problem := readAmount(typedAmount, limit, langFrom(r.Context()))
 	if problem.msg == "pay.error.too_much" {
 		bad("roomtax.error.limit", "roomtax.error.limit_hint", "limit", p.Money(limit))
 		return

@@ -12,12 +12,18 @@
   }
 
   // The on-screen number pad types into its input and counts as activity
-  // (it sends an input event, which the idle timer listens to).
+  // (it sends an input event, which the idle timer listens to). The first
+  // digit or decimal mark replaces the amount the page filled in; a second
+  // decimal mark is ignored, and so is a third digit after it.
   Array.prototype.forEach.call(document.querySelectorAll("[data-keypad]"), function (pad) {
     var input = document.getElementById(pad.getAttribute("data-keypad"));
     if (!input) {
       return;
     }
+    var dot = pad.querySelector("[data-decimal]");
+    var mark = dot ? dot.getAttribute("data-key") : ".";
+    var fresh = input.value !== "";
+    input.addEventListener("keydown", function () { fresh = false; });
     pad.hidden = false;
     pad.addEventListener("click", function (e) {
       var key = e.target.closest ? e.target.closest("[data-key]") : null;
@@ -25,13 +31,26 @@
         return;
       }
       var k = key.getAttribute("data-key");
+      var v = input.value;
       if (k === "back") {
-        input.value = input.value.slice(0, -1);
+        v = v.slice(0, -1);
       } else if (k === "clear") {
-        input.value = "";
+        v = "";
       } else {
-        input.value += k;
+        if (fresh) {
+          v = "";
+        }
+        var at = v.indexOf(mark);
+        if (k === mark) {
+          if (at < 0) {
+            v += v === "" ? "0" + mark : mark;
+          }
+        } else if (at < 0 || v.length - at - 1 < 2) {
+          v += k;
+        }
       }
+      fresh = false;
+      input.value = v;
       input.dispatchEvent(new Event("input", { bubbles: true }));
     });
   });

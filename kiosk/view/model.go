@@ -180,6 +180,7 @@ type Payment struct {
 type Pay struct {
 	Bill    BillRow
 	Amount  string // as typed, for a re-render
+	Full    string // the balance as the page's language types it
 	Problem *Problem
 	Action  string
 	BackURL string
