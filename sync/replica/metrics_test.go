@@ -44,12 +44,12 @@ func TestMetricsCountWhatTheLedgerDid(t *testing.T) {
 	reg.MustRegister(NewCollector(n))
 	got := gatherValues(t, reg)
 	for series, v := range map[string]float64{
-		`appliance_commands_total{kind="pay_bill",node="n1",outcome="applied"}`: 1,
-		`appliance_commands_total{kind="pay_bill",node="n1",outcome="refused"}`: 1,
+		`appliance_commands_total{kind="pay_bill",node="n1",outcome="applied"}`:  1,
+		`appliance_commands_total{kind="pay_bill",node="n1",outcome="refused"}`:  1,
 		`appliance_commands_total{kind="seed_demo",node="n1",outcome="applied"}`: 1,
-		`appliance_payments_total{node="n1",tender="card"}`:                     1,
-		`appliance_outbox_oldest_seconds{node="n1"}`:                            0,
-		`appliance_outbox_pending{node="n1"}`:                                   0,
+		`appliance_payments_total{node="n1",tender="card"}`:                      1,
+		`appliance_outbox_oldest_seconds{node="n1"}`:                             0,
+		`appliance_outbox_pending{node="n1"}`:                                    0,
 	} {
 		if g, ok := got[series]; !ok || g != v {
 			t.Errorf("%s = %v (reported: %v), want %v", series, g, ok, v)
