@@ -20,4 +20,3 @@ func (m *Main) showBackup(w http.ResponseWriter, r *http.Request) {
 		m.Config.Logger.Error("backup", "err", err)
 	}
 }
-
