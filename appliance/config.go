@@ -28,6 +28,7 @@ import (
 //	data = "/var/lib/appliance"
 //	http = "127.0.0.1:8080"            # the kiosk's own browser, loopback
 //	https = "0.0.0.0:8443"             # the staff pages on the LAN; "off" for none
+//	metrics = "0.0.0.0:9100"           # Prometheus on the LAN; "" for none
 //	terminal = "none"                  # or "simulator" (demo only)
 //	demo = false
 //	params = ""                        # parameter rows that seed a new cluster
@@ -49,6 +50,7 @@ type fileConfig struct {
 	Data             string `toml:"data" help:"data folder"`
 	HTTP             string `toml:"http" help:"address of the resident kiosk (plain HTTP, for the kiosk's own browser)"`
 	HTTPS            string `toml:"https" help:"HTTPS address of the staff pages and the API (off: none)"`
+	Metrics          string `toml:"metrics" help:"plain HTTP address of /metrics, /healthz and /readyz for Prometheus on the LAN (empty: none)"`
 	Terminal         string `toml:"terminal" help:"the card terminal: simulator or none (default: simulator with --demo, else none)"`
 	Demo             bool   `toml:"demo" help:"load demo data into an empty ledger"`
 	Params           string `toml:"params" help:"parameter file layered over the embedded defaults"`
@@ -73,7 +75,7 @@ var defaultBackup = backupConfig{Dir: "/media/backup", KeepDaily: 14, KeepMonthl
 
 // fileConfigOf returns c in the file's form.
 func fileConfigOf(c Config) fileConfig {
-	fc := fileConfig{NodeID: c.NodeID, Data: c.DataDir, HTTP: c.HTTPAddr, HTTPS: c.StaffAddr, Terminal: c.Terminal,
+	fc := fileConfig{NodeID: c.NodeID, Data: c.DataDir, HTTP: c.HTTPAddr, HTTPS: c.StaffAddr, Metrics: c.MetricsAddr, Terminal: c.Terminal,
 		Demo: c.Demo, Params: c.ParamsFile, OfflineCardLimit: c.OfflineCardLimit.String(), Backup: c.Backup}
 	fc.Log.Format, fc.Log.Level = c.LogFormat, c.LogLevel
 	return fc
@@ -85,7 +87,7 @@ func (fc fileConfig) apply(c *Config) error {
 	if err != nil {
 		return err
 	}
-	c.NodeID, c.DataDir, c.HTTPAddr, c.StaffAddr, c.Terminal = fc.NodeID, fc.Data, fc.HTTP, fc.HTTPS, fc.Terminal
+	c.NodeID, c.DataDir, c.HTTPAddr, c.StaffAddr, c.MetricsAddr, c.Terminal = fc.NodeID, fc.Data, fc.HTTP, fc.HTTPS, fc.Metrics, fc.Terminal
 	c.Demo, c.ParamsFile, c.OfflineCardLimit, c.Backup = fc.Demo, fc.Params, lim, fc.Backup
 	c.LogFormat, c.LogLevel = fc.Log.Format, fc.Log.Level
 	return nil
@@ -173,6 +175,9 @@ func (fc fileConfig) check(path string, data []byte) error {
 	}
 	if _, _, err := net.SplitHostPort(fc.HTTPS); err != nil && fc.HTTPS != "off" {
 		return bad("https", "%q is not an address like 0.0.0.0:8443, nor off", fc.HTTPS)
+	}
+	if _, _, err := net.SplitHostPort(fc.Metrics); err != nil && fc.Metrics != "" {
+		return bad("metrics", "%q is not an address like 0.0.0.0:9100, nor empty", fc.Metrics)
 	}
 	switch fc.Terminal {
 	case "", "none", "simulator":
@@ -313,6 +318,7 @@ func serveFlags(fs *flag.FlagSet, c *Config, configPath *string) {
 	fs.StringVar(&c.DataDir, "data", c.DataDir, "data folder")
 	fs.StringVar(&c.HTTPAddr, "http", c.HTTPAddr, "address of the resident kiosk (plain HTTP, for the kiosk's own browser)")
 	fs.StringVar(&c.StaffAddr, "https", c.StaffAddr, "HTTPS address of the staff pages and the API (off: none)")
+	fs.StringVar(&c.MetricsAddr, "metrics", c.MetricsAddr, "plain HTTP address of /metrics, /healthz and /readyz for Prometheus on the LAN (default: none)")
 	fs.StringVar(&c.Terminal, "terminal", c.Terminal, "the card terminal: simulator or none (default: simulator with --demo, else none)")
 	fs.StringVar(&c.NodeID, "node-id", c.NodeID, "this node's id")
 	fs.BoolVar(&c.Demo, "demo", c.Demo, "load demo data into an empty ledger")

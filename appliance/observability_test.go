@@ -48,6 +48,7 @@ func TestReadyMetricsAndLogs(t *testing.T) {
 	m.Config.Now = func() time.Time { return villageNow }
 	m.Config.Logger = logger
 	m.Config.Backup.Dir = t.TempDir() // no drive mounted there
+	m.Config.MetricsAddr = "127.0.0.1:0"
 	if err := m.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -122,6 +123,24 @@ func TestReadyMetricsAndLogs(t *testing.T) {
 	} {
 		if !bytes.Contains(body, []byte(want)) {
 			t.Errorf("metrics lack %s", want)
+		}
+	}
+
+	// The metrics listener serves the same registry, and nothing else.
+	resp, err = http.Get("http://" + m.MetricsAddr() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !bytes.Contains(again, []byte(`appliance_signin_failures_total{node="hall-kiosk",reason="wrong"} 1`)) {
+		t.Fatal("the metrics listener serves other metrics")
+	}
+	for _, path := range []string{"/", "/bills/B-2026-0101", "/staff/login", "/admin/backup"} {
+		if resp, err := http.Get("http://" + m.MetricsAddr() + path); err != nil || resp.StatusCode != http.StatusNotFound {
+			t.Fatalf("the metrics listener serves %s: %v %v", path, resp.Status, err)
+		} else {
+			resp.Body.Close()
 		}
 	}
 

@@ -36,15 +36,20 @@ type Config struct {
 	// StaffAddr is the HTTPS listener of the clerk's office and the API
 	// (default 127.0.0.1:8443; a clerk's node serving the office's LAN
 	// binds its LAN address). A kiosk node serves none; "off" disables it.
-	StaffAddr  string
-	Terminal   string // the card terminal: "simulator" or "none" (default: the simulator with --demo, else none)
-	NodeID     string // this node's id (default "hall-kiosk")
-	Demo       bool   // load demo data into an empty ledger
-	ParamsFile string // parameter overrides layered over the embedded defaults
-	Logger     *slog.Logger
-	Now        func() time.Time // the clock; tests pin it
-	SubmitWait time.Duration    // how long a payment waits before a provisional receipt
-	Faults     bool             // mount /admin/faults (hidden flag --faults; see faults.go)
+	StaffAddr string
+	// MetricsAddr, when set, is a plain HTTP listener for the village's
+	// Prometheus on the LAN: /metrics, /healthz and /readyz only (the
+	// kiosk node serves no staff listener, and its kiosk listener is
+	// loopback). Counts and states only: nothing secret is there.
+	MetricsAddr string
+	Terminal    string // the card terminal: "simulator" or "none" (default: the simulator with --demo, else none)
+	NodeID      string // this node's id (default "hall-kiosk")
+	Demo        bool   // load demo data into an empty ledger
+	ParamsFile  string // parameter overrides layered over the embedded defaults
+	Logger      *slog.Logger
+	Now         func() time.Time // the clock; tests pin it
+	SubmitWait  time.Duration    // how long a payment waits before a provisional receipt
+	Faults      bool             // mount /admin/faults (hidden flag --faults; see faults.go)
 	// OfflineCardLimit is the largest card payment taken while the node
 	// cannot reach the leader.
 	OfflineCardLimit domain.Money
@@ -60,15 +65,17 @@ const Village = "America/Chicago"
 // Main is one running node: the replicated ledger and the HTTP server.
 // Tests start it on 127.0.0.1:0 with a temporary data folder.
 type Main struct {
-	Config   Config
-	Node     *replica.Node
-	Terminal *terminal.Simulator // the simulator, when the node runs one
-	server   *http.Server
-	ln       net.Listener
-	staff    *http.Server // the HTTPS staff listener, or nil
-	staffLn  net.Listener
-	identity *pki.Identity // the node's certificate (a node alone makes its own)
-	done     chan error
+	Config     Config
+	Node       *replica.Node
+	Terminal   *terminal.Simulator // the simulator, when the node runs one
+	server     *http.Server
+	ln         net.Listener
+	staff      *http.Server // the HTTPS staff listener, or nil
+	staffLn    net.Listener
+	metricsSrv *http.Server // the metrics listener, or nil
+	opsLn      net.Listener
+	identity   *pki.Identity // the node's certificate (a node alone makes its own)
+	done       chan error
 
 	operatorToken string
 	// adminToken checks an administrator's API token against the
@@ -258,8 +265,12 @@ func (m *Main) Run(ctx context.Context) error {
 	// three minutes, so the write timeout is longer than that).
 	m.server = &http.Server{Handler: m.metrics.instrument("kiosk", mux), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 4 * time.Minute, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
-	m.done = make(chan error, 2)
+	m.done = make(chan error, 3)
 	go func() { m.done <- m.server.Serve(m.ln) }()
+	if err := m.serveMetrics(); err != nil {
+		m.Close()
+		return err
+	}
 	cfg.Logger.Info("serving", "node", cfg.NodeID, "kiosk", "http://"+m.Addr(), "staff", m.StaffAddr(), "data", cfg.DataDir)
 	return nil
 }
@@ -302,6 +313,37 @@ func (m *Main) serveStaff(loc *time.Location) error {
 		}
 	}()
 	return nil
+}
+
+// serveMetrics starts the metrics listener, when one is configured.
+func (m *Main) serveMetrics() error {
+	if m.Config.MetricsAddr == "" {
+		return nil
+	}
+	ln, err := net.Listen("tcp", m.Config.MetricsAddr)
+	if err != nil {
+		return fmt.Errorf("listen on %s (the metrics address): %w", m.Config.MetricsAddr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.metrics.handler())
+	mux.HandleFunc("GET /healthz", m.showHealth)
+	mux.HandleFunc("GET /readyz", m.showReady)
+	m.opsLn = ln
+	m.metricsSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: time.Minute, MaxHeaderBytes: 16 << 10}
+	go func() {
+		if err := m.metricsSrv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			m.done <- err
+		}
+	}()
+	return nil
+}
+
+// MetricsAddr returns the address of the metrics listener, or "".
+func (m *Main) MetricsAddr() string {
+	if m.opsLn == nil {
+		return ""
+	}
+	return m.opsLn.Addr().String()
 }
 
 func (m *Main) closeStaff() error {
@@ -426,6 +468,9 @@ func (m *Main) showReady(w http.ResponseWriter, r *http.Request) {
 func (m *Main) Close() error {
 	var errs []error
 	errs = append(errs, m.closeStaff())
+	if m.metricsSrv != nil {
+		errs = append(errs, m.metricsSrv.Close())
+	}
 	if m.server != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
