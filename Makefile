@@ -114,6 +114,7 @@ qemu:
 check-monitoring:
 	$(GO) tool -modfile=.ci/promtool.mod promtool check rules firmware-config/monitoring/alerts.yml
 	$(GO) tool -modfile=.ci/promtool.mod promtool test rules firmware-config/monitoring/alerts_test.yml
+	$(GO) tool -modfile=.ci/promtool.mod promtool check config firmware-config/monitoring/prometheus.yml
 
 ## build: the appliance for this machine
 build:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/villagehall/appliance/kiosk/staff/backups"
 	"github.com/villagehall/appliance/sync/backup"
 )
 
@@ -112,4 +113,14 @@ func (m *Main) ops() opsStatus {
 		root = "/"
 	}
 	return readOps(m.Config.Backup.Dir, root)
+}
+
+// backupStatus is the backups' state for the staff pages.
+func (m *Main) backupStatus() backups.Status {
+	st := m.ops()
+	out := backups.Status{Dir: st.Dir, Problem: st.Problem, Newest: st.Newest, Taken: st.Taken}
+	if d := st.Drill; d != nil {
+		out.Drill = &backups.Drill{At: d.At, OK: d.OK, Error: d.Error, Backup: d.Backup, TakenAt: d.TakenAt, Journal: d.Journal}
+	}
+	return out
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
+	"github.com/villagehall/appliance/kiosk/staff/backups"
 	"github.com/villagehall/appliance/sync/pki"
 	"github.com/villagehall/appliance/sync/replica"
 )
@@ -34,7 +35,7 @@ func (m *Main) mountStaff(mux *http.ServeMux, loc *time.Location) error {
 		Location:      loc,
 		Logger:        m.Config.Logger,
 		OperatorToken: m.operatorToken,
-		Modules:       staffModules(),
+		Modules:       append(staffModules(), backups.New(m.backupStatus)),
 	})
 	if err != nil {
 		return err
