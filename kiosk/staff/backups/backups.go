@@ -94,7 +94,9 @@ func (m *Module) alerts(ctx context.Context, who staff.Who) ([]view.Alert, error
 	return m.problems(m.status(), m.o.Now()), nil
 }
 
-func (m *Module) when(t time.Time) string { return t.In(m.o.Location()).Format("Mon Jan 2, 2006 15:04") }
+func (m *Module) when(t time.Time) string {
+	return t.In(m.o.Location()).Format("Mon Jan 2, 2006 15:04")
+}
 
 // days says a duration in days, or hours under two days.
 func days(d time.Duration) string {
