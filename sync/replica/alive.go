@@ -104,3 +104,24 @@ func (n *Node) lastSnapshot() (time.Time, bool) {
 	}
 	return time.UnixMilli(ms), true
 }
+
+// checkJoinerFormat refuses a node whose release cannot apply the ledger
+// format the cluster has reached: it would halt at the first entry it
+// cannot decode (or, a release from before formats, apply it wrongly).
+// The joining node answers on its peer port (it joins once it listens);
+// a release from before formats reports none, which is format 1.
+func (n *Node) checkJoinerFormat(id, addr string) error {
+	if n.cfg.Status == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	st, err := n.cfg.Status(ctx, raft.ServerAddress(addr))
+	if err != nil {
+		return fmt.Errorf("node %s does not say which release it runs (its peer port at %s: %v); it joins once it answers", id, addr, err)
+	}
+	if f := max(st.Format, 1); f < n.fsm.Format() {
+		return fmt.Errorf("node %s runs a release that applies ledger format %d, and this cluster's ledger is at format %d: install the release the other nodes run on %s, then start it again to join", id, f, n.fsm.Format(), id)
+	}
+	return nil
+}
