@@ -18,6 +18,8 @@ import (
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
 	"github.com/villagehall/appliance/kiosk/staff/backups"
+	"github.com/villagehall/appliance/kiosk/staff/budget"
+	"github.com/villagehall/appliance/kiosk/staff/purchasing"
 	"github.com/villagehall/appliance/sync/pki"
 	"github.com/villagehall/appliance/sync/replica"
 )
@@ -180,5 +182,8 @@ func roleList() string {
 // staffModules are the back office's capabilities in packages of their
 // own (staff.Module), in the order their links appear: one line a module.
 func staffModules() []staff.Module {
-	return []staff.Module{}
+	return []staff.Module{
+		budget.New(),     // §5.01-5.05, §5.16: the chart, the budget cycle, appropriations
+		purchasing.New(), // §5.12, §5.13: orders, requisitions, surplus, rules, employment
+	}
 }

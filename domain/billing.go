@@ -19,6 +19,9 @@ type NewBill struct {
 	BilledOn    Date   `json:"billed_on"`
 	Principal   Money  `json:"principal"`
 	Line        int    `json:"line,omitempty"`
+	// Revenue is the revenue account of the chart its receipts belong to
+	// (optional; chart.go).
+	Revenue string `json:"revenue,omitempty"`
 }
 
 // CreateBills creates one or more bills at once: all of them or, when one
@@ -149,7 +152,16 @@ func applyCreateBills(tx Tx, c Command, res *Result) error {
 		return errs[0]
 	}
 	for _, nb := range in.Bills {
-		b := Bill{ID: nb.ID, Account: nb.Account, Parcel: nb.Parcel, Description: strings.TrimSpace(nb.Description), BilledOn: nb.BilledOn, Principal: nb.Principal}
+		if nb.Revenue != "" {
+			chart, err := loadChart(tx)
+			if err != nil {
+				return err
+			}
+			if a, ok := chart.Account(nb.Revenue); !ok || a.Type != AccountRevenue || a.Closed {
+				return Errorf(EINVALID, sectionChart, "%sthe revenue account %q is not an open revenue account of the chart.", nb.where(), nb.Revenue)
+			}
+		}
+		b := Bill{ID: nb.ID, Account: nb.Account, Parcel: nb.Parcel, Description: strings.TrimSpace(nb.Description), BilledOn: nb.BilledOn, Principal: nb.Principal, Revenue: nb.Revenue}
 		if err := tx.PutBill(b); err != nil {
 			return err
 		}

@@ -90,6 +90,9 @@ type Result struct {
 	Refund    *RefundDue `json:"refund,omitempty"`
 	Error     *Error     `json:"error,omitempty"` // the domain refused the command
 	Note      string     `json:"note,omitempty"`
+	// Ref names the record the command made, when the ledger numbered it
+	// (an order's number, an expense's), for the page to show next.
+	Ref string `json:"ref,omitempty"`
 }
 
 // EncodeCommand returns the log encoding of c: a version byte, then JSON.

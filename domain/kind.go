@@ -233,7 +233,18 @@ func (t Table) Apply(tx Tx, c Command, env Env) (Result, error) {
 			return res, err
 		}
 	}
-	return res, d.Apply(tx, c, env, &res)
+	if err := d.Apply(tx, c, env, &res); err != nil {
+		return res, err
+	}
+	if res.Receipt != nil && RulesFormat(tx) >= 2 {
+		// Every receipt the ledger posts is counted in the actuals of the
+		// revenue account that collects it (appropriation.go), so the
+		// budget's actuals are the ledger's own receipts.
+		if err := postReceipt(tx, res.Receipt, res.Receipt.Amount); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
 }
 
 // Decode reads a command written by EncodeCommand of this or an earlier

@@ -25,6 +25,25 @@ var Kinds = NewTable(
 	chargeKind,        // charges.go, §5.19, §5.21
 	resolutionKind,    // resolution.go: parameters set by the board
 
+	// The budget, appropriations and purchasing (§5.01-5.05, 5.12, 5.13, 5.16).
+	chartKind,            // chart.go
+	boardMemberKind,      // budgetcycle.go
+	budgetEstimateKind,   // budgetcycle.go, §5.01(3)
+	budgetProposalKind,   // budgetcycle.go, §5.02(4)
+	budgetNoticeKind,     // budgetcycle.go, Wis. Stat. 65.90
+	budgetHearingKind,    // budgetcycle.go, §5.02(7)
+	budgetVoteKind,       // budgetcycle.go, §5.03(1), §5.04
+	employmentKind,       // appropriation.go, §5.16
+	expenseKind,          // appropriation.go, §5.05
+	appropriationEndKind, // appropriation.go, §5.05
+	yearEndCloseKind,     // appropriation.go, §5.05
+	orderKind,            // order.go, §5.12, §5.13
+	certifyFundsKind,     // order.go, §5.12(6)
+	orderReceiptKind,     // order.go, §5.12(8)
+	requisitionKind,      // purchasingrecords.go, §5.12(3)
+	surplusKind,          // purchasingrecords.go, §5.12(9)
+	purchasingRulesKind,  // purchasingrecords.go, §5.12(10)
+
 	// The cluster's own.
 	ledgerFormatKind, // ledgerformat.go
 	checkpointKind,   // ledgerformat.go

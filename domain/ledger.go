@@ -77,13 +77,17 @@ type BillPayment struct {
 // interest, penalty, balance and status are not stored: they depend on the
 // day you ask, and ComputeReceivable derives them (see Bill.Figures).
 type Bill struct {
-	ID          string        `json:"id"`
-	Account     string        `json:"account"`
-	Parcel      string        `json:"parcel"`
-	Description string        `json:"description"`
-	BilledOn    Date          `json:"billed_on"`
-	Principal   Money         `json:"principal"`
-	Payments    []BillPayment `json:"payments,omitempty"`
+	ID          string `json:"id"`
+	Account     string `json:"account"`
+	Parcel      string `json:"parcel"`
+	Description string `json:"description"`
+	BilledOn    Date   `json:"billed_on"`
+	Principal   Money  `json:"principal"`
+	// Revenue is the revenue account of the chart the bill's receipts
+	// belong to; empty counts them under the account collecting village
+	// bills (chart.go).
+	Revenue  string        `json:"revenue,omitempty"`
+	Payments []BillPayment `json:"payments,omitempty"`
 	// Reversed are the payments taken off the bill since they posted (a
 	// returned check, §5.20), kept so that the figures as of a date before
 	// the reversal count them as they stood then (ledger format 2).

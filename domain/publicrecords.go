@@ -31,6 +31,16 @@ type PublicPurchase struct {
 	Bids        []Bid    `json:"bids,omitempty"`
 	Invoice     string   `json:"invoice,omitempty"`     // the vendor's invoice number (emergency)
 	Explanation string   `json:"explanation,omitempty"` // why it could not wait (emergency)
+	// Of a purchase order (order.go): where it stands, the basis of its
+	// award and the reasons given, its class 2 notice (§5.13(1)), the
+	// board's approval, and the ground on which §5.13 did not apply.
+	Status        string `json:"status,omitempty"`
+	Basis         string `json:"basis,omitempty"`
+	Reasons       string `json:"reasons,omitempty"`
+	Notices       []Date `json:"notices,omitempty"`
+	BidsOpen      Date   `json:"bids_open,omitzero"`
+	BoardApproval string `json:"board_approval,omitempty"`
+	Ground        string `json:"ground,omitempty"`
 }
 
 // Validate checks that the record holds what §5.12 requires of its kind:
@@ -96,11 +106,16 @@ func ListPurchases(r Records) ([]PublicPurchase, error) {
 		out = append(out, p)
 		return nil
 	})
+	sortPurchases(out)
+	return out, err
+}
+
+// sortPurchases orders purchase records newest first, then by id.
+func sortPurchases(out []PublicPurchase) {
 	sort.SliceStable(out, func(i, j int) bool {
 		if c := out[i].Date.Compare(out[j].Date); c != 0 {
 			return c > 0
 		}
 		return out[i].ID < out[j].ID
 	})
-	return out, err
 }

@@ -185,11 +185,38 @@ func (x Reads) TaxBillsOfParcel(parcel string) ([]TaxBill, error) {
 	return TaxBillsOfParcel(x.r, parcel)
 }
 
-// Purchases returns the public purchasing records (§5.12(5), (7)).
-func (x Reads) Purchases() ([]PublicPurchase, error) { return ListPurchases(x.r) }
+// Purchases returns the public purchasing records (§5.12(5), (7)),
+// newest first: every purchase order awarded, with its bids, and the
+// records an earlier release held in their own collection.
+func (x Reads) Purchases() ([]PublicPurchase, error) {
+	out, err := ListPurchases(x.r)
+	if err != nil {
+		return nil, err
+	}
+	orders, err := x.AllOrders()
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range orders {
+		if p, ok := o.PublicRecord(); ok {
+			out = append(out, p)
+		}
+	}
+	sortPurchases(out)
+	return out, nil
+}
 
 // Purchase returns one public purchasing record.
 func (x Reads) Purchase(id string) (PublicPurchase, error) {
+	if o, ok, err := get[Order](x.r, CollectionOrders, id); err != nil || ok {
+		if err != nil {
+			return PublicPurchase{}, err
+		}
+		if p, ok := o.PublicRecord(); ok {
+			return p, nil
+		}
+		return PublicPurchase{}, Errorf(ENOTFOUND, sectionPurchasing, "There is no purchasing record %q.", id)
+	}
 	return must[PublicPurchase](x.r, Purchases, id, "purchasing record")
 }
 

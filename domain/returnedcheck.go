@@ -91,6 +91,12 @@ func applyReturnCheck(tx Tx, c Command, p *Params, res *Result) error {
 	if err := tx.PutBill(bill); err != nil {
 		return err
 	}
+	if RulesFormat(tx) >= 2 {
+		// The check's receipt no longer counts in the actuals.
+		if err := postReceipt(tx, &Receipt{BillID: bill.ID, At: c.At}, pay.Amount.Neg()); err != nil {
+			return err
+		}
+	}
 	if rc.Fee.IsPositive() {
 		if _, exists, err := tx.Bill(in.FeeBillID); err != nil {
 			return err

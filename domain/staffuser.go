@@ -18,11 +18,16 @@ const (
 	RoleAuditor       Role = "auditor"        // reads everything, changes nothing
 	RoleBoard         Role = "board"          // board members: reads summaries
 	RoleHotelOperator Role = "hotel_operator" // files and reads its own room tax returns only
+	// RoleDepartmentHead heads one unit of the chart of accounts (a
+	// department, committee, commission or board, StaffUser.Unit): files
+	// its budget estimates and requisitions, and makes its emergency
+	// purchases (§5.01(3), §5.12(3), §5.12(7)).
+	RoleDepartmentHead Role = "department_head"
 )
 
 // Roles returns every role, in the order forms list them.
 func Roles() []Role {
-	return []Role{RoleClerk, RoleTreasurer, RoleAdministrator, RoleAuditor, RoleBoard, RoleHotelOperator}
+	return []Role{RoleClerk, RoleTreasurer, RoleAdministrator, RoleAuditor, RoleBoard, RoleHotelOperator, RoleDepartmentHead}
 }
 
 // Valid reports whether r is a known role.
@@ -50,6 +55,8 @@ func (r Role) Title() string {
 		return "Board member"
 	case RoleHotelOperator:
 		return "Hotel operator"
+	case RoleDepartmentHead:
+		return "Department head"
 	}
 	return string(r)
 }
@@ -64,9 +71,12 @@ const (
 // a password hash is ever stored (argon2id, made by the adapter before the
 // command is built); the password never enters the log.
 type StaffUser struct {
-	Username     string `json:"username"`
-	Name         string `json:"name"`
-	Role         Role   `json:"role"`
+	Username string `json:"username"`
+	Name     string `json:"name"`
+	Role     Role   `json:"role"`
+	// Unit is the unit of the chart a department head heads; empty for
+	// every other role.
+	Unit         string `json:"unit,omitempty"`
 	PasswordHash string `json:"password_hash"`
 	MustChange   bool   `json:"must_change,omitempty"` // set by add and reset: change the password at next sign-in
 	Disabled     bool   `json:"disabled,omitempty"`
@@ -126,6 +136,7 @@ type StaffUserChange struct {
 	Username     string      `json:"username"`
 	Name         string      `json:"name,omitempty"`
 	Role         Role        `json:"role,omitempty"`
+	Unit         string      `json:"unit,omitempty"` // a department head's unit (add, role)
 	PasswordHash string      `json:"password_hash,omitempty"`
 	MustChange   bool        `json:"must_change,omitempty"`
 }
@@ -181,6 +192,9 @@ func applyStaffUser(tx Tx, c Command, res *Result) error {
 			return Errorf(EINVALID, "", "A password hash is required.")
 		}
 		u = StaffUser{Username: ch.Username, Name: strings.TrimSpace(ch.Name), Role: ch.Role, PasswordHash: ch.PasswordHash, MustChange: true, Created: c.At}
+		if u.Unit, err = staffUnit(tx, ch); err != nil {
+			return err
+		}
 	case StaffPassword:
 		if ch.PasswordHash == "" {
 			return Errorf(EINVALID, "", "A password hash is required.")
@@ -201,12 +215,44 @@ func applyStaffUser(tx Tx, c Command, res *Result) error {
 			return Errorf(EINVALID, "", "Unknown role %q.", ch.Role)
 		}
 		u.Role = ch.Role
+		if u.Unit, err = staffUnit(tx, ch); err != nil {
+			return err
+		}
 	default:
 		return Errorf(EINVALID, "", "Unknown staff account operation %q.", ch.Op)
 	}
 	u.Changed, u.ChangedBy = c.At, c.Actor
 	res.Note = fmt.Sprintf("staff account %s: %s", u.Username, ch.Op)
 	return tx.Put(CollectionStaffUsers, u.Username, u)
+}
+
+// staffUnit returns the unit of the account a change gives a role: a
+// department head's unit must be a unit of the chart; no other role has
+// one.
+func staffUnit(tx Tx, ch *StaffUserChange) (string, error) {
+	if ch.Role != RoleDepartmentHead {
+		if ch.Unit != "" {
+			return "", Errorf(EINVALID, "", "Only a department head heads a unit; leave the unit empty for a %s.", ch.Role.Title())
+		}
+		return "", nil
+	}
+	chart, err := loadChart(tx)
+	if err != nil {
+		return "", err
+	}
+	a, ok := chart.Account(ch.Unit)
+	if !ok || !a.Type.Unit() || a.Closed {
+		return "", Errorf(EINVALID, "§5.01(3)", "A department head heads a unit of the chart of accounts (a department, committee, commission or board); %q is not one.", ch.Unit)
+	}
+	return ch.Unit, nil
+}
+
+// actor returns the staff account that issued c, and whether the ledger
+// has it (a command of the cluster or the kiosk has none).
+func actor(tx Tx, c Command) (StaffUser, bool, error) {
+	var u StaffUser
+	ok, err := tx.Get(CollectionStaffUsers, c.Actor, &u)
+	return u, ok, err
 }
 
 func applyAPIToken(tx Tx, c Command, res *Result) error {

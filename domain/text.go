@@ -144,7 +144,7 @@ func (p *PayPropertyTax) textFields() []textField {
 }
 
 func (p *StaffUserChange) textFields() []textField {
-	fields := []textField{oneLine("The username", p.Username), oneLine("The person's name", p.Name)}
+	fields := []textField{oneLine("The username", p.Username), oneLine("The person's name", p.Name), oneLine("The unit", p.Unit)}
 	return fields
 }
 

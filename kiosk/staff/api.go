@@ -173,6 +173,8 @@ type UserRequest struct {
 	Username string      `json:"username"`
 	Name     string      `json:"name,omitempty"`
 	Role     domain.Role `json:"role,omitempty"`
+	// Unit is the unit of the chart a department head heads.
+	Unit string `json:"unit,omitempty"`
 }
 
 // UserResponse answers a UserRequest.
@@ -206,7 +208,7 @@ func (s *Server) changeUser(r *http.Request, req UserRequest) (UserResponse, err
 		ch.PasswordHash = s.hasher.Hash(resp.TemporaryPassword)
 		ch.Op, ch.MustChange = domain.StaffPassword, true
 		if req.Op == "add" {
-			ch.Op, ch.Name, ch.Role = domain.StaffAdd, req.Name, req.Role
+			ch.Op, ch.Name, ch.Role, ch.Unit = domain.StaffAdd, req.Name, req.Role, req.Unit
 		}
 	case "disable":
 		ch.Op = domain.StaffDisable

@@ -208,6 +208,18 @@ func ParseAmount(what, s string) (domain.Money, error) {
 	return m, nil
 }
 
+// ParseSignedAmount is ParseAmount that also reads a negative amount
+// ("-1,250.00"), for the few figures that may be below zero (a fund's
+// balance, a change to a line).
+func ParseSignedAmount(what, s string) (domain.Money, error) {
+	t := strings.TrimSpace(s)
+	if neg, ok := strings.CutPrefix(t, "-"); ok {
+		m, err := ParseAmount(what, neg)
+		return m.Neg(), err
+	}
+	return ParseAmount(what, t)
+}
+
 // groupedRight reports whether the thousands separators of an amount, if
 // any, stand every three digits of its whole part ("1,250.00", not
 // "12,50").
@@ -226,4 +238,55 @@ func groupedRight(s string) bool {
 		}
 	}
 	return true
+}
+
+// CommandRequest is the body of an API call that records a command: the
+// client's command id (see SubmitAPI) and the command's payload in the
+// domain's JSON, strictly read.
+type CommandRequest[T any] struct {
+	CommandID string `json:"command_id"`
+	Command   *T     `json:"command"`
+}
+
+// CommandResponse answers an API call that recorded a command: the log
+// index that applied it, the record it made (an order's number …) and the
+// ledger's note.
+type CommandResponse struct {
+	CommandID string `json:"command_id"`
+	Index     uint64 `json:"index"`
+	Ref       string `json:"ref,omitempty"`
+	Note      string `json:"note,omitempty"`
+}
+
+// APICommand serves an API call that records one command of payload type
+// T (what names it in messages, "an estimate"): it reads the body as a
+// CommandRequest, lets fix check or complete the payload from the path
+// (the year of the URL …; nil for none), submits it with the client's
+// command id and answers with a CommandResponse or the error.
+func APICommand[T any, P interface {
+	*T
+	domain.Payload
+}](o *Office, w http.ResponseWriter, r *http.Request, what string, fix func(P) error) {
+	var req CommandRequest[T]
+	if err := o.DecodeJSON(w, r, &req, what); err != nil {
+		o.WriteAPIError(w, err)
+		return
+	}
+	if req.Command == nil {
+		o.WriteAPIError(w, domain.Errorf(domain.EINVALID, "", "The body needs the command: {\"command_id\": …, \"command\": {…}}."))
+		return
+	}
+	p := P(req.Command)
+	if fix != nil {
+		if err := fix(p); err != nil {
+			o.WriteAPIError(w, err)
+			return
+		}
+	}
+	res, err := o.SubmitAPI(r, req.CommandID, p)
+	if err != nil {
+		o.WriteAPIError(w, err)
+		return
+	}
+	o.WriteJSON(w, http.StatusOK, CommandResponse{CommandID: res.CommandID, Index: res.Index, Ref: res.Ref, Note: res.Note})
 }

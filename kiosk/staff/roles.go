@@ -30,13 +30,31 @@ const (
 	CapResolutions   Capability = "resolutions"     // record a resolution of the board that sets parameters
 )
 
+// Capabilities of the budget, appropriations and purchasing (§5.01-5.05,
+// 5.12, 5.13, 5.16; kiosk/staff/budget and kiosk/staff/purchasing).
+const (
+	CapReadBudget      Capability = "read-budget"      // the chart, budgets, estimates, votes, appropriations, orders and their records
+	CapChart           Capability = "chart"            // keep the chart of accounts
+	CapEstimates       Capability = "estimates"        // file a unit's estimates (§5.01(3)); a department head for their unit
+	CapBudget          Capability = "budget"           // prepare the proposed budget (§5.02)
+	CapBudgetMeeting   Capability = "budget-meeting"   // record board members, notices, the hearing and the votes
+	CapPurchasing      Capability = "purchasing"       // orders, bids, awards, deliveries, requisitions, surplus (a department head: their unit's requisitions and emergencies)
+	CapPurchasingRules Capability = "purchasing-rules" // draft the rules of purchasing and record their approval (§5.12(10))
+	CapEmployment      Capability = "employment"       // record an employment drawn against an appropriation (§5.16)
+	CapCertify         Capability = "certify"          // certify funds, charge expenses, end appropriations and close the year
+)
+
 var grants = map[domain.Role][]Capability{
-	domain.RoleClerk:         {CapDashboard, CapReadBills, CapBills, CapWindow, CapReadCash, CapReturns, CapRefundCheck, CapReadLetters, CapLetters, CapReadFees},
-	domain.RoleTreasurer:     {CapDashboard, CapReadBills, CapBills, CapWindow, CapDeposit, CapReadCash, CapReturns, CapRefundApprove, CapRefundCheck, CapReadLetters, CapLetters, CapNovemberRun, CapJournal, CapReadFees},
-	domain.RoleAdministrator: {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapUsers, CapCluster, CapJournal, CapReadFees, CapResolutions},
-	domain.RoleAuditor:       {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapCluster, CapJournal, CapReadFees},
-	domain.RoleBoard:         {CapDashboard, CapReadFees, CapResolutions},
-	domain.RoleHotelOperator: {CapDashboard, CapReadFees},
+	domain.RoleClerk: {CapDashboard, CapReadBills, CapBills, CapWindow, CapReadCash, CapReturns, CapRefundCheck, CapReadLetters, CapLetters, CapReadFees,
+		CapReadBudget, CapBudgetMeeting},
+	domain.RoleTreasurer: {CapDashboard, CapReadBills, CapBills, CapWindow, CapDeposit, CapReadCash, CapReturns, CapRefundApprove, CapRefundCheck, CapReadLetters, CapLetters, CapNovemberRun, CapJournal, CapReadFees,
+		CapReadBudget, CapCertify},
+	domain.RoleAdministrator: {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapUsers, CapCluster, CapJournal, CapReadFees, CapResolutions,
+		CapReadBudget, CapChart, CapEstimates, CapBudget, CapBudgetMeeting, CapPurchasing, CapPurchasingRules, CapEmployment},
+	domain.RoleAuditor:        {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapCluster, CapJournal, CapReadFees, CapReadBudget},
+	domain.RoleBoard:          {CapDashboard, CapReadFees, CapResolutions, CapReadBudget},
+	domain.RoleHotelOperator:  {CapDashboard, CapReadFees},
+	domain.RoleDepartmentHead: {CapDashboard, CapReadFees, CapReadBudget, CapEstimates, CapPurchasing},
 }
 
 // Allowed reports whether role r has capability c.

@@ -11,64 +11,57 @@ import (
 	"github.com/villagehall/appliance/kiosk/staff/stafftest"
 )
 
-// route is one staff route and the capability it needs.
-type route struct {
-	method, path string
-	cap          staff.Capability
-	form         url.Values
-}
-
 // routes lists every capability-guarded staff route. A route added to the
 // server without a row here is still refused to roles without its
 // capability, but this table is what proves it.
-var routes = []route{
-	{"GET", "/staff/", staff.CapDashboard, nil},
-	{"GET", "/staff/users", staff.CapUsers, nil},
-	{"POST", "/staff/users", staff.CapUsers, url.Values{"username": {"matrixuser"}, "name": {"M"}, "role": {"board"}}},
-	{"POST", "/staff/users/victim/reset", staff.CapUsers, nil},
-	{"POST", "/staff/users/victim/disable", staff.CapUsers, nil},
-	{"POST", "/staff/users/victim/enable", staff.CapUsers, nil},
-	{"POST", "/staff/users/victim/tokens", staff.CapUsers, nil},
-	{"POST", "/staff/tokens/nope/revoke", staff.CapUsers, nil},
-	{"GET", "/staff/bills/new", staff.CapBills, nil},
-	{"POST", "/staff/bills", staff.CapBills, url.Values{"account": {"100101"}, "parcel": {"0601-141-2001"}, "description": {"x"}, "billed_on": {"2026-11-02"}, "amount": {"1.00"}}},
-	{"GET", "/staff/bills/import", staff.CapBills, nil},
-	{"POST", "/staff/bills/import", staff.CapBills, url.Values{"csv": {"account,parcel,description,billed_on,amount\n"}}},
-	{"GET", "/staff/bills/B-2026-0101", staff.CapReadBills, nil},
-	{"GET", "/staff/accounts", staff.CapReadBills, nil},
-	{"GET", "/staff/accounts/100101", staff.CapReadBills, nil},
-	{"GET", "/staff/window", staff.CapWindow, nil},
-	{"POST", "/staff/window/open", staff.CapWindow, url.Values{"float": {"-1"}}},
-	{"POST", "/staff/window/pay", staff.CapWindow, url.Values{"bill": {"B-2026-0101"}, "amount": {"1.00"}, "tender": {"cash"}}},
-	{"GET", "/staff/window/close", staff.CapWindow, nil},
-	{"POST", "/staff/window/close", staff.CapWindow, url.Values{"drawer": {"none"}, "cash": {"1"}}},
-	{"GET", "/staff/receipts/none", staff.CapReadCash, nil},
-	{"GET", "/staff/drawers", staff.CapReadCash, nil},
-	{"GET", "/staff/drawers/none", staff.CapReadCash, nil},
-	{"GET", "/staff/deposits/none", staff.CapReadCash, nil},
-	{"POST", "/staff/deposits", staff.CapDeposit, url.Values{"depository": {"nowhere"}}},
-	{"GET", "/staff/returned-checks/new?receipt=none", staff.CapReturns, nil},
-	{"POST", "/staff/returned-checks", staff.CapReturns, url.Values{"bill": {"B-2026-0101"}, "receipt": {"none"}}},
-	{"GET", "/staff/returned-checks/none", staff.CapReadCash, nil},
-	{"GET", "/staff/refunds", staff.CapReadCash, nil},
-	{"POST", "/staff/refunds/none/approve", staff.CapRefundApprove, url.Values{"bill": {"B-2026-0101"}}},
-	{"POST", "/staff/refunds/none/check", staff.CapRefundCheck, url.Values{"bill": {"B-2026-0101"}, "check_number": {"1"}}},
-	{"GET", "/staff/letters", staff.CapReadLetters, nil},
-	{"GET", "/staff/letters/none", staff.CapReadLetters, nil},
-	{"GET", "/staff/letters/none/letter.pdf", staff.CapReadLetters, nil},
-	{"POST", "/staff/letters/none/complete", staff.CapLetters, nil},
-	{"POST", "/staff/letters/none/deliver", staff.CapLetters, url.Values{"delivery": {"pickup"}}},
-	{"GET", "/staff/november", staff.CapReadBills, nil},
-	{"POST", "/staff/november", staff.CapNovemberRun, url.Values{"year": {"2026"}, "step": {"certify"}}},
-	{"GET", "/staff/november/2026/dane.csv", staff.CapReadBills, nil},
-	{"GET", "/staff/charges/new", staff.CapBills, nil},
-	{"POST", "/staff/charges", staff.CapBills, url.Values{"kind": {"notice_fee"}}},
-	{"GET", "/staff/fees", staff.CapReadFees, nil},
-	{"GET", "/staff/resolutions/new", staff.CapResolutions, nil},
-	{"POST", "/staff/resolutions", staff.CapResolutions, url.Values{"action": {"preview"}, "number": {"matrix"}, "title": {"Matrix"}, "adopted_on": {"2026-11-02"}, "ayes": {"4"}, "nays": {"0"}, "present": {"4"}, "name1": {"status_letter"}, "effective1": {"2027-01-01"}, "value1": {"50.00"}}},
-	{"GET", "/staff/journal", staff.CapJournal, nil},
-	{"GET", "/staff/journal.csv", staff.CapJournal, nil},
-	{"GET", "/staff/cluster", staff.CapCluster, nil},
+var routes = []stafftest.Route{
+	{Method: "GET", Path: "/staff/", Cap: staff.CapDashboard},
+	{Method: "GET", Path: "/staff/users", Cap: staff.CapUsers},
+	{Method: "POST", Path: "/staff/users", Cap: staff.CapUsers, Form: url.Values{"username": {"matrixuser"}, "name": {"M"}, "role": {"board"}}},
+	{Method: "POST", Path: "/staff/users/victim/reset", Cap: staff.CapUsers},
+	{Method: "POST", Path: "/staff/users/victim/disable", Cap: staff.CapUsers},
+	{Method: "POST", Path: "/staff/users/victim/enable", Cap: staff.CapUsers},
+	{Method: "POST", Path: "/staff/users/victim/tokens", Cap: staff.CapUsers},
+	{Method: "POST", Path: "/staff/tokens/nope/revoke", Cap: staff.CapUsers},
+	{Method: "GET", Path: "/staff/bills/new", Cap: staff.CapBills},
+	{Method: "POST", Path: "/staff/bills", Cap: staff.CapBills, Form: url.Values{"account": {"100101"}, "parcel": {"0601-141-2001"}, "description": {"x"}, "billed_on": {"2026-11-02"}, "amount": {"1.00"}}},
+	{Method: "GET", Path: "/staff/bills/import", Cap: staff.CapBills},
+	{Method: "POST", Path: "/staff/bills/import", Cap: staff.CapBills, Form: url.Values{"csv": {"account,parcel,description,billed_on,amount\n"}}},
+	{Method: "GET", Path: "/staff/bills/B-2026-0101", Cap: staff.CapReadBills},
+	{Method: "GET", Path: "/staff/accounts", Cap: staff.CapReadBills},
+	{Method: "GET", Path: "/staff/accounts/100101", Cap: staff.CapReadBills},
+	{Method: "GET", Path: "/staff/window", Cap: staff.CapWindow},
+	{Method: "POST", Path: "/staff/window/open", Cap: staff.CapWindow, Form: url.Values{"float": {"-1"}}},
+	{Method: "POST", Path: "/staff/window/pay", Cap: staff.CapWindow, Form: url.Values{"bill": {"B-2026-0101"}, "amount": {"1.00"}, "tender": {"cash"}}},
+	{Method: "GET", Path: "/staff/window/close", Cap: staff.CapWindow},
+	{Method: "POST", Path: "/staff/window/close", Cap: staff.CapWindow, Form: url.Values{"drawer": {"none"}, "cash": {"1"}}},
+	{Method: "GET", Path: "/staff/receipts/none", Cap: staff.CapReadCash},
+	{Method: "GET", Path: "/staff/drawers", Cap: staff.CapReadCash},
+	{Method: "GET", Path: "/staff/drawers/none", Cap: staff.CapReadCash},
+	{Method: "GET", Path: "/staff/deposits/none", Cap: staff.CapReadCash},
+	{Method: "POST", Path: "/staff/deposits", Cap: staff.CapDeposit, Form: url.Values{"depository": {"nowhere"}}},
+	{Method: "GET", Path: "/staff/returned-checks/new?receipt=none", Cap: staff.CapReturns},
+	{Method: "POST", Path: "/staff/returned-checks", Cap: staff.CapReturns, Form: url.Values{"bill": {"B-2026-0101"}, "receipt": {"none"}}},
+	{Method: "GET", Path: "/staff/returned-checks/none", Cap: staff.CapReadCash},
+	{Method: "GET", Path: "/staff/refunds", Cap: staff.CapReadCash},
+	{Method: "POST", Path: "/staff/refunds/none/approve", Cap: staff.CapRefundApprove, Form: url.Values{"bill": {"B-2026-0101"}}},
+	{Method: "POST", Path: "/staff/refunds/none/check", Cap: staff.CapRefundCheck, Form: url.Values{"bill": {"B-2026-0101"}, "check_number": {"1"}}},
+	{Method: "GET", Path: "/staff/letters", Cap: staff.CapReadLetters},
+	{Method: "GET", Path: "/staff/letters/none", Cap: staff.CapReadLetters},
+	{Method: "GET", Path: "/staff/letters/none/letter.pdf", Cap: staff.CapReadLetters},
+	{Method: "POST", Path: "/staff/letters/none/complete", Cap: staff.CapLetters},
+	{Method: "POST", Path: "/staff/letters/none/deliver", Cap: staff.CapLetters, Form: url.Values{"delivery": {"pickup"}}},
+	{Method: "GET", Path: "/staff/november", Cap: staff.CapReadBills},
+	{Method: "POST", Path: "/staff/november", Cap: staff.CapNovemberRun, Form: url.Values{"year": {"2026"}, "step": {"certify"}}},
+	{Method: "GET", Path: "/staff/november/2026/dane.csv", Cap: staff.CapReadBills},
+	{Method: "GET", Path: "/staff/charges/new", Cap: staff.CapBills},
+	{Method: "POST", Path: "/staff/charges", Cap: staff.CapBills, Form: url.Values{"kind": {"notice_fee"}}},
+	{Method: "GET", Path: "/staff/fees", Cap: staff.CapReadFees},
+	{Method: "GET", Path: "/staff/resolutions/new", Cap: staff.CapResolutions},
+	{Method: "POST", Path: "/staff/resolutions", Cap: staff.CapResolutions, Form: url.Values{"action": {"preview"}, "number": {"matrix"}, "title": {"Matrix"}, "adopted_on": {"2026-11-02"}, "ayes": {"4"}, "nays": {"0"}, "present": {"4"}, "name1": {"status_letter"}, "effective1": {"2027-01-01"}, "value1": {"50.00"}}},
+	{Method: "GET", Path: "/staff/journal", Cap: staff.CapJournal},
+	{Method: "GET", Path: "/staff/journal.csv", Cap: staff.CapJournal},
+	{Method: "GET", Path: "/staff/cluster", Cap: staff.CapCluster},
 }
 
 // TestRoleMatrix signs in as each role and requests every route: a role
@@ -77,51 +70,20 @@ var routes = []route{
 func TestRoleMatrix(t *testing.T) {
 	h := stafftest.New(t)
 	h.AddUser("victim", domain.RoleClerk, true)
-	for _, role := range domain.Roles() {
-		c := h.SignedIn("as-"+strings.ReplaceAll(string(role), "_", "-"), role)
-		for _, rt := range routes {
-			t.Run(string(role)+"/"+rt.method+" "+rt.path, func(t *testing.T) {
-				allowed := staff.Allowed(role, rt.cap)
-				before := h.Ledger.JournalLen()
-				var p stafftest.Page
-				if rt.method == "GET" {
-					p = c.Get(rt.path)
-				} else {
-					c.Get("/staff/")
-					form := url.Values{}
-					for k, v := range rt.form {
-						form[k] = v
-					}
-					p = c.Post(rt.path, form)
-				}
-				refusedForRole := p.Status == http.StatusForbidden && strings.Contains(p.Text("error"), "Your role")
-				if allowed && refusedForRole {
-					t.Fatalf("%s refused to %s", rt.path, role)
-				}
-				if !allowed {
-					if !refusedForRole {
-						t.Fatalf("%s %s for %s: status %d, want 403 for the role", rt.method, rt.path, role, p.Status)
-					}
-					if n := h.Ledger.JournalLen(); n != before {
-						t.Fatalf("a refused request submitted %d commands", n-before)
-					}
-				}
-			})
-		}
-	}
+	stafftest.CheckRoleMatrix(t, h, routes)
 }
 
 // TestAPIRoleMatrix checks the API routes with each role's token.
 func TestAPIRoleMatrix(t *testing.T) {
 	h := stafftest.New(t)
 	admin := h.SignedIn("boss", domain.RoleAdministrator)
-	apiRoutes := []route{
-		{"GET", "/api/v1/whoami", staff.CapDashboard, nil},
-		{"GET", "/api/v1/holds?account=100101", staff.CapReadBills, nil},
-		{"GET", "/api/v1/bills?account=100101", staff.CapReadBills, nil},
-		{"GET", "/api/v1/bills/B-2026-0101?as_of=2026-12-01", staff.CapReadBills, nil},
-		{"POST", "/api/v1/users", staff.CapUsers, nil},
-		{"POST", "/api/v1/payments", staff.CapWindow, nil},
+	apiRoutes := []stafftest.Route{
+		{Method: "GET", Path: "/api/v1/whoami", Cap: staff.CapDashboard},
+		{Method: "GET", Path: "/api/v1/holds?account=100101", Cap: staff.CapReadBills},
+		{Method: "GET", Path: "/api/v1/bills?account=100101", Cap: staff.CapReadBills},
+		{Method: "GET", Path: "/api/v1/bills/B-2026-0101?as_of=2026-12-01", Cap: staff.CapReadBills},
+		{Method: "POST", Path: "/api/v1/users", Cap: staff.CapUsers},
+		{Method: "POST", Path: "/api/v1/payments", Cap: staff.CapWindow},
 	}
 	for _, role := range domain.Roles() {
 		name := "tok-" + strings.ReplaceAll(string(role), "_", "-")
@@ -130,22 +92,22 @@ func TestAPIRoleMatrix(t *testing.T) {
 		tok := admin.Post("/staff/users/"+name+"/tokens", nil).Text("secret")
 		for _, rt := range apiRoutes {
 			body := `{"op":"enable","username":"` + name + `"}`
-			if rt.path == "/api/v1/payments" {
+			if rt.Path == "/api/v1/payments" {
 				body = `{"command_id":"matrix-` + name + `","bill_id":"B-2026-0102","amount":"1.00","tender":"card","reference":"APPROVAL-1"}`
 			}
-			req, _ := http.NewRequest(rt.method, h.Srv.URL+rt.path, strings.NewReader(body))
+			req, _ := http.NewRequest(rt.Method, h.Srv.URL+rt.Path, strings.NewReader(body))
 			req.Header.Set("Authorization", "Bearer "+tok)
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}
 			resp.Body.Close()
-			allowed := staff.Allowed(role, rt.cap)
+			allowed := staff.Allowed(role, rt.Cap)
 			if allowed != (resp.StatusCode == http.StatusOK) {
-				t.Errorf("%s %s %s: status %d, allowed %v", role, rt.method, rt.path, resp.StatusCode, allowed)
+				t.Errorf("%s %s %s: status %d, allowed %v", role, rt.Method, rt.Path, resp.StatusCode, allowed)
 			}
 			if !allowed && resp.StatusCode != http.StatusForbidden {
-				t.Errorf("%s %s: refused with %d, want 403", role, rt.path, resp.StatusCode)
+				t.Errorf("%s %s: refused with %d, want 403", role, rt.Path, resp.StatusCode)
 			}
 		}
 	}

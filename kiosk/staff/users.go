@@ -26,7 +26,7 @@ func (s *Server) usersPage(w http.ResponseWriter, r *http.Request, status int, f
 	byName := map[string]domain.StaffUser{}
 	for _, u := range users {
 		byName[u.Username] = u
-		v.Users = append(v.Users, view.User{Username: u.Username, Name: u.Name, Role: u.Role.Title(), MustChange: u.MustChange, Disabled: u.Disabled, Changed: u.Changed.String(), ChangedBy: u.ChangedBy})
+		v.Users = append(v.Users, view.User{Username: u.Username, Name: u.Name, Role: roleTitle(u), MustChange: u.MustChange, Disabled: u.Disabled, Changed: u.Changed.String(), ChangedBy: u.ChangedBy})
 	}
 	for _, t := range tokens {
 		v.Tokens = append(v.Tokens, view.Token{ID: t.ID, Username: t.Username, Label: t.Label, Created: t.Created.String(), Revoked: t.Revoked,
@@ -39,8 +39,8 @@ func (s *Server) usersPage(w http.ResponseWriter, r *http.Request, status int, f
 }
 
 func (s *Server) submitUser(w http.ResponseWriter, r *http.Request) {
-	f := view.UsersForm{Username: formValue(r, "username"), Name: formValue(r, "name"), Role: formValue(r, "role")}
-	resp, err := s.changeUser(r, UserRequest{Op: "add", Username: f.Username, Name: f.Name, Role: domain.Role(f.Role)})
+	f := view.UsersForm{Username: formValue(r, "username"), Name: formValue(r, "name"), Role: formValue(r, "role"), Unit: formValue(r, "unit")}
+	resp, err := s.changeUser(r, UserRequest{Op: "add", Username: f.Username, Name: f.Name, Role: domain.Role(f.Role), Unit: f.Unit})
 	if err != nil {
 		if errorStatus(err) >= 500 {
 			s.fail(w, r, err)
@@ -95,4 +95,13 @@ func (s *Server) submitRevoke(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	redirect(w, r, "/staff/users")
+}
+
+// roleTitle names an account's role, with the unit a department head
+// heads.
+func roleTitle(u domain.StaffUser) string {
+	if u.Unit != "" {
+		return u.Role.Title() + " (" + u.Unit + ")"
+	}
+	return u.Role.Title()
 }

@@ -610,14 +610,6 @@ func journalHash(e journalEntry) []byte {
 	return h.Sum(nil)
 }
 
-func asDomainError(err error) *domain.Error {
-	var de *domain.Error
-	if errors.As(err, &de) {
-		return de
-	}
-	return domain.Errorf(domain.EINTERNAL, "", "%v", err)
-}
-
 // StateHash returns a SHA-256 over every replicated key and value of the
 // ledger state in key order. Replicas that applied the same log have the
 // same hash.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"maps"
 	"mime/multipart"
 	"net/http"
 	"net/http/cookiejar"
@@ -143,11 +144,31 @@ func (h *Harness) SetClock(t time.Time) {
 	h.clock = t
 }
 
+// Unit is the unit of the chart a department head AddUser makes heads;
+// AddUser adds it, with the general fund, to the chart when the chart
+// lacks it.
+const Unit = "PW"
+
 // AddUser creates an account with Password; ready means the forced
-// password change is already done.
+// password change is already done. A department head heads Unit.
 func (h *Harness) AddUser(username string, role domain.Role, ready bool) {
 	h.T.Helper()
-	h.AddUserChange(domain.StaffUserChange{Op: domain.StaffAdd, Username: username, Name: strings.ToUpper(username[:1]) + username[1:], Role: role, PasswordHash: Hasher.Hash(Password)})
+	ch := domain.StaffUserChange{Op: domain.StaffAdd, Username: username, Name: strings.ToUpper(username[:1]) + username[1:], Role: role, PasswordHash: Hasher.Hash(Password)}
+	if role == domain.RoleDepartmentHead {
+		chart, err := domain.ReadsOf(h.Ledger).Chart()
+		if err != nil {
+			h.T.Fatal(err)
+		}
+		if _, ok := chart.Account(Unit); !ok {
+			accounts := []domain.ChartAccount{{Code: Unit, Type: domain.AccountDepartment, Name: "Public works", Fund: "100"}}
+			if chart.GeneralFund() == "" {
+				accounts = append(accounts, domain.ChartAccount{Code: "100", Type: domain.AccountFund, Name: "General fund", General: true})
+			}
+			h.Submit("setup", &domain.ChartChange{Accounts: accounts, Source: "stafftest"})
+		}
+		ch.Unit = Unit
+	}
+	h.AddUserChange(ch)
 	if ready {
 		h.AddUserChange(domain.StaffUserChange{Op: domain.StaffPassword, Username: username, PasswordHash: Hasher.Hash(Password)})
 	}
@@ -276,6 +297,7 @@ func (c *Client) Get(path string) Page {
 // sets its own "csrf").
 func (c *Client) Post(path string, form url.Values) Page {
 	c.H.T.Helper()
+	form = maps.Clone(form) // the caller's form is theirs to send again
 	if form == nil {
 		form = url.Values{}
 	}

@@ -53,6 +53,7 @@ type Secret struct {
 // UsersForm is the new-account form and what the last action revealed.
 type UsersForm struct {
 	Username, Name, Role string
+	Unit                 string // a department head's unit
 	Error                string
 	Secret               Secret
 }

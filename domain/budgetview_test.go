@@ -1,0 +1,171 @@
+package domain
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestBudgetViewFromTheLedger: the receipts the ledger posts count in
+// the actuals of the revenue account that collects them, and the
+// proposed budget reads the current year's actuals, the estimates for
+// the rest of the year and the summary of three budgets from them.
+func TestBudgetViewFromTheLedger(t *testing.T) {
+	v := adopted2027(t)
+	// 2027 runs: a bill is paid, a status letter fee is paid, salt is
+	// bought. Receipts of bills count under 100-46100 (it collects bills).
+	v.do("clerk", "2027-01-04T09:00", &CreateBills{Bills: []NewBill{
+		{ID: "B-1", Account: "100101", Parcel: "0601-141-2001", Description: "Weed cutting", BilledOn: MustDate("2027-01-04"), Principal: MustMoney("90.00")},
+		{ID: "B-2", Account: "100101", Parcel: "0601-141-2001", Description: "Tax", BilledOn: MustDate("2027-01-04"), Principal: MustMoney("50.00"), Revenue: "100-41110"},
+	}})
+	v.refused("clerk", "2027-01-04T09:01", &CreateBills{Bills: []NewBill{
+		{ID: "B-3", Account: "100101", Parcel: "0601-141-2001", Description: "x", BilledOn: MustDate("2027-01-04"), Principal: MustMoney("1.00"), Revenue: "100-51400"},
+	}}, EINVALID, "not an open revenue account")
+	v.do("kiosk", "2027-02-10T10:00", &PayBill{BillID: "B-1", Amount: MustMoney("90.00"), Tender: Card, Reference: "A1"})
+	v.do("kiosk", "2027-03-10T10:00", &PayBill{BillID: "B-2", Amount: MustMoney("20.00"), Tender: Card, Reference: "A2"})
+	v.do("treas", "2027-04-15T10:00", &Expense{Line: "100-51400", On: MustDate("2027-04-15"), Amount: MustMoney("150000.00"), Payee: "Payroll", Description: "Q1 wages"})
+
+	// The 2028 budget, proposed in August 2027.
+	v.do("admin", "2027-08-01T10:00", &Estimate{Year: 2028, Unit: "ADMIN", Lines: []EstimateLine{{Account: "100-51400", Prior: MustMoney("280000.00"), Current: MustMoney("310000.00"), Next: MustMoney("320000.00")}}})
+	p := proposal2027()
+	p.Year = 2028
+	p.Lines[2].Amount = MustMoney("320000.00") // administration
+	p.Lines[3].Amount = MustMoney("44000.00")  // streets
+	v.do("admin", "2027-08-02T10:00", p)
+	view, err := v.reads().BudgetView(2028, MustDate("2027-08-15"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if view.CurrentFrom != FromLedger || view.ActualMonths != 7 || view.ActualsThrough != MustDate("2027-07-31") || view.PrecedingFrom != FromEstimates {
+		t.Fatalf("view: from %s, %d months through %s, preceding from %s", view.CurrentFrom, view.ActualMonths, view.ActualsThrough, view.PrecedingFrom)
+	}
+	line := func(code string) BudgetViewLine {
+		for _, l := range view.Lines {
+			if l.Account.Code == code {
+				return l
+			}
+		}
+		t.Fatalf("no line %s", code)
+		return BudgetViewLine{}
+	}
+	if l := line("100-46100"); !l.Current.Equal(MustMoney("90.00")) || l.RestFrom != FromProjected || !l.Rest.Equal(MustMoney("64.29")) {
+		t.Errorf("charges for services: current %s rest %s (%s)", l.Current, l.Rest, l.RestFrom)
+	}
+	if l := line("100-41110"); !l.Current.Equal(MustMoney("20.00")) {
+		t.Errorf("taxes: current %s", l.Current)
+	}
+	if l := line("100-51400"); !l.Current.Equal(MustMoney("150000.00")) || l.RestFrom != FromEstimates || !l.Rest.Equal(MustMoney("160000.00")) ||
+		!l.InEffect.Equal(MustMoney("300000.00")) || !l.Proposed.Equal(MustMoney("320000.00")) || !l.Preceding.Equal(MustMoney("280000.00")) {
+		t.Errorf("administration: %+v", l)
+	}
+	// The summary: by major category, the budget in effect (2027) and
+	// the proposed, with the change.
+	var gg SummaryRow
+	for _, r := range view.Summary.Expenditures {
+		if r.Label == "General government" {
+			gg = r
+		}
+	}
+	if !gg.InEffect.Equal(MustMoney("300000.00")) || !gg.Proposed.Equal(MustMoney("320000.00")) || gg.Change != "+6.7%" || !gg.Preceding.IsZero() {
+		t.Errorf("general government: %+v", gg)
+	}
+	if tot := view.Summary.TotalExpend; !tot.Proposed.Equal(MustMoney("944000.00")) || tot.Change != "+2.6%" {
+		t.Errorf("total expenditures: %+v", tot)
+	}
+	if len(view.Summary.Sources) != 1 || !view.Summary.Sources[0].Proposed.Equal(MustMoney("25000.00")) {
+		t.Errorf("other sources: %+v", view.Summary.Sources)
+	}
+	// The general fund: 410,000 + 1,020,000 + 25,000 − 944,000.
+	if len(view.Funds) != 1 || !view.Funds[0].Ending.Equal(MustMoney("511000.00")) || !view.Funds[0].Surplus.Equal(MustMoney("101000.00")) {
+		t.Errorf("fund projection: %+v", view.Funds)
+	}
+	if b := view.Summary.Balances[0]; !b.ProposedEnd.Equal(MustMoney("511000.00")) || !b.InEffectEnd.Equal(MustMoney("535000.00")) || b.Change != "-4.5%" {
+		t.Errorf("balances: %+v", b)
+	}
+	// A returned check takes its receipt out of the actuals again.
+	v.do("clerk", "2027-08-03T09:00", &CreateBills{Bills: []NewBill{{ID: "B-4", Account: "100101", Parcel: "0601-141-2001", Description: "Snow", BilledOn: MustDate("2027-08-03"), Principal: MustMoney("30.00")}}})
+	v.do("clerk", "2027-08-03T10:00", &DrawerOpen{DrawerID: "D-1", Float: MustMoney("0.00")})
+	pay := v.do("clerk", "2027-08-03T10:05", &WindowPayment{DrawerID: "D-1", BillID: "B-4", Amount: MustMoney("30.00"), Tender: Check, Tendered: MustMoney("30.00"), Reference: "chk 12"})
+	acts, _ := v.reads().Actuals(2027)
+	aug := func() Actual {
+		for _, a := range acts {
+			if a.Month == 8 && a.Account == "100-46100" {
+				return a
+			}
+		}
+		return Actual{}
+	}
+	if !aug().Receipts.Equal(MustMoney("30.00")) {
+		t.Fatalf("august receipts: %+v", aug())
+	}
+	v.do("clerk", "2027-08-20T10:00", &ReturnCheck{BillID: "B-4", Receipt: pay.Receipt.Number, ReturnID: "RC-1", FeeBillID: "B-RC-1"})
+	acts, _ = v.reads().Actuals(2027)
+	if !aug().Receipts.IsZero() {
+		t.Fatalf("august receipts after the returned check: %+v", aug())
+	}
+}
+
+func TestPercentChange(t *testing.T) {
+	for _, c := range []struct{ old, new, want string }{
+		{"100.00", "104.20", "+4.2%"}, {"100.00", "90.00", "-10.0%"}, {"0.00", "5.00", ""}, {"3.00", "3.00", "+0.0%"}, {"3.00", "4.00", "+33.3%"},
+	} {
+		if got := PercentChange(MustMoney(c.old), MustMoney(c.new)); got != c.want {
+			t.Errorf("%s → %s: %q, want %q", c.old, c.new, got, c.want)
+		}
+	}
+}
+
+// TestChartRules: the chart refers to funds and units it has, has one
+// general fund, lets one account collect each source, and keeps an
+// account's type once it has appropriations.
+func TestChartRules(t *testing.T) {
+	v := adopted2027(t)
+	v.refused("admin", "2027-01-02T10:00", &ChartChange{Accounts: []ChartAccount{{Code: "200", Type: AccountFund, Name: "Debt service", General: true}}}, EINVALID, "Only one fund is the general fund")
+	v.refused("admin", "2027-01-02T10:00", &ChartChange{Accounts: []ChartAccount{{Code: "100-52100", Type: AccountExpenditure, Name: "Police", Fund: "100", Unit: "POLICE", Major: "Public safety"}}}, EINVALID, "unit POLICE")
+	v.refused("admin", "2027-01-02T10:00", &ChartChange{Accounts: []ChartAccount{{Code: "100-52100", Type: AccountExpenditure, Name: "Police", Fund: "ADMIN", Unit: "ADMIN", Major: "Public safety"}}}, EINVALID, "ADMIN is a department")
+	v.refused("admin", "2027-01-02T10:00", &ChartChange{Accounts: []ChartAccount{{Code: "100-46200", Type: AccountRevenue, Name: "Fees", Fund: "100", Major: "Fees", Sources: []string{SourceBills}}}}, EINVALID, "collected by both")
+	v.refused("admin", "2027-01-02T10:00", &ChartChange{Accounts: []ChartAccount{{Code: "100-53300", Type: AccountRevenue, Name: "Streets", Fund: "100", Major: "x"}}}, ECONFLICT, "has appropriations")
+	v.refused("admin", "2027-01-02T10:00", &ChartChange{Accounts: []ChartAccount{{Code: "100-53300", Type: AccountExpenditure, Name: "Streets", Fund: "100", Unit: "PW", Major: "Public works", Closed: true}}}, ECONFLICT, "cannot be closed")
+	// Rows of an import name their row.
+	c := staffCmd(KindChart, "admin", "2027-01-02T10:00")
+	c.Payload = &ChartChange{Accounts: []ChartAccount{{Code: "X1", Type: AccountFund, Name: "x"}, {Code: "bad code", Type: AccountFund, Name: "y"}}}
+	if err := c.Validate(); err == nil || !strings.Contains(ErrorMessage(err), "Row 2") {
+		t.Fatalf("validate: %v", err)
+	}
+	// A department head heads a unit of the chart.
+	v.refused("admin", "2027-01-02T10:00", &StaffUserChange{Op: StaffAdd, Username: "nohead", Name: "No Unit", Role: RoleDepartmentHead, Unit: "FIRE", PasswordHash: "h"}, EINVALID, `"FIRE" is not one`)
+	v.refused("admin", "2027-01-02T10:00", &StaffUserChange{Op: StaffAdd, Username: "clerk2", Name: "Clerk Two", Role: RoleClerk, Unit: "PW", PasswordHash: "h"}, EINVALID, "Only a department head")
+}
+
+// TestPurchasingRecords: requisitions, surplus stock and the rules of
+// purchasing with the board's approval.
+func TestPurchasingRecords(t *testing.T) {
+	v := adopted2027(t)
+	rq := v.do("pwhead", "2027-01-05T10:00", &Requisition{Unit: "PW", Type: "estimate", Period: "2027 Q1", Category: CategorySupplies, Items: []RequisitionItem{{Description: "Cold patch", Quantity: 40, Estimated: MustMoney("800.00")}}}).Ref
+	v.refused("pwhead", "2027-01-05T10:00", &Requisition{Unit: "ADMIN", Type: "requisition", Category: CategorySupplies, Items: []RequisitionItem{{Description: "Paper", Quantity: 1}}}, EFORBIDDEN, "heads PW")
+	v.refused("pwhead", "2027-01-05T10:00", &Requisition{Unit: "PW", Type: "estimate", Category: CategorySupplies, Items: []RequisitionItem{{Description: "Paper", Quantity: 1}}}, EINVALID, "period")
+	o := v.do("admin", "2027-01-06T10:00", &OrderChange{Op: OrderCreate, Line: "100-53300", Description: "Cold patch", Category: CategorySupplies, Estimate: MustMoney("800.00"), Requisition: rq}).Ref
+	if got, _ := v.reads().Order(o); got.Requisition != rq {
+		t.Fatalf("order's requisition: %q", got.Requisition)
+	}
+	sr := v.do("pwhead", "2027-02-01T10:00", &SurplusChange{Op: "report", Unit: "PW", Items: []SurplusItem{{Description: "Old mower", Quantity: 1, Condition: "runs"}, {Description: "Traffic cones", Quantity: 30, Condition: "good"}}}).Ref
+	v.refused("pwhead", "2027-02-02T10:00", &SurplusChange{Op: "transfer", Report: sr, Item: 1, To: "PARKS"}, EFORBIDDEN, "Purchasing Agent")
+	v.do("admin", "2027-02-02T10:00", &SurplusChange{Op: "transfer", Report: sr, Item: 1, To: "PARKS"})
+	v.refused("admin", "2027-02-03T10:00", &SurplusChange{Op: "sell", Report: sr, Item: 0, Sale: &SurplusSale{Authorization: "motion 2027-02-02 #5", Buyer: "Ann", Price: MustMoney("100.00"), On: MustDate("2027-02-03"),
+		Bids: []OrderBid{{Vendor: "Ann", Amount: MustMoney("100.00")}, {Vendor: "Bob", Amount: MustMoney("150.00")}}}}, EINVALID, "highest bid")
+	v.do("admin", "2027-02-03T10:00", &SurplusChange{Op: "sell", Report: sr, Item: 0, Sale: &SurplusSale{Authorization: "motion 2027-02-02 #5", Buyer: "Bob", Price: MustMoney("150.00"), On: MustDate("2027-02-03"),
+		Bids: []OrderBid{{Vendor: "Ann", Amount: MustMoney("100.00")}, {Vendor: "Bob", Amount: MustMoney("150.00")}}}})
+	v.refused("admin", "2027-02-04T10:00", &SurplusChange{Op: "transfer", Report: sr, Item: 0, To: "PARKS"}, ECONFLICT, "transferred or sold already")
+	reports, _ := v.reads().SurplusReports(2027)
+	if len(reports) != 1 || reports[0].Items[1].Transfer.To != "PARKS" || reports[0].Items[0].Sale.Buyer != "Bob" {
+		t.Fatalf("surplus: %+v", reports)
+	}
+
+	v.do("admin", "2027-01-10T10:00", &PurchasingRulesChange{Op: "draft", Text: "1. Emergency purchases are reported within one business day."})
+	v.refused("admin", "2027-01-10T10:00", &PurchasingRulesChange{Op: "approve", Version: 1, Approval: "motion", ApprovedOn: MustDate("2027-01-09")}, EINVALID, "drafted on 2027-01-10")
+	v.do("admin", "2027-01-20T10:00", &PurchasingRulesChange{Op: "approve", Version: 1, Approval: "motion 2027-01-19 #2", ApprovedOn: MustDate("2027-01-19")})
+	v.do("admin", "2027-06-01T10:00", &PurchasingRulesChange{Op: "draft", Text: "1. Emergency purchases are reported the same day."})
+	vs, _ := v.reads().PurchasingRules()
+	if in, ok := InForce(vs); len(vs) != 2 || !ok || in.Version != 1 {
+		t.Fatalf("rules: %d versions, in force %+v", len(vs), in)
+	}
+}

@@ -1,0 +1,432 @@
+package domain
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// The chart of accounts. Every appropriation, purchase order, expense and
+// receipt of the village belongs to one account of the chart, which the
+// administrator keeps as records of the ledger: the funds (the general
+// fund first, where unencumbered balances lapse at the close of a year,
+// §5.05), the units that spend (departments, committees, commissions and
+// boards, §5.01(3), §5.02(4)(c)), and the line accounts of the budget
+// (revenue sources and expenditure categories). A line account names its
+// fund, an expenditure line its unit, and each line its major category or
+// source, by which the budget summary of §5.02(5) is totalled.
+
+const sectionChart = "§5.02"
+
+// KindChart adds or changes accounts of the chart.
+const KindChart Kind = "chart"
+
+// CollectionChart holds the accounts of the chart by code.
+const CollectionChart = "chart"
+
+// AccountType is what an account of the chart is.
+type AccountType string
+
+// Account types.
+const (
+	AccountFund        AccountType = "fund"
+	AccountDepartment  AccountType = "department"
+	AccountCommittee   AccountType = "committee"
+	AccountCommission  AccountType = "commission"
+	AccountBoard       AccountType = "board"
+	AccountRevenue     AccountType = "revenue"
+	AccountExpenditure AccountType = "expenditure"
+)
+
+// AccountTypes returns the account types, in the order forms list them.
+func AccountTypes() []AccountType {
+	return []AccountType{AccountFund, AccountDepartment, AccountCommittee, AccountCommission, AccountBoard, AccountRevenue, AccountExpenditure}
+}
+
+// Valid reports whether t is a known account type.
+func (t AccountType) Valid() bool { return slices.Contains(AccountTypes(), t) }
+
+// Unit reports whether t is a unit that spends and files estimates
+// (§5.01(3)): a department, committee, commission or board.
+func (t AccountType) Unit() bool {
+	return t == AccountDepartment || t == AccountCommittee || t == AccountCommission || t == AccountBoard
+}
+
+// Line reports whether t is a line account of the budget.
+func (t AccountType) Line() bool { return t == AccountRevenue || t == AccountExpenditure }
+
+// Receipt sources: what a revenue account collects of the receipts the
+// appliance takes, so the budget's actuals come from the ledger's own
+// receipts (§5.02(4)(d)-(e)). A village bill may name its own revenue
+// account; one that does not is counted under the account that collects
+// SourceBills.
+const (
+	SourceBills         = "bills"          // payments on village bills that name no revenue account
+	SourceStatusLetters = "status_letters" // statement of real property status fees (§5.11)
+	SourcePropertyTax   = "property_tax"   // property tax installments collected by the village (Ch. 74)
+)
+
+// ReceiptSources returns the receipt sources.
+func ReceiptSources() []string { return []string{SourceBills, SourceStatusLetters, SourcePropertyTax} }
+
+// ChartAccount is one account of the chart.
+type ChartAccount struct {
+	Code string      `json:"code"`
+	Type AccountType `json:"type"`
+	Name string      `json:"name"`
+	// General marks the general fund: exactly one fund is.
+	General bool `json:"general,omitempty"`
+	// Fund is the fund of a unit or line account.
+	Fund string `json:"fund,omitempty"`
+	// Unit is the unit of an expenditure line (required) or of a revenue
+	// line (optional).
+	Unit string `json:"unit,omitempty"`
+	// Major is a line's major expenditure category or major revenue
+	// source, by which the summary of §5.02(5) totals.
+	Major string `json:"major,omitempty"`
+	// Reserve marks an expenditure line that is a reserve account
+	// (§5.02(4)(c)).
+	Reserve bool `json:"reserve,omitempty"`
+	// Sources are the receipt sources a revenue line collects.
+	Sources []string `json:"sources,omitempty"`
+	Closed  bool     `json:"closed,omitempty"`
+	// Changed and ChangedBy are set by the ledger.
+	Changed   DateTime `json:"changed,omitzero"`
+	ChangedBy string   `json:"changed_by,omitempty"`
+}
+
+// ChartChange adds accounts to the chart or changes them, all or none:
+// a form changes one, a CSV import many.
+type ChartChange struct {
+	Accounts []ChartAccount `json:"accounts"`
+	// Source says where the change came from ("form", "import chart.csv").
+	Source string `json:"source,omitempty"`
+}
+
+// Kind names the payload's kind.
+func (*ChartChange) Kind() Kind { return KindChart }
+
+func (p *ChartChange) textFields() []textField {
+	fields := []textField{oneLine("The source", p.Source)}
+	for _, a := range p.Accounts {
+		fields = append(fields, oneLine("An account code", a.Code), oneLine("An account name", a.Name), oneLine("A fund", a.Fund),
+			oneLine("A unit", a.Unit), oneLine("A major category", a.Major))
+	}
+	return fields
+}
+
+var chartKind = &Descriptor{
+	Kind:    KindChart,
+	Section: sectionChart,
+	Since:   2,
+	Roles:   []Role{RoleAdministrator},
+	New:     func() Payload { return new(ChartChange) },
+	Check: func(c Command) error {
+		p := c.Payload.(*ChartChange)
+		if len(p.Accounts) == 0 {
+			return Errorf(EINVALID, sectionChart, "A change of the chart needs at least one account.")
+		}
+		for i, a := range p.Accounts {
+			if err := a.check(); err != nil {
+				return chartRowError(p, i, err)
+			}
+		}
+		return nil
+	},
+	Apply: applyChart,
+}
+
+// chartRowError names the row of an import, or the account of a form, in
+// the error of one account.
+func chartRowError(p *ChartChange, i int, err error) error {
+	if len(p.Accounts) == 1 {
+		return err
+	}
+	return Errorf(ErrorCode(err), ErrorSection(err), "Row %d (%s): %s", i+1, p.Accounts[i].Code, ErrorMessage(err))
+}
+
+// ValidCode reports whether s can be an account code: 1 to 24 letters,
+// digits, dots or dashes, starting with a letter or digit.
+func ValidCode(s string) bool {
+	if len(s) == 0 || len(s) > 24 {
+		return false
+	}
+	for i, r := range s {
+		switch {
+		case r >= 'A' && r <= 'Z', r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+		case (r == '.' || r == '-') && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// check checks an account on its own, without the chart.
+func (a ChartAccount) check() error {
+	bad := func(format string, args ...any) error { return Errorf(EINVALID, sectionChart, format, args...) }
+	switch {
+	case !ValidCode(a.Code):
+		return bad("The account code %q is not 1 to 24 letters, digits, dots or dashes.", a.Code)
+	case !a.Type.Valid():
+		return bad("Account %s: the type %q is not one of fund, department, committee, commission, board, revenue or expenditure.", a.Code, a.Type)
+	case strings.TrimSpace(a.Name) == "":
+		return bad("Account %s needs a name.", a.Code)
+	case a.General && a.Type != AccountFund:
+		return bad("Account %s: only a fund can be the general fund.", a.Code)
+	case a.Type == AccountFund && (a.Fund != "" || a.Unit != "" || a.Major != ""):
+		return bad("Account %s is a fund: it names no fund, unit or major category of its own.", a.Code)
+	case a.Type != AccountFund && a.Fund == "":
+		return bad("Account %s needs the fund it belongs to.", a.Code)
+	case a.Type.Unit() && (a.Unit != "" || a.Major != ""):
+		return bad("Account %s is a %s: it names no unit or major category.", a.Code, a.Type)
+	case a.Type == AccountExpenditure && a.Unit == "":
+		return bad("Expenditure account %s needs the department, committee, commission or board that spends it.", a.Code)
+	case a.Type.Line() && strings.TrimSpace(a.Major) == "":
+		return bad("Account %s needs its major %s for the budget summary.", a.Code, map[AccountType]string{AccountRevenue: "revenue source", AccountExpenditure: "expenditure category"}[a.Type])
+	case a.Reserve && a.Type != AccountExpenditure:
+		return bad("Account %s: only an expenditure account can be a reserve account.", a.Code)
+	case len(a.Sources) > 0 && a.Type != AccountRevenue:
+		return bad("Account %s: only a revenue account collects receipts.", a.Code)
+	}
+	for _, s := range a.Sources {
+		if !slices.Contains(ReceiptSources(), s) {
+			return bad("Account %s: %q is not a receipt source (%s).", a.Code, s, strings.Join(ReceiptSources(), ", "))
+		}
+	}
+	return nil
+}
+
+// applyChart writes the accounts of a change, checked against the chart
+// as it will stand after the change: every fund and unit named exists and
+// is of its kind, exactly one fund is the general fund, a receipt source
+// is collected by one open account, an account's type does not change
+// once it has an appropriation, and an account with money still
+// available or encumbered is not closed.
+func applyChart(tx Tx, c Command, env Env, res *Result) error {
+	p := c.Payload.(*ChartChange)
+	chart, err := loadChart(tx)
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for i, a := range p.Accounts {
+		if seen[a.Code] {
+			return Errorf(EINVALID, sectionChart, "Account %s is listed twice.", a.Code)
+		}
+		seen[a.Code] = true
+		if old, ok := chart.byCode[a.Code]; ok && old.Type != a.Type {
+			used, err := accountUsed(tx, a.Code)
+			if err != nil {
+				return err
+			}
+			if used {
+				return chartRowError(p, i, Errorf(ECONFLICT, sectionChart, "Account %s has appropriations: its type stays %s.", a.Code, old.Type))
+			}
+		}
+		if a.Closed {
+			if old, ok := chart.byCode[a.Code]; !ok || !old.Closed {
+				open, err := accountOpen(tx, a.Code)
+				if err != nil {
+					return err
+				}
+				if open {
+					return chartRowError(p, i, Errorf(ECONFLICT, "§5.05", "Account %s still has money available or encumbered in an open year: it cannot be closed before the year-end close.", a.Code))
+				}
+			}
+		}
+		a.Changed, a.ChangedBy = c.At, c.Actor
+		chart.put(a)
+	}
+	for i, a := range p.Accounts {
+		if err := chart.checkRefs(a); err != nil {
+			return chartRowError(p, i, err)
+		}
+	}
+	if err := chart.checkWhole(); err != nil {
+		return err
+	}
+	if err := tx.Put(CollectionChart, chartRecord, chart.Accounts); err != nil {
+		return err
+	}
+	source := p.Source
+	if source == "" {
+		source = "a form"
+	}
+	res.Note = fmt.Sprintf("chart: %d account(s) from %s", len(p.Accounts), source)
+	return nil
+}
+
+// CheckChange checks accounts as the chart would stand with them, without
+// the ledger's history (whether an account has appropriations): the
+// check of an import's dry run. The index is the account at fault, -1
+// for the chart as a whole.
+func (ch Chart) CheckChange(accounts []ChartAccount) (int, error) {
+	next := chartOf(ch.Accounts)
+	for i, a := range accounts {
+		if err := a.check(); err != nil {
+			return i, err
+		}
+		next.put(a)
+	}
+	for i, a := range accounts {
+		if err := next.checkRefs(a); err != nil {
+			return i, err
+		}
+	}
+	return -1, next.checkWhole()
+}
+
+// Chart is the chart of accounts as the ledger holds it.
+type Chart struct {
+	Accounts []ChartAccount // by code
+	byCode   map[string]ChartAccount
+}
+
+func (ch *Chart) put(a ChartAccount) {
+	if _, ok := ch.byCode[a.Code]; !ok {
+		ch.Accounts = append(ch.Accounts, a)
+	} else {
+		for i := range ch.Accounts {
+			if ch.Accounts[i].Code == a.Code {
+				ch.Accounts[i] = a
+			}
+		}
+	}
+	ch.byCode[a.Code] = a
+	slices.SortFunc(ch.Accounts, func(x, y ChartAccount) int { return strings.Compare(x.Code, y.Code) })
+}
+
+// Account returns the account of code.
+func (ch Chart) Account(code string) (ChartAccount, bool) {
+	a, ok := ch.byCode[code]
+	return a, ok
+}
+
+// Of returns the open accounts whose type is one of ts, by code.
+func (ch Chart) Of(ts ...AccountType) []ChartAccount {
+	var out []ChartAccount
+	for _, a := range ch.Accounts {
+		if slices.Contains(ts, a.Type) && !a.Closed {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// Units returns the open units that file estimates.
+func (ch Chart) Units() []ChartAccount {
+	return ch.Of(AccountDepartment, AccountCommittee, AccountCommission, AccountBoard)
+}
+
+// GeneralFund returns the general fund's code, "" when the chart has none
+// yet.
+func (ch Chart) GeneralFund() string {
+	for _, a := range ch.Accounts {
+		if a.General {
+			return a.Code
+		}
+	}
+	return ""
+}
+
+// Collector returns the open revenue account that collects receipt
+// source s, "" when none does.
+func (ch Chart) Collector(s string) string {
+	for _, a := range ch.Accounts {
+		if !a.Closed && slices.Contains(a.Sources, s) {
+			return a.Code
+		}
+	}
+	return ""
+}
+
+// Name returns "code name" of an account, or the code alone when the chart
+// does not hold it.
+func (ch Chart) Name(code string) string {
+	if a, ok := ch.byCode[code]; ok {
+		return a.Code + " " + a.Name
+	}
+	return code
+}
+
+func (ch Chart) checkRefs(a ChartAccount) error {
+	bad := func(format string, args ...any) error { return Errorf(EINVALID, sectionChart, format, args...) }
+	if a.Fund != "" {
+		f, ok := ch.byCode[a.Fund]
+		switch {
+		case !ok:
+			return bad("Account %s names the fund %s, which the chart does not have.", a.Code, a.Fund)
+		case f.Type != AccountFund:
+			return bad("Account %s names %s as its fund, but %s is a %s.", a.Code, a.Fund, a.Fund, f.Type)
+		}
+	}
+	if a.Unit != "" {
+		u, ok := ch.byCode[a.Unit]
+		switch {
+		case !ok:
+			return bad("Account %s names the unit %s, which the chart does not have.", a.Code, a.Unit)
+		case !u.Type.Unit():
+			return bad("Account %s names %s as its unit, but %s is a %s, not a department, committee, commission or board.", a.Code, a.Unit, a.Unit, u.Type)
+		}
+	}
+	return nil
+}
+
+func (ch Chart) checkWhole() error {
+	var general []string
+	sources := map[string]string{}
+	for _, a := range ch.Accounts {
+		if a.General && !a.Closed {
+			general = append(general, a.Code)
+		}
+		if a.Closed {
+			continue
+		}
+		for _, s := range a.Sources {
+			if other, ok := sources[s]; ok {
+				return Errorf(EINVALID, sectionChart, "Receipts of %s would be collected by both %s and %s: one account collects each source.", s, other, a.Code)
+			}
+			sources[s] = a.Code
+		}
+	}
+	if len(general) > 1 {
+		return Errorf(EINVALID, "§5.05", "Only one fund is the general fund; the chart would have %s.", strings.Join(general, " and "))
+	}
+	if len(general) == 0 && len(ch.Of(AccountFund)) > 0 {
+		return Errorf(EINVALID, "§5.05", "The chart needs its general fund (mark one fund general): unencumbered balances lapse to it at the close of the year.")
+	}
+	return nil
+}
+
+// chartRecord is the id of the one record that holds the whole chart (a
+// village's chart is a few hundred accounts): a transaction reads and
+// writes it whole.
+const chartRecord = "accounts"
+
+// loadChart reads the whole chart inside a transaction.
+func loadChart(tx Tx) (*Chart, error) {
+	var accounts []ChartAccount
+	if _, err := tx.Get(CollectionChart, chartRecord, &accounts); err != nil {
+		return nil, err
+	}
+	return chartOf(accounts), nil
+}
+
+func chartOf(accounts []ChartAccount) *Chart {
+	ch := &Chart{byCode: map[string]ChartAccount{}}
+	for _, a := range accounts {
+		ch.put(a)
+	}
+	return ch
+}
+
+// Chart returns the chart of accounts (empty before the administrator
+// enters it).
+func (x Reads) Chart() (Chart, error) {
+	accounts, _, err := get[[]ChartAccount](x.r, CollectionChart, chartRecord)
+	if err != nil {
+		return Chart{}, err
+	}
+	return *chartOf(accounts), nil
+}
