@@ -166,11 +166,11 @@ func TestUnitsVerifyAndSecurity(t *testing.T) {
 	for _, role := range []string{"clerk", "kiosk"} {
 		install(t, root, bin, role)
 	}
+	if err := os.MkdirAll(filepath.Join(root, "usr/lib/systemd"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if out, err := exec.Command("cp", "-a", "/usr/lib/systemd/system", filepath.Join(root, "usr/lib/systemd/")).CombinedOutput(); err != nil {
-		os.MkdirAll(filepath.Join(root, "usr/lib/systemd"), 0o755)
-		if out, err = exec.Command("cp", "-a", "/usr/lib/systemd/system", filepath.Join(root, "usr/lib/systemd/")).CombinedOutput(); err != nil {
-			t.Fatalf("copy Debian's units: %v\n%s", err, out)
-		}
+		t.Fatalf("copy Debian's units: %v\n%s", err, out)
 	}
 	for _, stand := range []string{"usr/bin/cage", "usr/bin/chromium"} {
 		os.MkdirAll(filepath.Dir(filepath.Join(root, stand)), 0o755)
