@@ -128,8 +128,22 @@ build-pi:
 ## bench: benchmarks, reported side by side (never asserted in tests); the
 ## three-node cluster benchmarks (sync/raftbench) run last with a bounded benchtime
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem $$($(GO) list ./domain/ ./sync/... ./kiosk/... ./appliance/ | grep -v /sync/raftbench)
+	$(GO) test -run '^$$' -bench . -benchmem $$($(GO) list ./domain/ ./sync/... ./kiosk/... | grep -v /sync/raftbench)
+	$(GO) test -run '^$$' -bench '^Benchmark(KioskServerTime|RulesFile)$$' -benchmem ./appliance/
 	$(GO) test -run '^$$' -bench . -benchtime 2s -timeout 20m ./sync/raftbench/
+	$(MAKE) bench-memory
+
+## bench-memory: the memory and start-up budget of one node (issue 17),
+## reported and never asserted: 100,000 bills imported through the clerk's
+## page into a ledger of 20,000 parcels, with and without the Pi's
+## GOMEMLIMIT (each run its own process, so each peak RSS is its own); the
+## heap profile of the Pi run is left in bin/memory-import.pprof
+bench-memory:
+	@mkdir -p $(BIN)
+	GOMEMLIMIT=64MiB $(GO) test -run '^$$' -bench '^BenchmarkMemoryBudget$$' -benchtime 1x -timeout 30m ./appliance/
+	GOMEMLIMIT= $(GO) test -run '^$$' -bench '^BenchmarkMemoryBudget$$' -benchtime 1x -timeout 30m ./appliance/
+	GOMEMLIMIT=64MiB MEMPROFILE=$(CURDIR)/$(BIN)/memory-import.pprof $(GO) test -run '^$$' -bench '^BenchmarkImportHeapProfile$$' -benchtime 1x -timeout 30m ./appliance/
+	$(GO) tool pprof -sample_index=inuse_space -top -nodecount=12 $(BIN)/memory-import.pprof
 
 ## lint: staticcheck from .ci/tools.mod (the app's go.mod stays clean)
 lint:
