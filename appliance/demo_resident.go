@@ -11,9 +11,9 @@ import (
 // bills: a property tax bill for every parcel on the roll of the last
 // cycle year whose November 15 has passed (issued December 1 of that year;
 // the special items are the village bills certified to the roll that
-// year), last year's bills with their first installment paid, and public
-// purchasing records: open-market purchases with their bids and emergency
-// purchases with invoice and explanation. Deterministic in today.
+// year), last year's bills with their first installment paid, and the
+// budget and purchasing history (demo_budget.go) the kiosk's public
+// records read. Deterministic in today.
 func addResidentDemo(seed *domain.SeedDemo, today domain.Date, p *domain.Params) error {
 	rollYear := today.Year()
 	if !today.After(domain.NewDate(rollYear, time.November, 15)) {
@@ -64,24 +64,6 @@ func addResidentDemo(seed *domain.SeedDemo, today domain.Date, p *domain.Params)
 		seed.TaxBills = append(seed.TaxBills, prev)
 	}
 
-	ago := func(days int) domain.Date { return today.AddDays(-days) }
-	m := domain.MustMoney
-	seed.Purchases = append(seed.Purchases,
-		domain.PublicPurchase{ID: fmt.Sprintf("PO-%d-014", ago(21).Year()), Date: ago(21), Description: "Road salt, 120 tons for the winter",
-			Vendor: "Compass Minerals", Amount: m("9840.00"), Category: domain.CategorySupplies,
-			Bids: []domain.Bid{{Vendor: "Compass Minerals", Amount: m("9840.00")}, {Vendor: "Morton Salt", Amount: m("10320.00")}, {Vendor: "Cargill Deicing", Amount: m("10116.00")}}},
-		domain.PublicPurchase{ID: fmt.Sprintf("PO-%d-011", ago(64).Year()), Date: ago(64), Description: "Zero-turn mower for the parks",
-			Vendor: "Sugar River Implement", Amount: m("2780.00"), Category: domain.CategoryEquipment,
-			Bids: []domain.Bid{{Vendor: "Sugar River Implement", Amount: m("2780.00")}, {Vendor: "Green County Outdoor", Amount: m("2945.00")}, {Vendor: "Badger Turf Supply", Amount: m("2810.00")}}},
-		domain.PublicPurchase{ID: fmt.Sprintf("PO-%d-009", ago(98).Year()), Date: ago(98), Description: "Playground mulch, Community Park",
-			Vendor: "New Glarus Landscape", Amount: m("1460.00"), Category: domain.CategoryMaterials,
-			Bids: []domain.Bid{{Vendor: "Belleville Feed & Seed", Amount: m("1525.00")}, {Vendor: "New Glarus Landscape", Amount: m("1460.00")}}},
-		domain.PublicPurchase{ID: fmt.Sprintf("EM-%d-003", ago(40).Year()), Date: ago(40), Description: "Water main break repair, S Vine St",
-			Vendor: "Badger State Plumbing", Amount: m("2140.00"), Category: domain.CategoryContractualServices, Emergency: true,
-			Invoice: "BSP-88213", Explanation: "A water main broke under South Vine Street on a Saturday night. Twelve homes were without water until it was repaired; waiting for bids would have left them without water for days."},
-		domain.PublicPurchase{ID: fmt.Sprintf("EM-%d-002", ago(120).Year()), Date: ago(120), Description: "Village hall furnace repair",
-			Vendor: "Allied Heating & Cooling", Amount: m("865.50"), Category: domain.CategoryContractualServices, Emergency: true,
-			Invoice: "AHC-20417", Explanation: "The furnace at village hall stopped during a cold snap; the offices and the polling place could not open without heat."},
-	)
+	seed.History = demoHistory(today)
 	return nil
 }

@@ -1,15 +1,18 @@
 package main
 
 import (
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/villagehall/appliance/kiosk/staff"
 
 	"github.com/villagehall/appliance/domain"
 )
 
-// TestResidentDemo checks the demo's tax bills and purchasing records on a
-// few days of the year: every record is valid, both counties have bills,
-// the bills on the roll are special items of the property tax, and there
-// are open-market and emergency purchases.
+// TestResidentDemo checks the demo's tax bills on a few days of the year:
+// every record is valid, both counties have bills, and the bills on the
+// roll are special items of the property tax.
 func TestResidentDemo(t *testing.T) {
 	p := domain.DefaultParams()
 	for _, day := range []string{"2026-11-29", "2027-01-12", "2026-06-01"} {
@@ -37,15 +40,68 @@ func TestResidentDemo(t *testing.T) {
 			if counties[domain.Dane] == 0 || counties[domain.Green] == 0 || specials == 0 {
 				t.Errorf("counties %v, special charges %d", counties, specials)
 			}
+		})
+	}
+}
+
+// TestDemoBudgetAndPurchasing loads the demo into a real node on a few days
+// of the year and reads what its history made by the rules of its kinds:
+// this year's budget adopted, appropriations charged by the orders, and
+// the kiosk's purchasing records (open-market with bids, emergencies with
+// invoice and explanation) coming from the orders, not from a list. The
+// demo's officials cannot sign in.
+func TestDemoBudgetAndPurchasing(t *testing.T) {
+	for _, now := range []time.Time{villageNow, januaryNow, time.Date(2026, time.June, 1, 9, 0, 0, 0, villageNow.Location())} {
+		t.Run(now.Format("2006-01-02"), func(t *testing.T) {
+			m := startMainAt(t, t.TempDir(), now)
+			reads := domain.ReadsOf(m.Node.FSM())
+			b, ok, err := reads.Budget(now.Year())
+			if err != nil || !ok || b.Status != domain.BudgetAdopted {
+				t.Fatalf("this year's budget: %+v %v %v", b.Status, ok, err)
+			}
+			pub, err := reads.Purchases()
+			if err != nil {
+				t.Fatal(err)
+			}
 			kinds := map[bool]int{}
-			for _, pu := range seed.Purchases {
+			for _, pu := range pub {
 				if err := pu.Validate(); err != nil {
 					t.Error(err)
 				}
+				o, err := reads.Order(pu.ID)
+				if err != nil {
+					t.Fatalf("public record %s is not an order: %v", pu.ID, err)
+				}
+				if pu.Emergency && pu.Explanation == "" || !pu.Emergency && len(pu.Bids) < 3 || o.Award == nil {
+					t.Errorf("record %s: %+v", pu.ID, pu)
+				}
 				kinds[pu.Emergency]++
 			}
-			if kinds[true] == 0 || kinds[false] == 0 {
-				t.Errorf("purchases %v", kinds)
+			if kinds[true] != 2 || kinds[false] != 3 {
+				t.Fatalf("purchases: %d emergency, %d open market", kinds[true], kinds[false])
+			}
+			a, err := reads.Appropriation(now.Year(), "100-53300")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Expended.Add(a.Encumbered).IsZero() && len(a.Charges) == 0 && now.YearDay() > 40 {
+				t.Errorf("streets appropriation has no charges: %+v", a)
+			}
+			users, err := reads.StaffUsers()
+			if err != nil {
+				t.Fatal(err)
+			}
+			demo := 0
+			for _, u := range users {
+				if strings.HasPrefix(u.Username, "demo.") {
+					demo++
+					if staff.CheckPassword(u.PasswordHash, "") || u.PasswordHash != domain.LockedPassword {
+						t.Errorf("demo official %s can sign in: %q", u.Username, u.PasswordHash)
+					}
+				}
+			}
+			if demo != 4 {
+				t.Errorf("%d demo officials", demo)
 			}
 		})
 	}

@@ -417,6 +417,15 @@ func (m *Main) loadDemo(ctx context.Context, loc *time.Location, params *domain.
 	if err := m.Node.WaitLeader(wait); err != nil {
 		return fmt.Errorf("load demo data: %w", err)
 	}
+	// The demo's budget and purchasing history needs ledger format 2,
+	// which the leader raises once it leads.
+	for m.Node.FSM().Format() < domain.LedgerFormat {
+		select {
+		case <-wait.Done():
+			return fmt.Errorf("load demo data: the ledger is still at format %d", m.Node.FSM().Format())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 	today := domain.DateOf(m.Config.Now().In(loc))
 	seed, err := demoData(today, params)
 	if err != nil {

@@ -86,7 +86,7 @@ func (j nodeJournal) Journal(fn func(staff.JournalEntry) error) error {
 // a cluster the ledger changes only through Raft.
 func userCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: appliance user add|reset|disable|enable --username NAME [--name 'Full Name' --role ROLE] [--data DIR] [--node URL]")
+		fmt.Fprintln(stderr, "usage: appliance user add|reset|disable|enable --username NAME [--name 'Full Name' --role ROLE [--unit UNIT]] [--data DIR] [--node URL]")
 		return errUsage
 	}
 	op := args[0]
@@ -98,6 +98,7 @@ func userCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.StringVar(&req.Username, "username", "", "the account's username")
 	fs.StringVar(&req.Name, "name", "", "the person's name (add)")
 	role := fs.String("role", "", "the role (add): "+roleList())
+	fs.StringVar(&req.Unit, "unit", "", "the unit of the chart a department head heads (add, department_head)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return errUsage
 	}

@@ -933,6 +933,15 @@ func (x Reads) Budget(year int) (Budget, bool, error) {
 	return get[Budget](x.r, CollectionBudgets, yearID(year))
 }
 
+// AdoptedBudgets returns the adopted budgets, newest year first: the
+// copies for citizens of §5.02(6).
+func (x Reads) AdoptedBudgets() ([]Budget, error) {
+	bs, err := all[Budget](x.r, CollectionBudgets, "")
+	bs = slices.DeleteFunc(bs, func(b Budget) bool { return b.Status != BudgetAdopted })
+	slices.SortFunc(bs, func(a, b Budget) int { return b.Year - a.Year })
+	return bs, err
+}
+
 // BudgetVersions returns every version of year's budget, oldest first.
 func (x Reads) BudgetVersions(year int) ([]Budget, error) {
 	return all[Budget](x.r, CollectionBudgetVersions, yearID(year)+"/")

@@ -1,6 +1,9 @@
 package domain
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // KindSeedDemo loads demo data into an empty ledger.
 const KindSeedDemo Kind = "seed_demo"
@@ -13,8 +16,26 @@ type SeedDemo struct {
 	Bills    []Bill    `json:"bills"`
 
 	TaxBills  []TaxBill        `json:"tax_bills,omitempty"`
-	Purchases []PublicPurchase `json:"purchases,omitempty"`
+	Purchases []PublicPurchase `json:"purchases,omitempty"` // as the first releases seeded them; see History
+
+	// History is the demo's budget and purchasing year as the commands
+	// the office would have given, dated in the past: the chart, the
+	// officials, the budget cycle, orders with their bids, awards and
+	// deliveries. Each step applies with the rules of its kind, so the
+	// demo's records are the records the rules make (no second list of
+	// purchases). Only the kinds of demoHistoryKinds may appear, and the
+	// officials' accounts are locked (no password opens them): on an
+	// empty ledger the history can make nobody a user who can sign in.
+	History []Command `json:"history,omitempty"`
 }
+
+// LockedPassword is the password hash of an account no password opens:
+// the demo's officials, who exist only as the actors of its history.
+const LockedPassword = "!locked"
+
+// demoHistoryKinds are the kinds a demo's history may hold.
+var demoHistoryKinds = []Kind{KindStaffUser, KindChart, KindBoardMember, KindBudgetEstimate, KindBudgetProposal,
+	KindBudgetNotice, KindBudgetHearing, KindBudgetVote, KindOrder, KindCertifyFunds, KindOrderReceipt}
 
 // Kind names the payload's kind.
 func (*SeedDemo) Kind() Kind { return KindSeedDemo }
@@ -25,12 +46,18 @@ var seedDemoKind = &Descriptor{
 	// Demo data loads only into an empty ledger, so any node may send it.
 	Resident: true,
 	New:      func() Payload { return new(SeedDemo) },
-	Apply:    func(tx Tx, c Command, _ Env, res *Result) error { return applySeedDemo(tx, c, res) },
+	Apply:    applySeedDemo,
 }
+
+// demoTable is the table a demo's history applies with: Kinds, which holds
+// the seed's own descriptor, so it is set in init.
+var demoTable *Table
+
+func init() { demoTable = &Kinds }
 
 // applySeedDemo loads demo records into an empty ledger and does nothing to
 // a ledger that already holds records.
-func applySeedDemo(tx Tx, c Command, res *Result) error {
+func applySeedDemo(tx Tx, c Command, env Env, res *Result) error {
 	empty, err := tx.Empty()
 	if err != nil {
 		return err
@@ -64,6 +91,37 @@ func applySeedDemo(tx Tx, c Command, res *Result) error {
 			return err
 		}
 	}
-	res.Note = fmt.Sprintf("loaded %d parcels, %d accounts, %d bills", len(c.Payload.(*SeedDemo).Parcels), len(c.Payload.(*SeedDemo).Accounts), len(c.Payload.(*SeedDemo).Bills))
+	seed := c.Payload.(*SeedDemo)
+	res.Note = fmt.Sprintf("loaded %d parcels, %d accounts, %d bills", len(seed.Parcels), len(seed.Accounts), len(seed.Bills))
+	if len(seed.History) == 0 {
+		return nil
+	}
+	if RulesFormat(tx) < 2 {
+		// The history's kinds need format 2; the records above stand
+		// alone. Deterministic: the format is the log's.
+		res.Note += "; the budget and purchasing history needs ledger format 2 and was not loaded"
+		return nil
+	}
+	for i, step := range seed.History {
+		if err := applyDemoStep(tx, step, env); err != nil {
+			return Errorf(ErrorCode(err), "", "demo history step %d (%s %s): %v", i+1, step.Kind, step.ID, err)
+		}
+	}
+	res.Note += fmt.Sprintf(", %d history steps", len(seed.History))
 	return nil
+}
+
+// applyDemoStep applies one step of a demo's history with its kind's rules.
+func applyDemoStep(tx Tx, step Command, env Env) error {
+	if !slices.Contains(demoHistoryKinds, step.Kind) {
+		return Errorf(EINVALID, "", "a demo's history may not hold %s commands", step.Kind)
+	}
+	if u, ok := step.Payload.(*StaffUserChange); ok && (u.Op != StaffAdd || u.PasswordHash != LockedPassword) {
+		return Errorf(EINVALID, "", "a demo's history only adds locked accounts")
+	}
+	if err := demoTable.Validate(step); err != nil {
+		return err
+	}
+	_, err := demoTable.Apply(tx, step, env)
+	return err
 }

@@ -166,6 +166,7 @@ func TestBrowserPurchasingRecords(t *testing.T) {
 // warning.
 func TestBrowserAccessibility(t *testing.T) {
 	h := newHarness(t, withSimulatorPanel)
+	seedBudgets(t, h.ledger)
 	// Some forty pages, each checked by axe-core: longer than the default
 	// two minutes under the race detector.
 	b := openBrowser(t, h, browsertest.Options{Timeout: 10 * time.Minute})
@@ -187,6 +188,9 @@ func TestBrowserAccessibility(t *testing.T) {
 		{"/property-tax?q=nothing+here", "error-message"},
 		{"/tax-bills/" + taxBill2026Dane, "tax-not-yet"},
 		{"/purchases", "purchase-row"},
+		{"/purchases/PO-2026-0001", "purchase-board"},
+		{"/budget", "budget-row"},
+		{"/budget/2027", "summary-expenditures"},
 		{"/nope", "error-message"},
 	}
 	for _, lang := range []string{"en", "es"} {

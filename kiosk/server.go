@@ -14,7 +14,7 @@
 //
 // One file per resource, handlers named showXxxPage and submitXxx, in the
 // manner of miniflux: start.go, find.go, account.go, parcel.go, bill.go,
-// pay.go, receipt.go, letter.go, propertytax.go, purchases.go, cardoff.go
+// pay.go, receipt.go, letter.go, propertytax.go, purchases.go, budget.go, cardoff.go
 // (fuzzy.go: address search tolerant of typos). Everything paid by card
 // goes through one checkout (checkout.go: confirm, charge, submit,
 // receipt; charge.go: the terminal and the ledger's steps), and pay.go,
@@ -192,6 +192,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /tax-bills/{id}/charge", s.submitCheckout(taxPayments))
 	mux.HandleFunc("GET /purchases", s.showPurchasesPage)
 	mux.HandleFunc("GET /purchases/{id}", s.showPurchasePage)
+	mux.HandleFunc("GET /budget", s.showBudgetsPage)
+	mux.HandleFunc("GET /budget/{year}", s.showBudgetPage)
 	mux.Handle("GET /assets/", http.StripPrefix("/assets/", assetHandler()))
 	mux.HandleFunc("/", s.showNotFoundPage)
 	return s.secure(s.session(s.language(s.csrf(route.Record(mux)))))

@@ -16,6 +16,7 @@ func (s *Server) showStartPage(w http.ResponseWriter, r *http.Request) {
 		{Key: "start.tax", URL: "/property-tax", Test: "start-tax"},
 		{Key: "start.letter", URL: "/letters", Test: "start-letter"},
 		{Key: "start.purchases", URL: "/purchases", Test: "start-purchases"},
+		{Key: "start.budget", URL: "/budget", Test: "start-budget"},
 	}}))
 }
 

@@ -156,3 +156,38 @@ type Purchase struct {
 	LowBid  int // index of the lowest bid, -1 if none
 	BackURL string
 }
+
+// Budgets lists the adopted budgets.
+type Budgets struct {
+	Items []BudgetRow
+}
+
+// BudgetRow is one adopted budget in the list.
+type BudgetRow struct {
+	Year       int
+	AdoptedOn  domain.Date
+	Amendments int
+	URL        string
+}
+
+// Budget is one adopted budget as the public reads it.
+type Budget struct {
+	View     domain.BudgetView
+	Adoption *domain.BudgetVoteRecord
+	// Revenues are the revenue lines; Units the appropriations by
+	// department, committee, commission and board, in the chart's order.
+	Revenues          []domain.BudgetViewLine
+	Units             []BudgetUnit
+	TotalRevenue      domain.Money
+	TotalAppropriated domain.Money
+	BackURL           string
+}
+
+// BudgetUnit is a department's (committee's, commission's, board's)
+// appropriations.
+type BudgetUnit struct {
+	Code  string
+	Name  string
+	Lines []domain.BudgetViewLine
+	Total domain.Money
+}

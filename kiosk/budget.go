@@ -1,0 +1,81 @@
+package kiosk
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/view"
+)
+
+// showBudgetsPage lists the adopted budgets, newest first: the copies for
+// citizens of §5.02(6). A budget still proposed is the office's and the
+// board's until it is adopted.
+func (s *Server) showBudgetsPage(w http.ResponseWriter, r *http.Request) {
+	bs, err := s.reads.AdoptedBudgets()
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	p := s.page(r, selfURL(r), "title.budgets")
+	var v view.Budgets
+	for _, b := range bs {
+		v.Items = append(v.Items, view.BudgetRow{Year: b.Year, AdoptedOn: b.AdoptedOn, Amendments: b.Amendments, URL: "/budget/" + strconv.Itoa(b.Year)})
+	}
+	s.render(w, r, http.StatusOK, view.BudgetsPage(p, v))
+}
+
+// showBudgetPage shows one adopted budget with its summary (§5.02(5)):
+// the appropriations by department, committee, commission and board, the
+// anticipated revenue, the debts, and the summary beside the budget in
+// effect and the preceding year's.
+func (s *Server) showBudgetPage(w http.ResponseWriter, r *http.Request) {
+	year, err := strconv.Atoi(r.PathValue("year"))
+	if err != nil || year < 1900 || year > 9999 {
+		s.fail(w, r, domain.Errorf(domain.ENOTFOUND, "§5.02", "There is no budget for %q.", r.PathValue("year")))
+		return
+	}
+	bv, err := s.reads.BudgetView(year, s.today())
+	if err == nil && bv.Budget.Status != domain.BudgetAdopted {
+		err = domain.Errorf(domain.ENOTFOUND, "§5.02", "The budget for %d is not adopted yet.", year)
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	chart, err := s.reads.Chart()
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	p := s.page(r, selfURL(r), "title.budget", "year", strconv.Itoa(year))
+	v := view.Budget{View: bv, BackURL: "/budget"}
+	for _, vr := range bv.Budget.Votes {
+		if vr.Action == string(domain.BudgetAdopt) && vr.Passed {
+			v.Adoption = &vr
+		}
+	}
+	units := map[string]int{}
+	for _, l := range bv.Lines {
+		switch l.Account.Type {
+		case domain.AccountRevenue:
+			v.Revenues = append(v.Revenues, l)
+			v.TotalRevenue = v.TotalRevenue.Add(l.Proposed)
+		case domain.AccountExpenditure:
+			i, ok := units[l.Account.Unit]
+			if !ok {
+				name := l.Account.Unit
+				if u, found := chart.Account(l.Account.Unit); found {
+					name = u.Name
+				}
+				v.Units = append(v.Units, view.BudgetUnit{Code: l.Account.Unit, Name: name})
+				i = len(v.Units) - 1
+				units[l.Account.Unit] = i
+			}
+			v.Units[i].Lines = append(v.Units[i].Lines, l)
+			v.Units[i].Total = v.Units[i].Total.Add(l.Proposed)
+			v.TotalAppropriated = v.TotalAppropriated.Add(l.Proposed)
+		}
+	}
+	s.render(w, r, http.StatusOK, view.BudgetPage(p, v))
+}
