@@ -3,6 +3,7 @@ package replica
 import (
 	"context"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -82,10 +83,9 @@ func TestMetricsCountWhatTheLedgerDid(t *testing.T) {
 // not ready to take payments.
 func TestAliveAndReady(t *testing.T) {
 	now := time.Date(2026, 4, 10, 10, 0, 0, 0, time.UTC)
-	clock := now
-	dir := t.TempDir()
-	n := openNode(t, dir, now)
-	n.cfg.Now = func() time.Time { return clock }
+	var clock atomic.Int64 // the node's clock, read by its own goroutines
+	clock.Store(now.UnixNano())
+	n := openNodeClock(t, t.TempDir(), func() time.Time { return time.Unix(0, clock.Load()).UTC() })
 	seedNode(t, n)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -95,11 +95,11 @@ func TestAliveAndReady(t *testing.T) {
 	if ok, why := n.Readiness(); !ok {
 		t.Fatalf("not ready: %v", why)
 	}
-	clock = now.Add(-24 * time.Hour)
+	clock.Store(now.Add(-24 * time.Hour).UnixNano())
 	if ok, why := n.Readiness(); ok || len(why) == 0 || !strings.Contains(strings.Join(why, " "), "clock") {
 		t.Fatalf("ready with a clock a day behind its ledger: %v", why)
 	}
-	clock = now
+	clock.Store(now.UnixNano())
 	n.fsm.db.Close()
 	if err := n.Alive(ctx); err == nil || !strings.Contains(err.Error(), "ledger store") {
 		t.Fatalf("alive with its ledger store closed: %v", err)
