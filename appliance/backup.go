@@ -466,7 +466,8 @@ func writeDrill(dir string, r drillResult) error {
 
 // verifyCommand runs `appliance verify --data DIR`: it checks the journal's
 // hash chain of a stopped node's ledger, then replays the node's raft log
-// into a scratch ledger and compares the two states.
+// into a scratch ledger and compares the two states; `appliance verify
+// --extract FILE` checks an auditors' extract instead (extract.go).
 func verifyCommand(args []string, stdout, stderr io.Writer) error {
 	cfg, err := commandConfig(args, stderr)
 	if err != nil {
@@ -477,8 +478,12 @@ func verifyCommand(args []string, stdout, stderr io.Writer) error {
 	fs.String("config", "", "the node's configuration file (its data folder and parameter file)")
 	dir := fs.String("data", cfg.DataDir, "the node's data folder (the node stopped)")
 	paramsFile := fs.String("params", cfg.ParamsFile, "the parameter file the node was started with, if any")
+	extract := fs.String("extract", "", "an auditors' extract (zip) to verify instead of a data folder")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
+	}
+	if *extract != "" {
+		return verifyExtract(*extract, stdout)
 	}
 	params, err := loadParams(*paramsFile)
 	if err != nil {

@@ -2,14 +2,9 @@ package main
 
 import (
 	"context"
-	"crypto/x509"
 	"fmt"
-	"io"
-	"log/slog"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -26,115 +21,17 @@ import (
 // appropriation has left is refused at the treasurer's certification; and
 // the treasurer closes the year.
 func TestBudgetCycleInBrowser(t *testing.T) {
-	loc := villageNow.Location()
-	var clock atomic.Pointer[time.Time]
-	setClock := func(s string) {
-		at, err := time.ParseInLocation("2006-01-02T15:04", s, loc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		clock.Store(&at)
-	}
-	setClock("2027-09-10T09:00")
-	m := NewMain()
-	m.Config.DataDir = t.TempDir()
-	m.Config.HTTPAddr = "127.0.0.1:0"
-	m.Config.StaffAddr = "127.0.0.1:0"
-	m.Config.Demo = true // the chart, the board and the budgets of 2026 and 2027
-	m.Config.Now = func() time.Time { return *clock.Load() }
-	m.Config.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	if err := m.Run(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-
-	passwords := map[string]string{}
-	for _, u := range [][]string{
-		{"pwhead", "Pat Works", "department_head", "PW"},
-		{"admin", "Ada Admin", "administrator", ""},
-		{"treas", "Tom Treasurer", "treasurer", ""},
-	} {
-		args := []string{"add", "--username", u[0], "--name", u[1], "--role", u[2]}
-		if u[3] != "" {
-			args = append(args, "--unit", u[3])
-		}
-		out, code := userCLI(t, m, args...)
-		if code != 0 {
-			t.Fatalf("user add %s: %s", u[0], out)
-		}
-		passwords[u[0]] = tempPassword(t, out)
-	}
-
-	ctx := browsertest.New(t, browsertest.Options{Width: 1280, Height: 1000, Timeout: 8 * time.Minute, Trust: []*x509.Certificate{m.Identity().Certificate()}})
-	base := "https://" + m.StaffAddr()
-	// do runs one step with a deadline of its own, and on failure logs
-	// what the page said.
-	do := func(t *testing.T, _ context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
+	// The demo holds the chart, the board and the budgets of 2026 and 2027.
+	b := newOfficeBrowser(t, "2027-09-10T09:00",
+		[4]string{"pwhead", "Pat Works", "department_head", "PW"},
+		[4]string{"admin", "Ada Admin", "administrator", ""},
+		[4]string{"treas", "Tom Treasurer", "treasurer", ""})
+	ctx, base, m := b.ctx, b.base, b.m
+	do := func(_ *testing.T, _ context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
-		sctx, cancel := context.WithTimeout(ctx, 90*time.Second)
-		defer cancel()
-		if err := chromedp.Do(sctx, steps...); err != nil {
-			page, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + "\n" + document.body.innerText`))
-			browsertest.Screenshot(t, ctx, "failed-"+what)
-			t.Fatalf("%s: %v; the page:\n%s", what, err, page)
-		}
+		b.do(what, steps...)
 	}
-	// submit clicks button and waits for marker on the page the form's
-	// answer shows: the marker is first taken off the page the form is
-	// on, so the wait cannot end before the answer arrives.
-	submit := func(button, marker string) chromedp.Action[chromedp.Void] {
-		return func(c context.Context, tg *chromedp.Target) (chromedp.Void, error) {
-			if _, err := chromedp.Evaluate[bool](`document.querySelectorAll('[data-testid="`+marker+`"]').forEach(e => e.remove()) || true`)(c, tg); err != nil {
-				return chromedp.Void{}, err
-			}
-			if _, err := chromedp.Click(testid(button))(c, tg); err != nil {
-				return chromedp.Void{}, err
-			}
-			return chromedp.WaitVisible(testid(marker))(c, tg)
-		}
-	}
-	has := func(testid string) bool {
-		t.Helper()
-		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!document.querySelector('[data-testid="`+testid+`"]')`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ok
-	}
-	// as signs user in (choosing a password at the first sign-in), after
-	// whoever was signed in signs out.
-	as := func(user string) {
-		t.Helper()
-		do(t, ctx, "staff start page", chromedp.Navigate(base+"/staff/"), chromedp.WaitVisible(`body`))
-		if has("sign-out") {
-			do(t, ctx, "sign out", chromedp.Click(testid("sign-out")), chromedp.WaitVisible(testid("login-form")))
-		}
-		first := !strings.HasPrefix(passwords[user], "chosen ")
-		pw := passwords[user]
-		if !first {
-			pw = strings.TrimPrefix(pw, "chosen ")
-		}
-		do(t, ctx, "sign in as "+user,
-			chromedp.WaitVisible(testid("login-form")),
-			chromedp.SendKeys(testid("login-username"), user),
-			chromedp.SendKeys(testid("login-password"), pw),
-			submit("login-submit", "sign-out"),
-		)
-		if first {
-			chosen := "budget season at village hall"
-			do(t, ctx, user+" chooses a password",
-				chromedp.WaitVisible(testid("password-forced")),
-				chromedp.SendKeys(testid("password-current"), pw),
-				chromedp.SendKeys(testid("password-new"), chosen),
-				chromedp.SendKeys(testid("password-again"), chosen),
-				submit("password-submit", "password-changed"),
-			)
-			passwords[user] = "chosen " + chosen
-		}
-	}
-	set := func(sel, value string) chromedp.Action[chromedp.Void] {
-		return chromedp.SetValue(chromedp.CSS(sel), value)
-	}
+	has, as, setClock := b.has, b.as, b.setClock
 	// vote fills the vote form: the first ayes members aye, the rest nay.
 	vote := func(what, action, on string, ayes int, extra ...chromedp.Action[chromedp.Void]) {
 		t.Helper()

@@ -17,8 +17,10 @@ import (
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
+	"github.com/villagehall/appliance/kiosk/staff/audit"
 	"github.com/villagehall/appliance/kiosk/staff/backups"
 	"github.com/villagehall/appliance/kiosk/staff/budget"
+	"github.com/villagehall/appliance/kiosk/staff/payables"
 	"github.com/villagehall/appliance/kiosk/staff/purchasing"
 	"github.com/villagehall/appliance/sync/pki"
 	"github.com/villagehall/appliance/sync/replica"
@@ -186,5 +188,7 @@ func staffModules() []staff.Module {
 	return []staff.Module{
 		budget.New(),     // §5.01-5.05, §5.16: the chart, the budget cycle, appropriations
 		purchasing.New(), // §5.12, §5.13: orders, requisitions, surplus, rules, employment
+		payables.New(),   // §5.07(2)-(4), §5.18: claims, check runs, signatures, the check register
+		audit.New(),      // §5.15: the auditors' engagements and the yearly extract
 	}
 }

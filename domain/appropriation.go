@@ -402,6 +402,22 @@ func chargeExpense(tx Tx, c Command, e Expense) (string, error) {
 		if err := tx.Put(CollectionEmployment, emp.ID, emp); err != nil {
 			return "", err
 		}
+	case strings.HasPrefix(e.Against, "CL-"):
+		// A claim's payment (payable.go): what its funds certification
+		// encumbered becomes expended.
+		cl, err := loadClaim(tx, e.Against)
+		if err != nil {
+			return "", err
+		}
+		if cl.Line != e.Line {
+			return "", bad("Claim %s is drawn against %s, not %s.", cl.ID, cl.Line, e.Line)
+		}
+		e.Year = cl.Year
+		liquidated = cl.Held.Min(e.Amount)
+		cl.Held = cl.Held.Sub(liquidated)
+		if err := tx.Put(CollectionClaims, cl.ID, cl); err != nil {
+			return "", err
+		}
 	case e.Against != "":
 		o, err := loadOrder(tx, e.Against)
 		if err != nil {
@@ -622,8 +638,9 @@ func applyYearEndClose(tx Tx, c Command, env Env, res *Result) error {
 	return putFiscalYear(tx, fy)
 }
 
-// carryCommitments moves the open orders and employments of a closed
-// year to the year they were carried to, where they are paid from.
+// carryCommitments moves the open orders, employments and certified
+// claims of a closed year to the year they were carried to, where they
+// are paid from.
 func carryCommitments(tx Tx, year int, refs []string) error {
 	for _, ref := range refs {
 		if strings.HasPrefix(ref, "EMP-") {
@@ -637,11 +654,24 @@ func carryCommitments(tx Tx, year int, refs []string) error {
 			}
 			continue
 		}
+		if strings.HasPrefix(ref, "CL-") {
+			var cl Claim
+			if ok, err := tx.Get(CollectionClaims, ref, &cl); err != nil {
+				return err
+			} else if ok && cl.Held.IsPositive() {
+				cl.Year = year
+				if err := tx.Put(CollectionClaims, ref, cl); err != nil {
+					return err
+				}
+			}
+			continue
+		}
 		var o Order
-		if ok, err := tx.Get(CollectionOrders, ref, &o); err != nil || !ok {
+		ok, err := tx.Get(CollectionOrders, ref, &o)
+		if err != nil {
 			return err
 		}
-		if o.OpenEncumbrance().IsPositive() {
+		if ok && o.OpenEncumbrance().IsPositive() {
 			o.Year = year
 			if err := putOrder(tx, o); err != nil {
 				return err

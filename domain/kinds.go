@@ -44,6 +44,16 @@ var Kinds = NewTable(
 	surplusKind,          // purchasingrecords.go, §5.12(9)
 	purchasingRulesKind,  // purchasingrecords.go, §5.12(10)
 
+	// Claims and accounts payable (§5.07(2)-(4), §5.18).
+	claimKind,           // payable.go
+	apPolicyKind,        // payable.go
+	signatureKind,       // payable.go
+	checkStockKind,      // payable.go
+	checkRunKind,        // payable.go
+	checkVoidKind,       // payable.go
+	registerReviewKind,  // payable.go
+	auditEngagementKind, // audit.go, §5.15
+
 	// The cluster's own.
 	ledgerFormatKind, // ledgerformat.go
 	checkpointKind,   // ledgerformat.go

@@ -84,8 +84,11 @@ type Order struct {
 	Status    OrderStatus `json:"status"`
 	Held      Money       `json:"held"` // what it encumbers now
 	Paid      Money       `json:"paid"` // what expenses charged against it
-	Created   DateTime    `json:"created"`
-	CreatedBy string      `json:"created_by"`
+	// Claimed is what claims were entered for against its deliveries
+	// (§5.07): at most what they invoiced.
+	Claimed   Money    `json:"claimed,omitzero"`
+	Created   DateTime `json:"created"`
+	CreatedBy string   `json:"created_by"`
 }
 
 // OpenEncumbrance is what the order still holds of its appropriation.

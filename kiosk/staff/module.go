@@ -2,6 +2,8 @@ package staff
 
 import (
 	"context"
+	"encoding/csv"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -181,6 +183,14 @@ func (o *Office) CSV(w http.ResponseWriter, filename string) *CSVWriter {
 	return &CSVWriter{startCSV(w, filename)}
 }
 
+// NewCSV returns a CSV writer to w (a file of an archive) that
+// neutralises every cell as the downloads do.
+func NewCSV(w io.Writer) *CSVWriter { return &CSVWriter{&csvExport{w: csv.NewWriter(w)}} }
+
+// Journal returns the ledger's journal, nil when the node runs without a
+// journal reader.
+func (o *Office) Journal() Journal { return o.s.journal }
+
 // CSVWriter writes the records of a CSV download.
 type CSVWriter struct{ e *csvExport }
 
@@ -189,6 +199,25 @@ func (c *CSVWriter) Write(record []string) error { return c.e.Write(record) }
 
 // Flush writes what is buffered and returns the first write error.
 func (c *CSVWriter) Flush() error { return c.e.Flush() }
+
+// Dollars writes an amount for people: "$1,234.56", "-$20.00".
+func Dollars(m domain.Money) string {
+	s := m.String()
+	neg := strings.HasPrefix(s, "-")
+	whole, frac, _ := strings.Cut(strings.TrimPrefix(s, "-"), ".")
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	b.WriteByte('$')
+	for i, r := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	return b.String() + "." + frac
+}
 
 // ParseDate reads a date typed as YYYY-MM-DD; what names the field in the
 // message ("The hearing date").

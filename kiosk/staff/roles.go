@@ -44,17 +44,37 @@ const (
 	CapCertify         Capability = "certify"          // certify funds, charge expenses, end appropriations and close the year
 )
 
+// Capabilities of claims and accounts payable (§5.07(2)-(4), §5.18;
+// kiosk/staff/payables).
+const (
+	CapReadPayables Capability = "read-payables" // claims, check runs, signatures, the check register and the policy
+	CapClaims       Capability = "claims"        // enter claims and give the certifications a role may give (the ledger says which)
+	CapCheckRuns    Capability = "check-runs"    // run checks, void them, set the check stock
+	CapSignatures   Capability = "signatures"    // record the board's approval or withdrawal of a facsimile or digital signature
+	CapAPPolicy     Capability = "ap-policy"     // record the accounts payable policy and its annual review
+	CapRegister     Capability = "register"      // record the board's review of the monthly check register
+)
+
+// Capabilities of the audit (§5.15; kiosk/staff/audit).
+const (
+	CapAudit           Capability = "audit"            // the engagements and the yearly extract of the ledger
+	CapAuditEngagement Capability = "audit-engagement" // record the firm engaged and the board's confirmation
+)
+
 var grants = map[domain.Role][]Capability{
 	domain.RoleClerk: {CapDashboard, CapReadBills, CapBills, CapWindow, CapReadCash, CapReturns, CapRefundCheck, CapReadLetters, CapLetters, CapReadFees,
-		CapReadBudget, CapBudgetMeeting},
+		CapReadBudget, CapBudgetMeeting,
+		CapReadPayables, CapClaims, CapSignatures, CapRegister, CapAuditEngagement},
 	domain.RoleTreasurer: {CapDashboard, CapReadBills, CapBills, CapWindow, CapDeposit, CapReadCash, CapReturns, CapRefundApprove, CapRefundCheck, CapReadLetters, CapLetters, CapNovemberRun, CapJournal, CapReadFees,
-		CapReadBudget, CapCertify},
+		CapReadBudget, CapCertify,
+		CapReadPayables, CapClaims, CapCheckRuns, CapSignatures, CapAPPolicy, CapRegister, CapAudit, CapAuditEngagement},
 	domain.RoleAdministrator: {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapUsers, CapCluster, CapJournal, CapReadFees, CapResolutions,
-		CapReadBudget, CapChart, CapEstimates, CapBudget, CapBudgetMeeting, CapPurchasing, CapPurchasingRules, CapEmployment},
-	domain.RoleAuditor:        {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapCluster, CapJournal, CapReadFees, CapReadBudget},
-	domain.RoleBoard:          {CapDashboard, CapReadFees, CapResolutions, CapReadBudget},
+		CapReadBudget, CapChart, CapEstimates, CapBudget, CapBudgetMeeting, CapPurchasing, CapPurchasingRules, CapEmployment,
+		CapReadPayables, CapClaims, CapSignatures, CapAPPolicy, CapAudit, CapAuditEngagement},
+	domain.RoleAuditor:        {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapCluster, CapJournal, CapReadFees, CapReadBudget, CapReadPayables, CapAudit},
+	domain.RoleBoard:          {CapDashboard, CapReadFees, CapResolutions, CapReadBudget, CapReadPayables, CapClaims},
 	domain.RoleHotelOperator:  {CapDashboard, CapReadFees},
-	domain.RoleDepartmentHead: {CapDashboard, CapReadFees, CapReadBudget, CapEstimates, CapPurchasing},
+	domain.RoleDepartmentHead: {CapDashboard, CapReadFees, CapReadBudget, CapEstimates, CapPurchasing, CapReadPayables, CapClaims},
 }
 
 // Allowed reports whether role r has capability c.

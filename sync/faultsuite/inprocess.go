@@ -315,6 +315,23 @@ func (p *InProcess) Leader() string {
 	return ""
 }
 
+// WaitLeader returns the node that leads, waiting up to timeout for an
+// election to end (after a heal, or on a loaded machine, there may be none
+// for a moment); the test fails when none leads by then.
+func (p *InProcess) WaitLeader(timeout time.Duration) string {
+	p.C.T.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		if l := p.Leader(); l != "" {
+			return l
+		}
+		if time.Now().After(deadline) {
+			p.C.T.Fatalf("no leader within %s", timeout)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // State reads node's ledger.
 func (p *InProcess) State(node string) (faults.NodeState, error) {
 	p.mu.RLock()

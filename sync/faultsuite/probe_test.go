@@ -25,10 +25,7 @@ func TestNewLeaderSaysCurrentOnlyWhenItIs(t *testing.T) {
 	p := NewInProcess(t, InProcessOptions{Bills: 1})
 	stale := 0
 	for round := range 5 {
-		old := p.Leader()
-		if old == "" {
-			t.Fatal("no leader")
-		}
+		old := p.WaitLeader(20 * time.Second)
 		op := p.Pay(context.Background(), old, fmt.Sprintf("probe-%d", round), "F001", 1)
 		if op.Status != Posted {
 			t.Fatalf("round %d: %+v", round, op)

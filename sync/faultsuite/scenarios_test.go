@@ -121,7 +121,7 @@ func TestInternetDownBetweenBuildingsForAnAfternoon(t *testing.T) {
 		afternoon = append(afternoon, s.pay(node, fmt.Sprintf("F%03d", 1+i%10), int64(1+i%25)))
 	}
 	wantStatus(t, afternoon, Posted)
-	if l := s.p.Leader(); l != HallKiosk && l != HallClerk {
+	if l := s.p.WaitLeader(20 * time.Second); l != HallKiosk && l != HallClerk {
 		t.Fatalf("leader during the outage is %q, want a hall node", l)
 	}
 	backup := s.p.Node(AnnexBackup)
@@ -235,7 +235,7 @@ func TestKioskNetworkCablePulled(t *testing.T) {
 	s := newScenario(t)
 	// The kiosk leads when the cable is pulled: the hardest case, because
 	// it believes it leads until its lease runs out.
-	if l := s.p.Leader(); l != HallKiosk {
+	if l := s.p.WaitLeader(20 * time.Second); l != HallKiosk {
 		leader := s.p.Node(l)
 		addr := ""
 		for _, m := range s.p.C.Members {

@@ -886,3 +886,30 @@ func (f *FSM) ResetApplied() error {
 	f.applied.Store(0)
 	return nil
 }
+
+// VerifyChain checks a run of journal entries exported as JSON lines (the
+// fields of the journal, "prev" included), as the auditors' extract
+// carries them: the first links to prev, each links to the one before,
+// each hash matches its content and the sequence has no gap. It returns
+// the hash of the last entry (prev when there is none).
+func VerifyChain(prev string, lines [][]byte) (string, error) {
+	var seq uint64
+	for i, line := range lines {
+		var e journalEntry
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&e); err != nil {
+			return "", fmt.Errorf("journal line %d: %w", i+1, err)
+		}
+		switch {
+		case e.Prev != prev:
+			return "", fmt.Errorf("journal entry %d: previous hash %s does not match %s", e.Seq, e.Prev, prev)
+		case hex.EncodeToString(journalHash(e)) != e.Hash:
+			return "", fmt.Errorf("journal entry %d: hash %s does not match its content", e.Seq, e.Hash)
+		case i > 0 && e.Seq != seq+1:
+			return "", fmt.Errorf("journal entry %d follows %d: an entry is missing", e.Seq, seq)
+		}
+		prev, seq = e.Hash, e.Seq
+	}
+	return prev, nil
+}

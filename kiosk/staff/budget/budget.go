@@ -12,7 +12,6 @@ package budget
 import (
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/villagehall/appliance/domain"
@@ -103,24 +102,7 @@ func (m *Module) budgetYear() int {
 }
 
 // dollars writes an amount for people: "$1,234.56", "-$20.00".
-func dollars(m domain.Money) string {
-	s := m.String()
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	whole, frac, _ := strings.Cut(s, ".")
-	var b strings.Builder
-	for i, r := range whole {
-		if i > 0 && (len(whole)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	out := "$" + b.String() + "." + frac
-	if neg {
-		out = "-" + out
-	}
-	return out
-}
+func dollars(m domain.Money) string { return staff.Dollars(m) }
 
 func date(d domain.Date) string {
 	if d.IsZero() {

@@ -64,24 +64,8 @@ func (m *Module) Mount(o *staff.Office) error {
 	return nil
 }
 
-// dollars writes an amount for people: "$1,234.56".
-func dollars(m domain.Money) string {
-	s := m.String()
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	whole, frac, _ := strings.Cut(s, ".")
-	var b strings.Builder
-	for i, r := range whole {
-		if i > 0 && (len(whole)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if neg {
-		return "-$" + b.String() + "." + frac
-	}
-	return "$" + b.String() + "." + frac
-}
+// dollars writes an amount for people: "$1,234.56", "-$20.00".
+func dollars(m domain.Money) string { return staff.Dollars(m) }
 
 func itoa(n int) string { return strconv.Itoa(n) }
 

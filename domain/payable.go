@@ -1,0 +1,856 @@
+package domain
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Claims and accounts payable (§5.07(2)-(4), Wis. Stat. 66.0609): a claim
+// against the treasury is paid only after the Finance Director/Treasurer
+// (or designee) has endorsed the four conditions of §5.07(3), each a
+// certification recorded with who and when; approved claims are paid by
+// check in a run, with the facsimile or digital signatures the board
+// approved (§5.18); the monthly check register goes to the board.
+
+const sectionClaims = "§5.07"
+
+// Kinds of accounts payable.
+const (
+	KindClaim          Kind = "claim"           // §5.07(3): a claim entered, certified or cancelled
+	KindAPPolicy       Kind = "ap_policy"       // §5.07(2): the accounts payable policy adopted or reviewed
+	KindSignature      Kind = "check_signature" // §5.18: an official's facsimile or digital signature approved or withdrawn
+	KindCheckStock     Kind = "check_stock"     // the number of the next blank check
+	KindCheckRun       Kind = "check_run"       // §5.07(4): approved claims paid by check
+	KindCheckVoid      Kind = "check_void"      // a check voided, its claim open again
+	KindRegisterReview Kind = "register_review" // §5.07(4): the board's review of a month's check register
+)
+
+// Collections of accounts payable.
+const (
+	CollectionClaims     = "claims"           // by id CL-<year>-<nnnn>
+	CollectionChecks     = "checks"           // by number, zero-padded
+	CollectionCheckRuns  = "check-runs"       // by id RUN-<year>-<nnn>
+	CollectionSignatures = "check-signatures" // by id
+	CollectionAPPolicy   = "ap-policy"        // the one policy, "policy", and its versions "v/<nnn>"
+	CollectionReviews    = "register-reviews" // by month YYYY-MM
+	indexClaimInvoices   = "claims-by-invoice"
+)
+
+// The four certifications of §5.07(3), in the ordinance's order.
+const (
+	CertifyFundsAvailable = "funds"      // (a) funds are available under the budget
+	CertifyAuthorized     = "authorized" // (b) authorized by the proper department head, board or commission
+	CertifyConformity     = "conformity" // (c) supplied or rendered in conformity with the authorization
+	CertifyValid          = "valid"      // (d) just and valid pursuant to law
+)
+
+// ClaimCertifications are the four conditions, in order.
+var ClaimCertifications = []string{CertifyFundsAvailable, CertifyAuthorized, CertifyConformity, CertifyValid}
+
+// Claim statuses.
+const (
+	ClaimEntered   = "entered"   // certifications missing
+	ClaimApproved  = "approved"  // all four certified: payable
+	ClaimPaid      = "paid"      // a check was issued
+	ClaimCancelled = "cancelled" // withdrawn or rejected
+)
+
+// Claim is a monetary claim against the village.
+type Claim struct {
+	ID          string   `json:"id"`
+	Year        int      `json:"year"` // the appropriation's year
+	Line        string   `json:"line"` // the expenditure account charged
+	Unit        string   `json:"unit,omitempty"`
+	Vendor      string   `json:"vendor"`
+	Invoice     string   `json:"invoice"`
+	InvoiceDate Date     `json:"invoice_date"`
+	Amount      Money    `json:"amount"`
+	Order       string   `json:"order,omitempty"` // the purchase order it pays, if any
+	Description string   `json:"description"`
+	Status      string   `json:"status"`
+	Entered     DateTime `json:"entered"`
+	EnteredBy   string   `json:"entered_by"`
+	// Certifications are the conditions of §5.07(3) endorsed so far.
+	Certifications []ClaimCertification `json:"certifications,omitempty"`
+	// Held is what the claim encumbers from its funds certification to
+	// its payment (a claim without an order; an order's delivery was
+	// charged when it was received).
+	Held      Money  `json:"held"`
+	Check     string `json:"check,omitempty"`   // the check that paid it
+	Expense   string `json:"expense,omitempty"` // the expense its payment charged
+	Cancelled *Act   `json:"cancelled,omitempty"`
+	// Voided lists the checks that paid it and were voided.
+	Voided []string `json:"voided,omitempty"`
+}
+
+// ClaimCertification is one condition endorsed.
+type ClaimCertification struct {
+	What string   `json:"what"`
+	By   string   `json:"by"`
+	Role Role     `json:"role"`
+	At   DateTime `json:"at"`
+	// Basis is what the endorsement rests on: the appropriation's
+	// available balance, the authorizing order or motion, the inspection.
+	Basis string `json:"basis,omitempty"`
+	Proof string `json:"proof,omitempty"` // the proof submitted, where the treasurer asked for it
+	Note  string `json:"note,omitempty"`
+}
+
+// Certified reports whether the claim carries certification what.
+func (c Claim) Certified(what string) bool {
+	return slices.ContainsFunc(c.Certifications, func(x ClaimCertification) bool { return x.What == what })
+}
+
+// Missing returns the certifications the claim still lacks, in order.
+func (c Claim) Missing() []string {
+	var out []string
+	for _, w := range ClaimCertifications {
+		if !c.Certified(w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// Claim operations.
+const (
+	ClaimEnter   = "enter"
+	ClaimCertify = "certify"
+	ClaimCancel  = "cancel"
+)
+
+// ClaimChange enters a claim, records one certification, or cancels it.
+type ClaimChange struct {
+	Op string `json:"op"`
+	ID string `json:"id,omitempty"` // certify, cancel
+	// enter
+	Vendor      string `json:"vendor,omitempty"`
+	Invoice     string `json:"invoice,omitempty"`
+	InvoiceDate Date   `json:"invoice_date,omitzero"`
+	Amount      Money  `json:"amount,omitzero"`
+	Line        string `json:"line,omitempty"`
+	Order       string `json:"order,omitempty"`
+	Description string `json:"description,omitempty"`
+	// certify
+	Certification string `json:"certification,omitempty"`
+	Basis         string `json:"basis,omitempty"`
+	Proof         string `json:"proof,omitempty"`
+	Note          string `json:"note,omitempty"`
+	// cancel
+	Reason string `json:"reason,omitempty"`
+}
+
+// Kind names the payload's kind.
+func (*ClaimChange) Kind() Kind { return KindClaim }
+
+func (p *ClaimChange) textFields() []textField {
+	return []textField{oneLine("The claim", p.ID), oneLine("The vendor", p.Vendor), oneLine("The invoice", p.Invoice), oneLine("The line", p.Line),
+		oneLine("The order", p.Order), oneLine("The description", p.Description), oneLine("The basis", p.Basis), oneLine("The proof", p.Proof),
+		manyLines("The note", p.Note), oneLine("The reason", p.Reason)}
+}
+
+var claimKind = &Descriptor{
+	Kind: KindClaim, Section: sectionClaims, Since: 2,
+	Roles: []Role{RoleTreasurer, RoleClerk, RoleAdministrator, RoleDepartmentHead, RoleBoard},
+	New:   func() Payload { return new(ClaimChange) },
+	Apply: applyClaim,
+}
+
+func applyClaim(tx Tx, c Command, _ Env, res *Result) error {
+	p := c.Payload.(*ClaimChange)
+	switch p.Op {
+	case ClaimEnter:
+		return enterClaim(tx, c, p, res)
+	case ClaimCertify:
+		return certifyClaim(tx, c, p, res)
+	case ClaimCancel:
+		return cancelClaim(tx, c, p, res)
+	}
+	return Errorf(EINVALID, sectionClaims, "Unknown claim operation %q (enter, certify or cancel).", p.Op)
+}
+
+func claimInvoiceKey(vendor, invoice string) string {
+	return strings.ToLower(strings.Join(strings.Fields(vendor), " ")) + "|" + strings.ToLower(strings.TrimSpace(invoice))
+}
+
+func enterClaim(tx Tx, c Command, p *ClaimChange, res *Result) error {
+	bad := func(format string, args ...any) error { return Errorf(EINVALID, sectionClaims, format, args...) }
+	switch {
+	case strings.TrimSpace(p.Vendor) == "" || strings.TrimSpace(p.Invoice) == "":
+		return bad("A claim needs the vendor and the vendor's invoice number.")
+	case strings.TrimSpace(p.Description) == "":
+		return bad("A claim needs what it is for.")
+	case !p.Amount.IsPositive():
+		return bad("The amount of a claim must be more than $0.00.")
+	case p.InvoiceDate.IsZero() || p.InvoiceDate.After(c.At.Date):
+		return bad("A claim needs its invoice date, on or before today.")
+	}
+	key := claimInvoiceKey(p.Vendor, p.Invoice)
+	var dup string
+	if ok, err := tx.Get(indexClaimInvoices, key, &dup); err != nil {
+		return err
+	} else if ok {
+		return Errorf(ECONFLICT, sectionClaims, "Invoice %s of %s is already claim %s.", strings.TrimSpace(p.Invoice), strings.TrimSpace(p.Vendor), dup)
+	}
+	year := c.At.Date.Year()
+	if p.Order != "" {
+		o, err := loadOrder(tx, p.Order)
+		if err != nil {
+			return err
+		}
+		if o.Line != p.Line {
+			return bad("Order %s is drawn against %s, not %s.", o.ID, o.Line, p.Line)
+		}
+		var invoiced Money
+		for _, d := range o.Receipts {
+			invoiced = invoiced.Add(d.Invoiced)
+		}
+		if left := invoiced.Sub(o.Claimed); left.LessThan(p.Amount) {
+			return Errorf(ECONFLICT, sectionClaims, "Order %s has $%s invoiced on its deliveries and not yet claimed, less than $%s: record the delivery first (§5.12(8)).", o.ID, left, p.Amount)
+		}
+		o.Claimed = o.Claimed.Add(p.Amount)
+		if err := putOrder(tx, o); err != nil {
+			return err
+		}
+		year = o.Year
+	}
+	a, err := loadAppropriation(tx, year, p.Line)
+	if err != nil {
+		return err
+	}
+	if err := mayActFor(tx, c, a.Unit, "enter a claim for"); err != nil {
+		return err
+	}
+	n, err := nextNumber(tx, "claims/"+yearID(year))
+	if err != nil {
+		return err
+	}
+	cl := Claim{ID: fmt.Sprintf("CL-%d-%04d", year, n), Year: year, Line: p.Line, Unit: a.Unit, Vendor: strings.TrimSpace(p.Vendor), Invoice: strings.TrimSpace(p.Invoice),
+		InvoiceDate: p.InvoiceDate, Amount: p.Amount, Order: p.Order, Description: strings.TrimSpace(p.Description), Status: ClaimEntered, Entered: c.At, EnteredBy: c.Actor}
+	if err := tx.Put(indexClaimInvoices, key, cl.ID); err != nil {
+		return err
+	}
+	res.Ref, res.Note = cl.ID, fmt.Sprintf("claim %s entered: %s, $%s", cl.ID, cl.Vendor, cl.Amount)
+	return tx.Put(CollectionClaims, cl.ID, cl)
+}
+
+func loadClaim(tx Tx, id string) (Claim, error) {
+	var cl Claim
+	ok, err := tx.Get(CollectionClaims, id, &cl)
+	if err == nil && !ok {
+		err = Errorf(ENOTFOUND, sectionClaims, "There is no claim %q.", id)
+	}
+	return cl, err
+}
+
+// certifyClaim records one condition of §5.07(3). Funds and validity are
+// the Finance Director/Treasurer's; the authorization is the department
+// head's of the claim's unit, the administrator's or the board's (a
+// member recording the motion); the conformity the department head's or
+// the administrator's, or the treasurer's on an inspected delivery.
+func certifyClaim(tx Tx, c Command, p *ClaimChange, res *Result) error {
+	cl, err := loadClaim(tx, p.ID)
+	if err != nil {
+		return err
+	}
+	if cl.Status == ClaimCancelled || cl.Status == ClaimPaid {
+		return Errorf(ECONFLICT, sectionClaims, "Claim %s is %s: it takes no more certifications.", cl.ID, cl.Status)
+	}
+	if !slices.Contains(ClaimCertifications, p.Certification) {
+		return Errorf(EINVALID, sectionClaims, "%q is not one of the four conditions of §5.07(3) (funds, authorized, conformity, valid).", p.Certification)
+	}
+	if len(cl.Missing()) == 0 {
+		return Errorf(ECONFLICT, sectionClaims, "Claim %s carries all four certifications of §5.07(3); there is no fifth.", cl.ID)
+	}
+	if cl.Certified(p.Certification) {
+		return Errorf(ECONFLICT, sectionClaims, "Claim %s is already certified %s.", cl.ID, p.Certification)
+	}
+	u, ok, err := actor(tx, c)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return Errorf(EFORBIDDEN, sectionClaims, "Only a staff account certifies a claim.")
+	}
+	may := map[string][]Role{
+		CertifyFundsAvailable: {RoleTreasurer},
+		CertifyValid:          {RoleTreasurer},
+		CertifyAuthorized:     {RoleDepartmentHead, RoleAdministrator, RoleBoard},
+		CertifyConformity:     {RoleDepartmentHead, RoleAdministrator, RoleTreasurer},
+	}[p.Certification]
+	if !slices.Contains(may, u.Role) {
+		return Errorf(EFORBIDDEN, sectionClaims, "The %s certification of a claim is not the %s's to give.", p.Certification, u.Role)
+	}
+	if err := mayActFor(tx, c, cl.Unit, "certify a claim of"); err != nil {
+		return err
+	}
+	x := ClaimCertification{What: p.Certification, By: c.Actor, Role: u.Role, At: c.At, Basis: strings.TrimSpace(p.Basis), Proof: strings.TrimSpace(p.Proof), Note: strings.TrimSpace(p.Note)}
+	switch p.Certification {
+	case CertifyFundsAvailable:
+		if cl.Order != "" {
+			x.Basis = "charged to " + cl.Line + " when order " + cl.Order + "'s delivery was received"
+			break
+		}
+		a, err := loadAppropriation(tx, cl.Year, cl.Line)
+		if err != nil {
+			return err
+		}
+		if err := encumber(tx, cl.Year, cl.Line, cl.ID, "claim", c.At.Date, cl.Amount, cl.Vendor+": "+cl.Description, false); err != nil {
+			return err
+		}
+		x.Basis = fmt.Sprintf("%s had $%s available", cl.Line, a.Available())
+		cl.Held = cl.Amount
+	case CertifyAuthorized:
+		if x.Basis == "" && cl.Order != "" {
+			x.Basis = "purchase order " + cl.Order
+		}
+		if x.Basis == "" {
+			return Errorf(EINVALID, sectionClaims, "Say what authorized it: the order, the motion of the board or the commission.")
+		}
+	case CertifyConformity:
+		if x.Basis == "" {
+			return Errorf(EINVALID, sectionClaims, "Say how it was found in conformity: the inspection, the delivery, the work seen done.")
+		}
+	}
+	cl.Certifications = append(cl.Certifications, x)
+	if len(cl.Missing()) == 0 {
+		cl.Status = ClaimApproved
+	}
+	res.Ref, res.Note = cl.ID, fmt.Sprintf("claim %s certified %s", cl.ID, p.Certification)
+	return tx.Put(CollectionClaims, cl.ID, cl)
+}
+
+func cancelClaim(tx Tx, c Command, p *ClaimChange, res *Result) error {
+	cl, err := loadClaim(tx, p.ID)
+	if err != nil {
+		return err
+	}
+	if cl.Status == ClaimPaid || cl.Status == ClaimCancelled {
+		return Errorf(ECONFLICT, sectionClaims, "Claim %s is %s.", cl.ID, cl.Status)
+	}
+	if strings.TrimSpace(p.Reason) == "" {
+		return Errorf(EINVALID, sectionClaims, "Say why the claim is cancelled.")
+	}
+	if err := mayActFor(tx, c, cl.Unit, "cancel a claim of"); err != nil {
+		return err
+	}
+	if err := release(tx, cl.Year, cl.Line, cl.Held); err != nil {
+		return err
+	}
+	if cl.Order != "" {
+		o, err := loadOrder(tx, cl.Order)
+		if err != nil {
+			return err
+		}
+		o.Claimed = o.Claimed.Sub(cl.Amount)
+		if err := putOrder(tx, o); err != nil {
+			return err
+		}
+	}
+	cl.Held, cl.Status, cl.Cancelled = Money{}, ClaimCancelled, &Act{By: c.Actor, At: c.At, Reason: strings.TrimSpace(p.Reason)}
+	res.Ref, res.Note = cl.ID, "claim "+cl.ID+" cancelled"
+	return tx.Put(CollectionClaims, cl.ID, cl)
+}
+
+// APPolicy is the accounts payable policy (§5.07(2)): adopted by the
+// board, reviewed every year.
+type APPolicy struct {
+	Version    int      `json:"version"`
+	Text       string   `json:"text"`
+	AdoptedBy  string   `json:"adopted_by"` // the board's motion or resolution
+	ReviewedOn Date     `json:"reviewed_on"`
+	ReviewDue  Date     `json:"review_due"` // a year after the review
+	Recorded   DateTime `json:"recorded"`
+	By         string   `json:"by"`
+}
+
+// APPolicyChange records the policy adopted, amended or reviewed.
+type APPolicyChange struct {
+	Text       string `json:"text"`
+	AdoptedBy  string `json:"adopted_by"`
+	ReviewedOn Date   `json:"reviewed_on"`
+}
+
+// Kind names the payload's kind.
+func (*APPolicyChange) Kind() Kind { return KindAPPolicy }
+
+func (p *APPolicyChange) textFields() []textField {
+	return []textField{manyLines("The policy", p.Text), oneLine("The board's action", p.AdoptedBy)}
+}
+
+var apPolicyKind = &Descriptor{
+	Kind: KindAPPolicy, Section: "§5.07(2)", Since: 2,
+	Roles: []Role{RoleTreasurer, RoleAdministrator},
+	New:   func() Payload { return new(APPolicyChange) },
+	Apply: func(tx Tx, c Command, _ Env, res *Result) error {
+		p := c.Payload.(*APPolicyChange)
+		switch {
+		case strings.TrimSpace(p.Text) == "":
+			return Errorf(EINVALID, "§5.07(2)", "The policy's text is required.")
+		case strings.TrimSpace(p.AdoptedBy) == "":
+			return Errorf(EINVALID, "§5.07(2)", "Name the board's motion or resolution that adopted or reviewed the policy.")
+		case p.ReviewedOn.IsZero() || p.ReviewedOn.After(c.At.Date):
+			return Errorf(EINVALID, "§5.07(2)", "The day of the board's review is required, on or before today.")
+		}
+		var prev APPolicy
+		if _, err := tx.Get(CollectionAPPolicy, "policy", &prev); err != nil {
+			return err
+		}
+		if !prev.ReviewedOn.IsZero() && p.ReviewedOn.Before(prev.ReviewedOn) {
+			return Errorf(EINVALID, "§5.07(2)", "The policy was last reviewed on %s; a review cannot be dated before it.", prev.ReviewedOn)
+		}
+		pol := APPolicy{Version: prev.Version + 1, Text: p.Text, AdoptedBy: strings.TrimSpace(p.AdoptedBy), ReviewedOn: p.ReviewedOn,
+			ReviewDue: p.ReviewedOn.AddMonths(12), Recorded: c.At, By: c.Actor}
+		if err := tx.Put(CollectionAPPolicy, fmt.Sprintf("v/%03d", pol.Version), pol); err != nil {
+			return err
+		}
+		res.Note = fmt.Sprintf("accounts payable policy version %d, next review by %s", pol.Version, pol.ReviewDue)
+		return tx.Put(CollectionAPPolicy, "policy", pol)
+	},
+}
+
+// Signature is an official's facsimile or digital signature the board
+// approved for checks (§5.18), until it withdraws it.
+type Signature struct {
+	ID         string   `json:"id"`
+	Official   string   `json:"official"`
+	Office     string   `json:"office"` // administrator | treasurer | clerk | president
+	Form       string   `json:"form"`   // facsimile | digital
+	Approval   string   `json:"approval"`
+	ApprovedOn Date     `json:"approved_on"`
+	Withdrawn  *Act     `json:"withdrawn,omitempty"`
+	WithdrawOn Date     `json:"withdraw_on,omitzero"`
+	Uses       []string `json:"uses,omitempty"` // the runs that used it
+	Recorded   DateTime `json:"recorded"`
+	By         string   `json:"by"`
+}
+
+// Usable reports whether the signature may be affixed on day.
+func (s Signature) Usable(day Date) bool {
+	return !day.Before(s.ApprovedOn) && (s.Withdrawn == nil || day.Before(s.WithdrawOn))
+}
+
+// SignatureChange approves or withdraws a signature.
+type SignatureChange struct {
+	Op         string `json:"op"` // approve | withdraw
+	ID         string `json:"id"`
+	Official   string `json:"official,omitempty"`
+	Office     string `json:"office,omitempty"`
+	Form       string `json:"form,omitempty"` // facsimile | digital
+	Approval   string `json:"approval"`       // the board's motion
+	ApprovedOn Date   `json:"approved_on,omitzero"`
+	WithdrawOn Date   `json:"withdraw_on,omitzero"`
+}
+
+// Kind names the payload's kind.
+func (*SignatureChange) Kind() Kind { return KindSignature }
+
+func (p *SignatureChange) textFields() []textField {
+	return []textField{oneLine("The signature id", p.ID), oneLine("The official", p.Official), oneLine("The board's action", p.Approval)}
+}
+
+// The offices whose signatures §5.18 allows in facsimile.
+var signatureOffices = []string{"administrator", "treasurer", "clerk", "president"}
+
+var signatureKind = &Descriptor{
+	Kind: KindSignature, Section: "§5.18", Since: 2,
+	Roles: []Role{RoleTreasurer, RoleClerk, RoleAdministrator},
+	New:   func() Payload { return new(SignatureChange) },
+	Apply: func(tx Tx, c Command, _ Env, res *Result) error {
+		p := c.Payload.(*SignatureChange)
+		bad := func(format string, args ...any) error { return Errorf(EINVALID, "§5.18", format, args...) }
+		if err := validRecordID("signature", p.ID); err != nil {
+			return err
+		}
+		if strings.TrimSpace(p.Approval) == "" {
+			return bad("Name the board's motion that approved or withdrew the signature.")
+		}
+		var s Signature
+		found, err := tx.Get(CollectionSignatures, p.ID, &s)
+		if err != nil {
+			return err
+		}
+		switch p.Op {
+		case "approve":
+			switch {
+			case found:
+				return Errorf(ECONFLICT, "§5.18", "The signature %s is already recorded.", p.ID)
+			case strings.TrimSpace(p.Official) == "":
+				return bad("Whose signature is it?")
+			case !slices.Contains(signatureOffices, p.Office):
+				return bad("§5.18 allows the facsimile signatures of the administrator, the treasurer, the clerk and the president, not of %q.", p.Office)
+			case p.Form != "facsimile" && p.Form != "digital":
+				return bad("A signature is facsimile or digital.")
+			case p.ApprovedOn.IsZero() || p.ApprovedOn.After(c.At.Date):
+				return bad("The day the board approved it is required, on or before today.")
+			}
+			s = Signature{ID: p.ID, Official: strings.TrimSpace(p.Official), Office: p.Office, Form: p.Form, Approval: strings.TrimSpace(p.Approval), ApprovedOn: p.ApprovedOn, Recorded: c.At, By: c.Actor}
+		case "withdraw":
+			switch {
+			case !found:
+				return Errorf(ENOTFOUND, "§5.18", "There is no signature %s.", p.ID)
+			case s.Withdrawn != nil:
+				return Errorf(ECONFLICT, "§5.18", "The signature %s was withdrawn on %s.", p.ID, s.WithdrawOn)
+			case p.WithdrawOn.IsZero() || p.WithdrawOn.Before(s.ApprovedOn):
+				return bad("The day of the withdrawal is required, not before the approval (%s).", s.ApprovedOn)
+			}
+			s.Withdrawn, s.WithdrawOn = &Act{By: c.Actor, At: c.At, Reason: strings.TrimSpace(p.Approval)}, p.WithdrawOn
+		default:
+			return bad("Unknown signature operation %q (approve or withdraw).", p.Op)
+		}
+		res.Ref, res.Note = s.ID, "signature "+s.ID+" "+p.Op
+		return tx.Put(CollectionSignatures, s.ID, s)
+	},
+}
+
+// CheckStock sets the number of the next blank check on hand: the ledger
+// numbers every check from it, so two nodes never print the same number
+// (a check run is not offline-safe).
+type CheckStock struct {
+	Next int `json:"next"`
+}
+
+// Kind names the payload's kind.
+func (*CheckStock) Kind() Kind { return KindCheckStock }
+
+const checkCounter = "checks"
+
+var checkStockKind = &Descriptor{
+	Kind: KindCheckStock, Section: "§5.07(4)", Since: 2,
+	Roles: []Role{RoleTreasurer},
+	New:   func() Payload { return new(CheckStock) },
+	Apply: func(tx Tx, c Command, _ Env, res *Result) error {
+		p := c.Payload.(*CheckStock)
+		var last int
+		if _, err := tx.Get(collectionCounters, checkCounter, &last); err != nil {
+			return err
+		}
+		if p.Next <= last || p.Next > 99999999 {
+			return Errorf(EINVALID, "§5.07(4)", "The next check number must be above the last one issued (%d) and at most 8 digits.", last)
+		}
+		res.Note = fmt.Sprintf("next check number %d", p.Next)
+		return tx.Put(collectionCounters, checkCounter, p.Next-1)
+	},
+}
+
+// CheckRecord is one check of a run.
+type CheckRecord struct {
+	Number     int      `json:"number"`
+	Run        string   `json:"run"`
+	Claim      string   `json:"claim"`
+	On         Date     `json:"on"`
+	Payee      string   `json:"payee"`
+	Purpose    string   `json:"purpose"`
+	Line       string   `json:"line"`
+	Amount     Money    `json:"amount"`
+	Signatures []string `json:"signatures"`
+	Void       *Act     `json:"void,omitempty"`
+}
+
+// CheckID is a check's key: its number, zero-padded so keys sort.
+func CheckID(n int) string { return fmt.Sprintf("%08d", n) }
+
+// CheckRunRecord is a run of checks.
+type CheckRunRecord struct {
+	ID         string   `json:"id"`
+	On         Date     `json:"on"`
+	Account    string   `json:"account"` // the village's checking account it draws on
+	Checks     []int    `json:"checks"`
+	Total      Money    `json:"total"`
+	Signatures []string `json:"signatures"`
+	By         string   `json:"by"` // who ran it
+	At         DateTime `json:"at"`
+}
+
+// CheckRun pays approved claims by check.
+type CheckRun struct {
+	On         Date     `json:"on"`
+	Account    string   `json:"account"`
+	Claims     []string `json:"claims"`
+	Signatures []string `json:"signatures"`
+}
+
+// Kind names the payload's kind.
+func (*CheckRun) Kind() Kind { return KindCheckRun }
+
+func (p *CheckRun) textFields() []textField {
+	f := []textField{oneLine("The account", p.Account)}
+	for _, s := range append(slices.Clone(p.Claims), p.Signatures...) {
+		f = append(f, oneLine("An id", s))
+	}
+	return f
+}
+
+var checkRunKind = &Descriptor{
+	Kind: KindCheckRun, Section: "§5.07(4)", Since: 2,
+	Roles: []Role{RoleTreasurer},
+	New:   func() Payload { return new(CheckRun) },
+	Apply: applyCheckRun,
+}
+
+func applyCheckRun(tx Tx, c Command, _ Env, res *Result) error {
+	p := c.Payload.(*CheckRun)
+	bad := func(format string, args ...any) error { return Errorf(EINVALID, "§5.07(4)", format, args...) }
+	switch {
+	case p.On.IsZero() || p.On.After(c.At.Date):
+		return bad("A check run needs its date, on or before today.")
+	case strings.TrimSpace(p.Account) == "":
+		return bad("Name the account the checks draw on.")
+	case len(p.Claims) == 0:
+		return bad("A check run pays at least one claim.")
+	case len(p.Signatures) == 0:
+		return bad("A check run needs the signatures affixed to its checks (§5.18).")
+	}
+	var sigs []Signature
+	offices := map[string]bool{}
+	for _, id := range p.Signatures {
+		var s Signature
+		ok, err := tx.Get(CollectionSignatures, id, &s)
+		if err != nil {
+			return err
+		}
+		switch {
+		case !ok:
+			return bad("There is no signature %q approved by the board (§5.18).", id)
+		case !s.Usable(p.On):
+			if s.Withdrawn != nil && !p.On.Before(s.WithdrawOn) {
+				return Errorf(EFORBIDDEN, "§5.18", "The signature of %s was withdrawn by the board on %s: it may not be used.", s.Official, s.WithdrawOn)
+			}
+			return Errorf(EFORBIDDEN, "§5.18", "The signature of %s was approved on %s, after %s.", s.Official, s.ApprovedOn, p.On)
+		case offices[s.Office]:
+			return bad("Two signatures of the %s's office on one check.", s.Office)
+		}
+		offices[s.Office] = true
+		sigs = append(sigs, s)
+	}
+	n, err := nextNumber(tx, "check-runs/"+yearID(p.On.Year()))
+	if err != nil {
+		return err
+	}
+	run := CheckRunRecord{ID: fmt.Sprintf("RUN-%d-%03d", p.On.Year(), n), On: p.On, Account: strings.TrimSpace(p.Account), Signatures: slices.Clone(p.Signatures), By: c.Actor, At: c.At}
+	seen := map[string]bool{}
+	for _, id := range p.Claims {
+		if seen[id] {
+			return bad("Claim %s is twice in the run.", id)
+		}
+		seen[id] = true
+		cl, err := loadClaim(tx, id)
+		if err != nil {
+			return err
+		}
+		switch cl.Status {
+		case ClaimApproved:
+		case ClaimPaid:
+			return Errorf(ECONFLICT, "§5.07(4)", "Claim %s was paid by check %s.", cl.ID, cl.Check)
+		case ClaimEntered:
+			return Errorf(ECONFLICT, "§5.07(3)", "Claim %s is not approved: it lacks the %s certification(s); no payment is made before all four (§5.07(3)).", cl.ID, strings.Join(cl.Missing(), ", "))
+		default:
+			return Errorf(ECONFLICT, "§5.07(3)", "Claim %s is %s.", cl.ID, cl.Status)
+		}
+		num, err := nextNumber(tx, checkCounter)
+		if err != nil {
+			return err
+		}
+		var taken CheckRecord
+		if ok, err := tx.Get(CollectionChecks, CheckID(num), &taken); err != nil {
+			return err
+		} else if ok {
+			return Errorf(ECONFLICT, "§5.07(4)", "Check number %d was used already (run %s).", num, taken.Run)
+		}
+		ck := CheckRecord{Number: num, Run: run.ID, Claim: cl.ID, On: p.On, Payee: cl.Vendor, Purpose: cl.Description, Line: cl.Line, Amount: cl.Amount, Signatures: run.Signatures}
+		if cl.Order == "" {
+			// A claim without an order is charged when paid; an order's
+			// delivery was charged when it was received.
+			e := Expense{Line: cl.Line, On: p.On, Amount: cl.Amount, Payee: cl.Vendor, Description: cl.Description + " (invoice " + cl.Invoice + ", check " + fmt.Sprint(num) + ")", Against: cl.ID}
+			exp, err := chargeExpense(tx, c, e)
+			if err != nil {
+				return err
+			}
+			if cl, err = loadClaim(tx, id); err != nil { // chargeExpense released its encumbrance
+				return err
+			}
+			cl.Expense = exp
+		}
+		cl.Status, cl.Check = ClaimPaid, CheckID(num)
+		if err := tx.Put(CollectionClaims, cl.ID, cl); err != nil {
+			return err
+		}
+		if err := tx.Put(CollectionChecks, CheckID(num), ck); err != nil {
+			return err
+		}
+		run.Checks = append(run.Checks, num)
+		run.Total = run.Total.Add(cl.Amount)
+	}
+	for _, s := range sigs {
+		s.Uses = append(s.Uses, run.ID)
+		if err := tx.Put(CollectionSignatures, s.ID, s); err != nil {
+			return err
+		}
+	}
+	res.Ref, res.Note = run.ID, fmt.Sprintf("check run %s: %d checks, $%s", run.ID, len(run.Checks), run.Total)
+	return tx.Put(CollectionCheckRuns, run.ID, run)
+}
+
+// CheckVoid voids a check: its claim is approved again (to be paid by a
+// new check) and its charge given back.
+type CheckVoid struct {
+	Number int    `json:"number"`
+	Reason string `json:"reason"`
+}
+
+// Kind names the payload's kind.
+func (*CheckVoid) Kind() Kind { return KindCheckVoid }
+
+func (p *CheckVoid) textFields() []textField { return []textField{oneLine("The reason", p.Reason)} }
+
+var checkVoidKind = &Descriptor{
+	Kind: KindCheckVoid, Section: "§5.07(4)", Since: 2,
+	Roles: []Role{RoleTreasurer},
+	New:   func() Payload { return new(CheckVoid) },
+	Apply: func(tx Tx, c Command, _ Env, res *Result) error {
+		p := c.Payload.(*CheckVoid)
+		var ck CheckRecord
+		ok, err := tx.Get(CollectionChecks, CheckID(p.Number), &ck)
+		switch {
+		case err != nil:
+			return err
+		case !ok:
+			return Errorf(ENOTFOUND, "§5.07(4)", "There is no check %d.", p.Number)
+		case ck.Void != nil:
+			return Errorf(ECONFLICT, "§5.07(4)", "Check %d was voided at %s.", p.Number, ck.Void.At)
+		case strings.TrimSpace(p.Reason) == "":
+			return Errorf(EINVALID, "§5.07(4)", "Say why the check is voided.")
+		}
+		cl, err := loadClaim(tx, ck.Claim)
+		if err != nil {
+			return err
+		}
+		if cl.Expense != "" {
+			// Give the charge back: a negative expense would hide it, so
+			// the appropriation's record shows the void as its own line.
+			a, err := loadAppropriation(tx, cl.Year, cl.Line)
+			if err != nil {
+				return err
+			}
+			a.Expended = a.Expended.Sub(ck.Amount)
+			a.Encumbered = a.Encumbered.Add(ck.Amount)
+			a.Charges = append(a.Charges, AppropriationCharge{Ref: fmt.Sprintf("void %d", ck.Number), Type: "void", On: c.At.Date, Amount: ck.Amount.Neg(), Description: "check voided: " + strings.TrimSpace(p.Reason)})
+			if err := putAppropriation(tx, a); err != nil {
+				return err
+			}
+			if err := postActual(tx, c.At.Date, cl.Line, Money{}, ck.Amount.Neg()); err != nil {
+				return err
+			}
+			cl.Held, cl.Expense = ck.Amount, ""
+		}
+		ck.Void = &Act{By: c.Actor, At: c.At, Reason: strings.TrimSpace(p.Reason)}
+		cl.Status, cl.Check, cl.Voided = ClaimApproved, "", append(cl.Voided, CheckID(ck.Number))
+		if err := tx.Put(CollectionClaims, cl.ID, cl); err != nil {
+			return err
+		}
+		res.Ref, res.Note = CheckID(ck.Number), fmt.Sprintf("check %d voided; claim %s is payable again", ck.Number, cl.ID)
+		return tx.Put(CollectionChecks, CheckID(ck.Number), ck)
+	},
+}
+
+// RegisterReview records the board's review of a month's check register
+// (§5.07(4)).
+type RegisterReview struct {
+	Month    string   `json:"month"` // YYYY-MM
+	On       Date     `json:"on"`
+	Motion   string   `json:"motion"`
+	Checks   int      `json:"checks,omitempty"` // set by the ledger
+	Total    Money    `json:"total,omitzero"`   // set by the ledger
+	Recorded DateTime `json:"recorded,omitzero"`
+	By       string   `json:"by,omitempty"`
+}
+
+// Kind names the payload's kind.
+func (*RegisterReview) Kind() Kind { return KindRegisterReview }
+
+func (p *RegisterReview) textFields() []textField {
+	return []textField{oneLine("The month", p.Month), oneLine("The motion", p.Motion)}
+}
+
+var registerReviewKind = &Descriptor{
+	Kind: KindRegisterReview, Section: "§5.07(4)", Since: 2,
+	Roles: []Role{RoleTreasurer, RoleClerk},
+	New:   func() Payload { return new(RegisterReview) },
+	Apply: func(tx Tx, c Command, _ Env, res *Result) error {
+		p := *c.Payload.(*RegisterReview)
+		first, err := ParseDate(p.Month + "-01")
+		switch {
+		case err != nil || len(p.Month) != 7:
+			return Errorf(EINVALID, "§5.07(4)", "The month is YYYY-MM, not %q.", p.Month)
+		case p.On.IsZero() || p.On.After(c.At.Date) || !p.On.After(first.AddMonths(1).AddDays(-1)):
+			return Errorf(EINVALID, "§5.07(4)", "The board reviews the register of %s after the month ends and on or before today.", p.Month)
+		case strings.TrimSpace(p.Motion) == "":
+			return Errorf(EINVALID, "§5.07(4)", "Name the board's motion that reviewed the register.")
+		}
+		var prev RegisterReview
+		if ok, err := tx.Get(CollectionReviews, p.Month, &prev); err != nil {
+			return err
+		} else if ok {
+			return Errorf(ECONFLICT, "§5.07(4)", "The board reviewed the register of %s on %s.", p.Month, prev.On)
+		}
+		p.Recorded, p.By = c.At, c.Actor
+		res.Ref, res.Note = p.Month, "check register of "+p.Month+" reviewed"
+		return tx.Put(CollectionReviews, p.Month, p)
+	},
+}
+
+// Claim returns a claim.
+func (x Reads) Claim(id string) (Claim, error) {
+	return must[Claim](x.r, CollectionClaims, id, "claim")
+}
+
+// Claims returns the claims drawn on year's appropriations, by number.
+func (x Reads) Claims(year int) ([]Claim, error) {
+	return all[Claim](x.r, CollectionClaims, fmt.Sprintf("CL-%d-", year))
+}
+
+// APPolicy returns the accounts payable policy in force; ok is false
+// before one was adopted.
+func (x Reads) APPolicy() (APPolicy, bool, error) {
+	return get[APPolicy](x.r, CollectionAPPolicy, "policy")
+}
+
+// APPolicyVersions returns every version of the policy, oldest first.
+func (x Reads) APPolicyVersions() ([]APPolicy, error) {
+	return all[APPolicy](x.r, CollectionAPPolicy, "v/")
+}
+
+// Signatures returns the signatures the board approved, withdrawn ones
+// too, by id.
+func (x Reads) Signatures() ([]Signature, error) {
+	return all[Signature](x.r, CollectionSignatures, "")
+}
+
+// CheckRuns returns the check runs, oldest first.
+func (x Reads) CheckRuns() ([]CheckRunRecord, error) {
+	return all[CheckRunRecord](x.r, CollectionCheckRuns, "RUN-")
+}
+
+// CheckRun returns one check run.
+func (x Reads) CheckRun(id string) (CheckRunRecord, error) {
+	return must[CheckRunRecord](x.r, CollectionCheckRuns, id, "check run")
+}
+
+// Check returns a check by number.
+func (x Reads) Check(number int) (CheckRecord, error) {
+	return must[CheckRecord](x.r, CollectionChecks, CheckID(number), "check")
+}
+
+// CheckRegister returns the checks dated in month (YYYY-MM), by number,
+// voided ones too: the monthly register for the board (§5.07(4)).
+func (x Reads) CheckRegister(month string) ([]CheckRecord, error) {
+	cks, err := all[CheckRecord](x.r, CollectionChecks, "")
+	return slices.DeleteFunc(cks, func(c CheckRecord) bool { return c.On.String()[:7] != month }), err
+}
+
+// RegisterReview returns the board's review of month's register; ok is
+// false before it.
+func (x Reads) RegisterReview(month string) (RegisterReview, bool, error) {
+	return get[RegisterReview](x.r, CollectionReviews, month)
+}
