@@ -22,6 +22,7 @@ import (
 	"github.com/villagehall/appliance/kiosk/staff/budget"
 	"github.com/villagehall/appliance/kiosk/staff/payables"
 	"github.com/villagehall/appliance/kiosk/staff/purchasing"
+	"github.com/villagehall/appliance/kiosk/staff/roomtax"
 	"github.com/villagehall/appliance/sync/pki"
 	"github.com/villagehall/appliance/sync/replica"
 )
@@ -190,5 +191,6 @@ func staffModules() []staff.Module {
 		purchasing.New(), // §5.12, §5.13: orders, requisitions, surplus, rules, employment
 		payables.New(),   // §5.07(2)-(4), §5.18: claims, check runs, signatures, the check register
 		audit.New(),      // §5.15: the auditors' engagements and the yearly extract
+		roomtax.New(),    // kiosk/staff/roomtax: §5.22 room tax
 	}
 }

@@ -54,6 +54,24 @@ var Kinds = NewTable(
 	registerReviewKind,  // payable.go
 	auditEngagementKind, // audit.go, §5.15
 
+	// Room tax (§5.22, issue #15): operators, returns, payments, the
+	// treasurer's powers and every read of a return.
+	roomTaxOperatorKind,      // roomtaxoperator.go
+	roomTaxAccessKind,        // roomtaxoperator.go, §5.22(8)
+	roomTaxFileKind,          // roomtaxreturn.go, §5.22(3)(b)
+	roomTaxAmendKind,         // roomtaxreturn.go
+	roomTaxAnnualKind,        // roomtaxreturn.go
+	payRoomTaxKind,           // roomtaxreturn.go: by card at the kiosk
+	roomTaxWindowPaymentKind, // roomtaxreturn.go
+	roomTaxExtendKind,        // roomtaxadmin.go
+	roomTaxDetermineKind,     // roomtaxadmin.go, §5.22(4)–(5)
+	roomTaxNoInterestKind,    // roomtaxadmin.go, §5.22(6)
+	roomTaxCertifyKind,       // roomtaxadmin.go, §5.22(3)(c)
+	roomTaxSuccessorKind,     // roomtaxadmin.go, §5.22(3)(c)
+	roomTaxTransferKind,      // roomtaxadmin.go, Wis. Stat. 66.0615
+	roomTaxForfeitKind,       // roomtaxadmin.go, §5.22(9)
+	roomTaxReadKind,          // roomtaxadmin.go, §5.22(8)
+
 	// The cluster's own.
 	ledgerFormatKind, // ledgerformat.go
 	checkpointKind,   // ledgerformat.go

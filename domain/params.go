@@ -92,6 +92,11 @@ var paramDefs = [...]paramDef{
 	{"claim_suit_months", kindCount, 0, 120, func(v *Values, x paramValue) { v.ClaimSuitMonths = x.n }},
 	{"installment_threshold", kindMoney, 0, 0, func(v *Values, x paramValue) { v.InstallmentThreshold = x.money }},
 	{"payment_limit", kindMoney, 0, 0, func(v *Values, x paramValue) { v.PaymentLimit = x.money }},
+	// §5.22 room tax: the annual return, records, and the tourism share (issue #15).
+	{"room_tax_annual_days", kindCount, 1, 366, func(v *Values, x paramValue) { v.RoomTaxAnnualDays = x.n }},
+	{"room_tax_records_years", kindCount, 1, 50, func(v *Values, x paramValue) { v.RoomTaxRecordsYears = x.n }},
+	{"room_tax_tourism_share", kindRate, 0, 0, func(v *Values, x paramValue) { v.RoomTaxTourismShare = x.rate }},
+	{"room_tax_retained_amount", kindMoney, 0, 0, func(v *Values, x paramValue) { v.RoomTaxRetainedAmount = x.money }},
 }
 
 // paramIndex returns the position of name in paramDefs, or −1.
@@ -143,6 +148,11 @@ type Values struct {
 	InstallmentThreshold Money // Ch. 74: installments from this general tax (100.00)
 
 	PaymentLimit Money // the largest single payment any channel takes (kiosk, window, API)
+
+	RoomTaxAnnualDays     int   // §5.22(3)(b): the annual return is filed within this many days of the year's close (90)
+	RoomTaxRecordsYears   int   // §5.22(7): records are kept this many years from the filing period (5)
+	RoomTaxTourismShare   Rate  // Wis. Stat. 66.0615(1m): share of collections beyond the retained amount for tourism (0.70)
+	RoomTaxRetainedAmount Money // Wis. Stat. 66.0615(1m): collections a year the village retains before the share
 
 	has uint64 // bit i set when paramDefs[i] has a row in force
 }

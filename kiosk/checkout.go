@@ -75,7 +75,7 @@ type checkout struct {
 
 // checkouts are the payables of the kiosk, which the receipt page looks
 // receipts up in by kind.
-var checkouts = []*checkout{billPayments, letterFees, taxPayments}
+var checkouts = []*checkout{billPayments, letterFees, taxPayments, roomTaxPayments}
 
 // checkoutOf returns the checkout of a receipt's kind; a receipt of no
 // kind is a village bill's (domain.Receipt.Kind).

@@ -17,6 +17,7 @@ func (s *Server) showStartPage(w http.ResponseWriter, r *http.Request) {
 		{Key: "start.letter", URL: "/letters", Test: "start-letter"},
 		{Key: "start.purchases", URL: "/purchases", Test: "start-purchases"},
 		{Key: "start.budget", URL: "/budget", Test: "start-budget"},
+		{Key: "start.room_tax", URL: "/room-tax", Test: "start-room-tax"},
 	}}))
 }
 

@@ -33,6 +33,7 @@ var feeSections = []struct {
 	{"5-11", "§5.11 Statement of real property status; §5.20 returned checks (fee schedule)", []string{"status_letter", "returned_check", "office_closes", "status_letter_business_days"}},
 	{"5-07", "§5.07(1) Refund of excess escrow", []string{"refund_business_days"}},
 	{"5-22", "§5.22 Room tax", []string{"room_tax_rate", "room_tax_interest_monthly", "room_tax_late_filing_fee", "room_tax_extension_months", "room_tax_delinquent_days"}},
+	{"5-22-annual", "§5.22 Room tax: the annual return, records and the share for tourism (Wis. Stat. 66.0615)", []string{"room_tax_annual_days", "room_tax_records_years", "room_tax_tourism_share", "room_tax_retained_amount"}},
 	{"5-12", "§5.12 / §5.13 Purchasing", []string{"board_approval_threshold", "emergency_limit_purchasing_agent", "emergency_limit_department_head", "class1_notice_threshold", "class2_notice_threshold"}},
 	{"5-03", "§5.03 / §5.04 Budget votes", []string{"board_size"}},
 	{"5-14", "§5.14 Special assessments", []string{"hearing_min_days", "hearing_max_days", "repair_publish_days", "repair_mail_days"}},

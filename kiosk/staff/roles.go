@@ -61,20 +61,42 @@ const (
 	CapAuditEngagement Capability = "audit-engagement" // record the firm engaged and the board's confirmation
 )
 
+// Capabilities of the room tax (§5.22, kiosk/staff/roomtax). Reading a
+// return is offered to every role, but the ledger decides whose returns a
+// person may read (the filer, the treasurer's office, the auditors, an
+// official with an access grant) and records every read before it is
+// shown.
+const (
+	CapRoomTaxForms     Capability = "room-tax-forms"     // the blank return, at no cost (§5.22(3)(a))
+	CapRoomTaxFile      Capability = "room-tax-file"      // file and amend returns and the annual return (an operator: its own only)
+	CapRoomTaxRead      Capability = "room-tax-read"      // open returns and audit reports, each read journaled (§5.22(8))
+	CapRoomTaxDirectory Capability = "room-tax-directory" // the operators and the returns on record, without figures
+	CapRoomTaxAdmin     Capability = "room-tax-admin"     // operators, extensions, audits, estimates, window payments, grants, certificates, transfers, forfeitures, exports
+	CapRoomTaxLog       Capability = "room-tax-log"       // who read which return, when and why
+	CapRoomTaxTotals    Capability = "room-tax-totals"    // collections in total (public) and the tourism share
+)
+
 var grants = map[domain.Role][]Capability{
 	domain.RoleClerk: {CapDashboard, CapReadBills, CapBills, CapWindow, CapReadCash, CapReturns, CapRefundCheck, CapReadLetters, CapLetters, CapReadFees,
 		CapReadBudget, CapBudgetMeeting,
-		CapReadPayables, CapClaims, CapSignatures, CapRegister, CapAuditEngagement},
+		CapReadPayables, CapClaims, CapSignatures, CapRegister, CapAuditEngagement,
+		CapRoomTaxForms, CapRoomTaxRead, CapRoomTaxTotals},
 	domain.RoleTreasurer: {CapDashboard, CapReadBills, CapBills, CapWindow, CapDeposit, CapReadCash, CapReturns, CapRefundApprove, CapRefundCheck, CapReadLetters, CapLetters, CapNovemberRun, CapJournal, CapReadFees,
 		CapReadBudget, CapCertify,
-		CapReadPayables, CapClaims, CapCheckRuns, CapSignatures, CapAPPolicy, CapRegister, CapAudit, CapAuditEngagement},
+		CapReadPayables, CapClaims, CapCheckRuns, CapSignatures, CapAPPolicy, CapRegister, CapAudit, CapAuditEngagement,
+		CapRoomTaxForms, CapRoomTaxFile, CapRoomTaxRead, CapRoomTaxDirectory, CapRoomTaxAdmin, CapRoomTaxLog, CapRoomTaxTotals},
 	domain.RoleAdministrator: {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapUsers, CapCluster, CapJournal, CapReadFees, CapResolutions,
 		CapReadBudget, CapChart, CapEstimates, CapBudget, CapBudgetMeeting, CapPurchasing, CapPurchasingRules, CapEmployment,
-		CapReadPayables, CapClaims, CapSignatures, CapAPPolicy, CapAudit, CapAuditEngagement},
-	domain.RoleAuditor:        {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapCluster, CapJournal, CapReadFees, CapReadBudget, CapReadPayables, CapAudit},
-	domain.RoleBoard:          {CapDashboard, CapReadFees, CapResolutions, CapReadBudget, CapReadPayables, CapClaims},
-	domain.RoleHotelOperator:  {CapDashboard, CapReadFees},
-	domain.RoleDepartmentHead: {CapDashboard, CapReadFees, CapReadBudget, CapEstimates, CapPurchasing, CapReadPayables, CapClaims},
+		CapReadPayables, CapClaims, CapSignatures, CapAPPolicy, CapAudit, CapAuditEngagement,
+		CapRoomTaxRead, CapRoomTaxTotals},
+	domain.RoleAuditor: {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapCluster, CapJournal, CapReadFees, CapReadBudget, CapReadPayables, CapAudit,
+		CapRoomTaxRead, CapRoomTaxDirectory, CapRoomTaxLog, CapRoomTaxTotals},
+	domain.RoleBoard: {CapDashboard, CapReadFees, CapResolutions, CapReadBudget, CapReadPayables, CapClaims,
+		CapRoomTaxRead, CapRoomTaxTotals},
+	domain.RoleHotelOperator: {CapDashboard, CapReadFees,
+		CapRoomTaxForms, CapRoomTaxFile, CapRoomTaxRead, CapRoomTaxTotals},
+	domain.RoleDepartmentHead: {CapDashboard, CapReadFees, CapReadBudget, CapEstimates, CapPurchasing, CapReadPayables, CapClaims,
+		CapRoomTaxRead, CapRoomTaxTotals},
 }
 
 // Allowed reports whether role r has capability c.

@@ -121,3 +121,32 @@ func TestAPIRoleMatrix(t *testing.T) {
 		t.Fatalf("no token: %d", resp.StatusCode)
 	}
 }
+
+// TestRoomTaxCapabilities pins who has each room tax capability (§5.22):
+// every role is refused the others. Reading is offered to every role,
+// because the ledger decides whose returns each person may read
+// (kiosk/staff/roomtax's TestReturnRoutesRoleMatrix proves the refusals
+// route by route).
+func TestRoomTaxCapabilities(t *testing.T) {
+	all := domain.Roles()
+	want := map[staff.Capability][]domain.Role{
+		staff.CapRoomTaxForms:     {domain.RoleClerk, domain.RoleTreasurer, domain.RoleHotelOperator},
+		staff.CapRoomTaxFile:      {domain.RoleTreasurer, domain.RoleHotelOperator},
+		staff.CapRoomTaxRead:      all,
+		staff.CapRoomTaxDirectory: {domain.RoleTreasurer, domain.RoleAuditor},
+		staff.CapRoomTaxAdmin:     {domain.RoleTreasurer},
+		staff.CapRoomTaxLog:       {domain.RoleTreasurer, domain.RoleAuditor},
+		staff.CapRoomTaxTotals:    all,
+	}
+	for c, roles := range want {
+		for _, r := range all {
+			granted := false
+			for _, x := range roles {
+				granted = granted || x == r
+			}
+			if staff.Allowed(r, c) != granted {
+				t.Errorf("%s has %s: %v, want %v", r, c, staff.Allowed(r, c), granted)
+			}
+		}
+	}
+}
