@@ -18,7 +18,7 @@ import (
 )
 
 // buildAppliance compiles the appliance binary once per test run.
-func buildAppliance(t *testing.T) string {
+func buildAppliance(t testing.TB) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "appliance")
 	cmd := exec.Command("go", "build", "-o", bin, ".")
@@ -28,7 +28,7 @@ func buildAppliance(t *testing.T) string {
 	return bin
 }
 
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

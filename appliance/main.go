@@ -30,10 +30,12 @@ commands:
   promote  make a stopped surviving node the whole cluster (village hall lost; see README)
   user     add, reset, disable or enable a staff account (user add|reset|disable|enable)
   rules    evaluate Chapter 5 rules: JSON lines on stdin, one JSON line out per case
-  backup   write a checksummed snapshot of a running node's ledger
-  restore  load a backup into an empty data folder
-  verify   check the journal's hash chain of a stopped node
-  version  print the build's command and parameter versions
+  config   check a configuration file (config check FILE)
+  backup   write a checked backup of a running node's ledger (to the backup drive, with retention)
+  restore  load a backup of this cluster into an empty data folder
+  drill    restore the newest backup into a scratch folder and verify it (the weekly drill)
+  verify   check a stopped node's journal chain and its state against a replay of its log
+  version  print the build's release, command encoding and ledger format
 
 Run 'appliance <command> -h' for a command's flags.
 `
@@ -66,10 +68,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = memberCommand(ctx, args[0], args[1:], stdout, stderr)
 	case "promote":
 		err = promoteCommand(args[1:], stdout, stderr)
+	case "config":
+		err = configCommand(args[1:], stdout, stderr)
 	case "backup":
-		err = backupCommand(ctx, args[1:], stderr)
+		err = backupCommand(ctx, args[1:], stdout, stderr)
 	case "restore":
-		err = restoreCommand(args[1:], stderr)
+		err = restoreCommand(args[1:], stdout, stderr)
+	case "drill":
+		err = drillCommand(args[1:], stdout, stderr)
 	case "verify":
 		err = verifyCommand(args[1:], stdout, stderr)
 	case "version":

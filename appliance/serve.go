@@ -13,13 +13,10 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync/atomic"
 	"time"
 	_ "time/tzdata" // a bare Pi image may lack the zone database
-
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk"
@@ -39,18 +36,27 @@ type Config struct {
 	// StaffAddr is the HTTPS listener of the clerk's office and the API
 	// (default 127.0.0.1:8443; a clerk's node serving the office's LAN
 	// binds its LAN address). A kiosk node serves none; "off" disables it.
-	StaffAddr  string
-	Terminal   string // the card terminal: "simulator" or "none" (default: the simulator with --demo, else none)
-	NodeID     string // this node's id (default "hall-kiosk")
-	Demo       bool   // load demo data into an empty ledger
-	ParamsFile string // parameter overrides layered over the embedded defaults
-	Logger     *slog.Logger
-	Now        func() time.Time // the clock; tests pin it
-	SubmitWait time.Duration    // how long a payment waits before a provisional receipt
-	Faults     bool             // mount /admin/faults (hidden flag --faults; see faults.go)
+	StaffAddr string
+	// MetricsAddr, when set, is a plain HTTP listener for the village's
+	// Prometheus on the LAN: /metrics, /healthz and /readyz only (the
+	// kiosk node serves no staff listener, and its kiosk listener is
+	// loopback). Counts and states only: nothing secret is there.
+	MetricsAddr string
+	Terminal    string // the card terminal: "simulator" or "none" (default: the simulator with --demo, else none)
+	NodeID      string // this node's id (default "hall-kiosk")
+	Demo        bool   // load demo data into an empty ledger
+	ParamsFile  string // parameter overrides layered over the embedded defaults
+	Logger      *slog.Logger
+	Now         func() time.Time // the clock; tests pin it
+	SubmitWait  time.Duration    // how long a payment waits before a provisional receipt
+	Faults      bool             // mount /admin/faults (hidden flag --faults; see faults.go)
 	// OfflineCardLimit is the largest card payment taken while the node
 	// cannot reach the leader.
 	OfflineCardLimit domain.Money
+	// LogFormat ("json" or "text") and LogLevel are how serve logs.
+	LogFormat, LogLevel string
+	// Backup is where the backups of this node go (backup, drill).
+	Backup backupConfig
 }
 
 // Village is the village's time zone. Dates in the ledger are its dates.
@@ -59,15 +65,17 @@ const Village = "America/Chicago"
 // Main is one running node: the replicated ledger and the HTTP server.
 // Tests start it on 127.0.0.1:0 with a temporary data folder.
 type Main struct {
-	Config   Config
-	Node     *replica.Node
-	Terminal *terminal.Simulator // the simulator, when the node runs one
-	server   *http.Server
-	ln       net.Listener
-	staff    *http.Server // the HTTPS staff listener, or nil
-	staffLn  net.Listener
-	identity *pki.Identity // the node's certificate (a node alone makes its own)
-	done     chan error
+	Config     Config
+	Node       *replica.Node
+	Terminal   *terminal.Simulator // the simulator, when the node runs one
+	server     *http.Server
+	ln         net.Listener
+	staff      *http.Server // the HTTPS staff listener, or nil
+	staffLn    net.Listener
+	metricsSrv *http.Server // the metrics listener, or nil
+	opsLn      net.Listener
+	identity   *pki.Identity // the node's certificate (a node alone makes its own)
+	done       chan error
 
 	operatorToken string
 	// adminToken checks an administrator's API token against the
@@ -75,12 +83,14 @@ type Main struct {
 	// may take a request before).
 	adminToken atomic.Pointer[func(token string) (string, error)]
 	faults     *faults.Injector // with --faults on a clustered node
+	metrics    *metrics         // this node's Prometheus registry
+	rootFS     string           // the node's own filesystem, which the backup drive is not ("/"; tests set another)
 }
 
 // NewMain returns a Main with default configuration.
 func NewMain() *Main {
 	return &Main{Config: Config{DataDir: "data", HTTPAddr: "127.0.0.1:8080", StaffAddr: "127.0.0.1:8443", NodeID: "hall-kiosk",
-		OfflineCardLimit: domain.MustMoney("500.00")}}
+		OfflineCardLimit: domain.MustMoney("500.00"), LogFormat: "json", LogLevel: "info", Backup: defaultBackup}}
 }
 
 // Addr returns the address the kiosk's HTTP server listens on.
@@ -228,9 +238,11 @@ func (m *Main) Run(ctx context.Context) error {
 	// The kiosk's listener: plain HTTP for the kiosk's own browser on
 	// loopback, resident pages only. Staff pages, the API and the backup
 	// stream are never served here.
+	m.metrics = newMetrics(m)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", m.showHealth)
-	mux.Handle("GET /metrics", m.metricsHandler())
+	mux.HandleFunc("GET /readyz", m.showReady)
+	mux.Handle("GET /metrics", m.metrics.handler())
 	if cfg.Faults {
 		m.mountFaults(mux)
 	}
@@ -251,10 +263,14 @@ func (m *Main) Run(ctx context.Context) error {
 	// Timeouts bound what a slow client can hold: the headers, the whole
 	// request, and the answer (a card charge waits for the terminal up to
 	// three minutes, so the write timeout is longer than that).
-	m.server = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+	m.server = &http.Server{Handler: m.metrics.instrument("kiosk", mux), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 4 * time.Minute, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
-	m.done = make(chan error, 2)
+	m.done = make(chan error, 3)
 	go func() { m.done <- m.server.Serve(m.ln) }()
+	if err := m.serveMetrics(); err != nil {
+		m.Close()
+		return err
+	}
 	cfg.Logger.Info("serving", "node", cfg.NodeID, "kiosk", "http://"+m.Addr(), "staff", m.StaffAddr(), "data", cfg.DataDir)
 	return nil
 }
@@ -269,7 +285,8 @@ func (m *Main) serveStaff(loc *time.Location) error {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", m.showHealth)
-	mux.Handle("GET /metrics", m.metricsHandler())
+	mux.HandleFunc("GET /readyz", m.showReady)
+	mux.Handle("GET /metrics", m.metrics.handler())
 	mux.HandleFunc("GET /admin/backup", m.requireOperator(m.showBackup))
 	mux.HandleFunc("GET /api/v1/cluster", m.requireOperator(m.showCluster))
 	if err := m.mountStaff(mux, loc); err != nil {
@@ -286,7 +303,7 @@ func (m *Main) serveStaff(loc *time.Location) error {
 			next.ServeHTTP(w, r)
 		})
 	}
-	m.staff = &http.Server{Handler: hsts(mux), TLSConfig: m.identity.WebTLS(),
+	m.staff = &http.Server{Handler: m.metrics.instrument("staff", hsts(mux)), TLSConfig: m.identity.WebTLS(),
 		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 2 * time.Minute,
 		IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10,
 		ErrorLog: slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)}
@@ -296,6 +313,37 @@ func (m *Main) serveStaff(loc *time.Location) error {
 		}
 	}()
 	return nil
+}
+
+// serveMetrics starts the metrics listener, when one is configured.
+func (m *Main) serveMetrics() error {
+	if m.Config.MetricsAddr == "" {
+		return nil
+	}
+	ln, err := net.Listen("tcp", m.Config.MetricsAddr)
+	if err != nil {
+		return fmt.Errorf("listen on %s (the metrics address): %w", m.Config.MetricsAddr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.metrics.handler())
+	mux.HandleFunc("GET /healthz", m.showHealth)
+	mux.HandleFunc("GET /readyz", m.showReady)
+	m.opsLn = ln
+	m.metricsSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: time.Minute, MaxHeaderBytes: 16 << 10}
+	go func() {
+		if err := m.metricsSrv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			m.done <- err
+		}
+	}()
+	return nil
+}
+
+// MetricsAddr returns the address of the metrics listener, or "".
+func (m *Main) MetricsAddr() string {
+	if m.opsLn == nil {
+		return ""
+	}
+	return m.opsLn.Addr().String()
 }
 
 func (m *Main) closeStaff() error {
@@ -397,18 +445,6 @@ func (m *Main) loadDemo(ctx context.Context, loc *time.Location, params *domain.
 	return nil
 }
 
-// metricsHandler serves Prometheus metrics from a registry of this node's
-// own: the ledger's state, the Go runtime and the process.
-func (m *Main) metricsHandler() http.Handler {
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(
-		replica.NewCollector(m.Node),
-		collectors.NewGoCollector(),
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-	)
-	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
-}
-
 // showHealth serves /healthz: 200 while the node is healthy, 503 with the
 // problems listed when it is not (a halted apply, a diverged replica).
 func (m *Main) showHealth(w http.ResponseWriter, r *http.Request) {
@@ -420,10 +456,30 @@ func (m *Main) showHealth(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(h)
 }
 
+// showReady serves /readyz: 200 when the node is ready to take payments
+// that post (a healthy ledger, a clock it trusts, a leader in touch),
+// 503 with the reasons when it is not. /healthz says whether the process
+// is well; /readyz whether a resident should be sent to it.
+func (m *Main) showReady(w http.ResponseWriter, r *http.Request) {
+	ready, reasons := m.Node.Readiness()
+	w.Header().Set("Content-Type", "application/json")
+	if !ready {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}
+	json.NewEncoder(w).Encode(struct {
+		Node    string   `json:"node"`
+		Ready   bool     `json:"ready"`
+		Reasons []string `json:"reasons,omitempty"`
+	}{m.Config.NodeID, ready, reasons})
+}
+
 // Close stops the HTTP server, then the node (raft, then the stores).
 func (m *Main) Close() error {
 	var errs []error
 	errs = append(errs, m.closeStaff())
+	if m.metricsSrv != nil {
+		errs = append(errs, m.metricsSrv.Close())
+	}
 	if m.server != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -438,38 +494,25 @@ func (m *Main) Close() error {
 	return errors.Join(errs...)
 }
 
-// serveCommand runs `appliance serve` until a signal.
+// serveCommand runs `appliance serve` until a signal: the configuration
+// file (--config) with the flags over it, then the node, which tells
+// systemd when it is ready and feeds its watchdog (systemd.go).
 func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
-	m := NewMain()
-	args, m.Config.Faults = takeFaultsFlag(args)
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&m.Config.DataDir, "data", m.Config.DataDir, "data folder")
-	fs.StringVar(&m.Config.HTTPAddr, "http", m.Config.HTTPAddr, "address of the resident kiosk (plain HTTP, for the kiosk's own browser)")
-	fs.StringVar(&m.Config.StaffAddr, "https", m.Config.StaffAddr, "HTTPS address of the staff pages and the API (off: none)")
-	fs.StringVar(&m.Config.Terminal, "terminal", "", "the card terminal: simulator or none (default: simulator with --demo, else none)")
-	fs.StringVar(&m.Config.NodeID, "node-id", m.Config.NodeID, "this node's id")
-	fs.BoolVar(&m.Config.Demo, "demo", false, "load demo data into an empty ledger")
-	fs.StringVar(&m.Config.ParamsFile, "params", "", "parameter file layered over the embedded defaults")
-	fs.Func("offline-card-limit", "largest card payment taken while the leader is unreachable (default 500.00)", func(v string) error {
-		lim, err := domain.ParseMoney(v)
-		m.Config.OfflineCardLimit = lim
+	args, faults := takeFaultsFlag(args)
+	cfg, err := parseServe(args, stderr)
+	if err != nil {
 		return err
-	})
-	if err := fs.Parse(args); err != nil {
-		return errUsage
 	}
+	cfg.Faults = faults
+	if cfg.Logger, err = newLogger(stderr, cfg.LogFormat, cfg.LogLevel); err != nil {
+		return err
+	}
+	m := NewMain()
+	m.Config = cfg
 	if err := m.Run(ctx); err != nil {
 		return err
 	}
-	select {
-	case <-ctx.Done():
-		m.Config.Logger.Info("shutting down")
-	case err := <-m.done:
-		m.done <- err
-		m.Config.Logger.Error("http server stopped", "err", err)
-	}
-	return m.Close()
+	return m.Wait(ctx)
 }
 
 // loadParams returns the embedded defaults, with the overrides of path
@@ -524,7 +567,12 @@ func rulesCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	return runRules(stdin, stdout, p)
 }
 
+// release is the build's release, stamped by the Makefile
+// (-ldflags "-X main.release=…": the commit it was built from).
+var release = "dev"
+
 func versionCommand(w io.Writer) error {
-	_, err := fmt.Fprintf(w, "appliance: command encoding v%d\n", domain.CommandVersion)
+	_, err := fmt.Fprintf(w, "appliance %s (%s/%s, %s): command encoding v%d, ledger format %d\n",
+		release, runtime.GOOS, runtime.GOARCH, runtime.Version(), domain.CommandVersion, domain.LedgerFormat)
 	return err
 }

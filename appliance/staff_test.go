@@ -17,13 +17,13 @@ import (
 // staffClient is a browser for the clerk's office over real HTTP: cookies
 // and the CSRF token of the last page.
 type staffClient struct {
-	t    *testing.T
+	t    testing.TB
 	base string
 	c    *http.Client
 	csrf string
 }
 
-func newStaffClient(t *testing.T, m *Main) *staffClient {
+func newStaffClient(t testing.TB, m *Main) *staffClient {
 	jar, _ := cookiejar.New(nil)
 	return &staffClient{t: t, base: "https://" + m.StaffAddr(), c: &http.Client{Jar: jar, Transport: staffTransport(m),
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
@@ -81,7 +81,7 @@ func (s *staffClient) login(user, password string) staffPage {
 
 // userCLI runs `appliance user …` against a running node and returns its
 // output.
-func userCLI(t *testing.T, m *Main, args ...string) (string, int) {
+func userCLI(t testing.TB, m *Main, args ...string) (string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	all := append([]string{"user"}, args...)
@@ -92,7 +92,7 @@ func userCLI(t *testing.T, m *Main, args ...string) (string, int) {
 
 // tempPassword reads the temporary password `appliance user add|reset`
 // prints.
-func tempPassword(t *testing.T, out string) string {
+func tempPassword(t testing.TB, out string) string {
 	t.Helper()
 	_, rest, ok := strings.Cut(out, "temporary password ")
 	if !ok {

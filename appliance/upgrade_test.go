@@ -31,6 +31,14 @@ type upgradeFixture struct {
 	Receipt   string `json:"receipt"`
 }
 
+// developmentSnapshots are fixtures written by builds of ledger format 2
+// before it was released, with the format-2 rule since added that makes
+// their log replay differently: a format-1 folder must replay exactly,
+// and these cannot (format 2 is still this release's, open to new rules).
+var developmentSnapshots = map[string]string{
+	"d583ab0": "every receipt counted in the budget's actuals, domain/appropriation.go postReceipt",
+}
+
 // TestUpgradeFromEarlierReleases opens data folders written by earlier
 // releases (testdata/upgrade, one per release before a change of the
 // ledger's layout or rules): this build's `verify` sees the same journal,
@@ -48,7 +56,16 @@ func TestUpgradeFromEarlierReleases(t *testing.T) {
 			data := filepath.Join(dir, "data")
 
 			var out bytes.Buffer
-			if err := verifyCommand([]string{"--data", data}, &out, io.Discard); err != nil {
+			err := verifyCommand([]string{"--data", data}, &out, io.Discard)
+			switch {
+			case developmentSnapshots[f.Release] != "":
+				// Its journal and state are checked below as that build
+				// saw them; its log replayed with today's format-2 rules
+				// gives more, so verify must say so, not pass.
+				if err == nil || !strings.Contains(err.Error(), "is not what its raft log gives") {
+					t.Fatalf("verify of a development snapshot of format 2, replayed with rules added since (%s): %v", developmentSnapshots[f.Release], err)
+				}
+			case err != nil:
 				t.Fatalf("verify: %v", err)
 			}
 			want := fmt.Sprintf("journal: %d entries verified; applied index %d; state hash %s", f.Journal, f.Applied, f.StateHash)

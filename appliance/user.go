@@ -19,6 +19,7 @@ import (
 	"github.com/villagehall/appliance/kiosk/staff"
 	"github.com/villagehall/appliance/kiosk/staff/assessments"
 	"github.com/villagehall/appliance/kiosk/staff/audit"
+	"github.com/villagehall/appliance/kiosk/staff/backups"
 	"github.com/villagehall/appliance/kiosk/staff/budget"
 	"github.com/villagehall/appliance/kiosk/staff/payables"
 	"github.com/villagehall/appliance/kiosk/staff/purchasing"
@@ -40,7 +41,7 @@ func (m *Main) mountStaff(mux *http.ServeMux, loc *time.Location) error {
 		Location:      loc,
 		Logger:        m.Config.Logger,
 		OperatorToken: m.operatorToken,
-		Modules:       staffModules(),
+		Modules:       append(staffModules(), backups.New(m.backupStatus)),
 	})
 	if err != nil {
 		return err

@@ -41,6 +41,7 @@ import (
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/assets"
 	"github.com/villagehall/appliance/kiosk/i18n"
+	"github.com/villagehall/appliance/kiosk/route"
 	"github.com/villagehall/appliance/kiosk/terminal"
 	"github.com/villagehall/appliance/kiosk/view"
 )
@@ -206,7 +207,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /budget/{year}", s.showBudgetPage)
 	mux.Handle("GET /assets/", http.StripPrefix("/assets/", assetHandler()))
 	mux.HandleFunc("/", s.showNotFoundPage)
-	return s.secure(s.session(s.language(s.csrf(mux))))
+	return s.secure(s.session(s.language(s.csrf(route.Record(mux)))))
 }
 
 // isNil reports whether t is no terminal: nil, or a nil pointer.

@@ -34,6 +34,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/villagehall/appliance/domain"
+	routes "github.com/villagehall/appliance/kiosk/route"
 	"github.com/villagehall/appliance/kiosk/staff/view"
 )
 
@@ -261,7 +262,7 @@ func (s *Server) Handler() http.Handler {
 		writeAPIError(w, domain.Errorf(domain.ENOTFOUND, "", "No such API route."))
 	})
 	mux.HandleFunc("/staff/", s.showNotFound)
-	return secure(mux)
+	return secure(routes.Record(mux))
 }
 
 // secure sets the headers every staff response carries.

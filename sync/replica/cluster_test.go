@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -303,8 +304,32 @@ func TestJoinAndRemove(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
+	// A node of an older release (ledger format 1) may not join a
+	// cluster whose ledger is at format 2: it could not apply it.
+	if leader.Node.FSM().Format() < 2 {
+		t.Fatalf("the cluster's ledger format is %d", leader.Node.FSM().Format())
+	}
+	oldIdent, err := ca.Issue("node-old", pki.RoleClerk, nil, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldAddr := synctest.FreeAddr(t)
+	old, err := replica.OpenPeer(replica.Config{ID: "node-old", Dir: t.TempDir(), Params: c.Params, Now: c.Now, LedgerFormat: 1},
+		replica.PeerConfig{Identity: oldIdent, Listen: oldAddr, Authorize: synctest.Authorize})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	err = old.Peers().Member(context.Background(), leader.Addr, replica.JoinPath, "node-old", oldAddr, synctest.OperatorToken)
+	if err == nil || !strings.Contains(err.Error(), "ledger format 1") {
+		t.Fatalf("a node of an older release joined: %v", err)
+	}
+	if f := leader.Node.Raft().GetConfiguration(); len(f.Configuration().Servers) != 3 {
+		t.Fatalf("configuration after the refused join: %+v", f.Configuration())
+	}
+
 	// Another node may not join in someone else's name.
-	err := joined[0].Peers().Member(context.Background(), leader.Addr, replica.JoinPath, "node-9", "127.0.0.1:1", synctest.OperatorToken)
+	err = joined[0].Peers().Member(context.Background(), leader.Addr, replica.JoinPath, "node-9", "127.0.0.1:1", synctest.OperatorToken)
 	if err == nil {
 		t.Fatal("a node joined another node into the cluster")
 	}

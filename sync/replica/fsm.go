@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/hashicorp/raft"
@@ -63,6 +64,7 @@ type FSM struct {
 	revoked      revocations                   // the revoked node certificates (revoke.go)
 	kinds        domain.Table                  // the command kinds this build applies (Config.Kinds)
 	ledgerParams atomic.Pointer[domain.Params] // the ledger's parameters, once seeded (params.go)
+	stats        applyStats                    // counters for the node's metrics (stats.go)
 }
 
 func (f *FSM) pauseAt(point string) {
@@ -279,6 +281,7 @@ func (f *FSM) Apply(l *raft.Log) any { return f.ApplyBatch([]*raft.Log{l})[0] }
 func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	start := time.Now()
 	out := make([]any, len(logs))
 	b := f.newBatch()
 	defer b.discard()
@@ -305,6 +308,7 @@ func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
 		}
 		res, writes := f.applyOne(b.txn, l.Index, cmd, len(l.Data))
 		out[i] = res
+		f.stats.command(cmd, res)
 		writes = append(writes, kv{keyApplied, uint64Bytes(l.Index)}, kv{keyJournal, append(uint64Bytes(f.jseq), f.head...)})
 		b.add(writes)
 		applied = l.Index
@@ -325,6 +329,7 @@ func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
 	}
 	b.commit()
 	f.applied.Store(applied)
+	f.stats.batch(time.Since(start))
 	return out
 }
 

@@ -137,6 +137,9 @@ func (n *Node) PeerHandler(raftStream http.Handler, raftPath string, peerID func
 		if req.ID != caller || req.Address == "" {
 			return fmt.Errorf("node %s may only join itself, with its peer address", caller)
 		}
+		if err := n.checkJoinerFormat(req.ID, req.Address); err != nil {
+			return err
+		}
 		n.log.Info("adding voter", "id", req.ID, "address", req.Address)
 		return n.raft.AddVoter(raft.ServerID(req.ID), raft.ServerAddress(req.Address), 0, 30*time.Second).Error()
 	}))

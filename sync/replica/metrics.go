@@ -12,6 +12,8 @@ type Collector struct {
 	n *Node
 
 	state, applied, lastIndex, term, pending, lastContact, clockOK, halted, diverged, format *prometheus.Desc
+
+	commit, oldest, snapshotAge, commands, payments, applySeconds *prometheus.Desc
 }
 
 // NewCollector returns a collector for n.
@@ -32,12 +34,20 @@ func NewCollector(n *Node) *Collector {
 		halted:      d("ledger_halted", "1 when the node stopped applying the log at an entry it cannot apply (see /healthz)."),
 		diverged:    d("ledger_diverged", "1 when checkpoint hashes show a replica whose ledger differs (see /healthz)."),
 		format:      d("ledger_format", "The cluster's ledger format as this replica holds it."),
+
+		commit:       d("raft_commit_index", "Index of the last log entry this node knows to be committed."),
+		oldest:       d("outbox_oldest_seconds", "Age of the oldest command waiting in the outbox (0 when none waits)."),
+		snapshotAge:  d("snapshot_age_seconds", "Seconds since the newest raft snapshot on disk was taken (-1 when there is none)."),
+		commands:     d("commands_total", "Commands the ledger applied or refused since the node started, by kind.", "kind", "outcome"),
+		payments:     d("payments_total", "Payments posted by the ledger since the node started, by tender.", "tender"),
+		applySeconds: d("apply_seconds", "Time to apply one batch of committed entries and commit it to the ledger store."),
 	}
 }
 
 // Describe sends the descriptors of the metrics.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.state, c.applied, c.lastIndex, c.term, c.pending, c.lastContact, c.clockOK, c.halted, c.diverged, c.format} {
+	for _, d := range []*prometheus.Desc{c.state, c.applied, c.lastIndex, c.term, c.pending, c.lastContact, c.clockOK, c.halted, c.diverged, c.format,
+		c.commit, c.oldest, c.snapshotAge, c.commands, c.payments, c.applySeconds} {
 		ch <- d
 	}
 }
@@ -72,6 +82,27 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.halted, prometheus.GaugeValue, flag(n.fsm.Halted() != nil))
 	ch <- prometheus.MustNewConstMetric(c.diverged, prometheus.GaugeValue, flag(n.Divergence() != nil))
 	ch <- prometheus.MustNewConstMetric(c.format, prometheus.GaugeValue, float64(n.fsm.Format()))
+
+	ch <- prometheus.MustNewConstMetric(c.commit, prometheus.GaugeValue, float64(n.raft.CommitIndex()))
+	age := 0.0
+	if at, ok := n.outboxOldest(); ok {
+		age = max(n.cfg.Now().Sub(at).Seconds(), 0)
+	}
+	ch <- prometheus.MustNewConstMetric(c.oldest, prometheus.GaugeValue, age)
+	snap := -1.0
+	if at, ok := n.lastSnapshot(); ok {
+		snap = max(n.cfg.Now().Sub(at).Seconds(), 0)
+	}
+	ch <- prometheus.MustNewConstMetric(c.snapshotAge, prometheus.GaugeValue, snap)
+	counts := n.fsm.stats.read()
+	for _, k := range counts.kinds {
+		ch <- prometheus.MustNewConstMetric(c.commands, prometheus.CounterValue, float64(counts.applied[k]), string(k), "applied")
+		ch <- prometheus.MustNewConstMetric(c.commands, prometheus.CounterValue, float64(counts.refused[k]), string(k), "refused")
+	}
+	for _, t := range counts.tenders {
+		ch <- prometheus.MustNewConstMetric(c.payments, prometheus.CounterValue, float64(counts.payments[t]), string(t))
+	}
+	ch <- prometheus.MustNewConstHistogram(c.applySeconds, counts.total, counts.sum, counts.buckets)
 }
 
 func flag(b bool) float64 {

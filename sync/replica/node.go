@@ -121,6 +121,7 @@ type Node struct {
 	logs      *badgerstore.Store
 	box       *outbox
 	transport raft.Transport
+	snaps     raft.SnapshotStore
 	log       *slog.Logger
 
 	pending    atomic.Int64
@@ -254,6 +255,7 @@ func (n *Node) open() error {
 	if err != nil {
 		return fmt.Errorf("open snapshot store: %w", err)
 	}
+	n.snaps = snaps
 	n.transport = cfg.Transport
 	if n.transport == nil {
 		_, n.transport = raft.NewInmemTransport(raft.ServerAddress(cfg.ID))

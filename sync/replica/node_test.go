@@ -10,8 +10,14 @@ import (
 
 func openNode(t *testing.T, dir string, now time.Time) *Node {
 	t.Helper()
+	return openNodeClock(t, dir, func() time.Time { return now })
+}
+
+// openNodeClock is openNode with a clock of the test's own.
+func openNodeClock(t *testing.T, dir string, now func() time.Time) *Node {
+	t.Helper()
 	n, err := Open(Config{
-		ID: "n1", Dir: dir, Params: params, Now: func() time.Time { return now },
+		ID: "n1", Dir: dir, Params: params, Now: now,
 		Logger: quietLogger(), Bootstrap: true, SubmitWait: 5 * time.Second,
 	})
 	if err != nil {

@@ -1,0 +1,366 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"reflect"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/villagehall/appliance/domain"
+)
+
+// A node's configuration is one TOML file, /etc/appliance/node.toml
+// (firmware-config/nodes/ has one per role). Every flag of `appliance
+// serve` has a key there; a flag given on the command line overrides the
+// file. A key the appliance does not know, or a value of the wrong type, is
+// refused at start with the file, the line and the key, so that a typo
+// ("offline_card_limt") never falls back silently to a default.
+//
+//	node_id = "hall-clerk"
+//	data = "/var/lib/appliance"
+//	http = "127.0.0.1:8080"            # the kiosk's own browser, loopback
+//	https = "0.0.0.0:8443"             # the staff pages on the LAN; "off" for none
+//	metrics = "0.0.0.0:9100"           # Prometheus on the LAN; "" for none
+//	terminal = "none"                  # or "simulator" (demo only)
+//	demo = false
+//	params = ""                        # parameter rows that seed a new cluster
+//	offline_card_limit = "500.00"
+//
+//	[log]
+//	format = "json"                    # or "text"
+//	level = "info"                     # debug, info, warn, error
+//
+//	[backup]
+//	dir = "/media/backup"              # the USB drive's mount point
+//	keep_daily = 14
+//	keep_monthly = 12
+
+// fileConfig is the TOML file. Its keys are the flags' names with
+// underscores; the sections group the logging and the backups.
+type fileConfig struct {
+	NodeID           string `toml:"node_id" help:"this node's id"`
+	Data             string `toml:"data" help:"data folder"`
+	HTTP             string `toml:"http" help:"address of the resident kiosk (plain HTTP, for the kiosk's own browser)"`
+	HTTPS            string `toml:"https" help:"HTTPS address of the staff pages and the API (off: none)"`
+	Metrics          string `toml:"metrics" help:"plain HTTP address of /metrics, /healthz and /readyz for Prometheus on the LAN (empty: none)"`
+	Terminal         string `toml:"terminal" help:"the card terminal: simulator or none (default: simulator with --demo, else none)"`
+	Demo             bool   `toml:"demo" help:"load demo data into an empty ledger"`
+	Params           string `toml:"params" help:"parameter file layered over the embedded defaults"`
+	OfflineCardLimit string `toml:"offline_card_limit" help:"largest card payment taken while the leader is unreachable"`
+	Log              struct {
+		Format string `toml:"format" help:"log format: json or text"`
+		Level  string `toml:"level" help:"log level: debug, info, warn or error"`
+	} `toml:"log"`
+	Backup backupConfig `toml:"backup"`
+}
+
+// backupConfig is the [backup] section: where the nightly backup goes and
+// how many are kept.
+type backupConfig struct {
+	Dir         string `toml:"dir" help:"the backup drive's mount point"`
+	KeepDaily   int    `toml:"keep_daily" help:"daily backups kept"`
+	KeepMonthly int    `toml:"keep_monthly" help:"monthly backups kept (the first of each month)"`
+}
+
+// defaultBackup is where backups go on an appliance and how many are kept.
+var defaultBackup = backupConfig{Dir: "/media/backup", KeepDaily: 14, KeepMonthly: 12}
+
+// fileConfigOf returns c in the file's form.
+func fileConfigOf(c Config) fileConfig {
+	fc := fileConfig{NodeID: c.NodeID, Data: c.DataDir, HTTP: c.HTTPAddr, HTTPS: c.StaffAddr, Metrics: c.MetricsAddr, Terminal: c.Terminal,
+		Demo: c.Demo, Params: c.ParamsFile, OfflineCardLimit: c.OfflineCardLimit.String(), Backup: c.Backup}
+	fc.Log.Format, fc.Log.Level = c.LogFormat, c.LogLevel
+	return fc
+}
+
+// apply sets c from the file's values.
+func (fc fileConfig) apply(c *Config) error {
+	lim, err := domain.ParseMoney(fc.OfflineCardLimit)
+	if err != nil {
+		return err
+	}
+	c.NodeID, c.DataDir, c.HTTPAddr, c.StaffAddr, c.MetricsAddr, c.Terminal = fc.NodeID, fc.Data, fc.HTTP, fc.HTTPS, fc.Metrics, fc.Terminal
+	c.Demo, c.ParamsFile, c.OfflineCardLimit, c.Backup = fc.Demo, fc.Params, lim, fc.Backup
+	c.LogFormat, c.LogLevel = fc.Log.Format, fc.Log.Level
+	return nil
+}
+
+// configError is a mistake in a configuration file, where it is.
+type configError struct {
+	File string
+	Line int    // 0 when the whole file is at fault
+	Key  string // dotted ("backup.keep_daily"), or ""
+	Msg  string
+}
+
+func (e *configError) Error() string {
+	switch {
+	case e.Line > 0 && e.Key != "":
+		return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Key, e.Msg)
+	case e.Line > 0:
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// readConfigFile reads the TOML file at path over base: keys the file does
+// not set keep base's values. Unknown keys, values of the wrong type and
+// values out of range are refused with the file, line and key.
+func readConfigFile(path string, base fileConfig) (fileConfig, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return base, fmt.Errorf("read the configuration: %w", err)
+	}
+	fc := base
+	dec := toml.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&fc); err != nil {
+		return base, explainTOML(path, err)
+	}
+	if err := fc.check(path, data); err != nil {
+		return base, err
+	}
+	return fc, nil
+}
+
+// explainTOML turns go-toml's errors into the file, line and key, and a
+// sentence without Go's type names.
+func explainTOML(path string, err error) error {
+	var strict *toml.StrictMissingError
+	if errors.As(err, &strict) && len(strict.Errors) > 0 {
+		var msgs []string
+		for _, e := range strict.Errors {
+			row, _ := e.Position()
+			key := strings.Join(e.Key(), ".")
+			msgs = append(msgs, (&configError{File: path, Line: row, Key: key, Msg: "unknown key (known keys: " + strings.Join(knownKeys(), ", ") + ")"}).Error())
+		}
+		return errors.New(strings.Join(msgs, "\n"))
+	}
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		row, _ := de.Position()
+		key := strings.Join(de.Key(), ".")
+		msg := de.Error()
+		if want, ok := keyTypes()[key]; ok && strings.Contains(msg, "cannot decode") {
+			msg = "wrong type: this key takes " + want
+		} else {
+			msg = strings.TrimPrefix(msg, "toml: ")
+		}
+		return &configError{File: path, Line: row, Key: key, Msg: msg}
+	}
+	return &configError{File: path, Msg: err.Error()}
+}
+
+// check refuses values of the right type that cannot work.
+func (fc fileConfig) check(path string, data []byte) error {
+	bad := func(key, format string, args ...any) error {
+		return &configError{File: path, Line: keyLine(data, key), Key: key, Msg: fmt.Sprintf(format, args...)}
+	}
+	if fc.NodeID == "" {
+		return bad("node_id", "a node needs an id")
+	}
+	if fc.Data == "" {
+		return bad("data", "a node needs a data folder")
+	}
+	if _, _, err := net.SplitHostPort(fc.HTTP); err != nil {
+		return bad("http", "%q is not an address like 127.0.0.1:8080", fc.HTTP)
+	}
+	if _, _, err := net.SplitHostPort(fc.HTTPS); err != nil && fc.HTTPS != "off" {
+		return bad("https", "%q is not an address like 0.0.0.0:8443, nor off", fc.HTTPS)
+	}
+	if _, _, err := net.SplitHostPort(fc.Metrics); err != nil && fc.Metrics != "" {
+		return bad("metrics", "%q is not an address like 0.0.0.0:9100, nor empty", fc.Metrics)
+	}
+	switch fc.Terminal {
+	case "", "none", "simulator":
+	default:
+		return bad("terminal", "%q is not a card terminal this build knows (simulator or none)", fc.Terminal)
+	}
+	if lim, err := domain.ParseMoney(fc.OfflineCardLimit); err != nil || lim.IsNegative() {
+		return bad("offline_card_limit", "%q is not an amount of money like \"500.00\"", fc.OfflineCardLimit)
+	}
+	switch fc.Log.Format {
+	case "json", "text":
+	default:
+		return bad("log.format", "%q is not a log format (json or text)", fc.Log.Format)
+	}
+	if _, err := parseLevel(fc.Log.Level); err != nil {
+		return bad("log.level", "%v", err)
+	}
+	if fc.Backup.Dir == "" {
+		return bad("backup.dir", "backups need a folder (the backup drive's mount point)")
+	}
+	if fc.Backup.KeepDaily < 1 {
+		return bad("backup.keep_daily", "keep at least one daily backup (%d)", fc.Backup.KeepDaily)
+	}
+	if fc.Backup.KeepMonthly < 0 {
+		return bad("backup.keep_monthly", "cannot keep %d monthly backups", fc.Backup.KeepMonthly)
+	}
+	return nil
+}
+
+// keyLine finds the line of the file that sets a dotted key ("log.level"
+// is level = … under [log]), or 0.
+func keyLine(data []byte, dotted string) int {
+	section, key := "", dotted
+	if i := strings.LastIndexByte(dotted, '.'); i >= 0 {
+		section, key = dotted[:i], dotted[i+1:]
+	}
+	cur := ""
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for line := 1; sc.Scan(); line++ {
+		t := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(t, "[") && strings.HasSuffix(t, "]") {
+			cur = strings.TrimSpace(strings.Trim(t, "[]"))
+			continue
+		}
+		if k, _, ok := strings.Cut(t, "="); ok && cur == section && strings.TrimSpace(k) == key {
+			return line
+		}
+	}
+	return 0
+}
+
+// configKeys walks fileConfig's fields: each dotted key, its Go type and
+// its help text.
+func configKeys() []struct {
+	key, help string
+	typ       reflect.Type
+} {
+	var out []struct {
+		key, help string
+		typ       reflect.Type
+	}
+	var walk func(prefix string, t reflect.Type)
+	walk = func(prefix string, t reflect.Type) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name := prefix + f.Tag.Get("toml")
+			if f.Type.Kind() == reflect.Struct {
+				walk(name+".", f.Type)
+				continue
+			}
+			out = append(out, struct {
+				key, help string
+				typ       reflect.Type
+			}{name, f.Tag.Get("help"), f.Type})
+		}
+	}
+	walk("", reflect.TypeFor[fileConfig]())
+	return out
+}
+
+func knownKeys() []string {
+	var ks []string
+	for _, k := range configKeys() {
+		ks = append(ks, k.key)
+	}
+	return ks
+}
+
+// keyTypes says what each key takes, in words.
+func keyTypes() map[string]string {
+	words := map[reflect.Kind]string{reflect.String: `a string in quotes ("…")`, reflect.Bool: "true or false", reflect.Int: "a whole number"}
+	out := map[string]string{}
+	for _, k := range configKeys() {
+		out[k.key] = words[k.typ.Kind()]
+	}
+	return out
+}
+
+// configCommand runs `appliance config check FILE`: the file is read as
+// serve reads it, and either its settings are printed or what is wrong.
+func configCommand(args []string, stdout, stderr io.Writer) error {
+	if len(args) != 2 || args[0] != "check" {
+		fmt.Fprintln(stderr, "usage: appliance config check FILE")
+		return errUsage
+	}
+	fc, err := readConfigFile(args[1], fileConfigOf(NewMain().Config))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s: ok\n", args[1])
+	for _, k := range configKeys() {
+		fmt.Fprintf(stdout, "  %-20s %v\n", k.key, valueOf(fc, k.key))
+	}
+	return nil
+}
+
+// valueOf returns the value of a dotted key of fc.
+func valueOf(fc fileConfig, dotted string) any {
+	v := reflect.ValueOf(fc)
+	for _, part := range strings.Split(dotted, ".") {
+		t := v.Type()
+		for i := range t.NumField() {
+			if t.Field(i).Tag.Get("toml") == part {
+				v = v.Field(i)
+				break
+			}
+		}
+	}
+	if v.Kind() == reflect.String {
+		return fmt.Sprintf("%q", v.String())
+	}
+	return v.Interface()
+}
+
+// serveFlags defines serve's flags over c; --config names the file.
+func serveFlags(fs *flag.FlagSet, c *Config, configPath *string) {
+	fs.StringVar(configPath, "config", "", "the node's configuration file (TOML); flags given here override it")
+	fs.StringVar(&c.DataDir, "data", c.DataDir, "data folder")
+	fs.StringVar(&c.HTTPAddr, "http", c.HTTPAddr, "address of the resident kiosk (plain HTTP, for the kiosk's own browser)")
+	fs.StringVar(&c.StaffAddr, "https", c.StaffAddr, "HTTPS address of the staff pages and the API (off: none)")
+	fs.StringVar(&c.MetricsAddr, "metrics", c.MetricsAddr, "plain HTTP address of /metrics, /healthz and /readyz for Prometheus on the LAN (default: none)")
+	fs.StringVar(&c.Terminal, "terminal", c.Terminal, "the card terminal: simulator or none (default: simulator with --demo, else none)")
+	fs.StringVar(&c.NodeID, "node-id", c.NodeID, "this node's id")
+	fs.BoolVar(&c.Demo, "demo", c.Demo, "load demo data into an empty ledger")
+	fs.StringVar(&c.ParamsFile, "params", c.ParamsFile, "parameter file layered over the embedded defaults")
+	fs.Func("offline-card-limit", "largest card payment taken while the leader is unreachable (default 500.00)", func(v string) error {
+		lim, err := domain.ParseMoney(v)
+		c.OfflineCardLimit = lim
+		return err
+	})
+	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log format: json or text")
+	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "log level: debug, info, warn or error")
+}
+
+// parseServe reads serve's configuration: the defaults, then the file
+// named by --config, then the flags given, which override the file.
+func parseServe(args []string, stderr io.Writer) (Config, error) {
+	c := NewMain().Config
+	var path string
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	serveFlags(fs, &c, &path)
+	if err := fs.Parse(args); err != nil {
+		return c, errUsage
+	}
+	if path == "" {
+		return c, nil
+	}
+	c = NewMain().Config
+	fc, err := readConfigFile(path, fileConfigOf(c))
+	if err != nil {
+		return c, err
+	}
+	if err := fc.apply(&c); err != nil {
+		return c, err
+	}
+	// Parse again over the file's values: what was given on the command
+	// line wins.
+	fs = flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	serveFlags(fs, &c, &path)
+	if err := fs.Parse(args); err != nil {
+		return c, errUsage
+	}
+	return c, nil
+}

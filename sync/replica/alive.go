@@ -1,0 +1,127 @@
+package replica
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/hashicorp/raft"
+)
+
+// Alive reports whether the node's moving parts still answer: raft's main
+// loop (a configuration read is served by it, so a wedged raft does not
+// answer), the raft log store and the ledger store (a read transaction
+// each). It says nothing of the cluster: a node cut off from its peers, or
+// one whose ledger halted, is alive, because restarting it would not help.
+// The appliance feeds systemd's watchdog only while Alive returns nil, so
+// a node whose raft or stores hang is restarted.
+func (n *Node) Alive(ctx context.Context) error {
+	done := make(chan error, 1)
+	go func() { done <- n.alive() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("the node did not answer its liveness check in time: %w", ctx.Err())
+	}
+}
+
+func (n *Node) alive() error {
+	if n.raft.State() == raft.Shutdown {
+		return errors.New("raft is shut down")
+	}
+	if err := n.raft.GetConfiguration().Error(); err != nil {
+		return fmt.Errorf("raft does not answer: %w", err)
+	}
+	read := func(db *badger.DB, what string) error {
+		if db.IsClosed() {
+			return fmt.Errorf("the %s store is closed", what)
+		}
+		if err := db.View(func(txn *badger.Txn) error {
+			_, err := txn.Get(keyApplied)
+			if errors.Is(err, badger.ErrKeyNotFound) {
+				return nil
+			}
+			return err
+		}); err != nil {
+			return fmt.Errorf("the %s store does not answer: %w", what, err)
+		}
+		return nil
+	}
+	if err := read(n.logDB, "raft log"); err != nil {
+		return err
+	}
+	return read(n.fsm.db, "ledger")
+}
+
+// Readiness says whether the node is ready to take payments now, and if
+// not, why (sentences): its ledger is healthy (not halted, not diverged),
+// its clock can date commands, and it is in touch with a leader, so that a
+// payment posts instead of waiting in the outbox. /readyz serves it.
+func (n *Node) Readiness() (bool, []string) {
+	reasons := n.Problems()
+	if err := n.checkClock(domainNow(n)); err != nil {
+		reasons = append(reasons, err.Error())
+	}
+	if !n.connected() {
+		reasons = append(reasons, "this node is not in touch with a leader: payments would be provisional until the cluster is reachable")
+	}
+	return len(reasons) == 0, reasons
+}
+
+// outboxOldest returns the intake time of the oldest command waiting in
+// the outbox, and false when none waits.
+func (n *Node) outboxOldest() (time.Time, bool) {
+	if n.pending.Load() <= 0 {
+		return time.Time{}, false
+	}
+	pend, err := n.box.pending(1)
+	if err != nil || len(pend) == 0 {
+		return time.Time{}, false
+	}
+	return pend[0].Command.At.Time(n.cfg.Location), true
+}
+
+// lastSnapshot returns when the newest snapshot on disk was taken, and
+// false when there is none. raft's file snapshot store names each
+// snapshot term-index-milliseconds.
+func (n *Node) lastSnapshot() (time.Time, bool) {
+	if n.snaps == nil {
+		return time.Time{}, false
+	}
+	list, err := n.snaps.List()
+	if err != nil || len(list) == 0 {
+		return time.Time{}, false
+	}
+	id := list[0].ID
+	ms, err := strconv.ParseInt(id[strings.LastIndexByte(id, '-')+1:], 10, 64)
+	if err != nil {
+		return time.Time{}, false
+	}
+	return time.UnixMilli(ms), true
+}
+
+// checkJoinerFormat refuses a node whose release cannot apply the ledger
+// format the cluster has reached: it would halt at the first entry it
+// cannot decode (or, a release from before formats, apply it wrongly).
+// The joining node answers on its peer port (it joins once it listens);
+// a release from before formats reports none, which is format 1.
+func (n *Node) checkJoinerFormat(id, addr string) error {
+	if n.cfg.Status == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	st, err := n.cfg.Status(ctx, raft.ServerAddress(addr))
+	if err != nil {
+		return fmt.Errorf("node %s does not say which release it runs (its peer port at %s: %v); it joins once it answers", id, addr, err)
+	}
+	if f := max(st.Format, 1); f < n.fsm.Format() {
+		return fmt.Errorf("node %s runs a release that applies ledger format %d, and this cluster's ledger is at format %d: install the release the other nodes run on %s, then start it again to join", id, f, n.fsm.Format(), id)
+	}
+	return nil
+}

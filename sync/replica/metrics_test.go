@@ -1,0 +1,135 @@
+package replica
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/villagehall/appliance/domain"
+)
+
+// TestMetricsCountWhatTheLedgerDid: the collector reports the commands
+// applied and refused by kind, payments by tender, the apply-time
+// histogram, the commit index and an empty outbox, from the node's own
+// counters (no global registry).
+func TestMetricsCountWhatTheLedgerDid(t *testing.T) {
+	now := time.Date(2026, 4, 10, 10, 0, 0, 0, time.UTC)
+	n := openNode(t, t.TempDir(), now)
+	defer n.Close()
+	seedNode(t, n)
+	pay := func(amount string) error {
+		cmd, err := n.NewCommand(domain.KindPayBill, "kiosk")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Payload = &domain.PayBill{BillID: "B1", Amount: domain.MustMoney(amount), Tender: domain.Card, Reference: "A1"}
+		_, err = n.Submit(context.Background(), cmd)
+		return err
+	}
+	if err := pay("10.00"); err != nil {
+		t.Fatal(err)
+	}
+	cmd, _ := n.NewCommand(domain.KindPayBill, "kiosk")
+	cmd.Payload = &domain.PayBill{BillID: "no-such-bill", Amount: domain.MustMoney("1.00"), Tender: domain.Card, Reference: "A2"}
+	if _, err := n.Submit(context.Background(), cmd); err == nil {
+		t.Fatal("a payment of a bill that does not exist was taken")
+	}
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(NewCollector(n))
+	got := gatherValues(t, reg)
+	for series, v := range map[string]float64{
+		`appliance_commands_total{kind="pay_bill",node="n1",outcome="applied"}`:  1,
+		`appliance_commands_total{kind="pay_bill",node="n1",outcome="refused"}`:  1,
+		`appliance_commands_total{kind="seed_demo",node="n1",outcome="applied"}`: 1,
+		`appliance_payments_total{node="n1",tender="card"}`:                      1,
+		`appliance_outbox_oldest_seconds{node="n1"}`:                             0,
+		`appliance_outbox_pending{node="n1"}`:                                    0,
+	} {
+		if g, ok := got[series]; !ok || g != v {
+			t.Errorf("%s = %v (reported: %v), want %v", series, g, ok, v)
+		}
+	}
+	if got := testutil.CollectAndCount(NewCollector(n), "appliance_apply_seconds"); got != 1 {
+		t.Fatalf("apply_seconds: %d series", got)
+	}
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		switch mf.GetName() {
+		case "appliance_apply_seconds":
+			if h := mf.GetMetric()[0].GetHistogram(); h.GetSampleCount() < 3 || h.GetSampleSum() <= 0 {
+				t.Fatalf("apply_seconds: %v", h)
+			}
+		case "appliance_raft_commit_index":
+			if v := mf.GetMetric()[0].GetGauge().GetValue(); v < float64(n.fsm.Applied()) {
+				t.Fatalf("commit index %v below applied %d", v, n.fsm.Applied())
+			}
+		}
+	}
+}
+
+// TestAliveAndReady: a healthy node alone is alive and ready; once its
+// ledger store stops answering it is not alive (the watchdog stops), and
+// a node whose clock reads before its ledger's latest entry is alive but
+// not ready to take payments.
+func TestAliveAndReady(t *testing.T) {
+	now := time.Date(2026, 4, 10, 10, 0, 0, 0, time.UTC)
+	var clock atomic.Int64 // the node's clock, read by its own goroutines
+	clock.Store(now.UnixNano())
+	n := openNodeClock(t, t.TempDir(), func() time.Time { return time.Unix(0, clock.Load()).UTC() })
+	seedNode(t, n)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := n.Alive(ctx); err != nil {
+		t.Fatalf("alive: %v", err)
+	}
+	if ok, why := n.Readiness(); !ok {
+		t.Fatalf("not ready: %v", why)
+	}
+	clock.Store(now.Add(-24 * time.Hour).UnixNano())
+	if ok, why := n.Readiness(); ok || len(why) == 0 || !strings.Contains(strings.Join(why, " "), "clock") {
+		t.Fatalf("ready with a clock a day behind its ledger: %v", why)
+	}
+	clock.Store(now.UnixNano())
+	n.fsm.db.Close()
+	if err := n.Alive(ctx); err == nil || !strings.Contains(err.Error(), "ledger store") {
+		t.Fatalf("alive with its ledger store closed: %v", err)
+	}
+	n.Close()
+}
+
+// gatherValues returns every gauge and counter of reg as
+// name{label="value",...} → value, labels in name order.
+func gatherValues(t *testing.T, reg *prometheus.Registry) map[string]float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			var labels []string
+			for _, l := range m.GetLabel() {
+				labels = append(labels, l.GetName()+`="`+l.GetValue()+`"`)
+			}
+			name := mf.GetName() + "{" + strings.Join(labels, ",") + "}"
+			switch mf.GetType() {
+			case dto.MetricType_GAUGE:
+				out[name] = m.GetGauge().GetValue()
+			case dto.MetricType_COUNTER:
+				out[name] = m.GetCounter().GetValue()
+			}
+		}
+	}
+	return out
+}
