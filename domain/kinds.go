@@ -53,6 +53,15 @@ var Kinds = NewTable(
 	checkVoidKind,      // payable.go
 	registerReviewKind, // payable.go
 
+	// The treasury: legal claims, depositories, investments and the
+	// county settlements (§5.06, 5.08, 5.09, 5.17).
+	legalClaimKind,         // legalclaims.go, §5.08
+	depositoryKind,         // depository.go, §5.06
+	depositoryInterestKind, // depository.go, §5.06
+	investmentKind,         // investment.go, §5.09
+	investmentInterestKind, // investment.go, §5.09
+	countySettlementKind,   // countysettlement.go, §5.17
+
 	// The cluster's own.
 	ledgerFormatKind, // ledgerformat.go
 	checkpointKind,   // ledgerformat.go
