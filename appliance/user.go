@@ -19,6 +19,7 @@ import (
 	"github.com/villagehall/appliance/kiosk/staff"
 	"github.com/villagehall/appliance/kiosk/staff/budget"
 	"github.com/villagehall/appliance/kiosk/staff/purchasing"
+	"github.com/villagehall/appliance/kiosk/staff/treasury"
 	"github.com/villagehall/appliance/sync/pki"
 	"github.com/villagehall/appliance/sync/replica"
 )
@@ -185,5 +186,6 @@ func staffModules() []staff.Module {
 	return []staff.Module{
 		budget.New(),     // §5.01-5.05, §5.16: the chart, the budget cycle, appropriations
 		purchasing.New(), // §5.12, §5.13: orders, requisitions, surplus, rules, employment
+		treasury.New(),   // §5.06, 5.08, 5.09, 5.17: legal claims, depositories, investments, county settlements
 	}
 }

@@ -44,15 +44,28 @@ const (
 	CapCertify         Capability = "certify"          // certify funds, charge expenses, end appropriations and close the year
 )
 
+// Capabilities of the treasury: legal claims, depositories, investments
+// and the county settlements (§5.06, 5.08, 5.09, 5.17; kiosk/staff/treasury).
+const (
+	CapReadLegalClaims Capability = "read-legal-claims" // the register of legal claims, their deadlines and letters
+	CapLegalClaims     Capability = "legal-claims"      // record a claim, the President's notice, the attorney, the board's decision, the notice of disallowance
+	CapReadTreasury    Capability = "read-treasury"     // depositories, investments and the county settlements
+	CapTreasury        Capability = "treasury"          // designate depositories, record interest, investments and settlement payments
+)
+
 var grants = map[domain.Role][]Capability{
 	domain.RoleClerk: {CapDashboard, CapReadBills, CapBills, CapWindow, CapReadCash, CapReturns, CapRefundCheck, CapReadLetters, CapLetters, CapReadFees,
 		CapReadBudget, CapBudgetMeeting},
 	domain.RoleTreasurer: {CapDashboard, CapReadBills, CapBills, CapWindow, CapDeposit, CapReadCash, CapReturns, CapRefundApprove, CapRefundCheck, CapReadLetters, CapLetters, CapNovemberRun, CapJournal, CapReadFees,
-		CapReadBudget, CapCertify},
+		CapReadBudget, CapCertify,
+		CapReadTreasury, CapTreasury},
 	domain.RoleAdministrator: {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapUsers, CapCluster, CapJournal, CapReadFees, CapResolutions,
-		CapReadBudget, CapChart, CapEstimates, CapBudget, CapBudgetMeeting, CapPurchasing, CapPurchasingRules, CapEmployment},
-	domain.RoleAuditor:        {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapCluster, CapJournal, CapReadFees, CapReadBudget},
-	domain.RoleBoard:          {CapDashboard, CapReadFees, CapResolutions, CapReadBudget},
+		CapReadBudget, CapChart, CapEstimates, CapBudget, CapBudgetMeeting, CapPurchasing, CapPurchasingRules, CapEmployment,
+		CapReadLegalClaims, CapLegalClaims, CapReadTreasury},
+	domain.RoleAuditor: {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapCluster, CapJournal, CapReadFees, CapReadBudget,
+		CapReadLegalClaims, CapReadTreasury},
+	domain.RoleBoard: {CapDashboard, CapReadFees, CapResolutions, CapReadBudget,
+		CapReadLegalClaims, CapLegalClaims, CapReadTreasury},
 	domain.RoleHotelOperator:  {CapDashboard, CapReadFees},
 	domain.RoleDepartmentHead: {CapDashboard, CapReadFees, CapReadBudget, CapEstimates, CapPurchasing},
 }

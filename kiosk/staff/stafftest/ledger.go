@@ -341,6 +341,15 @@ func (l *Ledger) PutBill(b domain.Bill) {
 	l.st.bills[b.ID] = b
 }
 
+// PutTaxBill writes a property tax bill and its index entries straight
+// into the ledger's state (domain.PutTaxBill), as the demo seed and the
+// roll import do.
+func (l *Ledger) PutTaxBill(t domain.TaxBill) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return domain.PutTaxBill(memTx{&l.st}, t)
+}
+
 // AppendJournal adds an entry to the journal as it is, for a test of
 // what the journal's pages make of a hostile one.
 func (l *Ledger) AppendJournal(e staff.JournalEntry) {
