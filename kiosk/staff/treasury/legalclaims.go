@@ -234,8 +234,19 @@ func (m *Module) showDisallowancePDF(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/pdf")
-	w.Header().Set("Content-Disposition", fmt.Sprintf(`inline; filename="disallowance-%s.pdf"`, l.ID))
+	w.Header().Set("Content-Disposition", fmt.Sprintf(`inline; filename="disallowance-%s.pdf"`, fileSafe(l.ID)))
 	_, _ = w.Write(buf.Bytes())
+}
+
+// fileSafe keeps the letters, digits, dashes and dots of an id an API
+// client chose, for a file name in a header.
+func fileSafe(id string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' {
+			return r
+		}
+		return '_'
+	}, id)
 }
 
 // disallowancePDF writes the notice of disallowance. Until the notice is

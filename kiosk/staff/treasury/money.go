@@ -20,7 +20,8 @@ type depositoryRow struct {
 	Designated                                                           bool
 }
 
-type depositoriesView struct {
+// treasuryView is the depositories page and the investments page.
+type treasuryView struct {
 	Rows      []depositoryRow
 	Revenue   []view.Option // revenue accounts interest may be credited to
 	CanAct    bool
@@ -69,7 +70,7 @@ func (m *Module) depositoriesPage(w http.ResponseWriter, r *http.Request, status
 		return
 	}
 	today := m.o.Today()
-	v := depositoriesView{Revenue: rev, CanAct: staff.Allowed(m.o.Who(r).Role, staff.CapTreasury), Error: msg, Today: today.String(), Form: form}
+	v := treasuryView{Revenue: rev, CanAct: staff.Allowed(m.o.Who(r).Role, staff.CapTreasury), Error: msg, Today: today.String(), Form: form}
 	if v.Form == nil {
 		v.Form = map[string]string{}
 	}
@@ -167,7 +168,7 @@ func (m *Module) investmentsPage(w http.ResponseWriter, r *http.Request, status 
 		return
 	}
 	today := m.o.Today()
-	v := depositoriesView{Revenue: rev, Funds: funds, CanAct: staff.Allowed(m.o.Who(r).Role, staff.CapTreasury), Error: msg, Today: today.String(), Form: form}
+	v := treasuryView{Revenue: rev, Funds: funds, CanAct: staff.Allowed(m.o.Who(r).Role, staff.CapTreasury), Error: msg, Today: today.String(), Form: form}
 	if v.Form == nil {
 		v.Form = map[string]string{}
 	}

@@ -1211,7 +1211,7 @@ func legalClaimPage(p staffview.Page, v legalClaimView) templ.Component {
 	})
 }
 
-func depositoriesPage(p staffview.Page, v depositoriesView) templ.Component {
+func depositoriesPage(p staffview.Page, v treasuryView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -1633,7 +1633,7 @@ func depositoriesPage(p staffview.Page, v depositoriesView) templ.Component {
 	})
 }
 
-func investmentsPage(p staffview.Page, v depositoriesView) templ.Component {
+func investmentsPage(p staffview.Page, v treasuryView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
