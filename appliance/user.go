@@ -24,6 +24,7 @@ import (
 	"github.com/villagehall/appliance/kiosk/staff/payables"
 	"github.com/villagehall/appliance/kiosk/staff/purchasing"
 	"github.com/villagehall/appliance/kiosk/staff/roomtax"
+	"github.com/villagehall/appliance/kiosk/staff/treasury"
 	"github.com/villagehall/appliance/sync/pki"
 	"github.com/villagehall/appliance/sync/replica"
 )
@@ -194,5 +195,6 @@ func staffModules() []staff.Module {
 		audit.New(),       // §5.15: the auditors' engagements and the yearly extract
 		roomtax.New(),     // §5.22: room tax
 		assessments.New(), // §5.14: special assessments and special charges
+		treasury.New(),    // §5.06, 5.08, 5.09, 5.17: legal claims, depositories, investments, county settlements
 	}
 }

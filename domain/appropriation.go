@@ -241,6 +241,10 @@ func postReceipt(tx Tx, r *Receipt, amount Money) error {
 		account = chart.Collector(SourceStatusLetters)
 	case KindPayPropertyTax:
 		account = chart.Collector(SourcePropertyTax)
+	case KindDepositoryInterest, KindInvestmentInterest:
+		// Interest names the revenue account it is credited to
+		// (depository.go, investment.go).
+		account = r.Account
 	default:
 		if r.BillID != "" {
 			b, ok, err := tx.Bill(r.BillID)

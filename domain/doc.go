@@ -13,7 +13,10 @@
 //	shared      money.go calendar.go params.go error.go
 //	§5.03/§5.04 budget.go          (budget adoption and amendment votes)
 //	§5.07(1)    refund.go          (refund of excess escrow)
+//	§5.06       depository.go      (designated public depositories, their interest)
 //	§5.08       claim.go           (claims against the village)
+//	§5.08       legalclaims.go     (the register of legal claims and its steps)
+//	§5.09       investment.go      (the investment register)
 //	§5.10       receivable.go      (accounts receivable: interest, penalty, tax roll)
 //	§5.11       statusletter.go    (statement of real property status)
 //	§5.12/§5.13 purchasing.go      (purchasing, bids, class 2 notice)
@@ -21,6 +24,7 @@
 //	§5.20       check.go           (returned checks)
 //	§5.22       roomtax.go         (room tax returns)
 //	Ch. 74      installment.go     (property tax installments, adopted by §5.03(3))
+//	§5.17       countysettlement.go (settlements with the county treasurers, Wis. Stat. 74.25)
 //	commands    command.go ledger.go
 //
 // Sections are cited by their content, not by the headings of the published

@@ -136,6 +136,9 @@ type DepositSlip struct {
 	Checks     []DepositItem `json:"checks"`
 	CheckTotal Money         `json:"check_total"`
 	Total      Money         `json:"total"`
+	// DepositoryName is the designated depository's name (ledger format
+	// 2, where Depository is its code; depository.go).
+	DepositoryName string `json:"depository_name,omitempty"`
 }
 
 func validRecordID(what, id string) error {
@@ -296,6 +299,15 @@ func applyDeposit(tx Tx, c Command, res *Result) error {
 		return Errorf(ECONFLICT, "", "Deposit %s already exists.", in.DepositID)
 	}
 	slip := DepositSlip{ID: in.DepositID, Depository: strings.TrimSpace(in.Depository), At: c.At, By: c.Actor, CommandID: c.ID, Cash: Cents(0), CheckTotal: Cents(0)}
+	if RulesFormat(tx) >= 2 {
+		// §5.06: only a depository the board designated, on the day of
+		// the deposit (format 2; format 1 slips named any bank).
+		d, err := checkDepository(tx, slip.Depository, c.At.Date)
+		if err != nil {
+			return err
+		}
+		slip.DepositoryName = d.Name
+	}
 	seen := map[string]bool{}
 	for _, id := range in.Drawers {
 		if seen[id] {

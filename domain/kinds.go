@@ -87,6 +87,15 @@ var Kinds = NewTable(
 	repairNoticeKind,            // specialcharge.go, §5.14(13)
 	specialChargeKind,           // specialcharge.go, §5.14(13)
 
+	// The treasury: legal claims, depositories, investments and the
+	// county settlements (§5.06, 5.08, 5.09, 5.17).
+	legalClaimKind,         // legalclaims.go, §5.08
+	depositoryKind,         // depository.go, §5.06
+	depositoryInterestKind, // depository.go, §5.06
+	investmentKind,         // investment.go, §5.09
+	investmentInterestKind, // investment.go, §5.09
+	countySettlementKind,   // countysettlement.go, §5.17
+
 	// The cluster's own.
 	ledgerFormatKind, // ledgerformat.go
 	checkpointKind,   // ledgerformat.go

@@ -308,6 +308,13 @@ func TestDrawerDay(t *testing.T) {
 	if !tx.index[IndexUndeposited+"/2026-11-02/D-1"] {
 		t.Fatal("a drawer holding money is not flagged as undeposited")
 	}
+	// At ledger format 2 a deposit names a depository the board designated
+	// (§5.06, depository.go).
+	designate := staffCmd(KindDepository, "treasurer", "2026-11-02T15:00")
+	designate.Payload = &DepositoryChange{Op: DepositoryDesignate, ID: "Bank", Name: "Bank of Belleville", Institution: "Bank of Belleville", Resolution: "2026-01", From: MustDate("2026-01-01")}
+	if _, err := tx.run(t, designate); err != nil {
+		t.Fatal(err)
+	}
 	dep := staffCmd(KindDeposit, "treasurer", "2026-11-02T16:00")
 	dep.Payload = &Deposit{DepositID: "DEP-1", Depository: "Bank", Drawers: []string{"D-1"}}
 	if _, err := tx.run(t, dep); ErrorCode(err) != ECONFLICT {

@@ -86,6 +86,15 @@ const (
 	CapSpecialCharges  Capability = "special-charges"  // repair notices and their hearings, special charges (§5.14(13))
 )
 
+// Capabilities of the treasury: legal claims, depositories, investments
+// and the county settlements (§5.06, 5.08, 5.09, 5.17; kiosk/staff/treasury).
+const (
+	CapReadLegalClaims Capability = "read-legal-claims" // the register of legal claims, their deadlines and letters
+	CapLegalClaims     Capability = "legal-claims"      // record a claim, the President's notice, the attorney, the board's decision, the notice of disallowance
+	CapReadTreasury    Capability = "read-treasury"     // depositories, investments and the county settlements
+	CapTreasury        Capability = "treasury"          // designate depositories, record interest, investments and settlement payments
+)
+
 var grants = map[domain.Role][]Capability{
 	domain.RoleClerk: {CapDashboard, CapReadBills, CapBills, CapWindow, CapReadCash, CapReturns, CapRefundCheck, CapReadLetters, CapLetters, CapReadFees,
 		CapReadBudget, CapBudgetMeeting,
@@ -94,15 +103,19 @@ var grants = map[domain.Role][]Capability{
 	domain.RoleTreasurer: {CapDashboard, CapReadBills, CapBills, CapWindow, CapDeposit, CapReadCash, CapReturns, CapRefundApprove, CapRefundCheck, CapReadLetters, CapLetters, CapNovemberRun, CapJournal, CapReadFees,
 		CapReadBudget, CapCertify,
 		CapReadPayables, CapClaims, CapCheckRuns, CapSignatures, CapAPPolicy, CapRegister, CapAudit, CapAuditEngagement,
-		CapRoomTaxForms, CapRoomTaxFile, CapRoomTaxRead, CapRoomTaxDirectory, CapRoomTaxAdmin, CapRoomTaxLog, CapRoomTaxTotals},
+		CapRoomTaxForms, CapRoomTaxFile, CapRoomTaxRead, CapRoomTaxDirectory, CapRoomTaxAdmin, CapRoomTaxLog, CapRoomTaxTotals,
+		CapReadTreasury, CapTreasury},
 	domain.RoleAdministrator: {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapUsers, CapCluster, CapJournal, CapReadFees, CapResolutions,
 		CapReadBudget, CapChart, CapEstimates, CapBudget, CapBudgetMeeting, CapPurchasing, CapPurchasingRules, CapEmployment,
 		CapReadPayables, CapClaims, CapSignatures, CapAPPolicy, CapAudit, CapAuditEngagement,
-		CapRoomTaxRead, CapRoomTaxTotals},
+		CapRoomTaxRead, CapRoomTaxTotals,
+		CapReadLegalClaims, CapLegalClaims, CapReadTreasury},
 	domain.RoleAuditor: {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapCluster, CapJournal, CapReadFees, CapReadBudget, CapReadPayables, CapAudit,
-		CapRoomTaxRead, CapRoomTaxDirectory, CapRoomTaxLog, CapRoomTaxTotals},
+		CapRoomTaxRead, CapRoomTaxDirectory, CapRoomTaxLog, CapRoomTaxTotals,
+		CapReadLegalClaims, CapReadTreasury},
 	domain.RoleBoard: {CapDashboard, CapReadFees, CapResolutions, CapReadBudget, CapReadPayables, CapClaims,
-		CapRoomTaxRead, CapRoomTaxTotals},
+		CapRoomTaxRead, CapRoomTaxTotals,
+		CapReadLegalClaims, CapLegalClaims, CapReadTreasury},
 	domain.RoleHotelOperator: {CapDashboard, CapReadFees,
 		CapRoomTaxForms, CapRoomTaxFile, CapRoomTaxRead, CapRoomTaxTotals},
 	domain.RoleDepartmentHead: {CapDashboard, CapReadFees, CapReadBudget, CapEstimates, CapPurchasing, CapReadPayables, CapClaims,

@@ -212,3 +212,30 @@ func TestAssessmentAPIRoleMatrix(t *testing.T) {
 	}
 	stafftest.CheckAPIRoleMatrix(t, h, apiRoutes)
 }
+
+// TestTreasuryGrants pins who has the treasury's capabilities (§5.06,
+// 5.08, 5.09, 5.17; kiosk/staff/treasury, whose own matrix test requests
+// every route with every role): legal claims are the administrator's and
+// the board's (the President among them), read by the auditor; the
+// depositories, investments and settlements are the treasurer's, read by
+// the administrator, the board and the auditor. Every other role has none.
+func TestTreasuryGrants(t *testing.T) {
+	want := map[domain.Role][]staff.Capability{
+		domain.RoleTreasurer:     {staff.CapReadTreasury, staff.CapTreasury},
+		domain.RoleAdministrator: {staff.CapReadLegalClaims, staff.CapLegalClaims, staff.CapReadTreasury},
+		domain.RoleBoard:         {staff.CapReadLegalClaims, staff.CapLegalClaims, staff.CapReadTreasury},
+		domain.RoleAuditor:       {staff.CapReadLegalClaims, staff.CapReadTreasury},
+	}
+	caps := []staff.Capability{staff.CapReadLegalClaims, staff.CapLegalClaims, staff.CapReadTreasury, staff.CapTreasury}
+	for _, role := range domain.Roles() {
+		for _, c := range caps {
+			has := false
+			for _, w := range want[role] {
+				has = has || w == c
+			}
+			if staff.Allowed(role, c) != has {
+				t.Errorf("%s has %s: %v, want %v", role, c, staff.Allowed(role, c), has)
+			}
+		}
+	}
+}

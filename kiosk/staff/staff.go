@@ -94,9 +94,6 @@ type Config struct {
 	OperatorToken string
 	// Hasher makes password hashes; zero means DefaultHasher.
 	Hasher Hasher
-	// Depositories are the public depositories the board designated
-	// (§5.06, Wis. Stat. 34.05); deposit slips name one of them.
-	Depositories []string
 	// Modules are the capabilities of the back office in packages of
 	// their own (module.go), mounted in this order.
 	Modules []Module
@@ -114,7 +111,6 @@ type Server struct {
 	log      *slog.Logger
 	operator string
 	hasher   Hasher
-	banks    []string
 	sessions *sessions
 	limiter  *limiter
 	// What the modules mounted.
@@ -135,7 +131,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Ledger == nil {
 		return nil, errors.New("staff: no ledger")
 	}
-	s := &Server{ledger: cfg.Ledger, reads: domain.ReadsOf(cfg.Ledger), cluster: cfg.Cluster, refunds: cfg.Refunds, journal: cfg.Journal, now: cfg.Now, loc: cfg.Location, log: cfg.Logger, operator: cfg.OperatorToken, hasher: cfg.Hasher, banks: cfg.Depositories}
+	s := &Server{ledger: cfg.Ledger, reads: domain.ReadsOf(cfg.Ledger), cluster: cfg.Cluster, refunds: cfg.Refunds, journal: cfg.Journal, now: cfg.Now, loc: cfg.Location, log: cfg.Logger, operator: cfg.OperatorToken, hasher: cfg.Hasher}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -154,9 +150,6 @@ func New(cfg Config) (*Server, error) {
 	}
 	if err := s.hasher.check(); err != nil {
 		return nil, fmt.Errorf("staff: password hasher: %w", err)
-	}
-	if len(s.banks) == 0 {
-		s.banks = []string{"Village general account (designated public depository)"}
 	}
 	s.sessions = &sessions{now: s.now, m: map[string]*session{}}
 	s.limiter = newLimiter(s.now)

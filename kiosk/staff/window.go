@@ -3,7 +3,6 @@ package staff
 import (
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/villagehall/appliance/domain"
@@ -245,8 +244,18 @@ func (s *Server) showDrawersPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	// A slip names a depository the board designated, as of today
+	// (§5.06; domain/depository.go).
+	banks, err := s.reads.DepositoriesOn(s.today())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	pr, _ := principalFrom(r.Context())
-	v := view.Drawers{Late: late, CanDeposit: Allowed(pr.user.Role, CapDeposit), Depositories: s.banks}
+	v := view.Drawers{Late: late, CanDeposit: Allowed(pr.user.Role, CapDeposit)}
+	for _, b := range banks {
+		v.Depositories = append(v.Depositories, view.Option{Value: b.ID, Label: b.Name + " (" + b.Institution + ")"})
+	}
 	for _, d := range pending {
 		dv := drawerView(d)
 		if !d.Closed {
@@ -264,14 +273,10 @@ func (s *Server) showDrawersPage(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, view.DrawersPage(s.page(r, "Drawers and deposits"), v))
 }
 
-// submitDeposit makes a deposit slip for the chosen closed drawers.
+// submitDeposit makes a deposit slip for the chosen closed drawers; the
+// ledger refuses a depository the board has not designated (§5.06).
 func (s *Server) submitDeposit(w http.ResponseWriter, r *http.Request) {
-	bank := formValue(r, "depository")
-	if !slices.Contains(s.banks, bank) {
-		s.fail(w, r, domain.Errorf(domain.EINVALID, "§5.06", "Choose one of the designated public depositories."))
-		return
-	}
-	in := domain.Deposit{Depository: bank, Drawers: r.PostForm["drawer"]}
+	in := domain.Deposit{Depository: formValue(r, "depository"), Drawers: r.PostForm["drawer"]}
 	res, err := s.submit(r, domain.KindDeposit, func(c *domain.Command) {
 		in.DepositID = fmt.Sprintf("DEP-%s-%s-%06d", c.At.Date, c.Node, c.Seq)
 		c.Payload = &in
@@ -290,7 +295,11 @@ func (s *Server) showDepositPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	v := view.Deposit{ID: d.ID, Depository: d.Depository, At: d.At.String(), By: d.By, CommandID: d.CommandID, Drawers: d.Drawers, Cash: d.Cash.String(), CheckTotal: d.CheckTotal.String(), Total: d.Total.String()}
+	name := d.Depository
+	if d.DepositoryName != "" {
+		name = d.DepositoryName
+	}
+	v := view.Deposit{ID: d.ID, Depository: name, At: d.At.String(), By: d.By, CommandID: d.CommandID, Drawers: d.Drawers, Cash: d.Cash.String(), CheckTotal: d.CheckTotal.String(), Total: d.Total.String()}
 	for _, c := range d.Checks {
 		v.Checks = append(v.Checks, view.DepositCheck{Receipt: c.Receipt, Reference: c.Reference, Payer: c.Payer, Amount: c.Amount.String()})
 	}

@@ -86,27 +86,33 @@ func TestWindowDay(t *testing.T) {
 	if p := c.Post("/staff/deposits", url.Values{"depository": {"Bank of Belleville (designated)"}, "drawer": {drawer}}); p.Status != http.StatusForbidden {
 		t.Fatalf("clerk deposit: %d", p.Status)
 	}
+	// The board designated the depository (ledger format 2: a slip names a
+	// designated depository, domain/depository.go).
+	h.Submit("treasurer", &domain.DepositoryChange{Op: domain.DepositoryDesignate, ID: "BOB", Name: "Bank of Belleville (designated)", Institution: "Bank of Belleville", Resolution: "2026-03", From: domain.MustDate("2026-01-01")})
 	tr := h.SignedIn("treasurer", domain.RoleTreasurer)
 	p = tr.Get("/staff/drawers")
 	if !p.Has("alert-undeposited") || !p.Has("deposit-"+drawer) {
 		t.Fatal("the drawers page does not offer the closed drawer for deposit")
 	}
+	if got := p.Doc.Find(`[data-testid="depository"] option`).AttrOr("value", ""); got != "BOB" {
+		t.Fatalf("the deposit form offers %q, not the designated depository", got)
+	}
 	if p := tr.Post("/staff/deposits", url.Values{"depository": {"Some other bank"}, "drawer": {drawer}}); p.Status != http.StatusUnprocessableEntity {
 		t.Fatalf("an undesignated depository: %d", p.Status)
 	}
-	p = tr.Post("/staff/deposits", url.Values{"depository": {"Bank of Belleville (designated)"}, "drawer": {drawer}})
+	p = tr.Post("/staff/deposits", url.Values{"depository": {"BOB"}, "drawer": {drawer}})
 	if p.Status != http.StatusSeeOther {
 		t.Fatalf("deposit: %d %s", p.Status, p.Text("error"))
 	}
 	p = tr.Get(p.Location)
 	// Cash counted 242.00 less the 100.00 float, and the check.
-	if p.Text("slip-cash") != "142.00" || p.Text("slip-checks") != "90.00" || p.Text("slip-total") != "232.00" {
+	if p.Text("slip-cash") != "142.00" || p.Text("slip-checks") != "90.00" || p.Text("slip-total") != "232.00" || p.Text("slip-depository") != "Bank of Belleville (designated)" {
 		t.Fatalf("slip: cash %q checks %q total %q", p.Text("slip-cash"), p.Text("slip-checks"), p.Text("slip-total"))
 	}
 	if p := c.Get("/staff/"); p.Has("alert-undeposited") {
 		t.Fatal("the alert stays after the deposit")
 	}
-	if p := tr.Post("/staff/deposits", url.Values{"depository": {"Bank of Belleville (designated)"}, "drawer": {drawer}}); p.Status != http.StatusConflict {
+	if p := tr.Post("/staff/deposits", url.Values{"depository": {"BOB"}, "drawer": {drawer}}); p.Status != http.StatusConflict {
 		t.Fatalf("second deposit of a drawer: %d", p.Status)
 	}
 }

@@ -98,7 +98,6 @@ func (h *Harness) serve() {
 		Logger:        slog.New(slog.NewTextHandler(io.Discard, nil)),
 		OperatorToken: OperatorToken,
 		Hasher:        Hasher,
-		Depositories:  []string{"Bank of Belleville (designated)"},
 		Modules:       h.opts.Modules,
 	})
 	if err != nil {

@@ -350,6 +350,15 @@ func (l *Ledger) PutParcel(p domain.Parcel, account string) {
 	l.st.accounts[account] = domain.Account{Number: account, Name: p.Owner, Parcels: []string{p.ID}}
 }
 
+// PutTaxBill writes a property tax bill and its index entries straight
+// into the ledger's state (domain.PutTaxBill), as the demo seed and the
+// roll import do.
+func (l *Ledger) PutTaxBill(t domain.TaxBill) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return domain.PutTaxBill(memTx{&l.st}, t)
+}
+
 // AppendJournal adds an entry to the journal as it is, for a test of
 // what the journal's pages make of a hostile one.
 func (l *Ledger) AppendJournal(e staff.JournalEntry) {

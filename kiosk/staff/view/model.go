@@ -191,7 +191,7 @@ type DrawerPayment struct {
 type Drawers struct {
 	Late         bool
 	CanDeposit   bool
-	Depositories []string
+	Depositories []Option // designated today (§5.06)
 	Pending      []Drawer
 	Recent       []Drawer
 }

@@ -1,0 +1,236 @@
+package main
+
+import (
+	"context"
+	"crypto/x509"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/browsertest"
+)
+
+// TestTreasuryInBrowser runs the treasury in real Chromium on a real node
+// (Badger and Raft) with the demo data: the administrator records a legal
+// claim from its notice of circumstances, tells the Village President,
+// records the attorney, sees the 120 days on the start page, has a
+// disallowance dated before the claim refused, records the board's
+// disallowance, opens the letter as a PDF stating the six-month limit, and
+// records its service by certified mail, after which the start page shows
+// the last day for suit; then the treasurer takes cash at the window,
+// closes the drawer, is refused a deposit to a bank the board never
+// designated, records the board's designation of the Bank of Belleville
+// and deposits there.
+func TestTreasuryInBrowser(t *testing.T) {
+	m := startMain(t, t.TempDir()) // 2026-11-29
+	defer m.Close()
+	passwords := map[string]string{}
+	for _, u := range [][]string{{"admin", "Ada Admin", "administrator"}, {"treas", "Tom Treasurer", "treasurer"}} {
+		out, code := userCLI(t, m, "add", "--username", u[0], "--name", u[1], "--role", u[2])
+		if code != 0 {
+			t.Fatalf("user add %s: %s", u[0], out)
+		}
+		passwords[u[0]] = tempPassword(t, out)
+	}
+
+	ctx := browsertest.New(t, browsertest.Options{Width: 1280, Height: 1000, Timeout: 6 * time.Minute, Trust: []*x509.Certificate{m.Identity().Certificate()}})
+	base := "https://" + m.StaffAddr()
+	step := func(what string, steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		sctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+		defer cancel()
+		if err := chromedp.Do(sctx, steps...); err != nil {
+			page, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + "\n" + document.body.innerText`))
+			browsertest.Screenshot(t, ctx, "failed-"+what)
+			t.Fatalf("%s: %v; the page:\n%s", what, err, page)
+		}
+	}
+	// submit clicks button and waits for marker on the answer: the marker
+	// is first taken off the page the form is on.
+	submit := func(button, marker string) chromedp.Action[chromedp.Void] {
+		return func(c context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+			if _, err := chromedp.Evaluate[bool](`document.querySelectorAll('[data-testid="`+marker+`"]').forEach(e => e.remove()) || true`)(c, tg); err != nil {
+				return chromedp.Void{}, err
+			}
+			if _, err := chromedp.Click(testid(button))(c, tg); err != nil {
+				return chromedp.Void{}, err
+			}
+			return chromedp.WaitVisible(testid(marker))(c, tg)
+		}
+	}
+	has := func(id string) bool {
+		t.Helper()
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!document.querySelector('[data-testid="`+id+`"]')`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	set := func(id, value string) chromedp.Action[chromedp.Void] {
+		return chromedp.SetValue(testid(id), value)
+	}
+	as := func(user string) {
+		t.Helper()
+		step("start page", chromedp.Navigate(base+"/staff/"), chromedp.WaitVisible(`body`))
+		if has("sign-out") {
+			step("sign out", chromedp.Click(testid("sign-out")), chromedp.WaitVisible(testid("login-form")))
+		}
+		step("sign in as "+user,
+			chromedp.WaitVisible(testid("login-form")),
+			chromedp.SendKeys(testid("login-username"), user),
+			chromedp.SendKeys(testid("login-password"), passwords[user]),
+			submit("login-submit", "sign-out"),
+		)
+		if has("password-forced") {
+			chosen := "sugar river ledger book"
+			step(user+" chooses a password",
+				chromedp.SendKeys(testid("password-current"), passwords[user]),
+				chromedp.SendKeys(testid("password-new"), chosen),
+				chromedp.SendKeys(testid("password-again"), chosen),
+				submit("password-submit", "password-changed"),
+			)
+			passwords[user] = chosen
+		}
+	}
+
+	// A legal claim, from the notice of circumstances to the letter.
+	as("admin")
+	step("record the claim",
+		chromedp.Navigate(base+"/staff/legal-claims"),
+		chromedp.WaitVisible(testid("legal-claim-form")),
+		set("lc-claimant", "Dana Roe"),
+		set("lc-address", "12 Oak St, Belleville WI 53508"),
+		set("lc-description", "Car damaged by a pothole on W Main St on September 28"),
+		set("lc-notice-on", "2026-10-01"),
+		set("lc-claim-on", "2026-10-15"),
+		set("lc-amount", "1,200.00"),
+		submit("lc-submit", "legal-claim"),
+	)
+	if got := text(t, ctx, "lc-deemed"); got != "2027-02-12" {
+		t.Fatalf("deemed disallowed on %q, want 2027-02-12 (120 days after 2026-10-15)", got)
+	}
+	id := "LC-2026-001"
+	step("the start page", chromedp.Navigate(base+"/staff/"), chromedp.WaitVisible(testid("alert-legal-president-"+id)))
+	if got := text(t, ctx, "alert-legal-deadline-"+id); !strings.Contains(got, "2027-02-12") {
+		t.Fatalf("the start page's deadline: %q", got)
+	}
+	browsertest.Screenshot(t, ctx, "treasury-1-start-page")
+	step("notify the President",
+		chromedp.Navigate(base+"/staff/legal-claims/"+id),
+		chromedp.WaitVisible(testid("lc-notify-form")),
+		set("lc-notify-note", "by phone"),
+		submit("lc-notify-submit", "legal-claim"),
+	)
+	step("the attorney",
+		chromedp.WaitVisible(testid("lc-attorney-form")),
+		submit("lc-attorney-submit", "lc-contacted"),
+	)
+	step("a disallowance dated before the claim",
+		chromedp.WaitVisible(testid("lc-decide-form")),
+		set("lc-decide-on", "2026-10-10"),
+		set("lc-decide-meeting", "Board meeting of 2026-11-29, item 6"),
+		submit("lc-decide-submit", "form-error"),
+	)
+	if got := text(t, ctx, "form-error"); !strings.Contains(got, "cannot be served before the claim") {
+		t.Fatalf("the refusal: %q", got)
+	}
+	if has("lc-outcome") {
+		t.Fatal("a disallowance before the claim was recorded")
+	}
+	step("the disallowance",
+		set("lc-decide-on", "2026-11-29"),
+		set("lc-decide-meeting", "Board meeting of 2026-11-29, item 6"),
+		submit("lc-decide-submit", "lc-pdf"),
+	)
+	letter, err := chromedp.Run(ctx, chromedp.Evaluate[string](`fetch(document.querySelector('[data-testid="lc-pdf"]').href).then(r => r.text().then(b => r.headers.get('content-type') + ' ' + r.status + ' ' + b))`, chromedp.EvalAwaitPromise))
+	if err != nil || !strings.HasPrefix(letter, "application/pdf 200 %PDF-") || !strings.Contains(letter, "six \\(6\\) months") {
+		t.Fatalf("the letter: %.60q, %v", letter, err)
+	}
+	step("the notice served",
+		chromedp.WaitVisible(testid("lc-notice-form")),
+		set("lc-tracking-input", "9407 1118 9876 5000 1234 56"),
+		submit("lc-notice-submit", "lc-tracking"),
+	)
+	if got := text(t, ctx, "lc-suit-deadline"); got != "2027-05-29" {
+		t.Fatalf("the last day for suit %q, want 2027-05-29", got)
+	}
+	browsertest.Screenshot(t, ctx, "treasury-2-claim")
+	step("the start page after the notice", chromedp.Navigate(base+"/staff/"), chromedp.WaitVisible(testid("alert-legal-suit-"+id)))
+	var rec domain.LegalClaimRecord
+	if err := m.Node.Get(domain.CollectionLegalClaims, id, &rec); err != nil || rec.Tracking == "" || rec.President == nil || rec.President.By != "admin" {
+		t.Fatalf("the claim in the ledger: %+v %v", rec, err)
+	}
+
+	// The window, and a deposit only to a designated depository.
+	as("treas")
+	step("open a drawer",
+		chromedp.Navigate(base+"/staff/window"),
+		chromedp.WaitVisible(testid("open-form")),
+		chromedp.Clear(testid("open-float")),
+		chromedp.SendKeys(testid("open-float"), "100.00"),
+		chromedp.Click(testid("open-drawer")),
+		chromedp.WaitVisible(testid("drawer-open")),
+	)
+	step("a cash payment",
+		chromedp.Navigate(base+"/staff/window"),
+		chromedp.WaitVisible(testid("window-bill")),
+		chromedp.SendKeys(testid("window-bill"), "B-2026-0102"),
+		chromedp.Click(testid("window-find")),
+		chromedp.WaitVisible(testid("pay-form")),
+		chromedp.Clear(testid("pay-amount")),
+		chromedp.SendKeys(testid("pay-amount"), "96.10"),
+		chromedp.Click(testid("tender-cash")),
+		chromedp.SendKeys(testid("pay-tendered"), "100.00"),
+		chromedp.Click(testid("pay-submit")),
+		chromedp.WaitVisible(testid("receipt-number")),
+	)
+	step("close the drawer",
+		chromedp.Navigate(base+"/staff/window/close"),
+		chromedp.WaitVisible(testid("close-form")),
+		chromedp.SendKeys(testid("count-cash"), "196.10"),
+		chromedp.SendKeys(testid("count-checks"), "0"),
+		chromedp.SendKeys(testid("count-check-count"), "0"),
+		chromedp.Click(testid("close-submit")),
+		chromedp.WaitVisible(testid("over-short")),
+	)
+	// A slip to a bank the board never designated (a form kept from
+	// before, or edited): the ledger refuses it.
+	step("a deposit to an undesignated bank",
+		chromedp.Navigate(base+"/staff/drawers"),
+		chromedp.WaitVisible(testid("deposit-form")),
+	)
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { const s = document.querySelector('[data-testid="depository"]'); const o = document.createElement('option'); o.value = 'FIRST-NATIONAL'; o.textContent = 'First National'; s.appendChild(o); s.value = 'FIRST-NATIONAL'; return true; })()`)); err != nil {
+		t.Fatal(err)
+	}
+	step("submit it", submit("deposit-submit", "error"))
+	if got := text(t, ctx, "error"); !strings.Contains(got, "not a public depository designated by the Village Board") {
+		t.Fatalf("the refusal: %q", got)
+	}
+	browsertest.Screenshot(t, ctx, "treasury-3-undesignated")
+	step("designate the Bank of Belleville",
+		chromedp.Navigate(base+"/staff/depositories"),
+		chromedp.WaitVisible(testid("depository-form")),
+		set("dep-id", "BOB"),
+		set("dep-name", "Bank of Belleville general account"),
+		set("dep-institution", "Bank of Belleville"),
+		set("dep-resolution", "2026-03"),
+		set("dep-from", "2026-01-01"),
+		submit("dep-submit", "depository-BOB"),
+	)
+	step("the deposit",
+		chromedp.Navigate(base+"/staff/drawers"),
+		chromedp.WaitVisible(testid("deposit-form")),
+		chromedp.SetValue(testid("depository"), "BOB"),
+		submit("deposit-submit", "deposit-slip"),
+	)
+	if got := text(t, ctx, "slip-depository"); got != "Bank of Belleville general account" {
+		t.Fatalf("the slip names %q", got)
+	}
+	if got := text(t, ctx, "slip-total"); got != "96.10" {
+		t.Fatalf("the slip's total %q, want 96.10", got)
+	}
+	browsertest.Screenshot(t, ctx, "treasury-4-deposit")
+}

@@ -1,0 +1,360 @@
+package domain
+
+import (
+	"strings"
+	"testing"
+)
+
+// treasuryTx is a staff ledger with a chart: the general fund 100 with its
+// interest revenue 100-48100, and a water utility fund 600 with 600-48100.
+func treasuryTx(t *testing.T) *staffTx {
+	t.Helper()
+	tx := newStaffTx()
+	c := staffCmd(KindChart, "admin", "2026-01-02T09:00")
+	c.Payload = &ChartChange{Accounts: []ChartAccount{
+		{Code: "100", Type: AccountFund, Name: "General fund", General: true},
+		{Code: "100-48100", Type: AccountRevenue, Name: "Interest", Fund: "100", Major: "Miscellaneous revenue"},
+		{Code: "600", Type: AccountFund, Name: "Water utility"},
+		{Code: "600-48100", Type: AccountRevenue, Name: "Water interest", Fund: "600", Major: "Miscellaneous revenue"},
+	}}
+	if _, err := tx.run(t, c); err != nil {
+		t.Fatal(err)
+	}
+	return tx
+}
+
+func mustRun(t *testing.T, tx *staffTx, c Command) Result {
+	t.Helper()
+	res, err := tx.run(t, c)
+	if err != nil {
+		t.Fatalf("%s: %v", c.Kind, err)
+	}
+	return res
+}
+
+// refused checks that c is refused with code and a message containing
+// want, and that nothing in the ledger changed.
+func refused(t *testing.T, tx *staffTx, c Command, code Code, want string) {
+	t.Helper()
+	before := tx.clone()
+	_, err := tx.run(t, c)
+	if ErrorCode(err) != code || !strings.Contains(ErrorMessage(err), want) {
+		t.Fatalf("%s: got %v (%s), want %s containing %q", c.Kind, err, ErrorCode(err), code, want)
+	}
+	if len(before.records) != len(tx.records) || len(before.index) != len(tx.index) || len(before.receipts) != len(tx.receipts) {
+		t.Fatalf("%s: a refused command changed the ledger", c.Kind)
+	}
+	for k, v := range before.records {
+		if string(tx.records[k]) != string(v) {
+			t.Fatalf("%s: a refused command changed %s", c.Kind, k)
+		}
+	}
+}
+
+func legal(actor, at string, p LegalClaimChange) Command {
+	c := staffCmd(KindLegalClaim, actor, at)
+	c.Payload = &p
+	return c
+}
+
+func TestLegalClaimFromNoticeToDisallowance(t *testing.T) {
+	tx := treasuryTx(t)
+	mustRun(t, tx, legal("admin", "2026-03-02T10:00", LegalClaimChange{Op: LegalClaimFile, ID: "LC-1", Claimant: "Dana Roe", Address: "12 Oak St, Belleville WI 53508",
+		Description: "Car damaged by a pothole on Main St", NoticeOn: MustDate("2026-03-01")}))
+	l, _ := loadLegalClaim(tx, "LC-1")
+	if _, ok, _ := l.Deadlines(DefaultParams()); ok {
+		t.Fatal("a notice of circumstances alone starts no 120-day clock")
+	}
+	// The board cannot act on a notice without an itemized claim.
+	refused(t, tx, legal("board1", "2026-03-03T10:00", LegalClaimChange{Op: LegalClaimDecide, ID: "LC-1", Decision: LegalClaimDisallow, On: MustDate("2026-03-03"), Meeting: "Board 2026-03-03"}), EINVALID, "no itemized claim")
+	// The attorney is the President's decision, after the President knows.
+	refused(t, tx, legal("board1", "2026-03-03T10:00", LegalClaimChange{Op: LegalClaimAttorney, ID: "LC-1", On: MustDate("2026-03-03"), Contact: true}), ECONFLICT, "Notify the Village President")
+	mustRun(t, tx, legal("admin", "2026-03-02T10:05", LegalClaimChange{Op: LegalClaimNotify, ID: "LC-1", On: MustDate("2026-03-02"), Note: "by phone"}))
+	refused(t, tx, legal("admin", "2026-03-02T10:06", LegalClaimChange{Op: LegalClaimNotify, ID: "LC-1", On: MustDate("2026-03-02")}), ECONFLICT, "was notified")
+	mustRun(t, tx, legal("board1", "2026-03-04T09:00", LegalClaimChange{Op: LegalClaimAttorney, ID: "LC-1", On: MustDate("2026-03-04"), Contact: true}))
+	refused(t, tx, legal("admin", "2026-04-01T09:00", LegalClaimChange{Op: LegalClaimItemize, ID: "LC-1", ClaimOn: MustDate("2026-02-01"), Amount: MustMoney("1200.00")}), EINVALID, "before the notice")
+	mustRun(t, tx, legal("admin", "2026-04-01T09:00", LegalClaimChange{Op: LegalClaimItemize, ID: "LC-1", ClaimOn: MustDate("2026-03-31"), Amount: MustMoney("1200.00")}))
+	l, _ = loadLegalClaim(tx, "LC-1")
+	d, ok, err := l.Deadlines(DefaultParams())
+	if err != nil || !ok || d.DeemedDisallowedOn.String() != "2026-07-29" || !d.SuitDeadline.IsZero() {
+		t.Fatalf("deadlines after the itemized claim: %+v %v %v", d, ok, err)
+	}
+	// A disallowance dated before the claim is refused by the rule.
+	refused(t, tx, legal("admin", "2026-04-14T20:00", LegalClaimChange{Op: LegalClaimDecide, ID: "LC-1", Decision: LegalClaimDisallow, On: MustDate("2026-03-30"), Meeting: "Board 2026-04-14, motion 7"}), EINVALID, "cannot be served before the claim")
+	refused(t, tx, legal("admin", "2026-04-14T20:00", LegalClaimChange{Op: LegalClaimNotice, ID: "LC-1", On: MustDate("2026-04-15"), Tracking: "9407"}), ECONFLICT, "not disallowed")
+	refused(t, tx, legal("admin", "2026-04-14T20:00", LegalClaimChange{Op: LegalClaimDecide, ID: "LC-1", Decision: "maybe", On: MustDate("2026-04-14"), Meeting: "m"}), EINVALID, "allow or disallow")
+	mustRun(t, tx, legal("admin", "2026-04-14T20:00", LegalClaimChange{Op: LegalClaimDecide, ID: "LC-1", Decision: LegalClaimDisallow, On: MustDate("2026-04-14"), Meeting: "Board 2026-04-14, motion 7"}))
+	refused(t, tx, legal("admin", "2026-04-15T09:00", LegalClaimChange{Op: LegalClaimNotice, ID: "LC-1", On: MustDate("2026-04-15")}), EINVALID, "tracking number")
+	refused(t, tx, legal("admin", "2026-04-15T09:00", LegalClaimChange{Op: LegalClaimNotice, ID: "LC-1", On: MustDate("2026-04-16"), Tracking: "9407"}), EINVALID, "on or before today")
+	mustRun(t, tx, legal("admin", "2026-04-15T09:00", LegalClaimChange{Op: LegalClaimNotice, ID: "LC-1", On: MustDate("2026-04-15"), Tracking: "9407 1118 9876 5000 1234 56"}))
+	l, _ = loadLegalClaim(tx, "LC-1")
+	d, _, _ = l.Deadlines(DefaultParams())
+	// Six calendar months from the service of the notice, not 180 days.
+	if d.SuitDeadline.String() != "2026-10-15" || l.Open() || l.Tracking == "" || l.President.By != "admin" || !l.Contacted {
+		t.Fatalf("after the notice: %+v %+v", d, l)
+	}
+	if claims, err := ReadsOf(txRecords{tx}).LegalClaims(); err != nil || len(claims) != 1 || claims[0].ID != "LC-1" {
+		t.Fatalf("register: %v %v", claims, err)
+	}
+}
+
+func TestLegalClaimRefusals(t *testing.T) {
+	tx := treasuryTx(t)
+	for _, row := range []struct {
+		name string
+		p    LegalClaimChange
+		want string
+	}{
+		{"no claimant", LegalClaimChange{Op: LegalClaimFile, ID: "LC-2", Description: "x", ClaimOn: MustDate("2026-03-01"), Amount: MustMoney("1.00")}, "claimant"},
+		{"no date", LegalClaimChange{Op: LegalClaimFile, ID: "LC-2", Claimant: "A", Description: "x"}, "Give the day"},
+		{"future", LegalClaimChange{Op: LegalClaimFile, ID: "LC-2", Claimant: "A", Description: "x", ClaimOn: MustDate("2026-04-01"), Amount: MustMoney("1.00")}, "after today"},
+		{"claim without amount", LegalClaimChange{Op: LegalClaimFile, ID: "LC-2", Claimant: "A", Description: "x", ClaimOn: MustDate("2026-03-01")}, "more than $0.00"},
+		{"bad id", LegalClaimChange{Op: LegalClaimFile, ID: "LC 2", Claimant: "A", Description: "x", ClaimOn: MustDate("2026-03-01"), Amount: MustMoney("1.00")}, "malformed"},
+	} {
+		t.Run("§5.08/"+row.name, func(t *testing.T) {
+			refused(t, tx, legal("admin", "2026-03-02T10:00", row.p), EINVALID, row.want)
+		})
+	}
+	mustRun(t, tx, legal("admin", "2026-03-02T10:00", LegalClaimChange{Op: LegalClaimFile, ID: "LC-2", Claimant: "A", Description: "x", ClaimOn: MustDate("2026-03-01"), Amount: MustMoney("500.00")}))
+	refused(t, tx, legal("admin", "2026-03-02T10:00", LegalClaimChange{Op: LegalClaimFile, ID: "LC-2", Claimant: "A", Description: "x", ClaimOn: MustDate("2026-03-01"), Amount: MustMoney("500.00")}), ECONFLICT, "already exists")
+	refused(t, tx, legal("admin", "2026-03-10T20:00", LegalClaimChange{Op: LegalClaimDecide, ID: "LC-2", Decision: LegalClaimAllow, Allowed: MustMoney("600.00"), On: MustDate("2026-03-10"), Meeting: "m"}), EINVALID, "at most the claim")
+	mustRun(t, tx, legal("admin", "2026-03-10T20:00", LegalClaimChange{Op: LegalClaimDecide, ID: "LC-2", Decision: LegalClaimAllow, Allowed: MustMoney("450.00"), On: MustDate("2026-03-10"), Meeting: "m"}))
+	refused(t, tx, legal("admin", "2026-03-11T09:00", LegalClaimChange{Op: LegalClaimNotice, ID: "LC-2", On: MustDate("2026-03-11"), Tracking: "1"}), ECONFLICT, "not disallowed")
+	refused(t, tx, legal("admin", "2026-03-11T09:00", LegalClaimChange{Op: LegalClaimDecide, ID: "LC-2", Decision: LegalClaimDisallow, On: MustDate("2026-03-11"), Meeting: "m"}), ECONFLICT, "already allowed")
+	refused(t, tx, legal("admin", "2026-03-11T09:00", LegalClaimChange{Op: LegalClaimNotify, ID: "LC-9", On: MustDate("2026-03-11")}), ENOTFOUND, "no legal claim")
+	if d, ok := Kinds.Lookup(KindLegalClaim); !ok || d.Permits(RoleClerk) || d.Permits(RoleTreasurer) || !d.Permits(RoleAdministrator) || !d.Permits(RoleBoard) {
+		t.Fatal("legal claims are the administrator's and the board's")
+	}
+}
+
+func depositoryCmd(at string, p DepositoryChange) Command {
+	c := staffCmd(KindDepository, "treasurer", at)
+	c.Payload = &p
+	return c
+}
+
+// drawerToBank opens, fills and closes a drawer, ready to deposit.
+func drawerToBank(t *testing.T, tx *staffTx, id string) {
+	t.Helper()
+	open := staffCmd(KindDrawerOpen, "clerk", "2026-11-02T08:00")
+	open.Payload = &DrawerOpen{DrawerID: id, Float: MustMoney("100.00")}
+	mustRun(t, tx, open)
+	closeC := staffCmd(KindDrawerClose, "clerk", "2026-11-02T15:00")
+	closeC.Payload = &DrawerClose{DrawerID: id, CountedCash: MustMoney("150.00")}
+	mustRun(t, tx, closeC)
+}
+
+func TestDepositsOnlyToDesignatedDepositories(t *testing.T) {
+	tx := treasuryTx(t)
+	drawerToBank(t, tx, "D-1")
+	dep := staffCmd(KindDeposit, "treasurer", "2026-11-02T16:00")
+	dep.Payload = &Deposit{DepositID: "DEP-1", Depository: "FIRST", Drawers: []string{"D-1"}}
+	refused(t, tx, dep, EINVALID, "not a public depository designated")
+
+	refused(t, tx, depositoryCmd("2026-11-02T15:10", DepositoryChange{Op: DepositoryDesignate, ID: "BOB", Name: "Bank of Belleville", Institution: "Bank of Belleville", From: MustDate("2026-01-01")}), EINVALID, "resolution")
+	refused(t, tx, depositoryCmd("2026-11-02T15:10", DepositoryChange{Op: DepositoryDesignate, ID: "BOB", Name: "Bank of Belleville", Institution: "Bank of Belleville", Resolution: "2026-03", From: MustDate("2026-05-01"), To: MustDate("2026-04-01")}), EINVALID, "before it begins")
+	mustRun(t, tx, depositoryCmd("2026-11-02T15:10", DepositoryChange{Op: DepositoryDesignate, ID: "BOB", Name: "Bank of Belleville general account", Institution: "Bank of Belleville", Resolution: "2026-03", From: MustDate("2026-01-01")}))
+	mustRun(t, tx, depositoryCmd("2026-11-02T15:11", DepositoryChange{Op: DepositoryDesignate, ID: "OLD", Name: "Old Savings", Institution: "Old Savings Bank", Resolution: "2020-02", From: MustDate("2020-01-01")}))
+	refused(t, tx, depositoryCmd("2026-11-02T15:12", DepositoryChange{Op: DepositoryDesignate, ID: "OLD", Name: "x", Institution: "x", Resolution: "x", From: MustDate("2020-01-01")}), ECONFLICT, "designated already")
+	mustRun(t, tx, depositoryCmd("2026-11-02T15:12", DepositoryChange{Op: DepositoryEnd, ID: "OLD", Resolution: "2026-40", To: MustDate("2026-11-01")}))
+	refused(t, tx, depositoryCmd("2026-11-02T15:13", DepositoryChange{Op: DepositoryEnd, ID: "OLD", Resolution: "2026-41", To: MustDate("2026-11-30")}), ECONFLICT, "was ended")
+
+	dep.Payload = &Deposit{DepositID: "DEP-1", Depository: "OLD", Drawers: []string{"D-1"}}
+	refused(t, tx, dep, EINVALID, "ended on 2026-11-01")
+	dep.Payload = &Deposit{DepositID: "DEP-1", Depository: "BOB", Drawers: []string{"D-1"}}
+	mustRun(t, tx, dep)
+	var slip DepositSlip
+	tx.Get(CollectionDeposits, "DEP-1", &slip)
+	if slip.Depository != "BOB" || slip.DepositoryName != "Bank of Belleville general account" || slip.Total.String() != "50.00" {
+		t.Fatalf("slip = %+v", slip)
+	}
+	on, err := ReadsOf(txRecords{tx}).DepositoriesOn(MustDate("2026-11-02"))
+	if err != nil || len(on) != 1 || on[0].ID != "BOB" {
+		t.Fatalf("designated on 2026-11-02: %v %v", on, err)
+	}
+}
+
+// TestDepositAtFormatOneNamesAnyBank: a log written before the rule
+// replays with the answers it had.
+func TestDepositAtFormatOneNamesAnyBank(t *testing.T) {
+	tx := &staffFormatTx{staffTx: treasuryTx(t), format: 1}
+	drawerToBank(t, tx.staffTx, "D-1")
+	dep := staffCmd(KindDeposit, "treasurer", "2026-11-02T16:00")
+	dep.Payload = &Deposit{DepositID: "DEP-1", Depository: "Some bank", Drawers: []string{"D-1"}}
+	if _, err := Apply(tx, dep, 9, DefaultParams()); err != nil {
+		t.Fatalf("a format 1 deposit: %v", err)
+	}
+}
+
+// staffFormatTx is a staff ledger at a given ledger format.
+type staffFormatTx struct {
+	*staffTx
+	format int
+}
+
+func (t *staffFormatTx) LedgerFormat() int { return t.format }
+
+func TestInterestCreditedAsReceipts(t *testing.T) {
+	tx := treasuryTx(t)
+	mustRun(t, tx, depositoryCmd("2026-11-02T15:10", DepositoryChange{Op: DepositoryDesignate, ID: "BOB", Name: "Bank of Belleville", Institution: "Bank of Belleville", Resolution: "2026-03", From: MustDate("2026-01-01")}))
+	in := staffCmd(KindDepositoryInterest, "treasurer", "2026-11-30T10:00")
+	in.Payload = &DepositoryInterest{Depository: "BOB", On: MustDate("2026-11-30"), Amount: MustMoney("0.00"), Revenue: "100-48100"}
+	refused(t, tx, in, EINVALID, "more than $0.00")
+	in.Payload = &DepositoryInterest{Depository: "BOB", On: MustDate("2026-11-30"), Amount: MustMoney("41.17"), Revenue: "100"}
+	refused(t, tx, in, EINVALID, "revenue account")
+	in.Payload = &DepositoryInterest{Depository: "NOPE", On: MustDate("2026-11-30"), Amount: MustMoney("41.17"), Revenue: "100-48100"}
+	refused(t, tx, in, ENOTFOUND, "no depository")
+	in.Payload = &DepositoryInterest{Depository: "BOB", On: MustDate("2026-11-30"), Amount: MustMoney("41.17"), Revenue: "100-48100", Statement: "Nov statement"}
+	res := mustRun(t, tx, in)
+	if res.Receipt == nil || res.Receipt.Kind != KindDepositoryInterest || res.Receipt.Amount.String() != "41.17" || tx.receipts[res.Receipt.Number].Account != "100-48100" {
+		t.Fatalf("interest receipt = %+v", res.Receipt)
+	}
+	actuals, err := ReadsOf(txRecords{tx}).Actuals(2026)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := actualReceipts(actuals, "100-48100"); got != "41.17" {
+		t.Fatalf("actuals of 100-48100 = %s", got)
+	}
+}
+
+func actualReceipts(as []Actual, account string) string {
+	sum := Cents(0)
+	for _, a := range as {
+		if a.Account == account {
+			sum = sum.Add(a.Receipts)
+		}
+	}
+	return sum.String()
+}
+
+func investmentCmd(at string, p InvestmentChange) Command {
+	c := staffCmd(KindInvestment, "treasurer", at)
+	c.Payload = &p
+	return c
+}
+
+func TestInvestmentRegister(t *testing.T) {
+	tx := treasuryTx(t)
+	cd := InvestmentChange{Op: InvestmentBuy, ID: "INV-1", Security: "12-month CD", Institution: "Bank of Belleville", Ground: "time-deposit", Fund: "600",
+		Amount: MustMoney("250000.00"), PurchasedOn: MustDate("2026-01-05"), MaturesOn: MustDate("2026-12-20"), Rate: "4.10"}
+	for _, row := range []struct {
+		name string
+		edit func(*InvestmentChange)
+		want string
+	}{
+		{"no legal ground", func(p *InvestmentChange) { p.Ground = "" }, "needs its legal ground"},
+		{"a security with no legal ground", func(p *InvestmentChange) { p.Ground = "crypto" }, "is not a legal ground"},
+		{"time deposit over 3 years", func(p *InvestmentChange) { p.MaturesOn = MustDate("2029-01-06") }, "at most 3 years"},
+		{"maturity before purchase", func(p *InvestmentChange) { p.MaturesOn = MustDate("2026-01-01") }, "after the purchase"},
+		{"bad rate", func(p *InvestmentChange) { p.Rate = "4,1%" }, "not a yearly percentage"},
+		{"no fund", func(p *InvestmentChange) { p.Fund = "100-48100" }, "not an open fund"},
+		{"no amount", func(p *InvestmentChange) { p.Amount = Money{} }, "more than $0.00"},
+	} {
+		t.Run("§5.09/"+row.name, func(t *testing.T) {
+			p := cd
+			row.edit(&p)
+			refused(t, tx, investmentCmd("2026-11-02T10:00", p), EINVALID, row.want)
+		})
+	}
+	mustRun(t, tx, investmentCmd("2026-11-02T10:00", cd))
+	refused(t, tx, investmentCmd("2026-11-02T10:01", cd), ECONFLICT, "already exists")
+	lgip := cd
+	lgip.ID, lgip.Security, lgip.Ground, lgip.Fund, lgip.MaturesOn = "INV-2", "LGIP shares", "lgip", "100", MustDate("2027-06-30")
+	mustRun(t, tx, investmentCmd("2026-11-02T10:02", lgip))
+
+	reads := ReadsOf(txRecords{tx})
+	soon, err := reads.MaturingBy(MustDate("2026-11-02").AddDays(30))
+	if err != nil || len(soon) != 0 {
+		t.Fatalf("maturing by 2026-12-02: %v %v", soon, err)
+	}
+	soon, _ = reads.MaturingBy(MustDate("2026-11-25").AddDays(30))
+	if len(soon) != 1 || soon[0].ID != "INV-1" {
+		t.Fatalf("maturing by 2026-12-25: %v", soon)
+	}
+
+	// Interest goes to a revenue account of the investment's own fund.
+	in := staffCmd(KindInvestmentInterest, "treasurer", "2026-11-03T10:00")
+	in.Payload = &InvestmentInterest{Investment: "INV-1", On: MustDate("2026-11-03"), Amount: MustMoney("850.00"), Revenue: "100-48100"}
+	refused(t, tx, in, EINVALID, "belongs to fund 100")
+	in.Payload = &InvestmentInterest{Investment: "INV-1", On: MustDate("2026-11-03"), Amount: MustMoney("850.00"), Revenue: "600-48100"}
+	if res := mustRun(t, tx, in); res.Receipt == nil || res.Receipt.Kind != KindInvestmentInterest {
+		t.Fatalf("interest receipt = %+v", res.Receipt)
+	}
+	actuals, _ := reads.Actuals(2026)
+	if got := actualReceipts(actuals, "600-48100"); got != "850.00" {
+		t.Fatalf("actuals of 600-48100 = %s", got)
+	}
+	if got := actualReceipts(actuals, "100-48100"); got != "0.00" {
+		t.Fatalf("actuals of 100-48100 = %s", got)
+	}
+
+	mustRun(t, tx, investmentCmd("2026-11-04T10:00", InvestmentChange{Op: InvestmentRedeem, ID: "INV-1", RedeemedOn: MustDate("2026-11-04")}))
+	refused(t, tx, investmentCmd("2026-11-04T10:01", InvestmentChange{Op: InvestmentRedeem, ID: "INV-1", RedeemedOn: MustDate("2026-11-04")}), ECONFLICT, "was redeemed")
+	soon, _ = reads.MaturingBy(MustDate("2026-12-31"))
+	all, _ := reads.Investments()
+	if len(soon) != 0 || len(all) != 2 || all[0].ID != "INV-2" || all[1].Interest.String() != "850.00" {
+		t.Fatalf("after the redemption: soon %v, register %v", soon, all)
+	}
+}
+
+func TestCountySettlement(t *testing.T) {
+	tx := treasuryTx(t)
+	bill := func(id, parcel string, county County, general, special string) {
+		b := TaxBill{ID: id, Parcel: parcel, County: county, TaxYear: 2026, IssuedOn: MustDate("2026-12-10"), GeneralTax: MustMoney(general)}
+		if special != "" {
+			b.SpecialItems = []TaxItem{{Description: "Sidewalk", Amount: MustMoney(special)}}
+		}
+		if err := PutTaxBill(tx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bill("T1", "0601-141-2001", Dane, "3000.00", "200.00")
+	bill("T2", "0601-141-2002", Dane, "2000.00", "")
+	bill("T3", "2301-001-0001", Green, "1000.00", "")
+	pay := func(id, at, option, amount string) {
+		c := staffCmd(KindPayPropertyTax, "", at)
+		c.Payload = &PayPropertyTax{TaxBillID: id, Option: TaxOption(option), Amount: MustMoney(amount), Tender: Card}
+		mustRun(t, tx, c)
+	}
+	pay("T1", "2026-12-15T10:00", "first_installment", "1700.00") // 200 specials + 1500 general
+	pay("T2", "2027-01-20T10:00", "full", "2000.00")
+	pay("T3", "2026-12-20T10:00", "full", "1000.00")
+
+	reads := ReadsOf(txRecords{tx})
+	jan, err := reads.Settlement(Dane, 2026, SettleJanuary, MustDate("2027-01-16"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if jan.Due.String() != "1500.00" || jan.Specials.String() != "200.00" || len(jan.Lines) != 1 || !jan.PastDue || jan.DueOn.String() != "2027-01-15" {
+		t.Fatalf("Dane January = %+v", jan)
+	}
+	feb, _ := reads.Settlement(Dane, 2026, SettleFebruary, MustDate("2027-01-16"))
+	if feb.Due.String() != "2000.00" || feb.PastDue || feb.DueOn.String() != "2027-02-20" {
+		t.Fatalf("Dane February = %+v", feb)
+	}
+	late, _ := reads.SettlementsPastDue(MustDate("2027-01-16"))
+	if len(late) != 2 || late[0].County != Dane || late[1].County != Green {
+		t.Fatalf("past due on 2027-01-16: %+v", late)
+	}
+
+	settle := func(at string, p CountySettlement) Command {
+		c := staffCmd(KindCountySettlement, "treasurer", at)
+		c.Payload = &p
+		return c
+	}
+	refused(t, tx, settle("2027-01-14T10:00", CountySettlement{County: "rock", TaxYear: 2026, Period: SettleJanuary, PaidOn: MustDate("2027-01-14"), Amount: MustMoney("1500.00"), Reference: "W-1"}), EINVALID, "not a county")
+	refused(t, tx, settle("2027-01-14T10:00", CountySettlement{County: Dane, TaxYear: 2026, Period: "march", PaidOn: MustDate("2027-01-14"), Amount: MustMoney("1500.00"), Reference: "W-1"}), EINVALID, "not a settlement period")
+	refused(t, tx, settle("2027-01-14T10:00", CountySettlement{County: Dane, TaxYear: 2026, Period: SettleJanuary, PaidOn: MustDate("2027-01-15"), Amount: MustMoney("1500.00"), Reference: "W-1"}), EINVALID, "on or before today")
+	refused(t, tx, settle("2027-01-14T10:00", CountySettlement{County: Dane, TaxYear: 2026, Period: SettleJanuary, PaidOn: MustDate("2027-01-14"), Amount: MustMoney("1500.00")}), EINVALID, "reference")
+	mustRun(t, tx, settle("2027-01-14T10:00", CountySettlement{County: Dane, TaxYear: 2026, Period: SettleJanuary, PaidOn: MustDate("2027-01-14"), Amount: MustMoney("1500.00"), Reference: "W-1"}))
+	refused(t, tx, settle("2027-01-14T10:01", CountySettlement{County: Dane, TaxYear: 2026, Period: SettleJanuary, PaidOn: MustDate("2027-01-14"), Amount: MustMoney("1.00"), Reference: "W-1"}), ECONFLICT, "recorded already")
+	jan, _ = reads.Settlement(Dane, 2026, SettleJanuary, MustDate("2027-01-16"))
+	if !jan.Unsettled.IsZero() || jan.PastDue || jan.Paid.String() != "1500.00" {
+		t.Fatalf("Dane January after payment = %+v", jan)
+	}
+	late, _ = reads.SettlementsPastDue(MustDate("2027-01-16"))
+	if len(late) != 1 || late[0].County != Green {
+		t.Fatalf("past due after Dane paid: %+v", late)
+	}
+}

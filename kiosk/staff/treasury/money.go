@@ -1,0 +1,403 @@
+package treasury
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/staff"
+	"github.com/villagehall/appliance/kiosk/staff/view"
+)
+
+// The depositories (§5.06), the investments (§5.09) and the county
+// settlements (§5.17).
+
+// depositoryRow is one depository as the page shows it.
+type depositoryRow struct {
+	ID, Name, Institution, Resolution, From, To, EndResolution, Interest string
+	Designated                                                           bool
+}
+
+// treasuryView is the depositories page and the investments page.
+type treasuryView struct {
+	Rows      []depositoryRow
+	Revenue   []view.Option // revenue accounts interest may be credited to
+	CanAct    bool
+	Error     string
+	Today     string
+	Form      map[string]string
+	Funds     []view.Option
+	Grounds   []view.Option
+	Investing []investmentRow
+}
+
+// investmentRow is one investment as the page shows it.
+type investmentRow struct {
+	ID, Security, Institution, Ground, Statute, Fund, Amount, PurchasedOn, MaturesOn, Rate, Interest, RedeemedOn string
+	Soon                                                                                                         bool
+}
+
+func (m *Module) revenueOptions() ([]view.Option, []view.Option, error) {
+	chart, err := m.o.Reads().Chart()
+	if err != nil {
+		return nil, nil, err
+	}
+	var rev, funds []view.Option
+	for _, a := range chart.Of(domain.AccountRevenue) {
+		rev = append(rev, view.Option{Value: a.Code, Label: a.Code + " " + a.Name + " (fund " + a.Fund + ")"})
+	}
+	for _, a := range chart.Of(domain.AccountFund) {
+		funds = append(funds, view.Option{Value: a.Code, Label: a.Code + " " + a.Name})
+	}
+	return rev, funds, nil
+}
+
+func (m *Module) showDepositories(w http.ResponseWriter, r *http.Request) {
+	m.depositoriesPage(w, r, http.StatusOK, "", nil)
+}
+
+func (m *Module) depositoriesPage(w http.ResponseWriter, r *http.Request, status int, msg string, form map[string]string) {
+	ds, err := m.o.Reads().Depositories()
+	if err != nil {
+		m.o.Fail(w, r, err)
+		return
+	}
+	rev, _, err := m.revenueOptions()
+	if err != nil {
+		m.o.Fail(w, r, err)
+		return
+	}
+	today := m.o.Today()
+	v := treasuryView{Revenue: rev, CanAct: staff.Allowed(m.o.Who(r).Role, staff.CapTreasury), Error: msg, Today: today.String(), Form: form}
+	if v.Form == nil {
+		v.Form = map[string]string{}
+	}
+	for _, d := range ds {
+		row := depositoryRow{ID: d.ID, Name: d.Name, Institution: d.Institution, Resolution: d.Resolution, From: d.From.String(), EndResolution: d.EndResolution,
+			Interest: dollars(d.Interest), Designated: d.DesignatedOn(today)}
+		if !d.To.IsZero() {
+			row.To = d.To.String()
+		}
+		v.Rows = append(v.Rows, row)
+	}
+	m.o.Render(w, r, status, depositoriesPage(m.o.Frame(r, "Public depositories"), v))
+}
+
+func formOf(r *http.Request, o *staff.Office, keys ...string) map[string]string {
+	f := map[string]string{}
+	for _, k := range keys {
+		f[k] = o.Form(r, k)
+	}
+	return f
+}
+
+func (m *Module) submitDepository(w http.ResponseWriter, r *http.Request) {
+	f := formOf(r, m.o, "id", "name", "institution", "resolution", "from", "to")
+	fail := func(err error) {
+		m.formFail(w, r, err, func(status int, msg string) { m.depositoriesPage(w, r, status, msg, f) })
+	}
+	p := domain.DepositoryChange{Op: domain.DepositoryDesignate, ID: strings.ToUpper(f["id"]), Name: f["name"], Institution: f["institution"], Resolution: f["resolution"]}
+	var err error
+	if p.From, err = staff.ParseDate("The first day of the designation", f["from"]); err != nil {
+		fail(err)
+		return
+	}
+	if p.To, err = optionalDate("The last day of the designation", f["to"]); err != nil {
+		fail(err)
+		return
+	}
+	if _, err := m.o.Submit(r, &p); err != nil {
+		fail(err)
+		return
+	}
+	m.o.Redirect(w, r, "/staff/depositories")
+}
+
+func (m *Module) submitDepositoryEnd(w http.ResponseWriter, r *http.Request) {
+	fail := func(err error) {
+		m.formFail(w, r, err, func(status int, msg string) { m.depositoriesPage(w, r, status, msg, nil) })
+	}
+	p := domain.DepositoryChange{Op: domain.DepositoryEnd, ID: r.PathValue("id"), Resolution: m.o.Form(r, "resolution")}
+	var err error
+	if p.To, err = staff.ParseDate("The last day of the designation", m.o.Form(r, "to")); err != nil {
+		fail(err)
+		return
+	}
+	if _, err := m.o.Submit(r, &p); err != nil {
+		fail(err)
+		return
+	}
+	m.o.Redirect(w, r, "/staff/depositories")
+}
+
+func (m *Module) submitDepositoryInterest(w http.ResponseWriter, r *http.Request) {
+	fail := func(err error) {
+		m.formFail(w, r, err, func(status int, msg string) { m.depositoriesPage(w, r, status, msg, nil) })
+	}
+	p := domain.DepositoryInterest{Depository: r.PathValue("id"), Revenue: m.o.Form(r, "revenue"), Statement: m.o.Form(r, "statement")}
+	var err error
+	if p.On, err = staff.ParseDate("The day the interest was credited", m.o.Form(r, "on")); err == nil {
+		p.Amount, err = staff.ParseAmount("The interest", m.o.Form(r, "amount"))
+	}
+	if err != nil {
+		fail(err)
+		return
+	}
+	if _, err := m.o.Submit(r, &p); err != nil {
+		fail(err)
+		return
+	}
+	m.o.Redirect(w, r, "/staff/depositories")
+}
+
+func (m *Module) showInvestments(w http.ResponseWriter, r *http.Request) {
+	m.investmentsPage(w, r, http.StatusOK, "", nil)
+}
+
+func (m *Module) investmentsPage(w http.ResponseWriter, r *http.Request, status int, msg string, form map[string]string) {
+	vs, err := m.o.Reads().Investments()
+	if err != nil {
+		m.o.Fail(w, r, err)
+		return
+	}
+	rev, funds, err := m.revenueOptions()
+	if err != nil {
+		m.o.Fail(w, r, err)
+		return
+	}
+	today := m.o.Today()
+	v := treasuryView{Revenue: rev, Funds: funds, CanAct: staff.Allowed(m.o.Who(r).Role, staff.CapTreasury), Error: msg, Today: today.String(), Form: form}
+	if v.Form == nil {
+		v.Form = map[string]string{}
+	}
+	v.Grounds = append(v.Grounds, view.Option{Value: "", Label: "— choose the legal ground —"})
+	for _, g := range domain.InvestmentGrounds() {
+		v.Grounds = append(v.Grounds, view.Option{Value: g.Code, Label: g.Statute + ": " + g.Label, Selected: v.Form["ground"] == g.Code})
+	}
+	for _, x := range vs {
+		g, _ := domain.Ground(x.Ground)
+		row := investmentRow{ID: x.ID, Security: x.Security, Institution: x.Institution, Ground: g.Label, Statute: g.Statute, Fund: x.Fund, Amount: dollars(x.Amount),
+			PurchasedOn: x.PurchasedOn.String(), MaturesOn: x.MaturesOn.String(), Rate: x.Rate + "%", Interest: dollars(x.Interest)}
+		if !x.RedeemedOn.IsZero() {
+			row.RedeemedOn = x.RedeemedOn.String()
+		} else {
+			row.Soon = !x.MaturesOn.After(today.AddDays(maturityDays))
+		}
+		v.Investing = append(v.Investing, row)
+	}
+	m.o.Render(w, r, status, investmentsPage(m.o.Frame(r, "Investments"), v))
+}
+
+// submitInvestment records an investment bought; investments are numbered
+// INV-<year>-<nnn> in the order they are recorded.
+func (m *Module) submitInvestment(w http.ResponseWriter, r *http.Request) {
+	f := formOf(r, m.o, "security", "institution", "ground", "fund", "amount", "purchased_on", "matures_on", "rate")
+	fail := func(err error) {
+		m.formFail(w, r, err, func(status int, msg string) { m.investmentsPage(w, r, status, msg, f) })
+	}
+	p := domain.InvestmentChange{Op: domain.InvestmentBuy, Security: f["security"], Institution: f["institution"], Ground: f["ground"], Fund: f["fund"], Rate: strings.TrimSuffix(f["rate"], "%")}
+	var err error
+	if p.Amount, err = staff.ParseAmount("The amount invested", f["amount"]); err != nil {
+		fail(err)
+		return
+	}
+	if p.PurchasedOn, err = staff.ParseDate("The purchase date", f["purchased_on"]); err != nil {
+		fail(err)
+		return
+	}
+	if p.MaturesOn, err = staff.ParseDate("The maturity date", f["matures_on"]); err != nil {
+		fail(err)
+		return
+	}
+	all, err := m.o.Reads().Investments()
+	if err != nil {
+		m.o.Fail(w, r, err)
+		return
+	}
+	year, n := m.o.Today().Year(), 1
+	for _, x := range all {
+		if strings.HasPrefix(x.ID, fmt.Sprintf("INV-%d-", year)) {
+			n++
+		}
+	}
+	p.ID = fmt.Sprintf("INV-%d-%03d", year, n)
+	if _, err := m.o.Submit(r, &p); err != nil {
+		fail(err)
+		return
+	}
+	m.o.Redirect(w, r, "/staff/investments")
+}
+
+func (m *Module) submitInvestmentInterest(w http.ResponseWriter, r *http.Request) {
+	fail := func(err error) {
+		m.formFail(w, r, err, func(status int, msg string) { m.investmentsPage(w, r, status, msg, nil) })
+	}
+	p := domain.InvestmentInterest{Investment: r.PathValue("id"), Revenue: m.o.Form(r, "revenue")}
+	var err error
+	if p.On, err = staff.ParseDate("The day the interest was received", m.o.Form(r, "on")); err == nil {
+		p.Amount, err = staff.ParseAmount("The interest", m.o.Form(r, "amount"))
+	}
+	if err != nil {
+		fail(err)
+		return
+	}
+	if _, err := m.o.Submit(r, &p); err != nil {
+		fail(err)
+		return
+	}
+	m.o.Redirect(w, r, "/staff/investments")
+}
+
+func (m *Module) submitInvestmentRedeem(w http.ResponseWriter, r *http.Request) {
+	fail := func(err error) {
+		m.formFail(w, r, err, func(status int, msg string) { m.investmentsPage(w, r, status, msg, nil) })
+	}
+	p := domain.InvestmentChange{Op: domain.InvestmentRedeem, ID: r.PathValue("id")}
+	var err error
+	if p.RedeemedOn, err = staff.ParseDate("The day it was redeemed", m.o.Form(r, "redeemed_on")); err != nil {
+		fail(err)
+		return
+	}
+	if _, err := m.o.Submit(r, &p); err != nil {
+		fail(err)
+		return
+	}
+	m.o.Redirect(w, r, "/staff/investments")
+}
+
+// settlementView is the statement of one settlement with its payment form.
+type settlementView struct {
+	County, CountyTitle, Period, From, Through, DueOn string
+	Year                                              int
+	Lines                                             []settlementLine
+	Specials, Due, Paid, Unsettled                    string
+	PastDue                                           bool
+	Payments                                          []settlementPayment
+	CSV                                               string
+	CanAct                                            bool
+	Error                                             string
+	Today                                             string
+	Counties, Periods                                 []view.Option
+}
+
+type settlementLine struct{ TaxBill, Parcel, Receipt, At, GeneralTax, Specials string }
+type settlementPayment struct{ PaidOn, Amount, Reference, By string }
+
+// settlementOf reads the county, roll year and period of a request
+// (?county=&year=&period= or the path), last year's January settlement in
+// Dane by default.
+func (m *Module) settlementOf(r *http.Request, get func(string) string) (domain.SettlementStatement, error) {
+	county := domain.County(get("county"))
+	if county == "" {
+		county = domain.Dane
+	}
+	year := m.o.Today().Year() - 1
+	if s := get("year"); s != "" {
+		y, err := strconv.Atoi(s)
+		if err != nil || y < 1900 || y > 9998 {
+			return domain.SettlementStatement{}, domain.Errorf(domain.ENOTFOUND, "§5.17", "There is no roll year %q.", s)
+		}
+		year = y
+	}
+	period := get("period")
+	if period == "" {
+		period = domain.SettleJanuary
+	}
+	return m.o.Reads().Settlement(county, year, period, m.o.Today())
+}
+
+func (m *Module) showSettlement(w http.ResponseWriter, r *http.Request) {
+	m.settlementPage(w, r, http.StatusOK, "")
+}
+
+func (m *Module) settlementPage(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	get := r.URL.Query().Get
+	if r.Method == http.MethodPost {
+		get = func(k string) string { return m.o.Form(r, k) }
+	}
+	st, err := m.settlementOf(r, get)
+	if err != nil {
+		m.o.Fail(w, r, err)
+		return
+	}
+	v := settlementView{County: string(st.County), CountyTitle: st.County.Title(), Period: st.Period, Year: st.TaxYear, Through: st.Through.String(), DueOn: st.DueOn.String(),
+		Specials: dollars(st.Specials), Due: dollars(st.Due), Paid: dollars(st.Paid), Unsettled: dollars(st.Unsettled), PastDue: st.PastDue,
+		CSV: fmt.Sprintf("/staff/settlements/%s/%d/%s", st.County, st.TaxYear, st.Period+".csv"), CanAct: staff.Allowed(m.o.Who(r).Role, staff.CapTreasury), Error: msg, Today: m.o.Today().String()}
+	v.From = "the roll's issue"
+	if !st.From.IsZero() {
+		v.From = st.From.String()
+	}
+	for _, c := range []domain.County{domain.Dane, domain.Green} {
+		v.Counties = append(v.Counties, view.Option{Value: string(c), Label: c.Title(), Selected: c == st.County})
+	}
+	for _, p := range domain.SettlementPeriods() {
+		v.Periods = append(v.Periods, view.Option{Value: p, Label: title(p), Selected: p == st.Period})
+	}
+	for _, l := range st.Lines {
+		v.Lines = append(v.Lines, settlementLine{TaxBill: l.TaxBill, Parcel: l.Parcel, Receipt: l.Receipt, At: l.At.String(), GeneralTax: dollars(l.GeneralTax), Specials: dollars(l.Specials)})
+	}
+	for _, p := range st.Payments {
+		v.Payments = append(v.Payments, settlementPayment{PaidOn: p.PaidOn.String(), Amount: dollars(p.Amount), Reference: p.Reference, By: p.By})
+	}
+	m.o.Render(w, r, status, settlementPage(m.o.Frame(r, "Settlement with the county treasurer"), v))
+}
+
+// showSettlementCSV serves a statement as CSV:
+// /staff/settlements/{county}/{year}/{period}.csv.
+func (m *Module) showSettlementCSV(w http.ResponseWriter, r *http.Request) {
+	period, ok := strings.CutSuffix(r.PathValue("period"), ".csv")
+	if !ok {
+		m.o.Fail(w, r, domain.Errorf(domain.ENOTFOUND, "", "There is no such page."))
+		return
+	}
+	st, err := m.settlementOf(r, func(k string) string {
+		if k == "period" {
+			return period
+		}
+		return r.PathValue(k)
+	})
+	if err != nil {
+		m.o.Fail(w, r, err)
+		return
+	}
+	out := m.o.CSV(w, fmt.Sprintf("settlement-%s-%d-%s.csv", st.County, st.TaxYear, st.Period))
+	_ = out.Write([]string{"county", "roll_year", "period", "collected_through", "due_on", "tax_bill", "parcel", "receipt", "at", "general_tax", "special_items"})
+	for _, l := range st.Lines {
+		_ = out.Write([]string{string(st.County), itoa(st.TaxYear), st.Period, st.Through.String(), st.DueOn.String(), l.TaxBill, l.Parcel, l.Receipt, l.At.String(), l.GeneralTax.String(), l.Specials.String()})
+	}
+	for _, row := range [][]string{
+		{"total general tax due to the county", st.Due.String()},
+		{"total special items kept by the village", st.Specials.String()},
+		{"paid to the county", st.Paid.String()},
+		{"unsettled", st.Unsettled.String()},
+	} {
+		_ = out.Write([]string{string(st.County), itoa(st.TaxYear), st.Period, st.Through.String(), st.DueOn.String(), "", "", "", row[0], row[1], ""})
+	}
+	_ = out.Flush()
+}
+
+func (m *Module) submitSettlement(w http.ResponseWriter, r *http.Request) {
+	fail := func(err error) {
+		m.formFail(w, r, err, func(status int, msg string) { m.settlementPage(w, r, status, msg) })
+	}
+	year, err := strconv.Atoi(m.o.Form(r, "year"))
+	if err != nil {
+		fail(domain.Errorf(domain.EINVALID, "§5.17", "The roll year %q is not a year.", m.o.Form(r, "year")))
+		return
+	}
+	p := domain.CountySettlement{County: domain.County(m.o.Form(r, "county")), TaxYear: year, Period: m.o.Form(r, "period"), Reference: m.o.Form(r, "reference")}
+	if p.PaidOn, err = staff.ParseDate("The day it was paid", m.o.Form(r, "paid_on")); err == nil {
+		p.Amount, err = staff.ParseAmount("The payment", m.o.Form(r, "amount"))
+	}
+	if err != nil {
+		fail(err)
+		return
+	}
+	if _, err := m.o.Submit(r, &p); err != nil {
+		fail(err)
+		return
+	}
+	m.o.Redirect(w, r, settlementURL(p.County, p.TaxYear, p.Period))
+}
