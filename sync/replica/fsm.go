@@ -44,6 +44,8 @@ type FSM struct {
 	// and Load must run with no other transaction, and a read between them
 	// would see an emptied ledger.
 	restoring sync.RWMutex
+	snapMu    sync.Mutex             // guards snaps
+	snaps     map[*snapshot]struct{} // snapshots raft has not released (snapshot.go)
 	applied   atomic.Uint64
 	head      []byte       // journal head hash; guarded by mu
 	jseq      uint64       // journal entries so far; guarded by mu
@@ -120,7 +122,7 @@ func OpenFSM(opts badger.Options, params *domain.Params, logger *slog.Logger) (*
 	if err != nil {
 		return nil, err
 	}
-	f := &FSM{db: db, dir: opts.Dir, params: params, log: logger, kinds: domain.Kinds}
+	f := &FSM{db: db, dir: opts.Dir, params: params, log: logger, kinds: domain.Kinds, snaps: map[*snapshot]struct{}{}}
 	if err := f.loadMeta(); err != nil {
 		db.Close()
 		return nil, err

@@ -3,11 +3,13 @@ package replica
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/hashicorp/raft"
@@ -390,5 +392,65 @@ func TestOversizedCommandIsRefusedNotCrashed(t *testing.T) {
 	data, _ = domain.EncodeCommand(ok)
 	if r := f.ApplyBatch([]*raft.Log{{Index: 2, Type: raft.LogCommand, Data: data}})[0].(domain.Result); r.Error != nil {
 		t.Fatalf("a normal command after the refusal: %v", r.Error)
+	}
+}
+
+// TestRestoreDoesNotWaitForAnOpenSnapshot: raft may hold a snapshot it
+// took (not yet persisted, not released) while its main goroutine waits
+// for a Restore: the restore must not wait for that snapshot, or the node
+// deadlocks (seen under load: the snapshot goroutine waited for the
+// configuration from the main goroutine, which waited for the restore,
+// which waited for the snapshot's read lock). The restore ends the open
+// snapshot instead: its Persist fails, so raft takes a fresh one, and its
+// Release is harmless.
+func TestRestoreDoesNotWaitForAnOpenSnapshot(t *testing.T) {
+	logs := testLog(t)
+	src := openFSM(t, t.TempDir())
+	defer src.Close()
+	src.ApplyBatch(logs)
+	snap, err := src.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sink memSink
+	if err := snap.Persist(&sink); err != nil {
+		t.Fatal(err)
+	}
+	snap.Release()
+
+	dst := openFSM(t, filepath.Join(t.TempDir(), "state"))
+	defer dst.Close()
+	dst.ApplyBatch(logs[:2])
+	open, err := dst.Snapshot() // raft holds it, asking for the configuration
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- dst.Restore(io.NopCloser(bytes.NewReader(sink.Bytes()))) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the restore waited for a snapshot raft still holds")
+	}
+	if stateHash(t, dst) != stateHash(t, src) {
+		t.Fatal("restored state differs from the snapshot's source")
+	}
+	var late memSink
+	if err := open.Persist(&late); !errors.Is(err, errSnapshotEnded) || !late.cancelled {
+		t.Fatalf("the ended snapshot persisted: %v (cancelled %v)", err, late.cancelled)
+	}
+	open.Release()
+	open.Release() // raft may release twice on its error paths
+	again, err := dst.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Release()
+	var fresh memSink
+	if err := again.Persist(&fresh); err != nil || !bytes.Equal(fresh.Bytes(), sink.Bytes()) {
+		t.Fatalf("a snapshot after the restore: %v, same bytes as the source's: %v", err, bytes.Equal(fresh.Bytes(), sink.Bytes()))
 	}
 }

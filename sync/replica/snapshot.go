@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/hashicorp/raft"
@@ -54,13 +55,22 @@ const (
 )
 
 // snapshot is the ledger state at one moment: a read transaction that
-// Persist walks and Release discards. It holds the restoring lock for
-// reading so that a restore cannot drop the state under it.
+// Persist walks and Release discards. It does not hold the restoring lock
+// from Snapshot to Release: raft holds a snapshot while it asks its main
+// goroutine for the configuration, and that goroutine may itself be
+// waiting for a Restore, which waits for the lock (a deadlock seen under
+// load). A Restore ends the snapshots still open instead (endSnapshots):
+// their transactions are discarded before the state is dropped, and a
+// later Persist fails, so raft takes a new snapshot after the restore.
 type snapshot struct {
-	f    *FSM
-	txn  *badger.Txn
-	once bool
+	f   *FSM
+	mu  sync.Mutex // held while Persist reads txn and while it is ended
+	txn *badger.Txn
+	end bool // txn is discarded: released, or ended by a restore
 }
+
+// errSnapshotEnded is Persist's answer for a snapshot a restore ended.
+var errSnapshotEnded = errors.New("the ledger was restored from another snapshot since this one was taken")
 
 // Snapshot returns the ledger state as it is now. Raft calls it on its FSM
 // goroutine, so no apply is half done: the read transaction opened here
@@ -73,7 +83,12 @@ func (f *FSM) Snapshot() (raft.FSMSnapshot, error) {
 		return nil, fmt.Errorf("snapshot refused: %w", err)
 	}
 	f.restoring.RLock()
-	return &snapshot{f: f, txn: f.db.NewTransaction(false)}, nil
+	defer f.restoring.RUnlock()
+	s := &snapshot{f: f, txn: f.db.NewTransaction(false)}
+	f.snapMu.Lock()
+	f.snaps[s] = struct{}{}
+	f.snapMu.Unlock()
+	return s, nil
 }
 
 type countingWriter struct {
@@ -90,6 +105,12 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // Persist writes the framed snapshot to the sink.
 func (s *snapshot) Persist(sink raft.SnapshotSink) error {
 	s.f.pauseAt("snapshot.persist")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.end {
+		sink.Cancel()
+		return fmt.Errorf("persist snapshot: %w", errSnapshotEnded)
+	}
 	if err := writeSnapshot(s.txn, sink); err != nil {
 		sink.Cancel()
 		return fmt.Errorf("persist snapshot: %w", err)
@@ -99,12 +120,35 @@ func (s *snapshot) Persist(sink raft.SnapshotSink) error {
 
 // Release ends the read transaction.
 func (s *snapshot) Release() {
-	if s.once {
-		return
+	s.close()
+	s.f.snapMu.Lock()
+	delete(s.f.snaps, s)
+	s.f.snapMu.Unlock()
+}
+
+// close discards the snapshot's transaction once, waiting for a Persist
+// in progress.
+func (s *snapshot) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.end {
+		s.end = true
+		s.txn.Discard()
 	}
-	s.once = true
-	s.txn.Discard()
-	s.f.restoring.RUnlock()
+}
+
+// endSnapshots discards the transactions of the snapshots still open,
+// before a restore drops the state they read.
+func (f *FSM) endSnapshots() {
+	f.snapMu.Lock()
+	open := make([]*snapshot, 0, len(f.snaps))
+	for s := range f.snaps {
+		open = append(open, s)
+	}
+	f.snapMu.Unlock()
+	for _, s := range open {
+		s.close()
+	}
 }
 
 // WriteSnapshot writes a framed snapshot of the ledger state as it is now
@@ -252,6 +296,7 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.endSnapshots()
 	f.restoring.Lock()
 	defer f.restoring.Unlock()
 	if err := writeMarker(restoreMarker(f.dir)); err != nil {
