@@ -46,7 +46,7 @@ func TestAuditExtractVerifies(t *testing.T) {
 		return out.String(), err
 	}
 	out, err := verify(write("good.zip", buf.Bytes()))
-	if err != nil || !strings.Contains(out, "extract 2026: 7 files verified") {
+	if err != nil || !strings.Contains(out, "extract 2026: 8 files verified") {
 		t.Fatalf("the extract does not verify: %q %v", out, err)
 	}
 

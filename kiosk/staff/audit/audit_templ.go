@@ -43,7 +43,7 @@ func auditPage(p staffview.Page, v auditView) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<p>The village's books are audited each calendar year by a certified public accounting firm the board confirms (§5.15). The extract of a year is the ledger's journal, the trial balance by fund, department and account, the receipts, the claims, the check register and the deposits, as CSV files in one zip with a manifest of their SHA-256 checksums and the journal's hash chain; check it with <code>appliance verify --extract FILE</code>.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<p>The village's books are audited each calendar year by a certified public accounting firm the board confirms (§5.15). The extract of a year is the ledger's journal, the trial balance by fund, department and account, the receipts, the claims, the check register, the deposits and the investments, as CSV files in one zip with a manifest of their SHA-256 checksums and the journal's hash chain; check it with <code>appliance verify --extract FILE</code>.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -34,6 +35,9 @@ func TestEngagementAndExtract(t *testing.T) {
 	if p := clerk.Post("/staff/audit/engagements", url.Values{"year": {"2026"}, "firm": {"Johnson Block & Co."}, "confirmation": {"motion 2027-02-09 #6"}, "confirmed_on": {"2027-02-09"}}); p.Status != http.StatusSeeOther {
 		t.Fatalf("engagement: %d %q", p.Status, p.Text("audit-error"))
 	}
+	h.Submit("admin", &domain.ChartChange{Accounts: []domain.ChartAccount{{Code: "100", Type: domain.AccountFund, Name: "General fund", General: true}}})
+	h.Submit("treas", &domain.InvestmentChange{Op: domain.InvestmentBuy, ID: "INV-1", Security: "12-month CD", Institution: "Bank of Belleville", Ground: "time-deposit", Fund: "100",
+		Amount: domain.MustMoney("250000.00"), PurchasedOn: domain.MustDate("2026-01-05"), MaturesOn: domain.MustDate("2026-12-20"), Rate: "4.10"})
 	aud := h.SignedIn("casey", domain.RoleAuditor)
 	if p := aud.Get("/staff/audit"); !strings.Contains(p.Text("engagement-2026"), "Johnson Block") || p.Has("engagement-form") {
 		t.Fatalf("the auditor's page: %q", p.Text("engagements"))
@@ -47,12 +51,19 @@ func TestEngagementAndExtract(t *testing.T) {
 		t.Fatal(err)
 	}
 	var m audit.Manifest
+	var investments []byte
 	for _, f := range zr.File {
-		if f.Name == audit.ManifestName {
-			rc, _ := f.Open()
+		rc, _ := f.Open()
+		switch f.Name {
+		case audit.ManifestName:
 			err = json.NewDecoder(rc).Decode(&m)
-			rc.Close()
+		case "investments.csv":
+			investments, _ = io.ReadAll(rc)
 		}
+		rc.Close()
+	}
+	if !strings.Contains(string(investments), "INV-1,12-month CD,Bank of Belleville,time-deposit,100,250000.00,2026-01-05,2026-12-20,4.10") {
+		t.Errorf("investments.csv:\n%s", investments)
 	}
 	if err != nil || m.Year != 2026 || len(m.Files) != len(zr.File)-1 || m.Files[0].Name != audit.JournalLines {
 		t.Fatalf("manifest %+v %v", m, err)

@@ -95,8 +95,8 @@ func (f *extractFile) csv(header []string, rows [][]string) error {
 
 // WriteExtract writes the extract of year to w: the journal (JSON lines
 // and CSV), the trial balance by fund, department and account, the
-// receipts by month and account, the claims, the check register and the
-// deposits, and the manifest. generated dates the archive's entries, so
+// receipts by month and account, the claims, the check register, the
+// deposits and the investments, and the manifest. generated dates the archive's entries, so
 // the same ledger and the same moment give the same bytes.
 func WriteExtract(w io.Writer, reads domain.Reads, journal staff.Journal, year int, generated time.Time) error {
 	var files []*extractFile
@@ -215,6 +215,23 @@ func WriteExtract(w io.Writer, reads domain.Reads, journal staff.Journal, year i
 		return err
 	}
 
+	invs, err := reads.Investments()
+	if err != nil {
+		return err
+	}
+	rows = nil
+	for _, v := range invs {
+		// An investment held at any time of the year.
+		if v.PurchasedOn.Year() > year || !v.RedeemedOn.IsZero() && v.RedeemedOn.Year() < year {
+			continue
+		}
+		rows = append(rows, []string{v.ID, v.Security, v.Institution, v.Ground, v.Fund, v.Amount.String(), v.PurchasedOn.String(), v.MaturesOn.String(), v.Rate,
+			v.Interest.String(), dateOrEmpty(v.RedeemedOn)})
+	}
+	if err := add("investments.csv").csv([]string{"investment", "security", "institution", "legal_ground", "fund", "amount", "purchased_on", "matures_on", "rate_percent", "interest_received", "redeemed_on"}, rows); err != nil {
+		return err
+	}
+
 	zw := zip.NewWriter(w)
 	put := func(name string, b []byte) error {
 		fw, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate, Modified: m.Generated})
@@ -296,3 +313,10 @@ func trialBalance(f *extractFile, reads domain.Reads, year int) error {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+func dateOrEmpty(d domain.Date) string {
+	if d.IsZero() {
+		return ""
+	}
+	return d.String()
+}
