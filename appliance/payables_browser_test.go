@@ -11,14 +11,16 @@ import (
 // Chromium on a real node: the clerk enters two claims, the public works
 // head and the treasurer certify their four conditions, the clerk
 // records the signatures the board approved, the treasurer sets the check
-// stock and runs the checks, and the register of the month goes to the
-// board as a PDF and is reviewed.
+// stock and runs the checks, the register of the month goes to the board
+// as a PDF and is reviewed, and a legal claim served that month is
+// disallowed by the board with its letter (§5.08).
 func TestMonthOfClaimsInBrowser(t *testing.T) {
 	// The demo holds the chart and this year's adopted budget.
 	b := newOfficeBrowser(t, "2027-03-08T09:00",
 		[4]string{"cclerk", "Casey Clerk", "clerk", ""},
 		[4]string{"pwhead", "Pat Works", "department_head", "PW"},
-		[4]string{"treas", "Tom Treasurer", "treasurer", ""})
+		[4]string{"treas", "Tom Treasurer", "treasurer", ""},
+		[4]string{"admin", "Ada Admin", "administrator", ""})
 
 	b.as("cclerk")
 	var claims []string
@@ -113,4 +115,31 @@ func TestMonthOfClaimsInBrowser(t *testing.T) {
 		submit("review-save", "register-reviewed"),
 	)
 	b.shot("claims-4-register")
+
+	// A claim for damages served in March, disallowed at the April meeting.
+	b.as("admin")
+	b.open("/staff/legal-claims", "legal-claim-form")
+	b.do("the legal claim",
+		set(`[data-testid="lc-claimant"]`, "Dana Roe"),
+		set(`[data-testid="lc-address"]`, "12 Oak St, Belleville WI 53508"),
+		set(`[data-testid="lc-description"]`, "A tire ruined by a pothole on Hale St on March 3"),
+		set(`[data-testid="lc-notice-on"]`, "2027-03-09"),
+		set(`[data-testid="lc-claim-on"]`, "2027-03-20"),
+		set(`[data-testid="lc-amount"]`, "412.00"),
+		submit("lc-submit", "legal-claim"),
+	)
+	if got := b.text("lc-deemed"); got != "2027-07-18" {
+		t.Fatalf("deemed disallowed on %q, want 2027-07-18 (120 days after 2027-03-20)", got)
+	}
+	b.do("notify the President", set(`[data-testid="lc-notify-note"]`, "at the office"), submit("lc-notify-submit", "lc-attorney-form"))
+	b.do("the attorney", submit("lc-attorney-submit", "lc-contacted"))
+	b.do("the disallowance",
+		set(`[data-testid="lc-decide-on"]`, "2027-04-05"),
+		set(`[data-testid="lc-decide-meeting"]`, "Board meeting of 2027-04-05, item 9"),
+		submit("lc-decide-submit", "lc-pdf"),
+	)
+	if got := b.fetchHead("lc-pdf"); !strings.HasPrefix(got, "application/pdf 200 %PDF-") {
+		t.Fatalf("the disallowance letter: %q", got)
+	}
+	b.shot("claims-5-legal-claim")
 }

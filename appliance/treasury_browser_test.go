@@ -1,11 +1,8 @@
 package main
 
 import (
-	"context"
-	"crypto/x509"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -25,75 +22,14 @@ import (
 // designated, records the board's designation of the Bank of Belleville
 // and deposits there.
 func TestTreasuryInBrowser(t *testing.T) {
-	m := startMain(t, t.TempDir()) // 2026-11-29
-	defer m.Close()
-	passwords := map[string]string{}
-	for _, u := range [][]string{{"admin", "Ada Admin", "administrator"}, {"treas", "Tom Treasurer", "treasurer"}} {
-		out, code := userCLI(t, m, "add", "--username", u[0], "--name", u[1], "--role", u[2])
-		if code != 0 {
-			t.Fatalf("user add %s: %s", u[0], out)
-		}
-		passwords[u[0]] = tempPassword(t, out)
-	}
-
-	ctx := browsertest.New(t, browsertest.Options{Width: 1280, Height: 1000, Timeout: 6 * time.Minute, Trust: []*x509.Certificate{m.Identity().Certificate()}})
-	base := "https://" + m.StaffAddr()
-	step := func(what string, steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		sctx, cancel := context.WithTimeout(ctx, 90*time.Second)
-		defer cancel()
-		if err := chromedp.Do(sctx, steps...); err != nil {
-			page, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + "\n" + document.body.innerText`))
-			browsertest.Screenshot(t, ctx, "failed-"+what)
-			t.Fatalf("%s: %v; the page:\n%s", what, err, page)
-		}
-	}
-	// submit clicks button and waits for marker on the answer: the marker
-	// is first taken off the page the form is on.
-	submit := func(button, marker string) chromedp.Action[chromedp.Void] {
-		return func(c context.Context, tg *chromedp.Target) (chromedp.Void, error) {
-			if _, err := chromedp.Evaluate[bool](`document.querySelectorAll('[data-testid="`+marker+`"]').forEach(e => e.remove()) || true`)(c, tg); err != nil {
-				return chromedp.Void{}, err
-			}
-			if _, err := chromedp.Click(testid(button))(c, tg); err != nil {
-				return chromedp.Void{}, err
-			}
-			return chromedp.WaitVisible(testid(marker))(c, tg)
-		}
-	}
-	has := func(id string) bool {
-		t.Helper()
-		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!document.querySelector('[data-testid="`+id+`"]')`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ok
-	}
+	b := newOfficeBrowser(t, "2026-11-29T10:00",
+		[4]string{"admin", "Ada Admin", "administrator", ""},
+		[4]string{"treas", "Tom Treasurer", "treasurer", ""})
+	m, ctx, base := b.m, b.ctx, b.base
+	step, has, as := b.do, b.has, b.as
+	// set sets the field with the test id.
 	set := func(id, value string) chromedp.Action[chromedp.Void] {
 		return chromedp.SetValue(testid(id), value)
-	}
-	as := func(user string) {
-		t.Helper()
-		step("start page", chromedp.Navigate(base+"/staff/"), chromedp.WaitVisible(`body`))
-		if has("sign-out") {
-			step("sign out", chromedp.Click(testid("sign-out")), chromedp.WaitVisible(testid("login-form")))
-		}
-		step("sign in as "+user,
-			chromedp.WaitVisible(testid("login-form")),
-			chromedp.SendKeys(testid("login-username"), user),
-			chromedp.SendKeys(testid("login-password"), passwords[user]),
-			submit("login-submit", "sign-out"),
-		)
-		if has("password-forced") {
-			chosen := "sugar river ledger book"
-			step(user+" chooses a password",
-				chromedp.SendKeys(testid("password-current"), passwords[user]),
-				chromedp.SendKeys(testid("password-new"), chosen),
-				chromedp.SendKeys(testid("password-again"), chosen),
-				submit("password-submit", "password-changed"),
-			)
-			passwords[user] = chosen
-		}
 	}
 
 	// A legal claim, from the notice of circumstances to the letter.
