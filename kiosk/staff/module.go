@@ -173,6 +173,25 @@ func (o *Office) DecodeJSON(w http.ResponseWriter, r *http.Request, v any, what 
 // WriteJSON writes v as a JSON answer with a status.
 func (o *Office) WriteJSON(w http.ResponseWriter, status int, v any) { writeJSON(w, status, v) }
 
+// Answer writes v as an API call's JSON answer (200), or err as its error:
+// what every read of the API ends with.
+func (o *Office) Answer(w http.ResponseWriter, v any, err error) {
+	if err != nil {
+		writeAPIError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+// NonNil returns s, or an empty slice when s is nil, so that a list is
+// answered as [] rather than null.
+func NonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
 // WriteAPIError writes err as the API's JSON error, with the status its
 // code maps to.
 func (o *Office) WriteAPIError(w http.ResponseWriter, err error) { writeAPIError(w, err) }

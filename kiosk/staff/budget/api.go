@@ -28,17 +28,9 @@ func withYear(r *http.Request, year *int) error {
 	return nil
 }
 
-func (m *Module) writeRead(w http.ResponseWriter, v any, err error) {
-	if err != nil {
-		m.o.WriteAPIError(w, err)
-		return
-	}
-	m.o.WriteJSON(w, http.StatusOK, v)
-}
-
 func (m *Module) apiBoard(w http.ResponseWriter, r *http.Request) {
 	ms, err := m.o.Reads().Board()
-	m.writeRead(w, map[string]any{"members": nonNil(ms)}, err)
+	m.o.Answer(w, map[string]any{"members": staff.NonNil(ms)}, err)
 }
 
 func (m *Module) apiMember(w http.ResponseWriter, r *http.Request) {
@@ -52,7 +44,7 @@ func (m *Module) apiBudget(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v, err := m.o.Reads().BudgetView(year, m.o.Today())
-	m.writeRead(w, v, err)
+	m.o.Answer(w, v, err)
 }
 
 func (m *Module) apiEstimates(w http.ResponseWriter, r *http.Request) {
@@ -62,7 +54,7 @@ func (m *Module) apiEstimates(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	track, err := m.o.Reads().EstimateTracker(year, m.o.Today())
-	m.writeRead(w, map[string]any{"due": domain.EstimatesDue(year), "units": nonNil(track)}, err)
+	m.o.Answer(w, map[string]any{"due": domain.EstimatesDue(year), "units": staff.NonNil(track)}, err)
 }
 
 func (m *Module) apiEstimate(w http.ResponseWriter, r *http.Request) {
@@ -123,7 +115,7 @@ func (m *Module) apiClosePreview(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	plan, err := m.o.Reads().YearEndPreview(year)
-	m.writeRead(w, plan, err)
+	m.o.Answer(w, plan, err)
 }
 
 func (m *Module) apiClose(w http.ResponseWriter, r *http.Request) {

@@ -229,16 +229,9 @@ func (m *Module) apiChart(w http.ResponseWriter, r *http.Request) {
 		m.o.WriteAPIError(w, err)
 		return
 	}
-	m.o.WriteJSON(w, http.StatusOK, map[string]any{"accounts": nonNil(chart.Accounts)})
+	m.o.WriteJSON(w, http.StatusOK, map[string]any{"accounts": staff.NonNil(chart.Accounts)})
 }
 
 func (m *Module) apiChartChange(w http.ResponseWriter, r *http.Request) {
 	staff.APICommand[domain.ChartChange](m.o, w, r, "a change of the chart", nil)
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }

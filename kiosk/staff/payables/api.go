@@ -10,30 +10,15 @@ import (
 // The API of accounts payable (/api/v1/): lists, and every change as a
 // CommandRequest with the client's command id.
 
-func (m *Module) writeRead(w http.ResponseWriter, v any, err error) {
-	if err != nil {
-		m.o.WriteAPIError(w, err)
-		return
-	}
-	m.o.WriteJSON(w, http.StatusOK, v)
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}
-
 func (m *Module) apiClaims(w http.ResponseWriter, r *http.Request) {
 	year := m.year(r)
 	cls, err := m.o.Reads().Claims(year)
-	m.writeRead(w, map[string]any{"year": year, "claims": nonNil(cls)}, err)
+	m.o.Answer(w, map[string]any{"year": year, "claims": staff.NonNil(cls)}, err)
 }
 
 func (m *Module) apiClaim(w http.ResponseWriter, r *http.Request) {
 	c, err := m.o.Reads().Claim(r.PathValue("id"))
-	m.writeRead(w, c, err)
+	m.o.Answer(w, c, err)
 }
 
 // apiClaimChange serves POST /api/v1/claims: enter, certify or cancel.
@@ -43,7 +28,7 @@ func (m *Module) apiClaimChange(w http.ResponseWriter, r *http.Request) {
 
 func (m *Module) apiRuns(w http.ResponseWriter, r *http.Request) {
 	runs, err := m.o.Reads().CheckRuns()
-	m.writeRead(w, map[string]any{"check_runs": nonNil(runs)}, err)
+	m.o.Answer(w, map[string]any{"check_runs": staff.NonNil(runs)}, err)
 }
 
 func (m *Module) apiRun(w http.ResponseWriter, r *http.Request) {
@@ -66,16 +51,16 @@ func (m *Module) apiRegister(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rev, reviewed, err := m.o.Reads().RegisterReview(month)
-	out := map[string]any{"month": month, "checks": nonNil(cks), "total": total}
+	out := map[string]any{"month": month, "checks": staff.NonNil(cks), "total": total}
 	if reviewed {
 		out["review"] = rev
 	}
-	m.writeRead(w, out, err)
+	m.o.Answer(w, out, err)
 }
 
 func (m *Module) apiSignatures(w http.ResponseWriter, r *http.Request) {
 	s, err := m.o.Reads().Signatures()
-	m.writeRead(w, map[string]any{"signatures": nonNil(s)}, err)
+	m.o.Answer(w, map[string]any{"signatures": staff.NonNil(s)}, err)
 }
 
 func (m *Module) apiSignature(w http.ResponseWriter, r *http.Request) {

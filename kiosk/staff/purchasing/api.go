@@ -10,30 +10,15 @@ import (
 // Purchasing's API (/api/v1/): lists, and every change as a
 // CommandRequest with the client's command id.
 
-func (m *Module) writeRead(w http.ResponseWriter, v any, err error) {
-	if err != nil {
-		m.o.WriteAPIError(w, err)
-		return
-	}
-	m.o.WriteJSON(w, http.StatusOK, v)
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}
-
 func (m *Module) apiOrders(w http.ResponseWriter, r *http.Request) {
 	year := m.queryYear(r)
 	os, err := m.o.Reads().Orders(year)
-	m.writeRead(w, map[string]any{"year": year, "orders": nonNil(os)}, err)
+	m.o.Answer(w, map[string]any{"year": year, "orders": staff.NonNil(os)}, err)
 }
 
 func (m *Module) apiOrder(w http.ResponseWriter, r *http.Request) {
 	o, err := m.o.Reads().Order(r.PathValue("id"))
-	m.writeRead(w, o, err)
+	m.o.Answer(w, o, err)
 }
 
 // apiOrderChange serves POST /api/v1/orders: every step of an order (op
@@ -64,7 +49,7 @@ func (m *Module) apiReceipt(w http.ResponseWriter, r *http.Request) {
 
 func (m *Module) apiRequisitions(w http.ResponseWriter, r *http.Request) {
 	rs, err := m.o.Reads().Requisitions(m.queryYear(r))
-	m.writeRead(w, map[string]any{"requisitions": nonNil(rs)}, err)
+	m.o.Answer(w, map[string]any{"requisitions": staff.NonNil(rs)}, err)
 }
 
 func (m *Module) apiRequisition(w http.ResponseWriter, r *http.Request) {
@@ -73,7 +58,7 @@ func (m *Module) apiRequisition(w http.ResponseWriter, r *http.Request) {
 
 func (m *Module) apiSurplusList(w http.ResponseWriter, r *http.Request) {
 	rs, err := m.o.Reads().SurplusReports(m.queryYear(r))
-	m.writeRead(w, map[string]any{"reports": nonNil(rs)}, err)
+	m.o.Answer(w, map[string]any{"reports": staff.NonNil(rs)}, err)
 }
 
 func (m *Module) apiSurplus(w http.ResponseWriter, r *http.Request) {
@@ -82,7 +67,7 @@ func (m *Module) apiSurplus(w http.ResponseWriter, r *http.Request) {
 
 func (m *Module) apiRulesList(w http.ResponseWriter, r *http.Request) {
 	vs, err := m.o.Reads().PurchasingRules()
-	m.writeRead(w, map[string]any{"versions": nonNil(vs)}, err)
+	m.o.Answer(w, map[string]any{"versions": staff.NonNil(vs)}, err)
 }
 
 func (m *Module) apiRules(w http.ResponseWriter, r *http.Request) {
@@ -91,7 +76,7 @@ func (m *Module) apiRules(w http.ResponseWriter, r *http.Request) {
 
 func (m *Module) apiEmploymentList(w http.ResponseWriter, r *http.Request) {
 	es, err := m.o.Reads().Employments(m.queryYear(r))
-	m.writeRead(w, map[string]any{"employment": nonNil(es)}, err)
+	m.o.Answer(w, map[string]any{"employment": staff.NonNil(es)}, err)
 }
 
 func (m *Module) apiEmployment(w http.ResponseWriter, r *http.Request) {

@@ -12,21 +12,6 @@ import (
 // again answers with the first result; the same id with another body is a
 // conflict).
 
-func (m *Module) writeRead(w http.ResponseWriter, v any, err error) {
-	if err != nil {
-		m.o.WriteAPIError(w, err)
-		return
-	}
-	m.o.WriteJSON(w, http.StatusOK, v)
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}
-
 // legalClaimJSON is a claim with its deadlines by the rule
 // 5.08/legal-claim.
 type legalClaimJSON struct {
@@ -53,7 +38,7 @@ func (m *Module) apiLegalClaims(w http.ResponseWriter, r *http.Request) {
 		}
 		out = append(out, j)
 	}
-	m.writeRead(w, map[string]any{"legal_claims": out}, err)
+	m.o.Answer(w, map[string]any{"legal_claims": out}, err)
 }
 
 func (m *Module) apiLegalClaim(w http.ResponseWriter, r *http.Request) {
@@ -63,7 +48,7 @@ func (m *Module) apiLegalClaim(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	j, err := m.legalJSON(l)
-	m.writeRead(w, j, err)
+	m.o.Answer(w, j, err)
 }
 
 // apiLegalClaimChange serves POST /api/v1/legal-claims: every step of a
@@ -74,7 +59,7 @@ func (m *Module) apiLegalClaimChange(w http.ResponseWriter, r *http.Request) {
 
 func (m *Module) apiDepositories(w http.ResponseWriter, r *http.Request) {
 	ds, err := m.o.Reads().Depositories()
-	m.writeRead(w, map[string]any{"depositories": nonNil(ds)}, err)
+	m.o.Answer(w, map[string]any{"depositories": staff.NonNil(ds)}, err)
 }
 
 func (m *Module) apiDepositoryChange(w http.ResponseWriter, r *http.Request) {
@@ -87,7 +72,7 @@ func (m *Module) apiDepositoryInterest(w http.ResponseWriter, r *http.Request) {
 
 func (m *Module) apiInvestments(w http.ResponseWriter, r *http.Request) {
 	vs, err := m.o.Reads().Investments()
-	m.writeRead(w, map[string]any{"investments": nonNil(vs)}, err)
+	m.o.Answer(w, map[string]any{"investments": staff.NonNil(vs)}, err)
 }
 
 func (m *Module) apiInvestmentChange(w http.ResponseWriter, r *http.Request) {
@@ -100,8 +85,8 @@ func (m *Module) apiInvestmentInterest(w http.ResponseWriter, r *http.Request) {
 
 func (m *Module) apiSettlement(w http.ResponseWriter, r *http.Request) {
 	st, err := m.settlementOf(r, r.PathValue)
-	st.Lines, st.Payments = nonNil(st.Lines), nonNil(st.Payments)
-	m.writeRead(w, st, err)
+	st.Lines, st.Payments = staff.NonNil(st.Lines), staff.NonNil(st.Payments)
+	m.o.Answer(w, st, err)
 }
 
 func (m *Module) apiSettlementPayment(w http.ResponseWriter, r *http.Request) {
