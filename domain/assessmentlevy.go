@@ -675,46 +675,15 @@ func applyPayAssessment(tx Tx, c Command, index uint64, params *Params, res *Res
 // posts it on the assessment.
 func applyWindowAssessmentPayment(tx Tx, c Command, index uint64, params *Params, res *Result) error {
 	in := c.Payload.(*WindowAssessmentPayment)
-	if in.Tender != Cash && in.Tender != Check {
-		return Errorf(EINVALID, "", "The window takes cash or checks.")
-	}
-	if err := CheckPaymentAmount(in.Amount, c.At.Date, params); err != nil {
-		return err
-	}
-	d, err := getDrawer(tx, in.DrawerID)
+	d, dp, err := windowTake(tx, c, in.DrawerID, in.Tender, in.Amount, in.Tendered, in.Reference, in.Payer, in.AssessmentID, params)
 	if err != nil {
 		return err
-	}
-	if d.Closed {
-		return Errorf(ECONFLICT, "", "Drawer %s is closed.", d.ID)
-	}
-	if d.Cashier != c.Actor {
-		return Errorf(EFORBIDDEN, "", "Drawer %s belongs to %s.", d.ID, d.Cashier)
-	}
-	dp := DrawerPayment{CommandID: c.ID, Receipt: c.ReceiptNumber(), BillID: in.AssessmentID, At: c.At, Tender: in.Tender, Amount: in.Amount, Tendered: in.Amount, Change: Cents(0), Reference: in.Reference, Payer: in.Payer}
-	switch in.Tender {
-	case Cash:
-		if in.Tendered.LessThan(in.Amount) {
-			return Errorf(EINVALID, "", "The cash handed over (%s) is less than the payment (%s).", in.Tendered, in.Amount)
-		}
-		dp.Tendered, dp.Change = in.Tendered, in.Tendered.Sub(in.Amount)
-	case Check:
-		if strings.TrimSpace(in.Reference) == "" {
-			return Errorf(EINVALID, "", "The check number is required.")
-		}
 	}
 	pay := AssessmentPayment{Amount: in.Amount, Option: in.Option, Tender: in.Tender, Reference: in.Reference, Payer: in.Payer, DrawerID: d.ID}
 	if err := postAssessmentPayment(tx, c, pay, in.AssessmentID, index, params, res); err != nil {
 		return err
 	}
-	d.Payments = append(d.Payments, dp)
-	if len(d.Payments) == 1 {
-		if err := tx.Index(IndexUndeposited, d.OpenedAt.Date.String()+"/"+d.ID); err != nil {
-			return err
-		}
-	}
-	res.Note = fmt.Sprintf("change due %s", dp.Change)
-	return tx.Put(CollectionDrawers, d.ID, d)
+	return recordWindowTake(tx, d, dp, res)
 }
 
 // ---- Changes (§5.14(9), (10)) ----

@@ -197,33 +197,9 @@ func applyDrawerOpen(tx Tx, c Command, res *Result) error {
 // it in the cashier's open drawer.
 func applyWindowPayment(tx Tx, c Command, index uint64, p *Params, res *Result) error {
 	in := c.Payload.(*WindowPayment)
-	if in.Tender != Cash && in.Tender != Check {
-		return Errorf(EINVALID, "", "The window takes cash or checks.")
-	}
-	if err := checkPaymentAmount(tx, in.Amount, c.At.Date, p); err != nil {
-		return err
-	}
-	d, err := getDrawer(tx, in.DrawerID)
+	d, dp, err := windowTake(tx, c, in.DrawerID, in.Tender, in.Amount, in.Tendered, in.Reference, in.Payer, in.BillID, p)
 	if err != nil {
 		return err
-	}
-	if d.Closed {
-		return Errorf(ECONFLICT, "", "Drawer %s is closed.", d.ID)
-	}
-	if d.Cashier != c.Actor {
-		return Errorf(EFORBIDDEN, "", "Drawer %s belongs to %s.", d.ID, d.Cashier)
-	}
-	dp := DrawerPayment{CommandID: c.ID, Receipt: c.ReceiptNumber(), BillID: in.BillID, At: c.At, Tender: in.Tender, Amount: in.Amount, Tendered: in.Amount, Change: Cents(0), Reference: in.Reference, Payer: in.Payer}
-	switch in.Tender {
-	case Cash:
-		if in.Tendered.LessThan(in.Amount) {
-			return Errorf(EINVALID, "", "The cash handed over (%s) is less than the payment (%s).", in.Tendered, in.Amount)
-		}
-		dp.Tendered, dp.Change = in.Tendered, in.Tendered.Sub(in.Amount)
-	case Check:
-		if strings.TrimSpace(in.Reference) == "" {
-			return Errorf(EINVALID, "", "The check number is required.")
-		}
 	}
 	pay := c
 	pay.Payload = nil
@@ -231,6 +207,48 @@ func applyWindowPayment(tx Tx, c Command, index uint64, p *Params, res *Result) 
 	if err := postBillPayment(tx, pay, index, p, res); err != nil {
 		return err
 	}
+	return recordWindowTake(tx, d, dp, res)
+}
+
+// windowTake checks a cash or check payment at the window into the
+// cashier's own open drawer, and returns the drawer with the drawer's line
+// for the payment (ref names what it pays: a bill, an assessment). The
+// payment itself is posted by the caller; recordWindowTake then adds the
+// line to the drawer.
+func windowTake(tx Tx, c Command, drawerID string, tender Tender, amount, tendered Money, reference, payer, ref string, p *Params) (Drawer, DrawerPayment, error) {
+	if tender != Cash && tender != Check {
+		return Drawer{}, DrawerPayment{}, Errorf(EINVALID, "", "The window takes cash or checks.")
+	}
+	if err := checkPaymentAmount(tx, amount, c.At.Date, p); err != nil {
+		return Drawer{}, DrawerPayment{}, err
+	}
+	d, err := getDrawer(tx, drawerID)
+	if err != nil {
+		return Drawer{}, DrawerPayment{}, err
+	}
+	if d.Closed {
+		return Drawer{}, DrawerPayment{}, Errorf(ECONFLICT, "", "Drawer %s is closed.", d.ID)
+	}
+	if d.Cashier != c.Actor {
+		return Drawer{}, DrawerPayment{}, Errorf(EFORBIDDEN, "", "Drawer %s belongs to %s.", d.ID, d.Cashier)
+	}
+	dp := DrawerPayment{CommandID: c.ID, Receipt: c.ReceiptNumber(), BillID: ref, At: c.At, Tender: tender, Amount: amount, Tendered: amount, Change: Cents(0), Reference: reference, Payer: payer}
+	switch tender {
+	case Cash:
+		if tendered.LessThan(amount) {
+			return Drawer{}, DrawerPayment{}, Errorf(EINVALID, "", "The cash handed over (%s) is less than the payment (%s).", tendered, amount)
+		}
+		dp.Tendered, dp.Change = tendered, tendered.Sub(amount)
+	case Check:
+		if strings.TrimSpace(reference) == "" {
+			return Drawer{}, DrawerPayment{}, Errorf(EINVALID, "", "The check number is required.")
+		}
+	}
+	return d, dp, nil
+}
+
+// recordWindowTake adds a window payment's line to its drawer.
+func recordWindowTake(tx Tx, d Drawer, dp DrawerPayment, res *Result) error {
 	d.Payments = append(d.Payments, dp)
 	if len(d.Payments) == 1 {
 		if err := tx.Index(IndexUndeposited, d.OpenedAt.Date.String()+"/"+d.ID); err != nil {
