@@ -122,6 +122,11 @@ func OpenFSM(opts badger.Options, params *domain.Params, logger *slog.Logger) (*
 	if err != nil {
 		return nil, err
 	}
+	if db.MaxBatchSize() < ledgerMaxCommandBytes || db.MaxBatchCount() < ledgerMaxCommandWrites {
+		db.Close()
+		return nil, fmt.Errorf("replica: the ledger state store's transactions hold %d bytes and %d entries, less than one command may write (%d, %d): open it with a larger memtable (badgerstore.PiOptions)",
+			db.MaxBatchSize(), db.MaxBatchCount(), ledgerMaxCommandBytes, ledgerMaxCommandWrites)
+	}
 	f := &FSM{db: db, dir: opts.Dir, params: params, log: logger, kinds: domain.Kinds, snaps: map[*snapshot]struct{}{}}
 	if err := f.loadMeta(); err != nil {
 		db.Close()
@@ -466,9 +471,9 @@ func (f *FSM) applyOne(txn *badger.Txn, index uint64, cmd domain.Command, size i
 		res, err = f.kinds.Apply(ov, cmd, domain.Env{Index: index, Params: f.Params()})
 	}
 	if err == nil && f.tooBig(ov, size) {
-		// Every replica runs the same Badger options, so every replica
-		// refuses the same command here; applying it would fail the
-		// transaction and crash-loop the node on this entry.
+		// The limit is the ledger's, not the local store's, so every
+		// replica refuses the same command here; applying it would fail
+		// the transaction and crash-loop the node on this entry.
 		err = domain.Errorf(domain.EINVALID, "", "This change writes %d records, too many to apply at once; split it into smaller ones.", len(ov.writes))
 	}
 	var writes []kv
@@ -570,11 +575,24 @@ func keepable(cmd domain.Command, size int) domain.Command {
 	return domain.Command{V: cmd.V, ID: cmd.ID, Kind: cmd.Kind, At: cmd.At, Node: cmd.Node, Seq: cmd.Seq, Actor: cmd.Actor}
 }
 
+// The most one command may write, with its own record and the batch's
+// bookkeeping: a rule of the ledger, the same on every replica and in every
+// release whatever Badger options a node runs with, so that no two nodes can
+// disagree on whether a command is refused. (These are what a fresh
+// transaction holds with badgerstore.PiOptions' 8 MiB memtable; OpenFSM
+// refuses a store whose transactions hold less. Changing them changes what
+// the ledger refuses: that needs a ledger format of its own.)
+const (
+	ledgerMaxCommandBytes  = 1258291
+	ledgerMaxCommandWrites = 13107
+)
+
 // tooBig reports whether a command's writes, with its own record (which
 // keeps the command, at most maxKeptPayload of it) and the batch's
-// bookkeeping, would not fit in one fresh Badger transaction. The estimate
+// bookkeeping, exceed what the ledger lets one command write. The estimate
 // follows Badger's own (key + value + 12 bytes an entry), which is exact
-// for values kept in the LSM tree, as all ledger values are.
+// for values kept in the LSM tree, as all ledger values are, so a command
+// under the limit always fits in one fresh transaction.
 func (f *FSM) tooBig(ov *overlay, cmdSize int) bool {
 	const perEntry, bookkeeping = 12, 16 << 10
 	size, count := int64(min(cmdSize, maxKeptPayload)+bookkeeping), int64(16)
@@ -582,7 +600,7 @@ func (f *FSM) tooBig(ov *overlay, cmdSize int) bool {
 		size += int64(len(k) + len(v) + perEntry)
 		count++
 	}
-	return size >= f.db.MaxBatchSize() || count >= f.db.MaxBatchCount()
+	return size >= ledgerMaxCommandBytes || count >= ledgerMaxCommandWrites
 }
 
 // journal returns the journal write for a command's outcome and moves the
