@@ -246,6 +246,9 @@ func TestInvestmentRegister(t *testing.T) {
 		{"no legal ground", func(p *InvestmentChange) { p.Ground = "" }, "needs its legal ground"},
 		{"a security with no legal ground", func(p *InvestmentChange) { p.Ground = "crypto" }, "is not a legal ground"},
 		{"time deposit over 3 years", func(p *InvestmentChange) { p.MaturesOn = MustDate("2029-01-06") }, "at most 3 years"},
+		{"rated security over 7 years", func(p *InvestmentChange) { p.Ground, p.MaturesOn = "rated", MustDate("2033-01-06") }, "66.0603(1m)(a)4. allows a term of at most 7 years"},
+		{"a ground written from memory, not in the statute", func(p *InvestmentChange) { p.Ground = "own-bonds" }, "is not a legal ground"},
+		{"the National Housing Act reading of 219.05", func(p *InvestmentChange) { p.Ground = "nha" }, "is not a legal ground"},
 		{"maturity before purchase", func(p *InvestmentChange) { p.MaturesOn = MustDate("2026-01-01") }, "after the purchase"},
 		{"bad rate", func(p *InvestmentChange) { p.Rate = "4,1%" }, "not a yearly percentage"},
 		{"no fund", func(p *InvestmentChange) { p.Fund = "100-48100" }, "not an open fund"},
@@ -356,5 +359,29 @@ func TestCountySettlement(t *testing.T) {
 	late, _ = reads.SettlementsPastDue(MustDate("2027-01-16"))
 	if len(late) != 1 || late[0].County != Green {
 		t.Fatalf("past due after Dane paid: %+v", late)
+	}
+}
+
+// TestInvestmentGroundsAreThoseOf509 checks the closed list against the
+// two sections §5.09 cites: every ground rests on 66.0603(1m) or on
+// 219.05, codes are unique, and the only term limits are the statute's
+// (time deposits 3 years, rated securities 7).
+func TestInvestmentGroundsAreThoseOf509(t *testing.T) {
+	seen := map[string]bool{}
+	for _, g := range InvestmentGrounds() {
+		if seen[g.Code] {
+			t.Errorf("ground %q listed twice", g.Code)
+		}
+		seen[g.Code] = true
+		if !strings.HasPrefix(g.Statute, "Wis. Stat. 66.0603(1m)(") && g.Statute != "Wis. Stat. 219.05" {
+			t.Errorf("ground %q cites %q, not a section §5.09 names", g.Code, g.Statute)
+		}
+		want := map[string]int{"time-deposit": 3, "rated": 7}[g.Code]
+		if g.MaxYears != want {
+			t.Errorf("ground %q: term limit %d years, want %d", g.Code, g.MaxYears, want)
+		}
+	}
+	if !seen["219.05"] || !seen["lgip"] {
+		t.Errorf("grounds %v: 219.05 and the pooled fund (66.0603(1m)(c)) are both legal under §5.09", seen)
 	}
 }
