@@ -20,6 +20,12 @@ func treasuryTx(t *testing.T) *staffTx {
 	if _, err := tx.run(t, c); err != nil {
 		t.Fatal(err)
 	}
+	// The accounts whose role a rule reads (§5.08: the President's steps).
+	for _, u := range []StaffUser{{Username: "admin", Role: RoleAdministrator}, {Username: "board1", Role: RoleBoard}, {Username: "president", Role: RolePresident}, {Username: "treasurer", Role: RoleTreasurer}} {
+		if err := tx.Put(CollectionStaffUsers, u.Username, u); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return tx
 }
 
@@ -68,10 +74,20 @@ func TestLegalClaimFromNoticeToDisallowance(t *testing.T) {
 	// The board cannot act on a notice without an itemized claim.
 	refused(t, tx, legal("board1", "2026-03-03T10:00", LegalClaimChange{Op: LegalClaimDecide, ID: "LC-1", Decision: LegalClaimDisallow, On: MustDate("2026-03-03"), Meeting: "Board 2026-03-03"}), EINVALID, "no itemized claim")
 	// The attorney is the President's decision, after the President knows.
-	refused(t, tx, legal("board1", "2026-03-03T10:00", LegalClaimChange{Op: LegalClaimAttorney, ID: "LC-1", On: MustDate("2026-03-03"), Contact: true}), ECONFLICT, "Notify the Village President")
+	refused(t, tx, legal("president", "2026-03-03T10:00", LegalClaimChange{Op: LegalClaimAttorney, ID: "LC-1", On: MustDate("2026-03-03"), Contact: true}), ECONFLICT, "Notify the Village President")
+	// The administrator contacts the President; a board member who is not
+	// the President records neither step, nor does the administrator
+	// record the President's decision on the attorney.
+	refused(t, tx, legal("board1", "2026-03-02T10:05", LegalClaimChange{Op: LegalClaimNotify, ID: "LC-1", On: MustDate("2026-03-02")}), EFORBIDDEN, "the administrator or the President records it")
 	mustRun(t, tx, legal("admin", "2026-03-02T10:05", LegalClaimChange{Op: LegalClaimNotify, ID: "LC-1", On: MustDate("2026-03-02"), Note: "by phone"}))
-	refused(t, tx, legal("admin", "2026-03-02T10:06", LegalClaimChange{Op: LegalClaimNotify, ID: "LC-1", On: MustDate("2026-03-02")}), ECONFLICT, "was notified")
-	mustRun(t, tx, legal("board1", "2026-03-04T09:00", LegalClaimChange{Op: LegalClaimAttorney, ID: "LC-1", On: MustDate("2026-03-04"), Contact: true}))
+	refused(t, tx, legal("president", "2026-03-02T10:06", LegalClaimChange{Op: LegalClaimNotify, ID: "LC-1", On: MustDate("2026-03-02")}), ECONFLICT, "was notified")
+	for _, who := range []string{"board1", "admin", "treasurer", "nobody"} {
+		refused(t, tx, legal(who, "2026-03-04T09:00", LegalClaimChange{Op: LegalClaimAttorney, ID: "LC-1", On: MustDate("2026-03-04"), Contact: true}), EFORBIDDEN, "only the President records it")
+	}
+	mustRun(t, tx, legal("president", "2026-03-04T09:00", LegalClaimChange{Op: LegalClaimAttorney, ID: "LC-1", On: MustDate("2026-03-04"), Contact: true}))
+	if l, _ := loadLegalClaim(tx, "LC-1"); l.Attorney == nil || l.Attorney.By != "president" || !l.Contacted || l.President.By != "admin" {
+		t.Fatalf("the President's steps: %+v %+v", l.President, l.Attorney)
+	}
 	refused(t, tx, legal("admin", "2026-04-01T09:00", LegalClaimChange{Op: LegalClaimItemize, ID: "LC-1", ClaimOn: MustDate("2026-02-01"), Amount: MustMoney("1200.00")}), EINVALID, "before the notice")
 	mustRun(t, tx, legal("admin", "2026-04-01T09:00", LegalClaimChange{Op: LegalClaimItemize, ID: "LC-1", ClaimOn: MustDate("2026-03-31"), Amount: MustMoney("1200.00")}))
 	l, _ = loadLegalClaim(tx, "LC-1")
@@ -122,8 +138,8 @@ func TestLegalClaimRefusals(t *testing.T) {
 	refused(t, tx, legal("admin", "2026-03-11T09:00", LegalClaimChange{Op: LegalClaimNotice, ID: "LC-2", On: MustDate("2026-03-11"), Tracking: "1"}), ECONFLICT, "not disallowed")
 	refused(t, tx, legal("admin", "2026-03-11T09:00", LegalClaimChange{Op: LegalClaimDecide, ID: "LC-2", Decision: LegalClaimDisallow, On: MustDate("2026-03-11"), Meeting: "m"}), ECONFLICT, "already allowed")
 	refused(t, tx, legal("admin", "2026-03-11T09:00", LegalClaimChange{Op: LegalClaimNotify, ID: "LC-9", On: MustDate("2026-03-11")}), ENOTFOUND, "no legal claim")
-	if d, ok := Kinds.Lookup(KindLegalClaim); !ok || d.Permits(RoleClerk) || d.Permits(RoleTreasurer) || !d.Permits(RoleAdministrator) || !d.Permits(RoleBoard) {
-		t.Fatal("legal claims are the administrator's and the board's")
+	if d, ok := Kinds.Lookup(KindLegalClaim); !ok || d.Permits(RoleClerk) || d.Permits(RoleTreasurer) || !d.Permits(RoleAdministrator) || !d.Permits(RoleBoard) || !d.Permits(RolePresident) {
+		t.Fatal("legal claims are the administrator's and the board's, the President's among them")
 	}
 }
 

@@ -39,6 +39,8 @@ func (m *Module) Mount(o *staff.Office) error {
 	page("POST /staff/legal-claims", staff.CapLegalClaims, m.submitLegalClaim)
 	page("GET /staff/legal-claims/{id}", staff.CapReadLegalClaims, m.showLegalClaim)
 	page("POST /staff/legal-claims/{id}/{op}", staff.CapLegalClaims, m.submitLegalStep)
+	page("POST /staff/legal-claims/{id}/notify", staff.CapLegalNotify, m.submitLegalStep)
+	page("POST /staff/legal-claims/{id}/attorney", staff.CapLegalAttorney, m.submitLegalStep)
 	page("GET /staff/legal-claims/{id}/disallowance.pdf", staff.CapReadLegalClaims, m.showDisallowancePDF)
 
 	page("GET /staff/depositories", staff.CapReadTreasury, m.showDepositories)
@@ -89,9 +91,13 @@ func (m *Module) alerts(_ context.Context, who staff.Who) ([]view.Alert, error) 
 		params := m.o.Ledger().Params()
 		for _, l := range claims {
 			url := "/staff/legal-claims/" + l.ID
-			if l.President == nil && who.Role == domain.RoleAdministrator {
+			switch {
+			case l.President == nil && who.Role == domain.RoleAdministrator:
 				out = append(out, view.Alert{TestID: "alert-legal-president-" + l.ID, URL: url,
 					Text: fmt.Sprintf("Legal claim %s of %s: contact the Village President immediately (§5.08).", l.ID, l.Claimant)})
+			case l.President != nil && l.Attorney == nil && l.Decision == nil && staff.Allowed(who.Role, staff.CapLegalAttorney):
+				out = append(out, view.Alert{TestID: "alert-legal-attorney-" + l.ID, URL: url,
+					Text: fmt.Sprintf("Legal claim %s of %s: decide whether to contact the Village Attorney before the board meets (§5.08).", l.ID, l.Claimant)})
 			}
 			d, ok, err := l.Deadlines(params)
 			if err != nil {

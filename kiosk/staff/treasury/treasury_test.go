@@ -78,7 +78,8 @@ func fetch(t *testing.T, c *stafftest.Client, path string) (string, string) {
 func TestLegalClaimFromNoticeToLetter(t *testing.T) {
 	h := newHarness(t)
 	admin := h.SignedIn("admin", domain.RoleAdministrator)
-	pres := h.SignedIn("president", domain.RoleBoard)
+	pres := h.SignedIn("president", domain.RolePresident)
+	trustee := h.SignedIn("trustee", domain.RoleBoard)
 
 	refusedForm(t, h, admin, "/staff/legal-claims", url.Values{"claimant": {"Dana Roe"}, "description": {"pothole"}}, "Give the day")
 	p := posted(t, admin, "/staff/legal-claims", url.Values{"claimant": {"Dana Roe"}, "address": {"12 Oak St, Belleville WI 53508"}, "description": {"Car damaged by a pothole on Main St"}, "notice_on": {"2026-10-30"}})
@@ -90,6 +91,14 @@ func TestLegalClaimFromNoticeToLetter(t *testing.T) {
 		t.Fatal("the administrator's start page does not ask to contact the President")
 	}
 	base := "/staff/legal-claims/" + id
+	// A trustee is not the one the administrator contacts: no form, and
+	// the route refuses the role.
+	if p := trustee.Get(base); p.Has("lc-notify-form") || !p.Has("lc-notify-waiting") {
+		t.Fatal("a trustee is offered the notice to the President")
+	}
+	if p := trustee.Post(base+"/notify", url.Values{"on": {"2026-11-02"}}); p.Status != http.StatusForbidden {
+		t.Fatalf("a trustee records the notice to the President: %d", p.Status)
+	}
 	p = posted(t, admin, base+"/notify", url.Values{"on": {"2026-11-02"}, "note": {"by phone"}})
 	if !strings.Contains(p.Text("lc-president"), "2026-11-02") || !strings.Contains(p.Text("lc-president"), "admin") {
 		t.Fatalf("President notified: %q", p.Text("lc-president"))
@@ -97,7 +106,27 @@ func TestLegalClaimFromNoticeToLetter(t *testing.T) {
 	if admin.Get("/staff/").Has("alert-legal-president-" + id) {
 		t.Fatal("the alert stays after the President was notified")
 	}
+	// The attorney is the President's decision alone: the administrator
+	// and a trustee see it waiting; the President's start page asks for it.
+	for _, c := range []*stafftest.Client{admin, trustee} {
+		if p := c.Get(base); p.Has("lc-attorney-form") || !p.Has("lc-attorney-waiting") {
+			t.Fatal("someone other than the President is offered the decision on the attorney")
+		}
+		before := h.Ledger.JournalLen()
+		if p := c.Post(base+"/attorney", url.Values{"on": {"2026-11-02"}, "contact": {"yes"}}); p.Status != http.StatusForbidden || h.Ledger.JournalLen() != before {
+			t.Fatalf("someone other than the President records the attorney: %d", p.Status)
+		}
+	}
+	if !pres.Get("/staff/").Has("alert-legal-attorney-" + id) {
+		t.Fatal("the President's start page does not ask about the attorney")
+	}
+	if !pres.Get(base).Has("lc-attorney-form") {
+		t.Fatal("the President is not offered the decision on the attorney")
+	}
 	p = posted(t, pres, base+"/attorney", url.Values{"on": {"2026-11-02"}, "contact": {"yes"}})
+	if pres.Get("/staff/").Has("alert-legal-attorney-" + id) {
+		t.Fatal("the attorney alert stays after the President's decision")
+	}
 	if p.Text("lc-contacted") != "yes" || !strings.Contains(p.Text("lc-attorney"), "president") {
 		t.Fatalf("attorney: %q %q", p.Text("lc-contacted"), p.Text("lc-attorney"))
 	}
@@ -308,7 +337,9 @@ func TestTreasuryRoleMatrix(t *testing.T) {
 		{Method: "GET", Path: "/staff/legal-claims", Cap: staff.CapReadLegalClaims},
 		{Method: "POST", Path: "/staff/legal-claims", Cap: staff.CapLegalClaims, Form: url.Values{"claimant": {"x"}}},
 		{Method: "GET", Path: "/staff/legal-claims/none", Cap: staff.CapReadLegalClaims},
-		{Method: "POST", Path: "/staff/legal-claims/none/notify", Cap: staff.CapLegalClaims, Form: url.Values{"on": {"2026-11-02"}}},
+		{Method: "POST", Path: "/staff/legal-claims/none/notify", Cap: staff.CapLegalNotify, Form: url.Values{"on": {"2026-11-02"}}},
+		{Method: "POST", Path: "/staff/legal-claims/none/attorney", Cap: staff.CapLegalAttorney, Form: url.Values{"on": {"2026-11-02"}}},
+		{Method: "POST", Path: "/staff/legal-claims/none/decide", Cap: staff.CapLegalClaims, Form: url.Values{"on": {"2026-11-02"}}},
 		{Method: "GET", Path: "/staff/legal-claims/none/disallowance.pdf", Cap: staff.CapReadLegalClaims},
 		{Method: "GET", Path: "/staff/depositories", Cap: staff.CapReadTreasury},
 		{Method: "POST", Path: "/staff/depositories", Cap: staff.CapTreasury, Form: url.Values{"id": {"M"}}},
