@@ -97,6 +97,7 @@ const (
 	CapLegalClaims     Capability = "legal-claims"      // record a claim, the President's notice, the attorney, the board's decision, the notice of disallowance
 	CapReadTreasury    Capability = "read-treasury"     // depositories, investments and the county settlements
 	CapTreasury        Capability = "treasury"          // designate depositories, record interest, investments and settlement payments
+	CapLevy            Capability = "levy"              // record a tax roll's levy by taxing jurisdiction when the roll is received (§5.17)
 )
 
 // Capabilities of the Village President's steps on a legal claim (§5.08;
@@ -113,12 +114,13 @@ var grants = map[domain.Role][]Capability{
 	domain.RoleClerk: {CapDashboard, CapReadBills, CapBills, CapWindow, CapReadCash, CapReturns, CapRefundCheck, CapReadLetters, CapLetters, CapReadFees,
 		CapReadBudget, CapBudgetMeeting,
 		CapReadPayables, CapClaims, CapSignatures, CapRegister, CapAuditEngagement,
-		CapRoomTaxForms, CapRoomTaxRead, CapRoomTaxTotals},
+		CapRoomTaxForms, CapRoomTaxRead, CapRoomTaxTotals,
+		CapLevy},
 	domain.RoleTreasurer: {CapDashboard, CapReadBills, CapBills, CapWindow, CapDeposit, CapReadCash, CapReturns, CapRefundApprove, CapRefundCheck, CapReadLetters, CapLetters, CapNovemberRun, CapJournal, CapReadFees,
 		CapReadBudget, CapCertify,
 		CapReadPayables, CapClaims, CapCheckRuns, CapSignatures, CapAPPolicy, CapRegister, CapAudit, CapAuditEngagement,
 		CapRoomTaxForms, CapRoomTaxFile, CapRoomTaxRead, CapRoomTaxDirectory, CapRoomTaxAdmin, CapRoomTaxLog, CapRoomTaxTotals,
-		CapReadTreasury, CapTreasury},
+		CapReadTreasury, CapTreasury, CapLevy},
 	domain.RoleAdministrator: {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapUsers, CapCluster, CapJournal, CapReadFees, CapResolutions,
 		CapReadBudget, CapChart, CapEstimates, CapBudget, CapBudgetMeeting, CapPurchasing, CapPurchasingRules, CapEmployment,
 		CapReadPayables, CapClaims, CapSignatures, CapAPPolicy, CapAudit, CapAuditEngagement,

@@ -54,8 +54,10 @@ func (m *Module) Mount(o *staff.Office) error {
 	page("POST /staff/investments/{id}/redeem", staff.CapTreasury, m.submitInvestmentRedeem)
 
 	page("GET /staff/settlements", staff.CapReadTreasury, m.showSettlement)
-	page("GET /staff/settlements/{county}/{year}/{period}", staff.CapReadTreasury, m.showSettlementCSV)
+	page("GET /staff/settlements/{county}/{year}/{period}", staff.CapReadTreasury, m.showSettlementFile)
 	page("POST /staff/settlements", staff.CapTreasury, m.submitSettlement)
+	page("GET /staff/levy", staff.CapLevy, m.showLevy)
+	page("POST /staff/levy", staff.CapLevy, m.submitLevy)
 
 	api := o.API
 	api("GET /api/v1/legal-claims", staff.CapReadLegalClaims, m.apiLegalClaims)
@@ -69,9 +71,12 @@ func (m *Module) Mount(o *staff.Office) error {
 	api("POST /api/v1/investments/interest", staff.CapTreasury, m.apiInvestmentInterest)
 	api("GET /api/v1/settlements/{county}/{year}/{period}", staff.CapReadTreasury, m.apiSettlement)
 	api("POST /api/v1/settlements", staff.CapTreasury, m.apiSettlementPayment)
+	api("GET /api/v1/levy-apportionments/{county}/{year}", staff.CapReadTreasury, m.apiLevy)
+	api("POST /api/v1/levy-apportionments", staff.CapLevy, m.apiLevyChange)
 
 	o.Nav(staff.CapReadLegalClaims, "Legal claims", "/staff/legal-claims")
 	o.Nav(staff.CapReadTreasury, "Treasury", "/staff/depositories")
+	o.Nav(staff.CapLevy, "Tax roll levy", "/staff/levy")
 	o.Alert(m.alerts)
 	return nil
 }
@@ -132,7 +137,7 @@ func (m *Module) alerts(_ context.Context, who staff.Who) ([]view.Alert, error) 
 		}
 		for _, st := range late {
 			out = append(out, view.Alert{TestID: fmt.Sprintf("alert-settlement-%s-%d-%s", st.County, st.TaxYear, st.Period), URL: settlementURL(st.County, st.TaxYear, st.Period),
-				Text: fmt.Sprintf("%s settlement of the %d roll with the %s County treasurer: %s unsettled, due %s (Wis. Stat. 74.25).", title(st.Period), st.TaxYear, st.County.Title(), dollars(st.Unsettled), st.DueOn)})
+				Text: fmt.Sprintf("%s settlement of the %d %s County roll: %s unsettled with its taxing jurisdictions, due %s (Wis. Stat. 74.25).", title(st.Period), st.TaxYear, st.County.Title(), dollars(st.Unsettled), st.DueOn)})
 		}
 	}
 	return out, nil
