@@ -42,6 +42,7 @@ type levyView struct {
 	FormTotal           string
 	FormReceived        string
 	CanAct              bool
+	ReadsTreasury       bool // the treasury's other pages are open to the viewer (not to the clerk)
 	Error               string
 	Today               string
 	Settlement          string
@@ -105,7 +106,7 @@ func (m *Module) levyPage(w http.ResponseWriter, r *http.Request, status int, ms
 		return
 	}
 	v := levyView{County: string(county), CountyTitle: county.Title(), Year: year, Recorded: ok, Bills: n, BillsTax: dollars(tax),
-		CanAct: staff.Allowed(m.o.Who(r).Role, staff.CapLevy), Error: msg, Today: m.o.Today().String(),
+		CanAct: staff.Allowed(m.o.Who(r).Role, staff.CapLevy), ReadsTreasury: staff.Allowed(m.o.Who(r).Role, staff.CapReadTreasury), Error: msg, Today: m.o.Today().String(),
 		Settlement: settlementURL(county, year, domain.SettleJanuary)}
 	for _, c := range []domain.County{domain.Dane, domain.Green} {
 		v.Counties = append(v.Counties, view.Option{Value: string(c), Label: c.Title(), Selected: c == county})
