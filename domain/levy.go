@@ -213,6 +213,7 @@ func applyLevyApportionment(tx Tx, c Command, _ Env, res *Result) error {
 		return Errorf(ECONFLICT, sectionSettlement, "Shares of the %d %s roll have been paid to its jurisdictions: its apportionment can no longer change.", p.TaxYear, p.County.Title())
 	}
 	rec := LevyApportionmentRecord{LevyApportionment: *p, ID: id, CommandID: c.ID, At: c.At, By: c.Actor, Revision: old.Revision + 1}
+	rec.Shares = slices.Clone(p.Shares) // the names are trimmed in the record, never in the command
 	for i := range rec.Shares {
 		rec.Shares[i].Name = strings.TrimSpace(rec.Shares[i].Name)
 	}
