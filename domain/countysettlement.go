@@ -5,28 +5,39 @@ import (
 	"strings"
 )
 
-// Settlements of the property tax with the county treasurers (§5.17, cited
-// by content: the text that obliges the village to pay the state and
-// county taxes its treasurer owes the county treasurer, Wis. Stat.
-// 70.67(2), sits under the "§5.18" heading). The village lies in Dane and
-// Green counties; it settles with each treasurer for the tax bills of its
-// roll in that county.
+// Settlements of the property tax collected by the village treasurer
+// (§5.17, cited by content: the text that obliges the village to pay the
+// state and county taxes its treasurer owes the county treasurer, Wis.
+// Stat. 70.67(2), sits under the "§5.18" heading). The village lies in Dane
+// and Green counties; it settles the collections of its roll in each
+// county.
 //
-// The reading of Wis. Stat. 74.25 implemented here: the village treasurer
-// collects until the first installment's due date, January 31 (Ch. 74,
-// taxbill.go). It settles twice for a roll year Y:
-//   - the January settlement, on or before January 15 of Y+1, for what it
-//     collected through December 31 of Y (74.25(1)(a));
-//   - the February settlement, on or before February 20 of Y+1, for what it
-//     collected from January 1 through January 31 of Y+1 (74.25(1)(b)).
+// The reading of Ch. 74's settlements implemented here (subchapter IV: s.
+// 74.23 January settlement, 74.25 February settlement, 74.29 the county's
+// August settlement): the village treasurer collects until the first
+// installment's due date, January 31 (taxbill.go), and settles twice for a
+// roll year Y:
+//   - the January settlement (74.23), on or before January 15 of Y+1, for
+//     what it collected through December 31 of Y;
+//   - the February settlement (74.25), on or before February 20 of Y+1,
+//     for what it collected from January 1 through January 31 of Y+1.
+//
+// In each, paragraph (1)(a) settles the special assessments, charges and
+// taxes (the village retains its own) and (1)(b) the general property
+// taxes, each taxing jurisdiction's proportionate share paid to it, the
+// state's to the county ("except that the treasurer shall pay the state's
+// proportionate share to the county"). The second installments, paid to
+// the county treasurer, are the county's to settle in August (74.29) and
+// are not here. An earlier version of this comment cited 74.25(1)(a) and
+// (b) for the two settlements: those are the paragraphs of one.
 //
 // What is settled is the general property tax collected in the period on
 // the county's bills, shared among the taxing jurisdictions of the roll in
 // proportion to the levies its apportionment records (levy.go, ShareOut:
 // largest remainder, so the shares add up to the collection exactly).
-// Each jurisdiction's share is paid to its treasurer, and each payment is
-// recorded against the jurisdiction it went to; the village keeps its own
-// share. No payment is taken before the roll's
+// Each jurisdiction's share is paid to its treasurer (the state's to the
+// county treasurer), and each payment is recorded against the
+// jurisdiction whose share it paid; the village keeps its own share. No payment is taken before the roll's
 // apportionment is recorded, a payment to a jurisdiction never exceeds
 // what its levy leaves unpaid over the roll's two settlements, and the
 // pages refuse one above its share of the period unsettled

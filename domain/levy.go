@@ -12,7 +12,7 @@ import (
 // jurisdictions: the state, the county, the village itself, the school
 // district, the technical college district and any special district. The
 // village treasurer collects it and settles with each of them its share
-// of what was collected (Wis. Stat. 74.25, read in countysettlement.go);
+// of what was collected (Wis. Stat. 74.23 and 74.25, read in countysettlement.go);
 // the village keeps its own share.
 //
 // The village's tax bills carry one general tax each, not its parts

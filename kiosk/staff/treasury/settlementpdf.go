@@ -11,7 +11,7 @@ import (
 )
 
 // settlementPDF writes the statement of a settlement (§5.17, Wis. Stat.
-// 74.25): the period and its collections, each taxing jurisdiction's
+// 74.23, 74.25): the period and its collections, each taxing jurisdiction's
 // levy and share of them, what was paid to it and what is left, the
 // village's share kept, and the payments. Dated the day it was asked for
 // (the statement is as of that day), so the same ledger and day render
@@ -37,7 +37,7 @@ func settlementPDF(out *bytes.Buffer, st domain.SettlementStatement, loc *time.L
 	if !st.From.IsZero() {
 		from = st.From.String()
 	}
-	pdf.CellFormat(0, 5, tr(fmt.Sprintf("Collections from %s through %s; due by %s (Wis. Stat. 74.25). Statement as of %s.", from, st.Through, st.DueOn, st.AsOf)), "", 1, "L", false, 0, "")
+	pdf.CellFormat(0, 5, tr(fmt.Sprintf("Collections from %s through %s; due by %s (Wis. Stat. 74.23, 74.25). Statement as of %s.", from, st.Through, st.DueOn, st.AsOf)), "", 1, "L", false, 0, "")
 	pdf.Ln(3)
 
 	figure := func(k string, v domain.Money) {

@@ -4,7 +4,7 @@
 // the public depositories the board designated and the interest they
 // credit (§5.06), the register of investments (§5.09), and the settlements
 // of the property tax with the Dane and Green county treasurers (§5.17,
-// Wis. Stat. 74.25). It is a staff.Module; every rule is the domain's
+// Wis. Stat. 74.23, 74.25). It is a staff.Module; every rule is the domain's
 // (domain/legalclaims.go, depository.go, investment.go,
 // countysettlement.go).
 package treasury
@@ -137,7 +137,7 @@ func (m *Module) alerts(_ context.Context, who staff.Who) ([]view.Alert, error) 
 		}
 		for _, st := range late {
 			out = append(out, view.Alert{TestID: fmt.Sprintf("alert-settlement-%s-%d-%s", st.County, st.TaxYear, st.Period), URL: settlementURL(st.County, st.TaxYear, st.Period),
-				Text: fmt.Sprintf("%s settlement of the %d %s County roll: %s unsettled with its taxing jurisdictions, due %s (Wis. Stat. 74.25).", title(st.Period), st.TaxYear, st.County.Title(), dollars(st.Unsettled), st.DueOn)})
+				Text: fmt.Sprintf("%s settlement of the %d %s County roll: %s unsettled with its taxing jurisdictions, due %s (Wis. Stat. 74.23, 74.25).", title(st.Period), st.TaxYear, st.County.Title(), dollars(st.Unsettled), st.DueOn)})
 		}
 	}
 	return out, nil

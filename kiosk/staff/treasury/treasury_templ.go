@@ -2210,7 +2210,7 @@ func settlementPage(p staffview.Page, v settlementView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 184, "</select> <button type=\"submit\">Show</button></form><p class=\"muted\">Wis. Stat. 74.25: by January 15 the village settles what it collected through December 31; by February 20, what it collected in January. The general property tax collected is shared among the roll's taxing jurisdictions in proportion to their levies; the village keeps its own share and the special items.</p><article class=\"card\" data-testid=\"settlement\"><h2>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 184, "</select> <button type=\"submit\">Show</button></form><p class=\"muted\">Wis. Stat. 74.23 and 74.25: by January 15 the village settles what it collected through December 31; by February 20, what it collected in January. The general property tax collected is shared among the roll's taxing jurisdictions in proportion to their levies (the state's share is paid to the county treasurer); the village keeps its own share and the special items.</p><article class=\"card\" data-testid=\"settlement\"><h2>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -2913,7 +2913,7 @@ func levyPage(p staffview.Page, v levyView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 246, "\" size=\"4\" aria-label=\"Roll year\"> <button type=\"submit\">Show</button></form><p class=\"muted\">When the tax roll is received, record the general property tax it levies for each taxing jurisdiction (§5.17, Wis. Stat. 74.25). The levies must add up to the roll's general tax; each settlement shares what was collected in proportion to them.</p><article class=\"card\" data-testid=\"levy\"><h2>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 246, "\" size=\"4\" aria-label=\"Roll year\"> <button type=\"submit\">Show</button></form><p class=\"muted\">When the tax roll is received, record the general property tax it levies for each taxing jurisdiction (§5.17, Wis. Stat. 74.23, 74.25). The levies must add up to the roll's general tax; each settlement shares what was collected in proportion to them.</p><article class=\"card\" data-testid=\"levy\"><h2>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
