@@ -36,7 +36,8 @@ var payBillKind = &Descriptor{
 // applyPayBill posts a payment to a bill under §5.10: it is allocated to the
 // penalty, then interest, then principal, as of the payment's intake date;
 // money beyond the balance is an overpayment, recorded as a refund due under
-// §5.07(1). A payment dated after the bill went on the tax roll is refused.
+// §5.07(1). A payment taken after the bill was certified to the tax roll
+// is refused (checkTaxRollOpen).
 func applyPayBill(tx Tx, c Command, index uint64, p *Params, res *Result) error {
 	if c.Payload.(*PayBill).Tender != Card && RulesFormat(tx) >= 2 {
 		// Cash and checks are taken at the clerk's window into an open
@@ -67,6 +68,9 @@ func postBillPayment(tx Tx, c Command, index uint64, p *Params, res *Result) err
 	}
 	if c.At.Date.Before(bill.BilledOn) {
 		return Errorf(EINVALID, "§5.10", "A payment cannot be dated before the bill (billed %s).", bill.BilledOn)
+	}
+	if err := checkTaxRollOpen(tx, bill, c.At, p); err != nil {
+		return err
 	}
 	bill.Payments = append(bill.Payments, BillPayment{
 		CommandID: c.ID,

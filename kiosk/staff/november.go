@@ -12,7 +12,10 @@ import (
 
 // TaxRollCSVHeader is the layout of the per-county tax roll export
 // (README, "Clerk's office"): one line per certified bill.
-var TaxRollCSVHeader = []string{"county", "parcel", "address", "owner", "account", "bill_id", "description", "billed_on", "principal", "interest", "penalty", "amount_certified", "certified_on", "command_id"}
+// certified_on is the date on the roll, the day the November run certified
+// it; tax_roll_on is the day §5.10 names (a bill unpaid at its end goes on
+// the roll).
+var TaxRollCSVHeader = []string{"county", "parcel", "address", "owner", "account", "bill_id", "description", "billed_on", "principal", "interest", "penalty", "amount_certified", "certified_on", "command_id", "tax_roll_on"}
 
 // runYear returns the cycle year the November run page shows by default:
 // this year once November 2 has come, else last year.
@@ -20,11 +23,54 @@ func (s *Server) runYear(r *http.Request) int {
 	if y, err := strconv.Atoi(r.URL.Query().Get("year")); err == nil && y > 2000 && y < 9999 {
 		return y
 	}
-	today := s.today()
+	return cycleYear(s.today())
+}
+
+// cycleYear is the cycle year whose November run is under way on today:
+// this year once November 2 has come, else last year.
+func cycleYear(today domain.Date) int {
 	if today.Before(domain.PenaltyDay(today.Year())) {
 		return today.Year() - 1
 	}
 	return today.Year()
+}
+
+// novemberAlerts are the start page's alerts for a November run not done
+// by its dates (§5.10): the penalties not posted on or after November 2,
+// the roll not certified once November 15 has ended, while bills wait for
+// the step. Until the run certifies it, a bill is not on the roll, so a
+// forgotten run leaves the roll and the bills' state wrong.
+func (s *Server) novemberAlerts() ([]view.Alert, error) {
+	now := domain.DateTimeOf(s.now().In(s.loc))
+	year := cycleYear(now.Date)
+	run, _, err := s.reads.NovemberRun(year)
+	if err != nil {
+		return nil, err
+	}
+	url := fmt.Sprintf("/staff/november?year=%d", year)
+	var out []view.Alert
+	if run.PenaltiesCommand == "" {
+		items, err := s.novemberPreview(year, "penalties")
+		if err != nil {
+			return nil, err
+		}
+		if len(items) > 0 {
+			out = append(out, view.Alert{TestID: "alert-november-penalties", URL: url,
+				Text: fmt.Sprintf("The %d November penalties are not posted: %d bill(s) unpaid on November 1 owe the penalty since %s (§5.10).", year, len(items), domain.PenaltyDay(year))})
+		}
+	}
+	if run.CertifyCommand == "" && domain.MayCertify(year, now, s.ledger.Params()) {
+		items, err := s.novemberPreview(year, "certify")
+		if err != nil {
+			return nil, err
+		}
+		if len(items) > 0 {
+			_, total := runRows(items, "certify")
+			out = append(out, view.Alert{TestID: "alert-november-roll", URL: url,
+				Text: fmt.Sprintf("The %d tax roll is not certified: %d bill(s), %s, unpaid at the end of %s are not on the roll until the November run certifies them (§5.10).", year, len(items), total, domain.TaxRollDay(year))})
+		}
+	}
+	return out, nil
 }
 
 // novemberPreview lists every bill of the ledger that belongs in a step
@@ -41,7 +87,7 @@ func (s *Server) novemberPreview(year int, step string) ([]domain.RunItem, error
 			return nil, err
 		}
 		for _, b := range bills {
-			it, ok, err := domain.NovemberItem(b, step, year, s.ledger.Params())
+			it, ok, err := domain.NovemberItemOn(b, step, year, s.today(), s.ledger.Params())
 			if err != nil {
 				return nil, fmt.Errorf("bill %s: %w", b.ID, err)
 			}
@@ -179,7 +225,7 @@ func (s *Server) showTaxRollCSV(w http.ResponseWriter, r *http.Request) {
 		if it.County != county {
 			continue
 		}
-		_ = cw.Write([]string{it.County.Title(), it.Parcel, it.Address, it.Owner, it.Account, it.BillID, it.Description, it.BilledOn.String(), it.Principal.String(), it.Interest.String(), it.Penalty.String(), it.Balance.String(), run.CertifiedAt.Date.String(), it.CommandID})
+		_ = cw.Write([]string{it.County.Title(), it.Parcel, it.Address, it.Owner, it.Account, it.BillID, it.Description, it.BilledOn.String(), it.Principal.String(), it.Interest.String(), it.Penalty.String(), it.Balance.String(), run.CertifiedAt.Date.String(), it.CommandID, domain.TaxRollDay(year).String()})
 	}
 	if err := cw.Flush(); err != nil {
 		s.log.Error("tax roll export", "year", year, "county", county, "err", err)

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/villagehall/appliance/kiosk/browsertest"
+)
+
+// TestTaxRollIsWhatTheLedgerCertifiedInBrowser (issue 20, item 4): in real
+// Chromium on a real node, a bill unpaid a month after November 15 whose
+// November run nobody gave is not "on the tax roll": the kiosk shows it
+// payable with the certification pending, and the clerk's start page
+// flags the run not done. Once the treasurer certifies it on December
+// 15, the kiosk gives that date as the date on the roll, names the day
+// §5.10 uses, and takes no payment; the county CSV carries both dates.
+func TestTaxRollIsWhatTheLedgerCertifiedInBrowser(t *testing.T) {
+	b := newOfficeBrowser(t, "2026-03-02T10:00",
+		[4]string{"clerk", "Casey Clerk", "clerk", ""},
+		[4]string{"treas", "Tom Treasurer", "treasurer", ""})
+	b.as("clerk")
+	b.open("/staff/bills/new", "bill-form")
+	b.do("create a bill",
+		set(`[data-testid="bill-account"]`, "100101"),
+		set(`[data-testid="bill-parcel"]`, "0601-141-2001"),
+		set(`[data-testid="bill-description"]`, "Brush pickup, three loads"),
+		set(`[data-testid="bill-date"]`, "2026-03-02"),
+		set(`[data-testid="bill-amount"]`, "200.00"),
+		submit("bill-submit", "bill-created"),
+	)
+	created := b.text("bill-created")
+	id := strings.TrimSuffix(strings.TrimPrefix(created, "Bill "), " created.")
+
+	// December 15: both dates long past, no November run given.
+	b.setClock("2026-12-15T10:00")
+	kioskBill := func(state string) {
+		b.t.Helper()
+		b.do("kiosk bill page", chromedp.Navigate(b.kiosk+"/bills/"+id), chromedp.WaitVisible(testid(state)))
+	}
+	kioskBill("tax-roll-pending")
+	if b.has("tax-roll-notice") || !b.has("pay-button") {
+		t.Fatalf("an uncertified bill on December 15: notice %v, pay button %v", b.has("tax-roll-notice"), b.has("pay-button"))
+	}
+	if got := b.text("tax-roll-pending"); !strings.Contains(got, "November 15, 2026") || !strings.Contains(got, "not certified") {
+		t.Fatalf("pending notice %q", got)
+	}
+	if got := b.text("amount-due"); got != "$227.00" {
+		t.Fatalf("amount due %q, want $227.00 (8 months of 3.00 interest, penalty 3.00)", got)
+	}
+	b.shot("taxroll-1-kiosk-pending")
+	browsertest.Axe(t, b.ctx, "taxroll-1-kiosk-pending")
+	b.do("kiosk bill page in Spanish", chromedp.Navigate(b.kiosk+"/bills/"+id+"?lang=es"), chromedp.WaitVisible(testid("tax-roll-pending")))
+	if got := b.text("tax-roll-pending"); !strings.Contains(got, "todavía no la ha certificado") {
+		t.Fatalf("pending notice in Spanish %q", got)
+	}
+	browsertest.Axe(t, b.ctx, "taxroll-2-kiosk-pending-es")
+	b.do("kiosk back to English", chromedp.Navigate(b.kiosk+"/bills/"+id+"?lang=en"), chromedp.WaitVisible(testid("tax-roll-pending")))
+
+	// The start page says the run is not done.
+	b.as("treas")
+	b.open("/staff/", "alert-november-roll")
+	if got := b.text("alert-november-penalties"); !strings.Contains(got, "2026 November penalties are not posted") {
+		t.Fatalf("penalty alert %q", got)
+	}
+	if got := b.text("alert-november-roll"); !strings.Contains(got, "2026 tax roll is not certified") {
+		t.Fatalf("roll alert %q", got)
+	}
+	if b.has("no-alerts") {
+		t.Fatal(`"Nothing needs attention" with the November run not done`)
+	}
+	b.shot("taxroll-3-start-page")
+
+	// The treasurer runs it.
+	runNovember(b, 2026)
+	if got := b.text("roll-law"); !strings.Contains(got, "2026-11-15") || !strings.Contains(got, "date of certification") {
+		t.Fatalf("the November page on the law's date: %q", got)
+	}
+	csv := b.eval(`fetch(document.querySelector('[data-testid="csv-dane"]').href).then(r => r.text())`)
+	lines := strings.Split(strings.TrimSpace(csv), "\n")
+	if !strings.HasSuffix(lines[0], "certified_on,command_id,tax_roll_on") {
+		t.Fatalf("CSV header %q", lines[0])
+	}
+	found := false
+	for _, l := range lines[1:] {
+		if strings.Contains(l, ","+id+",") {
+			found = true
+			if !strings.Contains(l, ",227.00,2026-12-15,") || !strings.HasSuffix(strings.TrimSpace(l), ",2026-11-15") {
+				t.Fatalf("CSV line %q: want 227.00 certified on 2026-12-15, tax_roll_on 2026-11-15", l)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("bill %s not in the Dane CSV:\n%s", id, csv)
+	}
+	b.open("/staff/", "dashboard-today")
+	if b.has("alert-november-roll") || b.has("alert-november-penalties") {
+		t.Fatal("the start page still flags the November run once it is done")
+	}
+
+	kioskBill("tax-roll-notice")
+	got := b.text("tax-roll-notice")
+	if !strings.Contains(got, "On December 15, 2026 the village certified") || !strings.Contains(got, "end of November 15, 2026") {
+		t.Fatalf("tax roll notice %q", got)
+	}
+	if b.has("pay-button") || b.has("tax-roll-pending") {
+		t.Fatal("a certified bill still offers payment")
+	}
+	b.shot("taxroll-4-kiosk-certified")
+	browsertest.Axe(t, b.ctx, "taxroll-4-kiosk-certified")
+}
+
+// runNovember posts the penalties and certifies the roll of year on the
+// November page, as the treasurer signed in.
+func runNovember(b *officeBrowser, year int) {
+	b.t.Helper()
+	b.open("/staff/november", "post-penalties")
+	b.do("post the penalties", submit("post-penalties", "penalties-posted"))
+	b.do("certify the roll", submit("certify-roll", "roll-certified"))
+}
