@@ -119,3 +119,50 @@ func runNovember(b *officeBrowser, year int) {
 	b.do("post the penalties", submit("post-penalties", "penalties-posted"))
 	b.do("certify the roll", submit("certify-roll", "roll-certified"))
 }
+
+// windowPay takes a payment at the clerk's window for bill, the drawer
+// open, and returns the receipt number. tender is "cash" (tendered: the
+// cash handed over) or "check" (ref: its number).
+func windowPay(b *officeBrowser, bill, amount, tender, tendered, ref string) string {
+	b.t.Helper()
+	b.open("/staff/window?bill="+bill, "pay-form")
+	steps := []chromedp.Action[chromedp.Void]{set(`[data-testid="pay-amount"]`, amount), chromedp.Click(testid("tender-" + tender))}
+	if tendered != "" {
+		steps = append(steps, set(`[data-testid="pay-tendered"]`, tendered))
+	}
+	if ref != "" {
+		steps = append(steps, set(`[data-testid="pay-reference"]`, ref), set(`[data-testid="pay-payer"]`, "Ana Gutierrez"))
+	}
+	b.do("take "+amount+" "+tender+" on "+bill, append(steps, submit("pay-submit", "receipt-number"))...)
+	return b.text("receipt-number")
+}
+
+// TestDrawerCloseCountsEachTenderInBrowser (issue 20, item 12): a check
+// taken and returned unpaid the same day leaves the drawer's expected
+// checks; the cashier 0.90 short in cash sees −0.90 in cash and 0.00 in
+// checks, not one −153.15-like figure that blames the bounced check.
+func TestDrawerCloseCountsEachTenderInBrowser(t *testing.T) {
+	b := newOfficeBrowser(t, "2026-11-30T09:00", [4]string{"clerk", "Casey Clerk", "clerk", ""})
+	b.as("clerk")
+	b.open("/staff/window", "open-form")
+	b.do("open the drawer", set(`[data-testid="open-float"]`, "100.00"), submit("open-drawer", "drawer-open"))
+	windowPay(b, "B-2026-0101", "40.00", "cash", "40.00", "")
+	check := windowPay(b, "B-2026-0102", "96.10", "check", "", "2001")
+	b.do("the check comes back", chromedp.Click(testid("return-check")), chromedp.WaitVisible(testid("return-form")), submit("return-submit", "returned-notice"))
+	b.open("/staff/window/close", "close-form")
+	b.do("the blind count",
+		set(`[data-testid="count-cash"]`, "139.10"),
+		set(`[data-testid="count-checks"]`, "0.00"),
+		set(`[data-testid="count-check-count"]`, "0"),
+		submit("close-submit", "drawer-count"),
+	)
+	got := [5]string{b.text("expected-cash"), b.text("expected-checks"), b.text("cash-over-short"), b.text("checks-over-short"), b.text("over-short")}
+	if want := [5]string{"140.00", "0.00", "-0.90", "0.00", "-0.90"}; got != want {
+		t.Fatalf("expected cash, expected checks, cash over/short, checks over/short, drawer = %v, want %v", got, want)
+	}
+	if !strings.Contains(b.text("returned-"+check), "returned unpaid") {
+		t.Fatalf("the returned check is not marked in the drawer: %q", b.text("returned-"+check))
+	}
+	b.shot("drawer-1-closed")
+	browsertest.Axe(t, b.ctx, "drawer-1-closed")
+}

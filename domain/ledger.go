@@ -70,6 +70,9 @@ type BillPayment struct {
 	Tender     Tender     `json:"tender"`
 	Reference  string     `json:"reference,omitempty"`
 	Allocation Allocation `json:"allocation"` // as allocated when it posted
+	// Drawer is the window drawer a cash or check payment went into
+	// (ledger format 2), so a returned check finds its drawer.
+	Drawer string `json:"drawer,omitempty"`
 }
 
 // Bill is a village bill (a receivable under §5.10): a charge to an account

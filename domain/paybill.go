@@ -45,13 +45,14 @@ func applyPayBill(tx Tx, c Command, index uint64, p *Params, res *Result) error 
 		// (ledger format 2; the API once posted cash with no drawer).
 		return Errorf(EINVALID, "", "A %s payment is taken at the clerk's window, into an open drawer.", c.Payload.(*PayBill).Tender)
 	}
-	return postBillPayment(tx, c, index, p, res)
+	return postBillPayment(tx, c, index, p, res, "")
 }
 
 // postBillPayment posts c.Payload.(*PayBill) on its bill: the §5.10 allocation as of
 // its intake date, its receipt, and any overpayment as a refund due. The
-// kiosk's card payments and the window's cash and checks both end here.
-func postBillPayment(tx Tx, c Command, index uint64, p *Params, res *Result) error {
+// kiosk's card payments and the window's cash and checks both end here;
+// drawer names the window drawer the money went into ("" for a card).
+func postBillPayment(tx Tx, c Command, index uint64, p *Params, res *Result, drawer string) error {
 	pay := c.Payload.(*PayBill)
 	if err := checkPaymentAmount(tx, pay.Amount, c.At.Date, p); err != nil {
 		return err
@@ -79,6 +80,7 @@ func postBillPayment(tx Tx, c Command, index uint64, p *Params, res *Result) err
 		Amount:    pay.Amount,
 		Tender:    pay.Tender,
 		Reference: pay.Reference,
+		Drawer:    drawer,
 	})
 	fig, err := bill.postingFigures(c.At.Date, p)
 	if err != nil {

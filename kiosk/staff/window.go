@@ -181,9 +181,12 @@ func drawerView(d domain.Drawer) view.Drawer {
 	v := view.Drawer{ID: d.ID, Cashier: d.Cashier, OpenedAt: d.OpenedAt.String(), Float: d.Float.String(), Closed: d.Closed, DepositID: d.DepositID, Cash: cash.String(), Checks: checks.String(), CheckCount: n}
 	if d.Closed {
 		v.ClosedAt, v.CountedCash, v.CountedChecks, v.ExpectedCash, v.ExpectedChecks, v.OverShort = d.ClosedAt.String(), d.CountedCash.String(), d.CountedChecks.String(), d.ExpectedCash.String(), d.ExpectedChecks.String(), d.OverShort.String()
+		// Each tender on its own: a drawer closed before ledger format 2
+		// has no stored split, and the split is this difference.
+		v.CashOverShort, v.ChecksOverShort = d.CountedCash.Sub(d.ExpectedCash).String(), d.CountedChecks.Sub(d.ExpectedChecks).String()
 	}
 	for _, p := range d.Payments {
-		v.Payments = append(v.Payments, view.DrawerPayment{Receipt: p.Receipt, BillID: p.BillID, At: p.At.String(), Tender: string(p.Tender), Amount: p.Amount.String(), Reference: p.Reference, CommandID: p.CommandID})
+		v.Payments = append(v.Payments, view.DrawerPayment{Receipt: p.Receipt, BillID: p.BillID, At: p.At.String(), Tender: string(p.Tender), Amount: p.Amount.String(), Reference: p.Reference, CommandID: p.CommandID, Returned: p.ReturnID})
 	}
 	return v
 }

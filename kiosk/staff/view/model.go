@@ -179,12 +179,14 @@ type Drawer struct {
 	CheckCount                              int
 	ClosedAt, CountedCash, CountedChecks    string
 	ExpectedCash, ExpectedChecks, OverShort string
+	CashOverShort, ChecksOverShort          string // per tender: counted − expected
 	Payments                                []DrawerPayment
 }
 
 // DrawerPayment is one payment in a drawer.
 type DrawerPayment struct {
 	Receipt, BillID, At, Tender, Amount, Reference, CommandID string
+	Returned                                                  string // the returned check's record, when it came back unpaid
 }
 
 // Drawers is the drawers page with the deposit form.
