@@ -166,3 +166,43 @@ func TestDrawerCloseCountsEachTenderInBrowser(t *testing.T) {
 	b.shot("drawer-1-closed")
 	browsertest.Axe(t, b.ctx, "drawer-1-closed")
 }
+
+// TestWindowOverpaymentsInBrowser (issue 20, item 13): $150 cash typed as
+// the amount on a $142.37 balance shows 7.63 change due before it posts and
+// posts 142.37 with no refund; a $100 check on $96.10 warns that 3.90
+// becomes a refund and posts only once confirmed.
+func TestWindowOverpaymentsInBrowser(t *testing.T) {
+	b := newOfficeBrowser(t, "2026-11-30T09:00", [4]string{"clerk", "Casey Clerk", "clerk", ""})
+	b.as("clerk")
+	b.open("/staff/window", "open-form")
+	b.do("open the drawer", set(`[data-testid="open-float"]`, "100.00"), submit("open-drawer", "drawer-open"))
+
+	b.open("/staff/window?bill=B-2026-0101", "pay-form")
+	b.do("cash over the balance", set(`[data-testid="pay-amount"]`, "150.00"), chromedp.Click(testid("tender-cash")),
+		set(`[data-testid="pay-tendered"]`, "150.00"), submit("pay-submit", "pay-confirm-form"))
+	if got := [3]string{b.text("confirm-amount"), b.text("confirm-tendered"), b.text("confirm-change")}; got != [3]string{"142.37", "150.00", "7.63"} {
+		t.Fatalf("cash confirm: paid, handed over, change = %v", got)
+	}
+	b.shot("window-1-cash-confirm")
+	browsertest.Axe(t, b.ctx, "window-1-cash-confirm")
+	b.do("post the cash", submit("pay-confirm", "receipt-number"))
+	if got := [3]string{b.text("receipt-amount"), b.text("change-due"), b.text("receipt-balance")}; got != [3]string{"142.37", "7.63", "0.00"} {
+		t.Fatalf("cash receipt: amount, change, balance = %v", got)
+	}
+	if b.has("receipt-overpayment") {
+		t.Fatal("cash change became a refund")
+	}
+
+	b.open("/staff/window?bill=B-2026-0102", "pay-form")
+	b.do("a check over the balance", set(`[data-testid="pay-amount"]`, "100.00"), chromedp.Click(testid("tender-check")),
+		set(`[data-testid="pay-reference"]`, "3003"), set(`[data-testid="pay-payer"]`, "Robert Lindqvist"), submit("pay-submit", "pay-confirm-form"))
+	if got := b.text("confirm-overpayment"); !strings.Contains(got, "3.90 of it becomes a refund due") {
+		t.Fatalf("check warning %q", got)
+	}
+	b.shot("window-2-check-confirm")
+	browsertest.Axe(t, b.ctx, "window-2-check-confirm")
+	b.do("take the check", submit("pay-confirm", "receipt-number"))
+	if got := b.text("receipt-overpayment"); got != "3.90" {
+		t.Fatalf("check receipt overpayment %q", got)
+	}
+}

@@ -470,3 +470,69 @@ var (
 		Apply: func(tx Tx, c Command, _ Env, res *Result) error { return applyDeposit(tx, c, res) },
 	}
 )
+
+// WindowQuote is what a cash or check payment at the window would do,
+// worked out before it posts, so the cashier sees the change to hand back
+// or the refund an overpaying check leaves behind.
+type WindowQuote struct {
+	Tender   Tender `json:"tender"`
+	Amount   Money  `json:"amount"`   // what posts to the bill
+	Tendered Money  `json:"tendered"` // cash handed over (a check: its amount)
+	Change   Money  `json:"change"`   // cash handed back
+	// Overpayment is what a check pays beyond the balance: a refund due
+	// under §5.07(1), by RefundBy. Cash over the balance is change instead.
+	Overpayment Money `json:"overpayment"`
+	RefundBy    Date  `json:"refund_by,omitzero"`
+	Balance     Money `json:"balance"` // what the bill owes after the payment
+}
+
+// NeedsConfirm reports whether the cashier should see the quote before
+// it posts: change to hand back, or an excess that becomes a refund.
+func (q WindowQuote) NeedsConfirm() bool {
+	return q.Change.IsPositive() || q.Overpayment.IsPositive()
+}
+
+// QuoteWindowPayment works out a payment of amount at the window at `at`
+// (§5.10, §5.07(1)). Cash over the bill's balance is not an overpayment:
+// the bill takes its balance and the rest of what was handed over is
+// change (the clerk who typed 100.00 for an 82.37 balance, the payer
+// handing over a 100 bill, owes 17.63 in change, not a refund). A check
+// cannot give change: what it pays beyond the balance is an overpayment,
+// refunded by the day §5.07(1) sets. It refuses what posting refuses on
+// the bill (PreviewPayment); cash handed over short of the payment is left
+// for posting to refuse.
+func (b Bill) QuoteWindowPayment(at DateTime, tender Tender, amount, tendered Money, p *Params) (WindowQuote, error) {
+	q := WindowQuote{Tender: tender, Amount: amount, Tendered: amount, Change: Cents(0), Overpayment: Cents(0)}
+	pv, err := b.PreviewPayment(at, amount, p)
+	if err != nil {
+		return q, err
+	}
+	q.Balance = pv.Balance
+	switch tender {
+	case Cash:
+		if tendered.LessThan(amount) {
+			// Posting refuses it, and the refusal is journaled.
+			q.Tendered = tendered
+			return q, nil
+		}
+		if over := pv.Allocation.Overpayment; over.IsPositive() {
+			q.Amount = amount.Sub(over)
+			if !q.Amount.IsPositive() {
+				return q, Errorf(ECONFLICT, sectionReceivable, "Bill %s owes nothing today: hand the cash back.", b.ID)
+			}
+		}
+		q.Tendered, q.Change = tendered, tendered.Sub(q.Amount)
+	case Check:
+		q.Overpayment = pv.Allocation.Overpayment
+		if q.Overpayment.IsPositive() {
+			r, err := ComputeRefund(RefundInput{PaidOn: at.Date, AmountPaid: amount, AmountDue: amount.Sub(q.Overpayment)}, p)
+			if err != nil {
+				return q, err
+			}
+			q.RefundBy = r.RefundBy
+		}
+	default:
+		return q, Errorf(EINVALID, "", "The window takes cash or checks.")
+	}
+	return q, nil
+}

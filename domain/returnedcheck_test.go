@@ -160,3 +160,55 @@ func TestReturnedCheckLeavesTheDrawer(t *testing.T) {
 		t.Fatalf("deposit slip: %d checks, total %s; want none and 39.10 (cash less the float)", len(slip.Checks), slip.Total)
 	}
 }
+
+// TestQuoteWindowPayment (§5.10, §5.07(1), issue 20 item 13): $100 cash
+// typed as the amount on an $82.37 balance is 82.37 paid and 17.63 in
+// change, not a refund due; a $150 check on $133.17 leaves 16.83 to refund
+// by the 15th business day; an exact payment needs no confirmation.
+func TestQuoteWindowPayment(t *testing.T) {
+	p := DefaultParams()
+	at := mustDT("2026-06-10T09:00")
+	b := Bill{ID: "B-1", BilledOn: MustDate("2026-06-01"), Principal: MustMoney("82.37")}
+	c := Bill{ID: "B-2", BilledOn: MustDate("2026-06-01"), Principal: MustMoney("133.17")}
+	rows := []struct {
+		name             string
+		bill             Bill
+		tender           Tender
+		amount, tendered string
+		want             [4]string // amount, tendered, change, overpayment
+		refundBy         string
+		confirm          bool
+	}{
+		{"cash typed over the balance", b, Cash, "100.00", "100.00", [4]string{"82.37", "100.00", "17.63", "0.00"}, "", true},
+		{"cash with change", b, Cash, "82.37", "100.00", [4]string{"82.37", "100.00", "17.63", "0.00"}, "", true},
+		{"exact cash", b, Cash, "82.37", "82.37", [4]string{"82.37", "82.37", "0.00", "0.00"}, "", false},
+		{"short cash, left to posting", b, Cash, "82.37", "50.00", [4]string{"82.37", "50.00", "0.00", "0.00"}, "", false},
+		{"check over the balance", c, Check, "150.00", "", [4]string{"150.00", "150.00", "0.00", "16.83"}, "2026-07-01", true},
+		{"exact check", c, Check, "133.17", "", [4]string{"133.17", "133.17", "0.00", "0.00"}, "", false},
+	}
+	for _, r := range rows {
+		t.Run("§5.10/"+r.name, func(t *testing.T) {
+			tendered := Cents(0)
+			if r.tendered != "" {
+				tendered = MustMoney(r.tendered)
+			}
+			q, err := r.bill.QuoteWindowPayment(at, r.tender, MustMoney(r.amount), tendered, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := [4]string{q.Amount.String(), q.Tendered.String(), q.Change.String(), q.Overpayment.String()}
+			refundBy := ""
+			if !q.RefundBy.IsZero() {
+				refundBy = q.RefundBy.String()
+			}
+			if got != r.want || refundBy != r.refundBy || q.NeedsConfirm() != r.confirm {
+				t.Errorf("quote %v refund by %q confirm %v, want %v %q %v", got, refundBy, q.NeedsConfirm(), r.want, r.refundBy, r.confirm)
+			}
+		})
+	}
+	paid := b
+	paid.Payments = []BillPayment{{At: at, Amount: MustMoney("82.37"), Tender: Card}}
+	if _, err := paid.QuoteWindowPayment(at, Cash, MustMoney("10.00"), MustMoney("10.00"), p); ErrorCode(err) != ECONFLICT {
+		t.Errorf("cash on a paid bill: %v", err)
+	}
+}

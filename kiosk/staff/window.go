@@ -95,6 +95,19 @@ func (s *Server) submitWindowPayment(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if formValue(r, "confirm") != "yes" {
+		q, err := s.quoteWindowPayment(in)
+		if err != nil {
+			f.Error = domain.ErrorMessage(err)
+			s.windowPage(w, r, errorStatus(err), f)
+			return
+		}
+		if q.NeedsConfirm() {
+			s.render(w, r, http.StatusOK, view.WindowConfirmPage(s.page(r, "Confirm the payment"), windowConfirmView(f, q)))
+			return
+		}
+		in.Amount, in.Tendered = q.Amount, q.Tendered
+	}
 	res, err := s.submit(r, domain.KindWindowPayment, func(c *domain.Command) { c.Payload = &in })
 	if err != nil {
 		f.Error = domain.ErrorMessage(err)
@@ -102,6 +115,29 @@ func (s *Server) submitWindowPayment(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	redirect(w, r, "/staff/receipts/"+res.Receipt.Number+"?drawer="+d.ID)
+}
+
+// quoteWindowPayment works out a window payment as it would post now
+// (domain.Bill.QuoteWindowPayment): the change for cash, the refund an
+// overpaying check leaves.
+func (s *Server) quoteWindowPayment(in domain.WindowPayment) (domain.WindowQuote, error) {
+	b, err := s.ledger.Bill(in.BillID)
+	if err != nil {
+		return domain.WindowQuote{}, err
+	}
+	return b.QuoteWindowPayment(domain.DateTimeOf(s.now().In(s.loc)), in.Tender, in.Amount, in.Tendered, s.ledger.Params())
+}
+
+// windowConfirmView is the confirmation of a quoted payment: the form's
+// fields as they will post.
+func windowConfirmView(f view.PaymentForm, q domain.WindowQuote) view.WindowConfirm {
+	f.Amount, f.Tendered = q.Amount.String(), q.Tendered.String()
+	v := view.WindowConfirm{Form: f, Cash: q.Tender == domain.Cash, Amount: q.Amount.String(), Tendered: q.Tendered.String(), Change: q.Change.String(),
+		Overpayment: q.Overpayment.String(), Balance: q.Balance.String()}
+	if !q.RefundBy.IsZero() {
+		v.RefundBy = q.RefundBy.String()
+	}
+	return v
 }
 
 // showReceiptPage shows a receipt, with the change due when it was taken

@@ -145,6 +145,15 @@ type PaymentForm struct {
 	Error                                              string
 }
 
+// WindowConfirm is a window payment shown before it posts: for cash the
+// change to hand back, for a check the excess that becomes a refund.
+type WindowConfirm struct {
+	Form                                  PaymentForm // as it will post
+	Cash                                  bool
+	Amount, Tendered, Change, Overpayment string
+	RefundBy, Balance                     string
+}
+
 // Window is the clerk's window: the drawer, the payment form, the bill.
 type Window struct {
 	Form        PaymentForm
