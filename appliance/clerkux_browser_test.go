@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -112,12 +113,43 @@ func TestTaxRollIsWhatTheLedgerCertifiedInBrowser(t *testing.T) {
 }
 
 // runNovember posts the penalties and certifies the roll of year on the
-// November page, as the treasurer signed in.
+// November page, as the treasurer signed in. Each step first shows its
+// totals and posts nothing until confirmed, and no two columns of its
+// table share a heading (issue 20, item 16).
 func runNovember(b *officeBrowser, year int) {
 	b.t.Helper()
-	b.open("/staff/november", "post-penalties")
-	b.do("post the penalties", submit("post-penalties", "penalties-posted"))
-	b.do("certify the roll", submit("certify-roll", "roll-certified"))
+	distinctHeads := func(table string) {
+		b.t.Helper()
+		heads := b.eval(`[...document.querySelectorAll('[data-testid="` + table + `"] thead th')].map(e => e.textContent.trim()).join("|")`)
+		seen := map[string]bool{}
+		for _, h := range strings.Split(heads, "|") {
+			if seen[h] {
+				b.t.Fatalf("table %s: two columns headed %q (%s)", table, h, heads)
+			}
+			seen[h] = true
+		}
+	}
+	b.open(fmt.Sprintf("/staff/november?year=%d", year), "post-penalties")
+	distinctHeads("penalties")
+	distinctHeads("roll")
+	b.do("review the penalties", submit("post-penalties", "november-confirm"))
+	if got := b.text("confirm-summary"); !strings.Contains(got, "Post the §5.10 penalty on") || !strings.Contains(got, "in all") {
+		b.t.Fatalf("penalty confirm %q", got)
+	}
+	distinctHeads("confirm-rows")
+	b.shot("november-1-confirm-penalties")
+	browsertest.Axe(b.t, b.ctx, "november-1-confirm-penalties")
+	b.open(fmt.Sprintf("/staff/november?year=%d", year), "penalties-preview") // nothing posted by the review
+	b.do("review the penalties again", submit("post-penalties", "november-confirm"))
+	b.do("post the penalties", submit("confirm-penalties", "penalties-posted"))
+	b.do("review the roll", submit("certify-roll", "november-confirm"))
+	if got := b.text("confirm-summary"); !strings.Contains(got, "Certify") || !strings.Contains(got, "certified on") {
+		b.t.Fatalf("certify confirm %q", got)
+	}
+	distinctHeads("confirm-rows")
+	browsertest.Axe(b.t, b.ctx, "november-2-confirm-certify")
+	b.do("certify the roll", submit("confirm-certify", "roll-certified"))
+	b.shot("november-3-certified")
 }
 
 // windowPay takes a payment at the clerk's window for bill, the drawer

@@ -114,14 +114,20 @@ func (s *Server) novemberPreview(year int, step string) ([]domain.RunItem, error
 	return out, nil
 }
 
+// runAmount is what a step posts for a line: the penalty, or the balance
+// certified.
+func runAmount(it domain.RunItem, step string) domain.Money {
+	if step == "penalties" {
+		return it.Penalty
+	}
+	return it.Balance
+}
+
 func runRows(items []domain.RunItem, step string) ([]view.RunRow, string) {
 	total := domain.Cents(0)
 	var rows []view.RunRow
 	for _, it := range items {
-		amt := it.Balance
-		if step == "penalties" {
-			amt = it.Penalty
-		}
+		amt := runAmount(it, step)
 		total = total.Add(amt)
 		url := "/staff/bills/" + it.BillID
 		if it.Assessment != "" {
@@ -185,9 +191,40 @@ func (s *Server) submitNovemberStep(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	step := formValue(r, "step")
+	if step != "penalties" && step != "certify" {
+		s.fail(w, r, domain.Errorf(domain.EINVALID, "§5.10", "Unknown November run step %q.", step))
+		return
+	}
+	if err := s.novemberStepOpen(year, step); err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	items, err := s.novemberPreview(year, step)
 	if err != nil {
 		s.fail(w, r, err)
+		return
+	}
+	rows, total := runRows(items, step)
+	if formValue(r, "confirm") != "yes" {
+		// A step posts every line at once and cannot be undone: show what
+		// it will post first.
+		v := view.NovemberConfirm{Year: year, Step: step, Rows: rows, Total: total, Count: len(rows), PenaltyDay: domain.PenaltyDay(year).String(), TaxRollDay: domain.TaxRollDay(year).String(),
+			Today: s.today().String()}
+		for _, c := range []domain.County{domain.Dane, domain.Green} {
+			n, sum := 0, domain.Cents(0)
+			for _, it := range items {
+				if it.County == c {
+					n++
+					sum = sum.Add(runAmount(it, step))
+				}
+			}
+			v.Counties = append(v.Counties, view.CountyTotal{County: c.Title(), Key: string(c), Count: n, Total: sum.String()})
+		}
+		s.render(w, r, http.StatusOK, view.NovemberConfirmPage(s.page(r, fmt.Sprintf("Confirm the November run %d (§5.10)", year)), v))
+		return
+	}
+	if formValue(r, "count") != strconv.Itoa(len(rows)) || formValue(r, "total") != total {
+		s.fail(w, r, domain.Errorf(domain.ECONFLICT, "§5.10", "The run changed since you confirmed it (now %d bills, %s): review it again.", len(rows), total))
 		return
 	}
 	in := domain.NovemberStep{Op: step, Year: year}
@@ -203,6 +240,31 @@ func (s *Server) submitNovemberStep(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	redirect(w, r, fmt.Sprintf("/staff/november?year=%d", year))
+}
+
+// novemberStepOpen refuses, before the confirm page, a step the ledger
+// would refuse now (applyNovemberStep): penalties before November 2 or a
+// second time, a certification before November 15 ends, before the
+// penalties, or a second time.
+func (s *Server) novemberStepOpen(year int, step string) error {
+	run, _, err := s.reads.NovemberRun(year)
+	if err != nil {
+		return err
+	}
+	now := domain.DateTimeOf(s.now().In(s.loc))
+	switch {
+	case step == "penalties" && now.Date.Before(domain.PenaltyDay(year)):
+		return domain.Errorf(domain.ECONFLICT, "§5.10", "Penalties for %d are posted on or after %s.", year, domain.PenaltyDay(year))
+	case step == "penalties" && run.PenaltiesCommand != "":
+		return domain.Errorf(domain.ECONFLICT, "§5.10", "The %d penalties were already posted (%s).", year, run.PenaltiesAt)
+	case step == "certify" && !domain.MayCertify(year, now, s.ledger.Params()):
+		return domain.Errorf(domain.ECONFLICT, "§5.10", "The %d tax roll is certified after November 15 ends (the office's closing time that day).", year)
+	case step == "certify" && run.PenaltiesCommand == "":
+		return domain.Errorf(domain.ECONFLICT, "§5.10", "Post the %d penalties before certifying the tax roll.", year)
+	case step == "certify" && run.CertifyCommand != "":
+		return domain.Errorf(domain.ECONFLICT, "§5.10", "The %d tax roll was already certified (%s).", year, run.CertifiedAt)
+	}
+	return nil
 }
 
 // showTaxRollCSV serves the certified roll of one county in the layout of

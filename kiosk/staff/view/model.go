@@ -315,6 +315,17 @@ type November struct {
 	Counties                    []CountyTotal
 }
 
+// NovemberConfirm is a step of the November run shown before it posts.
+type NovemberConfirm struct {
+	Year                          int
+	Step                          string // "penalties" | "certify"
+	Rows                          []RunRow
+	Count                         int
+	Total                         string
+	Counties                      []CountyTotal
+	PenaltyDay, TaxRollDay, Today string
+}
+
 // RunRow is one bill in a step of the run.
 type RunRow struct {
 	BillID, Account, Parcel, County, Owner string
