@@ -329,11 +329,13 @@ func TestAssessmentProjectEndToEnd(t *testing.T) {
 	clock.Set("2026-11-02 09:00")
 	signIn("treas")
 	doWithin(t, ctx, "penalties", chromedp.Navigate(staff+"/staff/november?year=2026"), chromedp.WaitVisible(testid("post-penalties")),
-		chromedp.Click(testid("post-penalties")), chromedp.WaitVisible(testid("penalties-posted")))
+		chromedp.Click(testid("post-penalties")), chromedp.WaitVisible(testid("confirm-penalties")),
+		chromedp.Click(testid("confirm-penalties")), chromedp.WaitVisible(testid("penalties-posted")))
 	clock.Set("2026-11-16 09:00")
 	signIn("treas")
 	doWithin(t, ctx, "certify", chromedp.Navigate(staff+"/staff/november?year=2026"), chromedp.WaitVisible(testid("certify-roll")),
-		chromedp.Click(testid("certify-roll")), chromedp.WaitVisible(testid("roll-certified")))
+		chromedp.Click(testid("certify-roll")), chromedp.WaitVisible(testid("confirm-certify")),
+		chromedp.Click(testid("confirm-certify")), chromedp.WaitVisible(testid("roll-certified")))
 	browsertest.Screenshot(t, ctx, "assessment-7-november")
 	csv, err := chromedp.Run(ctx, chromedp.Evaluate[string](`fetch(document.querySelector('[data-testid="csv-dane"]').href).then(r => r.text())`, chromedp.EvalAwaitPromise))
 	if err != nil {

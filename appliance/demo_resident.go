@@ -19,13 +19,32 @@ func addResidentDemo(seed *domain.SeedDemo, today domain.Date, p *domain.Params)
 	if !today.After(domain.NewDate(rollYear, time.November, 15)) {
 		rollYear--
 	}
+	// The roll year's November run, as the treasurer gave it: the
+	// penalties on November 2 and the certification on December 1 (today,
+	// if that is still to come). A bill is on the roll because the run
+	// certified it, not because November 15 passed (§5.10).
+	certifyOn := domain.NewDate(rollYear, time.December, 1)
+	if certifyOn.After(today) {
+		certifyOn = today
+	}
+	penalties := &domain.NovemberStep{Op: "penalties", Year: rollYear}
+	certify := &domain.NovemberStep{Op: "certify", Year: rollYear}
 	specials := map[string][]domain.TaxItem{}
 	for _, b := range seed.Bills {
-		fig, err := b.Figures(domain.NewDate(rollYear, time.November, 16), p)
-		if err != nil || fig.Status != domain.BillTaxRoll || fig.TaxRollOn.Year() != rollYear || !fig.Balance.IsPositive() {
+		if _, ok, err := domain.NovemberItem(b, "penalties", rollYear, p); err != nil {
+			return fmt.Errorf("demo bill %s: %w", b.ID, err)
+		} else if ok {
+			penalties.Bills = append(penalties.Bills, b.ID)
+		}
+		it, ok, err := domain.NovemberItemOn(b, "certify", rollYear, certifyOn, p)
+		if err != nil {
+			return fmt.Errorf("demo bill %s: %w", b.ID, err)
+		}
+		if !ok {
 			continue
 		}
-		specials[b.Parcel] = append(specials[b.Parcel], domain.TaxItem{Description: "Special charge: " + b.Description, Amount: fig.Balance, BillID: b.ID})
+		certify.Bills = append(certify.Bills, b.ID)
+		specials[b.Parcel] = append(specials[b.Parcel], domain.TaxItem{Description: "Special charge: " + b.Description, Amount: it.Balance, BillID: b.ID})
 	}
 	for i, pc := range seed.Parcels {
 		// General tax from about 1,800 to 6,000; one parcel (a vacant lot)
@@ -65,5 +84,9 @@ func addResidentDemo(seed *domain.SeedDemo, today domain.Date, p *domain.Params)
 	}
 
 	seed.History = demoHistory(today)
+	h := &history{steps: seed.History}
+	h.add("demo.treasurer", domain.PenaltyDay(rollYear), 9, penalties)
+	h.add("demo.treasurer", certifyOn, 9, certify)
+	seed.History = h.steps
 	return nil
 }

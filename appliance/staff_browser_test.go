@@ -87,7 +87,12 @@ func TestClerksDay(t *testing.T) {
 		if ref != "" {
 			steps = append(steps, chromedp.SendKeys(testid("pay-reference"), ref))
 		}
-		steps = append(steps, chromedp.Click(testid("pay-submit")), chromedp.WaitVisible(testid("receipt-number")))
+		steps = append(steps, chromedp.Click(testid("pay-submit")))
+		if tender == "cash" && tendered != "" && tendered != amount {
+			// The change due is shown before the payment posts.
+			steps = append(steps, chromedp.WaitVisible(testid("confirm-change")), chromedp.Click(testid("pay-confirm")))
+		}
+		steps = append(steps, chromedp.WaitVisible(testid("receipt-number")))
 		do(t, ctx, what, steps...)
 	}
 	// Demo bills: B-2026-0101 142.37 and B-2026-0102 96.10, both current.

@@ -152,7 +152,7 @@ func TestStaffOnRealLedger(t *testing.T) {
 	const bill = "B-2026-0101" // demo: 142.37, current
 	p := c.get("/staff/window?bill=" + bill)
 	drawer := p.text("drawer-id")
-	p = c.post("/staff/window/pay", url.Values{"bill": {bill}, "amount": {"142.37"}, "tender": {"cash"}, "tendered": {"150.00"}})
+	p = c.post("/staff/window/pay", url.Values{"bill": {bill}, "amount": {"142.37"}, "tender": {"cash"}, "tendered": {"150.00"}, "confirm": {"yes"}})
 	if p.status != http.StatusSeeOther {
 		t.Fatalf("cash payment: %d %s", p.status, p.text("window-error"))
 	}

@@ -145,6 +145,8 @@ func TestTreasuryInBrowser(t *testing.T) {
 		chromedp.Click(testid("tender-cash")),
 		chromedp.SendKeys(testid("pay-tendered"), "100.00"),
 		chromedp.Click(testid("pay-submit")),
+		chromedp.WaitVisible(testid("confirm-change")), // 3.90 change, shown before it posts
+		chromedp.Click(testid("pay-confirm")),
 		chromedp.WaitVisible(testid("receipt-number")),
 	)
 	step("close the drawer",

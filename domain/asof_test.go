@@ -36,7 +36,7 @@ func TestFiguresAsOfCountOnlyWhatWasRecordedThen(t *testing.T) {
 		{"November 1", "2026-11-01", "60.00", "6.25", "0.00", "46.25", BillPastDue},
 		{"November 2: penalty", "2026-11-02", "60.00", "6.90", "0.65", "47.55", BillPastDue},
 		{"November 15", "2026-11-15", "60.00", "6.90", "0.65", "47.55", BillPastDue},
-		{"November 16: the tax roll", "2026-11-16", "60.00", "6.90", "0.65", "47.55", BillTaxRoll},
+		{"November 16: the tax roll, not certified yet", "2026-11-16", "60.00", "6.90", "0.65", "47.55", BillRollPending},
 	}
 	p := DefaultParams()
 	for _, r := range rows {

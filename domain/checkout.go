@@ -9,12 +9,14 @@ import "slices"
 // appended, and writes nothing; none reads a clock, the moment comes in.
 
 // TakesPayment reports whether a bill with figures r takes a payment on
-// their as-of date (§5.10): it owes something and is not on the tax roll,
-// where a payment dated after tax_roll_on is refused (ComputeReceivable).
+// their as-of date (§5.10): it owes something and is not on the tax roll.
+// A bill past tax_roll_on that the November run has not certified yet
+// (BillRollPending) still takes one: it is on the roll only once the
+// ledger records it there.
 // A paid bill takes none: every cent of it would be an overpayment for the
 // clerk to refund under §5.07(1).
 func (r Receivable) TakesPayment() bool {
-	return r.Balance.IsPositive() && (r.Status == BillCurrent || r.Status == BillPastDue)
+	return r.Balance.IsPositive() && (r.Status == BillCurrent || r.Status == BillPastDue || r.Status == BillRollPending)
 }
 
 // PaymentPreview is what a payment on a village bill would do if it were
@@ -38,8 +40,8 @@ type PaymentPreview struct {
 //
 // It refuses what posting refuses on the bill itself: an amount of $0.00 or
 // less or over the payment limit (the rules of the current ledger format),
-// a payment dated before the bill, or after it went on the tax roll
-// (ECONFLICT). It does not ask whether amount is more than the balance:
+// a payment dated before the bill, or after the November run certified it
+// to the tax roll (ECONFLICT). It does not ask whether amount is more than the balance:
 // the excess is an overpayment, shown in the allocation.
 func (b Bill) PreviewPayment(at DateTime, amount Money, p *Params) (PaymentPreview, error) {
 	if err := CheckPaymentAmount(amount, at.Date, p); err != nil {
@@ -47,6 +49,9 @@ func (b Bill) PreviewPayment(at DateTime, amount Money, p *Params) (PaymentPrevi
 	}
 	if at.Date.Before(b.BilledOn) {
 		return PaymentPreview{}, Errorf(EINVALID, sectionReceivable, "A payment cannot be dated before the bill (billed %s).", b.BilledOn)
+	}
+	if b.Certified != nil && !at.Before(b.Certified.At) {
+		return PaymentPreview{}, taxRollClosed(b, b.Certified)
 	}
 	// Clip: appending must never write into the caller's slice.
 	b.Payments = append(slices.Clip(b.Payments), BillPayment{At: at, Amount: amount, Tender: Card})

@@ -85,7 +85,8 @@ func TestPreviewPaymentIsWhatPosts(t *testing.T) {
 // TestPreviewPaymentRefusesWhatPostingRefuses: a payment posting would
 // refuse on the bill itself is refused by the preview with the same code.
 func TestPreviewPaymentRefusesWhatPostingRefuses(t *testing.T) {
-	bill := Bill{ID: "B-200", Account: "100101", Parcel: "0601-141-2001", BilledOn: MustDate("2026-03-02"), Principal: MustMoney("200.00")}
+	bill := Bill{ID: "B-200", Account: "100101", Parcel: "0601-141-2001", BilledOn: MustDate("2026-03-02"), Principal: MustMoney("200.00"),
+		Certified: &Certification{Year: 2026, At: mustDT("2026-11-16T08:30"), Command: "run", Amount: MustMoney("227.00")}}
 	rows := []struct {
 		section, name, at, amount string
 		code                      Code
@@ -118,6 +119,8 @@ func TestTakesPayment(t *testing.T) {
 	paid := bill
 	on, _ := ParseDateTime("2026-03-20T10:00")
 	paid.Payments = []BillPayment{{At: on, Amount: MustMoney("200.00")}}
+	certified := bill
+	certified.Certified = &Certification{Year: 2026, At: mustDT("2026-11-16T08:00"), Amount: MustMoney("227.00")}
 	rows := []struct {
 		section, name string
 		b             Bill
@@ -127,7 +130,8 @@ func TestTakesPayment(t *testing.T) {
 		{"§5.10", "current", bill, "2026-03-20", true},
 		{"§5.10", "past due", bill, "2026-10-20", true},
 		{"§5.10", "November 15, the last day", bill, "2026-11-15", true},
-		{"§5.10", "on the tax roll", bill, "2026-11-16", false},
+		{"§5.10", "past November 15, not certified", bill, "2026-11-16", true},
+		{"§5.10", "certified to the tax roll", certified, "2026-11-16", false},
 		{"§5.10", "paid", paid, "2026-04-20", false},
 	}
 	for _, row := range rows {

@@ -36,6 +36,11 @@ type Drawer struct {
 	ExpectedCash   Money    `json:"expected_cash"`
 	ExpectedChecks Money    `json:"expected_checks"`
 	OverShort      Money    `json:"over_short"` // counted − expected: positive over, negative short
+	// CashOverShort and ChecksOverShort are the over or short of each
+	// tender (ledger format 2): a short in the cash is not hidden by, or
+	// blamed on, the checks.
+	CashOverShort   Money `json:"cash_over_short,omitzero"`
+	ChecksOverShort Money `json:"checks_over_short,omitzero"`
 
 	DepositID string `json:"deposit_id,omitempty"`
 }
@@ -52,20 +57,55 @@ type DrawerPayment struct {
 	Change    Money    `json:"change"`   // cash handed back
 	Reference string   `json:"reference,omitempty"`
 	Payer     string   `json:"payer,omitempty"`
+	// ReturnID names the returned check record when this check came back
+	// unpaid before the drawer went to the bank (§5.20, ledger format
+	// 2): the drawer no longer holds it, so it is not expected at the
+	// count nor put on the deposit slip.
+	ReturnID   string `json:"return_id,omitempty"`
+	ReturnedOn Date   `json:"returned_on,omitzero"`
 }
 
-// Totals returns the cash and the checks the payments brought in.
+// Returned reports whether the payment is a check that came back unpaid.
+func (p DrawerPayment) Returned() bool { return p.ReturnID != "" }
+
+// Totals returns the cash and the checks the payments brought in that the
+// drawer still holds: a returned check is not among them.
 func (d Drawer) Totals() (cash, checks Money, nChecks int) {
 	for _, p := range d.Payments {
-		switch p.Tender {
-		case Cash:
+		switch {
+		case p.Tender == Cash:
 			cash = cash.Add(p.Amount)
-		case Check:
+		case p.Tender == Check && !p.Returned():
 			checks = checks.Add(p.Amount)
 			nChecks++
 		}
 	}
 	return cash, checks, nChecks
+}
+
+// markCheckReturned takes a returned check's payment out of the drawer it
+// went into, while that drawer's money is not yet deposited (§5.20): the
+// cashier cannot count a check the bank sent back. A closed drawer keeps
+// the count and over or short it closed with; its deposit slip leaves the
+// check out. A deposited check came back through the bank: nothing to do.
+func markCheckReturned(tx Tx, pay BillPayment, returnID string, on Date) error {
+	if pay.Drawer == "" {
+		return nil
+	}
+	d, err := getDrawer(tx, pay.Drawer)
+	if err != nil {
+		return err
+	}
+	if d.DepositID != "" {
+		return nil
+	}
+	for i, p := range d.Payments {
+		if p.CommandID == pay.CommandID && p.Tender == Check {
+			d.Payments[i].ReturnID, d.Payments[i].ReturnedOn = returnID, on
+			return tx.Put(CollectionDrawers, d.ID, d)
+		}
+	}
+	return nil
 }
 
 // ToDeposit returns what the drawer sends to the bank: the counted cash
@@ -204,7 +244,11 @@ func applyWindowPayment(tx Tx, c Command, index uint64, p *Params, res *Result) 
 	pay := c
 	pay.Payload = nil
 	pay.Payload = &PayBill{BillID: in.BillID, Amount: in.Amount, Tender: in.Tender, Reference: in.Reference, Payer: in.Payer}
-	if err := postBillPayment(tx, pay, index, p, res); err != nil {
+	drawer := ""
+	if RulesFormat(tx) >= 2 {
+		drawer = d.ID
+	}
+	if err := postBillPayment(tx, pay, index, p, res, drawer); err != nil {
 		return err
 	}
 	return recordWindowTake(tx, d, dp, res)
@@ -282,6 +326,9 @@ func applyDrawerClose(tx Tx, c Command, res *Result) error {
 	d.CountedCash, d.CountedChecks, d.CheckCount = in.CountedCash, in.CountedChecks, in.CheckCount
 	d.ExpectedCash, d.ExpectedChecks = d.Float.Add(cash), checks
 	d.OverShort = in.CountedCash.Add(in.CountedChecks).Sub(d.ExpectedCash).Sub(d.ExpectedChecks)
+	if RulesFormat(tx) >= 2 {
+		d.CashOverShort, d.ChecksOverShort = in.CountedCash.Sub(d.ExpectedCash), in.CountedChecks.Sub(d.ExpectedChecks)
+	}
 	if err := tx.Put(CollectionDrawers, d.ID, d); err != nil {
 		return err
 	}
@@ -345,7 +392,7 @@ func applyDeposit(tx Tx, c Command, res *Result) error {
 		cash, _ := d.ToDeposit()
 		slip.Cash = slip.Cash.Add(cash)
 		for _, p := range d.Payments {
-			if p.Tender == Check {
+			if p.Tender == Check && !p.Returned() {
 				slip.Checks = append(slip.Checks, DepositItem{Receipt: p.Receipt, Reference: p.Reference, Payer: p.Payer, Amount: p.Amount})
 				slip.CheckTotal = slip.CheckTotal.Add(p.Amount)
 			}
@@ -423,3 +470,69 @@ var (
 		Apply: func(tx Tx, c Command, _ Env, res *Result) error { return applyDeposit(tx, c, res) },
 	}
 )
+
+// WindowQuote is what a cash or check payment at the window would do,
+// worked out before it posts, so the cashier sees the change to hand back
+// or the refund an overpaying check leaves behind.
+type WindowQuote struct {
+	Tender   Tender `json:"tender"`
+	Amount   Money  `json:"amount"`   // what posts to the bill
+	Tendered Money  `json:"tendered"` // cash handed over (a check: its amount)
+	Change   Money  `json:"change"`   // cash handed back
+	// Overpayment is what a check pays beyond the balance: a refund due
+	// under §5.07(1), by RefundBy. Cash over the balance is change instead.
+	Overpayment Money `json:"overpayment"`
+	RefundBy    Date  `json:"refund_by,omitzero"`
+	Balance     Money `json:"balance"` // what the bill owes after the payment
+}
+
+// NeedsConfirm reports whether the cashier should see the quote before
+// it posts: change to hand back, or an excess that becomes a refund.
+func (q WindowQuote) NeedsConfirm() bool {
+	return q.Change.IsPositive() || q.Overpayment.IsPositive()
+}
+
+// QuoteWindowPayment works out a payment of amount at the window at `at`
+// (§5.10, §5.07(1)). Cash over the bill's balance is not an overpayment:
+// the bill takes its balance and the rest of what was handed over is
+// change (the clerk who typed 100.00 for an 82.37 balance, the payer
+// handing over a 100 bill, owes 17.63 in change, not a refund). A check
+// cannot give change: what it pays beyond the balance is an overpayment,
+// refunded by the day §5.07(1) sets. It refuses what posting refuses on
+// the bill (PreviewPayment); cash handed over short of the payment is left
+// for posting to refuse.
+func (b Bill) QuoteWindowPayment(at DateTime, tender Tender, amount, tendered Money, p *Params) (WindowQuote, error) {
+	q := WindowQuote{Tender: tender, Amount: amount, Tendered: amount, Change: Cents(0), Overpayment: Cents(0)}
+	pv, err := b.PreviewPayment(at, amount, p)
+	if err != nil {
+		return q, err
+	}
+	q.Balance = pv.Balance
+	switch tender {
+	case Cash:
+		if tendered.LessThan(amount) {
+			// Posting refuses it, and the refusal is journaled.
+			q.Tendered = tendered
+			return q, nil
+		}
+		if over := pv.Allocation.Overpayment; over.IsPositive() {
+			q.Amount = amount.Sub(over)
+			if !q.Amount.IsPositive() {
+				return q, Errorf(ECONFLICT, sectionReceivable, "Bill %s owes nothing today: hand the cash back.", b.ID)
+			}
+		}
+		q.Tendered, q.Change = tendered, tendered.Sub(q.Amount)
+	case Check:
+		q.Overpayment = pv.Allocation.Overpayment
+		if q.Overpayment.IsPositive() {
+			r, err := ComputeRefund(RefundInput{PaidOn: at.Date, AmountPaid: amount, AmountDue: amount.Sub(q.Overpayment)}, p)
+			if err != nil {
+				return q, err
+			}
+			q.RefundBy = r.RefundBy
+		}
+	default:
+		return q, Errorf(EINVALID, "", "The window takes cash or checks.")
+	}
+	return q, nil
+}

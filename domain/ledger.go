@@ -70,6 +70,9 @@ type BillPayment struct {
 	Tender     Tender     `json:"tender"`
 	Reference  string     `json:"reference,omitempty"`
 	Allocation Allocation `json:"allocation"` // as allocated when it posted
+	// Drawer is the window drawer a cash or check payment went into
+	// (ledger format 2), so a returned check finds its drawer.
+	Drawer string `json:"drawer,omitempty"`
 }
 
 // Bill is a village bill (a receivable under §5.10): a charge to an account
@@ -92,6 +95,30 @@ type Bill struct {
 	// returned check, §5.20), kept so that the figures as of a date before
 	// the reversal count them as they stood then (ledger format 2).
 	Reversed []ReversedPayment `json:"reversed,omitempty"`
+	// Certified is what the November run recorded when it certified the
+	// bill to the tax roll (§5.10, ledger format 2); nil while it is not
+	// on the roll, whatever the calendar says.
+	Certified *Certification `json:"certified,omitempty"`
+}
+
+// Certification is a bill's certification to the tax roll as the ledger
+// recorded it: the cycle year, when the November run certified it (the
+// date on the roll), the command, and the amount certified.
+type Certification struct {
+	Year    int      `json:"year"`
+	At      DateTime `json:"at"`
+	Command string   `json:"command"`
+	Amount  Money    `json:"amount"`
+}
+
+// receivableInput is the bill's §5.10 input as the ledger holds it: its
+// place on the tax roll is the ledger's (ReceivableInput.Ledger).
+func (b Bill) receivableInput(asOf Date) ReceivableInput {
+	in := ReceivableInput{BilledOn: b.BilledOn, Principal: b.Principal, AsOf: asOf, Ledger: true}
+	if b.Certified != nil {
+		in.CertifiedOn = b.Certified.At.Date
+	}
+	return in
 }
 
 // ReversedPayment is a payment taken off its bill.
@@ -111,7 +138,7 @@ func (b Bill) Figures(asOf Date, p *Params) (Receivable, error) {
 	if asOf.Before(b.BilledOn) {
 		asOf = b.BilledOn
 	}
-	in := ReceivableInput{BilledOn: b.BilledOn, Principal: b.Principal, AsOf: asOf}
+	in := b.receivableInput(asOf)
 	for _, pay := range b.Payments {
 		if !pay.At.Date.After(asOf) {
 			in.Payments = append(in.Payments, DatedAmount{On: pay.At.Date, Amount: pay.Amount})
@@ -135,7 +162,7 @@ func (b Bill) postingFigures(asOf Date, p *Params) (Receivable, error) {
 	if asOf.Before(b.BilledOn) {
 		asOf = b.BilledOn
 	}
-	in := ReceivableInput{BilledOn: b.BilledOn, Principal: b.Principal, AsOf: asOf}
+	in := b.receivableInput(asOf)
 	for _, pay := range b.Payments {
 		if pay.At.Date.After(asOf) {
 			in.AsOf = pay.At.Date

@@ -92,11 +92,25 @@ func MayCertify(year int, t DateTime, p *Params) bool {
 // bill belongs in that step at all. Only bills whose cycle year is year
 // take part.
 func NovemberItem(b Bill, step string, year int, p *Params) (RunItem, bool, error) {
+	return NovemberItemOn(b, step, year, TaxRollDay(year), p)
+}
+
+// NovemberItemOn is NovemberItem for a certification taken on `on`: since
+// a bill stays open until the run certifies it (ledger format 2), the
+// line counts what was paid, or taken back by a returned check, through
+// that day, not only through November 15. Interest stops on November 15
+// and the penalty posts on November 2, so only those change the balance.
+// A day before November 15 is taken as November 15; the penalty step
+// ignores it.
+func NovemberItemOn(b Bill, step string, year int, on Date, p *Params) (RunItem, bool, error) {
 	asOf := TaxRollDay(year)
-	if step == "penalties" {
+	switch {
+	case step == "penalties":
 		asOf = PenaltyDay(year)
+	case on.After(asOf):
+		asOf = on
 	}
-	if b.BilledOn.After(asOf) {
+	if b.BilledOn.After(asOf) || (step == "certify" && b.Certified != nil) {
 		return RunItem{}, false, nil
 	}
 	var payments []BillPayment
@@ -129,8 +143,9 @@ func NovemberItem(b Bill, step string, year int, p *Params) (RunItem, bool, erro
 // certifies the unpaid balances to the tax roll (MayCertify), for the
 // bills the command lists, each re-checked against the ledger as it
 // stands. A bill listed that does not belong refuses the whole step.
-// Certified bills take no more payments: §5.10 refuses any payment dated
-// after November 15 of the cycle year (ComputeReceivable).
+// Certified bills take no more payments (checkTaxRollOpen). From ledger
+// format 2 the certification is recorded on each bill and counts what was
+// paid up to the day it is taken.
 func applyNovemberStep(tx Tx, c Command, p *Params, res *Result) error {
 	in := c.Payload.(*NovemberStep)
 	if in.Year < 2000 || in.Year > 9998 {
@@ -157,7 +172,11 @@ func applyNovemberStep(tx Tx, c Command, p *Params, res *Result) error {
 		if !ok {
 			return Errorf(ENOTFOUND, sectionReceivable, "There is no bill %q.", bid)
 		}
-		it, in2, err := NovemberItem(b, in.Op, in.Year, p)
+		on := TaxRollDay(in.Year)
+		if RulesFormat(tx) >= 2 {
+			on = c.At.Date
+		}
+		it, in2, err := NovemberItemOn(b, in.Op, in.Year, on, p)
 		if err != nil {
 			return err
 		}
@@ -171,6 +190,14 @@ func applyNovemberStep(tx Tx, c Command, p *Params, res *Result) error {
 		}
 		it.CommandID = c.ID
 		items = append(items, it)
+		if in.Op == "certify" && RulesFormat(tx) >= 2 {
+			// The bill's place on the roll is what the ledger records
+			// here, on the day of certification (Bill.Certified).
+			b.Certified = &Certification{Year: in.Year, At: c.At, Command: c.ID, Amount: it.Balance}
+			if err := tx.PutBill(b); err != nil {
+				return err
+			}
+		}
 		if in.Op == "penalties" {
 			total = total.Add(it.Penalty)
 		} else {
@@ -235,4 +262,52 @@ var novemberRunKind = &Descriptor{
 	Roles:   []Role{RoleTreasurer},
 	New:     func() Payload { return new(NovemberStep) },
 	Apply:   func(tx Tx, c Command, e Env, res *Result) error { return applyNovemberStep(tx, c, e.Params, res) },
+}
+
+// checkTaxRollOpen refuses a payment taken at `at` on a bill the tax roll
+// has closed (§5.10). From ledger format 2 that is what the ledger
+// recorded: the November run certified the bill before the payment was
+// taken. A bill past November 15 that the run has not certified yet is
+// still open, and a payment taken before the certification (an offline
+// node's, posting after it) is not lost. Before format 2 the calendar
+// decided, as RULES.md's pure rule does: any payment dated after November
+// 15 of the cycle year was refused, certified or not.
+func checkTaxRollOpen(tx Tx, b Bill, at DateTime, p *Params) error {
+	if RulesFormat(tx) < 2 {
+		fig, err := b.Figures(b.BilledOn, p)
+		if err != nil {
+			return err
+		}
+		if at.Date.After(fig.TaxRollOn) {
+			return Errorf(ECONFLICT, sectionReceivable,
+				"The bill is on the tax roll since %s; a payment dated %s cannot be taken on it.", fig.TaxRollOn, at.Date)
+		}
+		return nil
+	}
+	cert := b.Certified
+	if cert == nil {
+		// A bill certified before format 2 has its line on the roll
+		// but no Certified of its own.
+		var it RunItem
+		ok, err := tx.Get(CollectionTaxRoll, b.ID, &it)
+		if err != nil {
+			return err
+		}
+		if ok {
+			var run NovemberRun
+			if _, err := tx.Get(CollectionNovemberRuns, strconv.Itoa(it.Year), &run); err != nil {
+				return err
+			}
+			cert = &Certification{Year: it.Year, At: run.CertifiedAt, Command: it.CommandID, Amount: it.Balance}
+		}
+	}
+	if cert != nil && !at.Before(cert.At) {
+		return taxRollClosed(b, cert)
+	}
+	return nil
+}
+
+func taxRollClosed(b Bill, cert *Certification) error {
+	return Errorf(ECONFLICT, sectionReceivable,
+		"Bill %s was certified to the %d tax roll on %s (%s); it is collected with the property tax of parcel %s.", b.ID, cert.Year, cert.At.Date, cert.Amount, b.Parcel)
 }

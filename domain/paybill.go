@@ -36,7 +36,8 @@ var payBillKind = &Descriptor{
 // applyPayBill posts a payment to a bill under §5.10: it is allocated to the
 // penalty, then interest, then principal, as of the payment's intake date;
 // money beyond the balance is an overpayment, recorded as a refund due under
-// §5.07(1). A payment dated after the bill went on the tax roll is refused.
+// §5.07(1). A payment taken after the bill was certified to the tax roll
+// is refused (checkTaxRollOpen).
 func applyPayBill(tx Tx, c Command, index uint64, p *Params, res *Result) error {
 	if c.Payload.(*PayBill).Tender != Card && RulesFormat(tx) >= 2 {
 		// Cash and checks are taken at the clerk's window into an open
@@ -44,13 +45,14 @@ func applyPayBill(tx Tx, c Command, index uint64, p *Params, res *Result) error 
 		// (ledger format 2; the API once posted cash with no drawer).
 		return Errorf(EINVALID, "", "A %s payment is taken at the clerk's window, into an open drawer.", c.Payload.(*PayBill).Tender)
 	}
-	return postBillPayment(tx, c, index, p, res)
+	return postBillPayment(tx, c, index, p, res, "")
 }
 
 // postBillPayment posts c.Payload.(*PayBill) on its bill: the §5.10 allocation as of
 // its intake date, its receipt, and any overpayment as a refund due. The
-// kiosk's card payments and the window's cash and checks both end here.
-func postBillPayment(tx Tx, c Command, index uint64, p *Params, res *Result) error {
+// kiosk's card payments and the window's cash and checks both end here;
+// drawer names the window drawer the money went into ("" for a card).
+func postBillPayment(tx Tx, c Command, index uint64, p *Params, res *Result, drawer string) error {
 	pay := c.Payload.(*PayBill)
 	if err := checkPaymentAmount(tx, pay.Amount, c.At.Date, p); err != nil {
 		return err
@@ -68,6 +70,9 @@ func postBillPayment(tx Tx, c Command, index uint64, p *Params, res *Result) err
 	if c.At.Date.Before(bill.BilledOn) {
 		return Errorf(EINVALID, "§5.10", "A payment cannot be dated before the bill (billed %s).", bill.BilledOn)
 	}
+	if err := checkTaxRollOpen(tx, bill, c.At, p); err != nil {
+		return err
+	}
 	bill.Payments = append(bill.Payments, BillPayment{
 		CommandID: c.ID,
 		Receipt:   c.ReceiptNumber(),
@@ -75,6 +80,7 @@ func postBillPayment(tx Tx, c Command, index uint64, p *Params, res *Result) err
 		Amount:    pay.Amount,
 		Tender:    pay.Tender,
 		Reference: pay.Reference,
+		Drawer:    drawer,
 	})
 	fig, err := bill.postingFigures(c.At.Date, p)
 	if err != nil {

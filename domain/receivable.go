@@ -26,6 +26,19 @@ type ReceivableInput struct {
 	Principal Money         `json:"principal"`
 	AsOf      Date          `json:"as_of"`
 	Payments  []DatedAmount `json:"payments,omitempty"`
+
+	// Ledger says the bill is one the ledger holds, whose place on the
+	// tax roll is what the ledger recorded rather than the calendar's
+	// (Bill.Figures): the November run certifies it, on CertifiedOn, and
+	// until then it stays open for payment, past tax_roll_on included,
+	// with the status BillRollPending. RULES.md's pure rule (the
+	// conformance cases, `appliance rules`) leaves it false: there the
+	// bill is on the roll at the end of tax_roll_on and a payment dated
+	// after it is an error.
+	Ledger bool `json:"-"`
+	// CertifiedOn is the day the November run certified the bill to the
+	// tax roll (Ledger only); zero while it is not certified.
+	CertifiedOn Date `json:"-"`
 }
 
 // UnmarshalJSON reads the input strictly: unknown fields and missing
@@ -47,8 +60,12 @@ type BillStatus string
 const (
 	BillPaid    BillStatus = "paid"     // balance 0.00
 	BillTaxRoll BillStatus = "tax_roll" // unpaid after tax_roll_on: a special charge and lien
-	BillPastDue BillStatus = "past_due" // unpaid after due_on
-	BillCurrent BillStatus = "current"  // unpaid, not yet due
+	// BillRollPending is a ledger bill unpaid after tax_roll_on that the
+	// November run has not certified yet: it still takes payments, and
+	// goes on the roll on the day the run certifies it.
+	BillRollPending BillStatus = "tax_roll_pending"
+	BillPastDue     BillStatus = "past_due" // unpaid after due_on
+	BillCurrent     BillStatus = "current"  // unpaid, not yet due
 )
 
 // Allocation is how one payment was applied: to the penalty, then interest,
@@ -143,7 +160,7 @@ func ComputeReceivable(in ReceivableInput, p *Params) (Receivable, error) {
 	r.PenaltyOn = NewDate(y, time.November, 2)
 	r.TaxRollOn = NewDate(y, time.November, 15)
 	for _, pay := range in.Payments {
-		if pay.On.After(r.TaxRollOn) {
+		if !in.Ledger && pay.On.After(r.TaxRollOn) {
 			return Receivable{}, Errorf(ECONFLICT, sectionReceivable,
 				"The bill is on the tax roll since %s; a payment dated %s cannot be taken on it.", r.TaxRollOn, pay.On)
 		}
@@ -184,6 +201,10 @@ func ComputeReceivable(in ReceivableInput, p *Params) (Receivable, error) {
 	switch {
 	case r.Balance.IsZero():
 		r.Status = BillPaid
+	case in.Ledger && !in.CertifiedOn.IsZero() && !in.AsOf.Before(in.CertifiedOn):
+		r.Status = BillTaxRoll
+	case in.Ledger && in.AsOf.After(r.TaxRollOn):
+		r.Status = BillRollPending
 	case in.AsOf.After(r.TaxRollOn):
 		r.Status = BillTaxRoll
 	case in.AsOf.After(r.DueOn):

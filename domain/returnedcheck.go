@@ -92,6 +92,9 @@ func applyReturnCheck(tx Tx, c Command, p *Params, res *Result) error {
 		return err
 	}
 	if RulesFormat(tx) >= 2 {
+		if err := markCheckReturned(tx, pay, in.ReturnID, c.At.Date); err != nil {
+			return err
+		}
 		// The check's receipt no longer counts in the actuals.
 		if err := postReceipt(tx, &Receipt{BillID: bill.ID, At: c.At}, pay.Amount.Neg()); err != nil {
 			return err

@@ -35,7 +35,8 @@ const LockedPassword = "!locked"
 
 // demoHistoryKinds are the kinds a demo's history may hold.
 var demoHistoryKinds = []Kind{KindStaffUser, KindChart, KindBoardMember, KindBudgetEstimate, KindBudgetProposal,
-	KindBudgetNotice, KindBudgetHearing, KindBudgetVote, KindOrder, KindCertifyFunds, KindOrderReceipt}
+	KindBudgetNotice, KindBudgetHearing, KindBudgetVote, KindOrder, KindCertifyFunds, KindOrderReceipt,
+	KindNovemberRun}
 
 // Kind names the payload's kind.
 func (*SeedDemo) Kind() Kind { return KindSeedDemo }

@@ -112,6 +112,7 @@ func (m *rowMapper) detail(b domain.Bill) (view.Bill, error) {
 		Paid:           fig.Paid,
 		PenaltyOn:      fig.PenaltyOn,
 		TaxRollOn:      fig.TaxRollOn,
+		CertifiedOn:    certifiedOn(b),
 		NextInterestOn: fig.NextInterestOn,
 		InterestRate:   vals.ReceivableInterest.Percent(),
 		PenaltyRate:    vals.ReceivablePenalty.Percent(),
@@ -145,6 +146,8 @@ func next(fig domain.Receivable, today domain.Date) view.Next {
 		return view.NextPaid
 	case domain.BillTaxRoll:
 		return view.NextTaxRoll
+	case domain.BillRollPending:
+		return view.NextRollPending
 	case domain.BillCurrent:
 		return view.NextPayBy
 	}
@@ -152,4 +155,13 @@ func next(fig domain.Receivable, today domain.Date) view.Next {
 		return view.NextAfterPenalty
 	}
 	return view.NextInterest
+}
+
+// certifiedOn is the day the ledger recorded the bill's certification to
+// the tax roll: the date on the roll, which the bill page shows.
+func certifiedOn(b domain.Bill) domain.Date {
+	if b.Certified == nil {
+		return domain.Date{}
+	}
+	return b.Certified.At.Date
 }

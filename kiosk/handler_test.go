@@ -230,9 +230,25 @@ func TestBillPage(t *testing.T) {
 		if p.count("tax-roll-notice") != 1 || p.count("pay-button") != 0 || p.count("line-penalty") != 1 {
 			t.Errorf("notice %d, pay button %d, penalty %d", p.count("tax-roll-notice"), p.count("pay-button"), p.count("line-penalty"))
 		}
+		// The date on the roll is the day the run certified it; the page
+		// names the day §5.10 uses too.
+		if got := p.text("tax-roll-notice"); !strings.Contains(got, "On December 1, 2025 the village certified") || !strings.Contains(got, "end of November 15, 2025") {
+			t.Errorf("notice %q", got)
+		}
 		// Its pay form leads back to the bill.
 		r := h.get("/bills/" + taxRollBill + "/pay")
 		h.expect(r, http.StatusSeeOther)
+	})
+	t.Run("past November 15, not certified", func(t *testing.T) {
+		p := h.get("/bills/" + rollPendingBill)
+		h.expect(p, http.StatusOK)
+		if s, _ := p.doc.Find(`[data-testid="status"]`).Attr("data-status"); s != "tax_roll_pending" || p.count("tax-roll-pending") != 1 || p.count("tax-roll-notice") != 0 || p.count("pay-button") != 1 {
+			t.Errorf("status %q, pending %d, notice %d, pay button %d", s, p.count("tax-roll-pending"), p.count("tax-roll-notice"), p.count("pay-button"))
+		}
+		if next, _ := p.doc.Find(`[data-testid="next-steps"]`).Attr("data-next"); next != "tax_roll_pending" {
+			t.Errorf("next %q", next)
+		}
+		h.expect(h.get("/bills/"+rollPendingBill+"/pay"), http.StatusOK)
 	})
 	t.Run("paid", func(t *testing.T) {
 		p := h.get("/bills/" + paidBill)

@@ -373,8 +373,11 @@ const (
 	pastDueBill = "B-2026-0101" // 200.00 billed March 1: 7 months of interest by October 20
 	currentBill = "B-2026-0102" // 80.00 billed October 5: due November 4
 	paidBill    = "B-2026-0103" // 120.00 billed June 1, paid June 15
-	taxRollBill = "B-2025-0199" // 150.00 billed February 2025: on the tax roll since November 15, 2025
-	partBill    = "B-2026-0104" // 100.00 billed January 15, 40.00 paid February 1
+	taxRollBill = "B-2025-0199" // 150.00 billed February 2025: certified to the tax roll on December 1, 2025
+	// rollPendingBill is unpaid past November 15, 2025, and the November
+	// run never certified it: still payable, certification pending.
+	rollPendingBill = "B-2025-0201"
+	partBill        = "B-2026-0104" // 100.00 billed January 15, 40.00 paid February 1
 )
 
 func seededLedger() *fakeLedger {
@@ -402,7 +405,9 @@ func seededLedger() *fakeLedger {
 		{ID: currentBill, Account: "100101", Parcel: "0601-141-2001", Description: "Sidewalk snow removal", BilledOn: d("2026-10-05"), Principal: m("80.00")},
 		{ID: paidBill, Account: "100102", Parcel: "0601-141-2002", Description: "Water and sewer, second quarter", BilledOn: d("2026-06-01"), Principal: m("120.00"),
 			Payments: []domain.BillPayment{{CommandID: "old-1", Receipt: "hall-clerk-000007", At: domain.NewDateTime(d("2026-06-15"), 9, 30, 0), Amount: m("120.00"), Tender: domain.Cash}}},
-		{ID: taxRollBill, Account: "100102", Parcel: "0601-141-2002", Description: "Weed cutting", BilledOn: d("2025-02-01"), Principal: m("150.00")},
+		{ID: taxRollBill, Account: "100102", Parcel: "0601-141-2002", Description: "Weed cutting", BilledOn: d("2025-02-01"), Principal: m("150.00"),
+			Certified: &domain.Certification{Year: 2025, At: domain.NewDateTime(d("2025-12-01"), 10, 0, 0), Command: "run-2025-certify", Amount: m("172.50")}},
+		{ID: rollPendingBill, Account: "100105", Parcel: "0601-141-2005", Description: "Brush pickup", BilledOn: d("2025-03-03"), Principal: m("60.00")},
 		{ID: partBill, Account: "100105", Parcel: "0601-141-2005", Description: "False alarm response", BilledOn: d("2026-01-15"), Principal: m("100.00"),
 			Payments: []domain.BillPayment{{CommandID: "old-2", Receipt: "hall-clerk-000003", At: domain.NewDateTime(d("2026-02-01"), 11, 0, 0), Amount: m("40.00"), Tender: domain.Check}}},
 	} {

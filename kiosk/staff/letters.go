@@ -79,8 +79,13 @@ func (s *Server) letterFacts(parcel string, asOf domain.Date) ([]domain.LetterLi
 		}
 		topic := "Special charges"
 		text := fmt.Sprintf("Bill %s, %s, billed %s: unpaid (%s)", b.ID, b.Description, b.BilledOn, fig.Status)
-		if fig.Status == domain.BillTaxRoll {
-			text = fmt.Sprintf("Bill %s, %s: certified to the tax roll on %s as a special charge and lien", b.ID, b.Description, fig.TaxRollOn)
+		switch fig.Status {
+		case domain.BillTaxRoll:
+			// The date on the roll is the day the November run certified
+			// the bill (Bill.Certified), not the day §5.10 names.
+			text = fmt.Sprintf("Bill %s, %s: certified to the tax roll on %s as a special charge and lien", b.ID, b.Description, b.Certified.At.Date)
+		case domain.BillRollPending:
+			text = fmt.Sprintf("Bill %s, %s, billed %s: unpaid at the end of %s; certification to the tax roll pending", b.ID, b.Description, b.BilledOn, fig.TaxRollOn)
 		}
 		lines = append(lines, domain.LetterLine{Topic: topic, Text: text, Amount: fig.Balance})
 	}

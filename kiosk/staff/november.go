@@ -12,7 +12,10 @@ import (
 
 // TaxRollCSVHeader is the layout of the per-county tax roll export
 // (README, "Clerk's office"): one line per certified bill.
-var TaxRollCSVHeader = []string{"county", "parcel", "address", "owner", "account", "bill_id", "description", "billed_on", "principal", "interest", "penalty", "amount_certified", "certified_on", "command_id"}
+// certified_on is the date on the roll, the day the November run certified
+// it; tax_roll_on is the day §5.10 names (a bill unpaid at its end goes on
+// the roll).
+var TaxRollCSVHeader = []string{"county", "parcel", "address", "owner", "account", "bill_id", "description", "billed_on", "principal", "interest", "penalty", "amount_certified", "certified_on", "command_id", "tax_roll_on"}
 
 // runYear returns the cycle year the November run page shows by default:
 // this year once November 2 has come, else last year.
@@ -20,11 +23,54 @@ func (s *Server) runYear(r *http.Request) int {
 	if y, err := strconv.Atoi(r.URL.Query().Get("year")); err == nil && y > 2000 && y < 9999 {
 		return y
 	}
-	today := s.today()
+	return cycleYear(s.today())
+}
+
+// cycleYear is the cycle year whose November run is under way on today:
+// this year once November 2 has come, else last year.
+func cycleYear(today domain.Date) int {
 	if today.Before(domain.PenaltyDay(today.Year())) {
 		return today.Year() - 1
 	}
 	return today.Year()
+}
+
+// novemberAlerts are the start page's alerts for a November run not done
+// by its dates (§5.10): the penalties not posted on or after November 2,
+// the roll not certified once November 15 has ended, while bills wait for
+// the step. Until the run certifies it, a bill is not on the roll, so a
+// forgotten run leaves the roll and the bills' state wrong.
+func (s *Server) novemberAlerts() ([]view.Alert, error) {
+	now := domain.DateTimeOf(s.now().In(s.loc))
+	year := cycleYear(now.Date)
+	run, _, err := s.reads.NovemberRun(year)
+	if err != nil {
+		return nil, err
+	}
+	url := fmt.Sprintf("/staff/november?year=%d", year)
+	var out []view.Alert
+	if run.PenaltiesCommand == "" {
+		items, err := s.novemberPreview(year, "penalties")
+		if err != nil {
+			return nil, err
+		}
+		if len(items) > 0 {
+			out = append(out, view.Alert{TestID: "alert-november-penalties", URL: url,
+				Text: fmt.Sprintf("The %d November penalties are not posted: %d bill(s) unpaid on November 1 owe the penalty since %s (§5.10).", year, len(items), domain.PenaltyDay(year))})
+		}
+	}
+	if run.CertifyCommand == "" && domain.MayCertify(year, now, s.ledger.Params()) {
+		items, err := s.novemberPreview(year, "certify")
+		if err != nil {
+			return nil, err
+		}
+		if len(items) > 0 {
+			_, total := runRows(items, "certify")
+			out = append(out, view.Alert{TestID: "alert-november-roll", URL: url,
+				Text: fmt.Sprintf("The %d tax roll is not certified: %d bill(s), %s, unpaid at the end of %s are not on the roll until the November run certifies them (§5.10).", year, len(items), total, domain.TaxRollDay(year))})
+		}
+	}
+	return out, nil
 }
 
 // novemberPreview lists every bill of the ledger that belongs in a step
@@ -41,7 +87,7 @@ func (s *Server) novemberPreview(year int, step string) ([]domain.RunItem, error
 			return nil, err
 		}
 		for _, b := range bills {
-			it, ok, err := domain.NovemberItem(b, step, year, s.ledger.Params())
+			it, ok, err := domain.NovemberItemOn(b, step, year, s.today(), s.ledger.Params())
 			if err != nil {
 				return nil, fmt.Errorf("bill %s: %w", b.ID, err)
 			}
@@ -68,14 +114,20 @@ func (s *Server) novemberPreview(year int, step string) ([]domain.RunItem, error
 	return out, nil
 }
 
+// runAmount is what a step posts for a line: the penalty, or the balance
+// certified.
+func runAmount(it domain.RunItem, step string) domain.Money {
+	if step == "penalties" {
+		return it.Penalty
+	}
+	return it.Balance
+}
+
 func runRows(items []domain.RunItem, step string) ([]view.RunRow, string) {
 	total := domain.Cents(0)
 	var rows []view.RunRow
 	for _, it := range items {
-		amt := it.Balance
-		if step == "penalties" {
-			amt = it.Penalty
-		}
+		amt := runAmount(it, step)
 		total = total.Add(amt)
 		url := "/staff/bills/" + it.BillID
 		if it.Assessment != "" {
@@ -139,9 +191,40 @@ func (s *Server) submitNovemberStep(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	step := formValue(r, "step")
+	if step != "penalties" && step != "certify" {
+		s.fail(w, r, domain.Errorf(domain.EINVALID, "§5.10", "Unknown November run step %q.", step))
+		return
+	}
+	if err := s.novemberStepOpen(year, step); err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	items, err := s.novemberPreview(year, step)
 	if err != nil {
 		s.fail(w, r, err)
+		return
+	}
+	rows, total := runRows(items, step)
+	if formValue(r, "confirm") != "yes" {
+		// A step posts every line at once and cannot be undone: show what
+		// it will post first.
+		v := view.NovemberConfirm{Year: year, Step: step, Rows: rows, Total: total, Count: len(rows), PenaltyDay: domain.PenaltyDay(year).String(), TaxRollDay: domain.TaxRollDay(year).String(),
+			Today: s.today().String()}
+		for _, c := range []domain.County{domain.Dane, domain.Green} {
+			n, sum := 0, domain.Cents(0)
+			for _, it := range items {
+				if it.County == c {
+					n++
+					sum = sum.Add(runAmount(it, step))
+				}
+			}
+			v.Counties = append(v.Counties, view.CountyTotal{County: c.Title(), Key: string(c), Count: n, Total: sum.String()})
+		}
+		s.render(w, r, http.StatusOK, view.NovemberConfirmPage(s.page(r, fmt.Sprintf("Confirm the November run %d (§5.10)", year)), v))
+		return
+	}
+	if formValue(r, "count") != strconv.Itoa(len(rows)) || formValue(r, "total") != total {
+		s.fail(w, r, domain.Errorf(domain.ECONFLICT, "§5.10", "The run changed since you confirmed it (now %d bills, %s): review it again.", len(rows), total))
 		return
 	}
 	in := domain.NovemberStep{Op: step, Year: year}
@@ -157,6 +240,31 @@ func (s *Server) submitNovemberStep(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	redirect(w, r, fmt.Sprintf("/staff/november?year=%d", year))
+}
+
+// novemberStepOpen refuses, before the confirm page, a step the ledger
+// would refuse now (applyNovemberStep): penalties before November 2 or a
+// second time, a certification before November 15 ends, before the
+// penalties, or a second time.
+func (s *Server) novemberStepOpen(year int, step string) error {
+	run, _, err := s.reads.NovemberRun(year)
+	if err != nil {
+		return err
+	}
+	now := domain.DateTimeOf(s.now().In(s.loc))
+	switch {
+	case step == "penalties" && now.Date.Before(domain.PenaltyDay(year)):
+		return domain.Errorf(domain.ECONFLICT, "§5.10", "Penalties for %d are posted on or after %s.", year, domain.PenaltyDay(year))
+	case step == "penalties" && run.PenaltiesCommand != "":
+		return domain.Errorf(domain.ECONFLICT, "§5.10", "The %d penalties were already posted (%s).", year, run.PenaltiesAt)
+	case step == "certify" && !domain.MayCertify(year, now, s.ledger.Params()):
+		return domain.Errorf(domain.ECONFLICT, "§5.10", "The %d tax roll is certified after November 15 ends (the office's closing time that day).", year)
+	case step == "certify" && run.PenaltiesCommand == "":
+		return domain.Errorf(domain.ECONFLICT, "§5.10", "Post the %d penalties before certifying the tax roll.", year)
+	case step == "certify" && run.CertifyCommand != "":
+		return domain.Errorf(domain.ECONFLICT, "§5.10", "The %d tax roll was already certified (%s).", year, run.CertifiedAt)
+	}
+	return nil
 }
 
 // showTaxRollCSV serves the certified roll of one county in the layout of
@@ -179,7 +287,7 @@ func (s *Server) showTaxRollCSV(w http.ResponseWriter, r *http.Request) {
 		if it.County != county {
 			continue
 		}
-		_ = cw.Write([]string{it.County.Title(), it.Parcel, it.Address, it.Owner, it.Account, it.BillID, it.Description, it.BilledOn.String(), it.Principal.String(), it.Interest.String(), it.Penalty.String(), it.Balance.String(), run.CertifiedAt.Date.String(), it.CommandID})
+		_ = cw.Write([]string{it.County.Title(), it.Parcel, it.Address, it.Owner, it.Account, it.BillID, it.Description, it.BilledOn.String(), it.Principal.String(), it.Interest.String(), it.Penalty.String(), it.Balance.String(), run.CertifiedAt.Date.String(), it.CommandID, domain.TaxRollDay(year).String()})
 	}
 	if err := cw.Flush(); err != nil {
 		s.log.Error("tax roll export", "year", year, "county", county, "err", err)

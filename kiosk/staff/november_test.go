@@ -4,9 +4,13 @@ import (
 	"encoding/csv"
 	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/PuerkitoBio/goquery"
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff/stafftest"
@@ -37,9 +41,25 @@ func TestNovemberRun(t *testing.T) {
 	if p := tr.Post("/staff/november", url.Values{"year": {"2026"}, "step": {"certify"}}); p.Status != http.StatusConflict {
 		t.Fatalf("certify on November 2: %d", p.Status)
 	}
-	if p := tr.Post("/staff/november", url.Values{"year": {"2026"}, "step": {"penalties"}}); p.Status != http.StatusSeeOther {
-		t.Fatalf("post penalties: %d %s", p.Status, p.Text("error"))
+	// The step shows what it will post before it posts (issue 20 item 16).
+	confirm := tr.Post("/staff/november", url.Values{"year": {"2026"}, "step": {"penalties"}})
+	if confirm.Status != http.StatusOK || !strings.Contains(confirm.Text("confirm-summary"), "2 bill(s)") || !strings.Contains(confirm.Text("confirm-summary"), "4.20") {
+		t.Fatalf("penalty confirm: %d %q", confirm.Status, confirm.Text("confirm-summary"))
 	}
+	if p := tr.Get("/staff/november"); !p.Has("penalties-preview") {
+		t.Fatal("the confirm page posted the penalties")
+	}
+	for _, table := range []*goquery.Selection{confirm.Doc.Find(`[data-testid="confirm-rows"]`), p.Doc.Find(`[data-testid="penalties"]`), p.Doc.Find(`[data-testid="roll"]`)} {
+		var heads []string
+		table.Find(`thead th`).Each(func(_ int, s *goquery.Selection) { heads = append(heads, s.Text()) })
+		if len(heads) == 0 || len(heads) != len(slices.Compact(slices.Sorted(slices.Values(heads)))) {
+			t.Fatalf("two columns share a heading: %q", heads)
+		}
+	}
+	if p := tr.Post("/staff/november", url.Values{"year": {"2026"}, "step": {"penalties"}, "confirm": {"yes"}, "count": {"2"}, "total": {"4.00"}}); p.Status != http.StatusConflict {
+		t.Fatalf("a confirm of other totals: %d", p.Status)
+	}
+	runStep(t, tr, 2026, "penalties")
 	if p := tr.Get("/staff/november"); !p.Has("penalties-posted") || p.Has("post-penalties") {
 		t.Fatal("penalties not shown as posted")
 	}
@@ -61,9 +81,7 @@ func TestNovemberRun(t *testing.T) {
 	if !p.Has("certify-roll") {
 		t.Fatal("certification not offered after November 15 closes")
 	}
-	if p := tr.Post("/staff/november", url.Values{"year": {"2026"}, "step": {"certify"}}); p.Status != http.StatusSeeOther {
-		t.Fatalf("certify: %d %s", p.Status, p.Text("error"))
-	}
+	runStep(t, tr, 2026, "certify")
 	p = tr.Get("/staff/november")
 	if !p.Has("roll-certified") || p.Doc.Find(`[data-testid="roll"] tr[data-bill]`).Length() != 2 {
 		t.Fatalf("roll: %q", p.Text("roll"))
@@ -103,5 +121,22 @@ func TestNovemberRun(t *testing.T) {
 	}
 	if resp, _ := c.HTTP.Get(h.Srv.URL + "/staff/november/2025/dane.csv"); resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("uncertified year's CSV: %d", resp.StatusCode)
+	}
+}
+
+// runStep runs a step of the November run as the treasurer does: the
+// confirm page with the totals, then its confirm button.
+func runStep(t *testing.T, tr *stafftest.Client, year int, step string) {
+	t.Helper()
+	form := url.Values{"year": {strconv.Itoa(year)}, "step": {step}}
+	p := tr.Post("/staff/november", form)
+	if p.Status != http.StatusOK || !p.Has("november-confirm") {
+		t.Fatalf("%s: %d %s", step, p.Status, p.Text("error"))
+	}
+	form.Set("confirm", "yes")
+	form.Set("count", p.Doc.Find(`input[name="count"]`).AttrOr("value", ""))
+	form.Set("total", p.Doc.Find(`input[name="total"]`).AttrOr("value", ""))
+	if p := tr.Post("/staff/november", form); p.Status != http.StatusSeeOther {
+		t.Fatalf("confirm %s: %d %s", step, p.Status, p.Text("error"))
 	}
 }

@@ -20,7 +20,13 @@ func TestReturnedCheckAndRefund(t *testing.T) {
 	c := h.SignedIn("jdoe", domain.RoleClerk)
 	c.Post("/staff/window/open", url.Values{"float": {"0.00"}})
 	c.Get("/staff/window")
-	p := c.Post("/staff/window/pay", url.Values{"bill": {"B-2026-0102"}, "amount": {"100.00"}, "tender": {"check"}, "reference": {"3003"}, "payer": {"Luis Ramirez"}})
+	pay := url.Values{"bill": {"B-2026-0102"}, "amount": {"100.00"}, "tender": {"check"}, "reference": {"3003"}, "payer": {"Luis Ramirez"}}
+	// A check over the balance: a warning and a confirm before it posts.
+	if p := c.Post("/staff/window/pay", pay); p.Status != http.StatusOK || !p.Has("confirm-overpayment") {
+		t.Fatalf("an overpaying check posted without a confirm: %d", p.Status)
+	}
+	pay.Set("confirm", "yes")
+	p := c.Post("/staff/window/pay", pay)
 	if p.Status != http.StatusSeeOther {
 		t.Fatalf("check: %d %s", p.Status, p.Text("window-error"))
 	}
@@ -90,7 +96,7 @@ func TestRefundCheckRecorded(t *testing.T) {
 	c := h.SignedIn("jdoe", domain.RoleClerk)
 	c.Post("/staff/window/open", url.Values{"float": {"0.00"}})
 	c.Get("/staff/window")
-	c.Post("/staff/window/pay", url.Values{"bill": {"B-2026-0101"}, "amount": {"150.00"}, "tender": {"cash"}, "tendered": {"150.00"}})
+	c.Post("/staff/window/pay", url.Values{"bill": {"B-2026-0101"}, "amount": {"150.00"}, "tender": {"check"}, "reference": {"88"}, "confirm": {"yes"}})
 	p := c.Get("/staff/refunds")
 	cmd, _ := p.Doc.Find(`tr[data-refund]`).Attr("data-refund")
 	if p := c.Post("/staff/refunds/"+cmd+"/check", url.Values{"bill": {"B-2026-0101"}, "check_number": {"9001"}}); p.Status != http.StatusConflict {

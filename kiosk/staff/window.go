@@ -95,6 +95,19 @@ func (s *Server) submitWindowPayment(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if formValue(r, "confirm") != "yes" {
+		q, err := s.quoteWindowPayment(in)
+		if err != nil {
+			f.Error = domain.ErrorMessage(err)
+			s.windowPage(w, r, errorStatus(err), f)
+			return
+		}
+		if q.NeedsConfirm() {
+			s.render(w, r, http.StatusOK, view.WindowConfirmPage(s.page(r, "Confirm the payment"), windowConfirmView(f, q)))
+			return
+		}
+		in.Amount, in.Tendered = q.Amount, q.Tendered
+	}
 	res, err := s.submit(r, domain.KindWindowPayment, func(c *domain.Command) { c.Payload = &in })
 	if err != nil {
 		f.Error = domain.ErrorMessage(err)
@@ -102,6 +115,29 @@ func (s *Server) submitWindowPayment(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	redirect(w, r, "/staff/receipts/"+res.Receipt.Number+"?drawer="+d.ID)
+}
+
+// quoteWindowPayment works out a window payment as it would post now
+// (domain.Bill.QuoteWindowPayment): the change for cash, the refund an
+// overpaying check leaves.
+func (s *Server) quoteWindowPayment(in domain.WindowPayment) (domain.WindowQuote, error) {
+	b, err := s.ledger.Bill(in.BillID)
+	if err != nil {
+		return domain.WindowQuote{}, err
+	}
+	return b.QuoteWindowPayment(domain.DateTimeOf(s.now().In(s.loc)), in.Tender, in.Amount, in.Tendered, s.ledger.Params())
+}
+
+// windowConfirmView is the confirmation of a quoted payment: the form's
+// fields as they will post.
+func windowConfirmView(f view.PaymentForm, q domain.WindowQuote) view.WindowConfirm {
+	f.Amount, f.Tendered = q.Amount.String(), q.Tendered.String()
+	v := view.WindowConfirm{Form: f, Cash: q.Tender == domain.Cash, Amount: q.Amount.String(), Tendered: q.Tendered.String(), Change: q.Change.String(),
+		Overpayment: q.Overpayment.String(), Balance: q.Balance.String()}
+	if !q.RefundBy.IsZero() {
+		v.RefundBy = q.RefundBy.String()
+	}
+	return v
 }
 
 // showReceiptPage shows a receipt, with the change due when it was taken
@@ -181,9 +217,12 @@ func drawerView(d domain.Drawer) view.Drawer {
 	v := view.Drawer{ID: d.ID, Cashier: d.Cashier, OpenedAt: d.OpenedAt.String(), Float: d.Float.String(), Closed: d.Closed, DepositID: d.DepositID, Cash: cash.String(), Checks: checks.String(), CheckCount: n}
 	if d.Closed {
 		v.ClosedAt, v.CountedCash, v.CountedChecks, v.ExpectedCash, v.ExpectedChecks, v.OverShort = d.ClosedAt.String(), d.CountedCash.String(), d.CountedChecks.String(), d.ExpectedCash.String(), d.ExpectedChecks.String(), d.OverShort.String()
+		// Each tender on its own: a drawer closed before ledger format 2
+		// has no stored split, and the split is this difference.
+		v.CashOverShort, v.ChecksOverShort = d.CountedCash.Sub(d.ExpectedCash).String(), d.CountedChecks.Sub(d.ExpectedChecks).String()
 	}
 	for _, p := range d.Payments {
-		v.Payments = append(v.Payments, view.DrawerPayment{Receipt: p.Receipt, BillID: p.BillID, At: p.At.String(), Tender: string(p.Tender), Amount: p.Amount.String(), Reference: p.Reference, CommandID: p.CommandID})
+		v.Payments = append(v.Payments, view.DrawerPayment{Receipt: p.Receipt, BillID: p.BillID, At: p.At.String(), Tender: string(p.Tender), Amount: p.Amount.String(), Reference: p.Reference, CommandID: p.CommandID, Returned: p.ReturnID})
 	}
 	return v
 }
@@ -339,6 +378,14 @@ func (s *Server) showDashboardPage(w http.ResponseWriter, r *http.Request) {
 		if today > 0 {
 			v.Alerts = append(v.Alerts, view.Alert{TestID: "alert-letters-today", Text: fmt.Sprintf("%d status letter(s) are due today.", today), URL: "/staff/letters"})
 		}
+	}
+	if Allowed(pr.user.Role, CapReadBills) {
+		as, err := s.novemberAlerts()
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		v.Alerts = append(v.Alerts, as...)
 	}
 	if Allowed(pr.user.Role, CapReadCash) && s.refunds != nil {
 		n, err := s.refundsOverdue()

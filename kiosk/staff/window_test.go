@@ -38,7 +38,13 @@ func TestWindowDay(t *testing.T) {
 	if p := c.Post("/staff/window/pay", url.Values{"bill": {"B-2026-0101"}, "amount": {"142.37"}, "tender": {"cash"}, "tendered": {"100.00"}}); p.Status != http.StatusUnprocessableEntity || !p.Has("window-error") {
 		t.Fatalf("short cash: %d", p.Status)
 	}
-	p = c.Post("/staff/window/pay", url.Values{"bill": {"B-2026-0101"}, "amount": {"142.37"}, "tender": {"cash"}, "tendered": {"160.00"}, "payer": {"Ana"}})
+	cash := url.Values{"bill": {"B-2026-0101"}, "amount": {"142.37"}, "tender": {"cash"}, "tendered": {"160.00"}, "payer": {"Ana"}}
+	// The change is shown before the payment posts.
+	if p := c.Post("/staff/window/pay", cash); p.Status != http.StatusOK || p.Text("confirm-change") != "17.63" {
+		t.Fatalf("cash with change: %d, change %q", p.Status, p.Text("confirm-change"))
+	}
+	cash.Set("confirm", "yes")
+	p = c.Post("/staff/window/pay", cash)
 	if p.Status != http.StatusSeeOther {
 		t.Fatalf("cash: %d %s", p.Status, p.Text("window-error"))
 	}

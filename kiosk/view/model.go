@@ -131,6 +131,7 @@ const (
 	NextAfterPenalty Next = "after_penalty" // the penalty posted: the tax roll is next
 	NextPaid         Next = "paid"
 	NextTaxRoll      Next = "tax_roll"
+	NextRollPending  Next = "tax_roll_pending" // past November 15, not yet certified: still payable
 )
 
 // Bill is the bill detail screen: today's amount due broken down and what
@@ -145,6 +146,7 @@ type Bill struct {
 	Paid           domain.Money
 	PenaltyOn      domain.Date
 	TaxRollOn      domain.Date
+	CertifiedOn    domain.Date // the day the November run certified it to the tax roll (zero: not certified)
 	NextInterestOn domain.Date
 	InterestRate   string // "1.5%"
 	PenaltyRate    string // "1.5%"

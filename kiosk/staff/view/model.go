@@ -145,6 +145,15 @@ type PaymentForm struct {
 	Error                                              string
 }
 
+// WindowConfirm is a window payment shown before it posts: for cash the
+// change to hand back, for a check the excess that becomes a refund.
+type WindowConfirm struct {
+	Form                                  PaymentForm // as it will post
+	Cash                                  bool
+	Amount, Tendered, Change, Overpayment string
+	RefundBy, Balance                     string
+}
+
 // Window is the clerk's window: the drawer, the payment form, the bill.
 type Window struct {
 	Form        PaymentForm
@@ -179,12 +188,14 @@ type Drawer struct {
 	CheckCount                              int
 	ClosedAt, CountedCash, CountedChecks    string
 	ExpectedCash, ExpectedChecks, OverShort string
+	CashOverShort, ChecksOverShort          string // per tender: counted − expected
 	Payments                                []DrawerPayment
 }
 
 // DrawerPayment is one payment in a drawer.
 type DrawerPayment struct {
 	Receipt, BillID, At, Tender, Amount, Reference, CommandID string
+	Returned                                                  string // the returned check's record, when it came back unpaid
 }
 
 // Drawers is the drawers page with the deposit form.
@@ -302,6 +313,17 @@ type November struct {
 	Penalties, Roll             []RunRow
 	PenaltyTotal, RollTotal     string
 	Counties                    []CountyTotal
+}
+
+// NovemberConfirm is a step of the November run shown before it posts.
+type NovemberConfirm struct {
+	Year                          int
+	Step                          string // "penalties" | "certify"
+	Rows                          []RunRow
+	Count                         int
+	Total                         string
+	Counties                      []CountyTotal
+	PenaltyDay, TaxRollDay, Today string
 }
 
 // RunRow is one bill in a step of the run.

@@ -1,0 +1,240 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/villagehall/appliance/kiosk/browsertest"
+)
+
+// TestTaxRollIsWhatTheLedgerCertifiedInBrowser (issue 20, item 4): in real
+// Chromium on a real node, a bill unpaid a month after November 15 whose
+// November run nobody gave is not "on the tax roll": the kiosk shows it
+// payable with the certification pending, and the clerk's start page
+// flags the run not done. Once the treasurer certifies it on December
+// 15, the kiosk gives that date as the date on the roll, names the day
+// §5.10 uses, and takes no payment; the county CSV carries both dates.
+func TestTaxRollIsWhatTheLedgerCertifiedInBrowser(t *testing.T) {
+	b := newOfficeBrowser(t, "2026-03-02T10:00",
+		[4]string{"clerk", "Casey Clerk", "clerk", ""},
+		[4]string{"treas", "Tom Treasurer", "treasurer", ""})
+	b.as("clerk")
+	b.open("/staff/bills/new", "bill-form")
+	b.do("create a bill",
+		set(`[data-testid="bill-account"]`, "100101"),
+		set(`[data-testid="bill-parcel"]`, "0601-141-2001"),
+		set(`[data-testid="bill-description"]`, "Brush pickup, three loads"),
+		set(`[data-testid="bill-date"]`, "2026-03-02"),
+		set(`[data-testid="bill-amount"]`, "200.00"),
+		submit("bill-submit", "bill-created"),
+	)
+	created := b.text("bill-created")
+	id := strings.TrimSuffix(strings.TrimPrefix(created, "Bill "), " created.")
+
+	// December 15: both dates long past, no November run given.
+	b.setClock("2026-12-15T10:00")
+	kioskBill := func(state string) {
+		b.t.Helper()
+		b.do("kiosk bill page", chromedp.Navigate(b.kiosk+"/bills/"+id), chromedp.WaitVisible(testid(state)))
+	}
+	kioskBill("tax-roll-pending")
+	if b.has("tax-roll-notice") || !b.has("pay-button") {
+		t.Fatalf("an uncertified bill on December 15: notice %v, pay button %v", b.has("tax-roll-notice"), b.has("pay-button"))
+	}
+	if got := b.text("tax-roll-pending"); !strings.Contains(got, "November 15, 2026") || !strings.Contains(got, "not certified") {
+		t.Fatalf("pending notice %q", got)
+	}
+	if got := b.text("amount-due"); got != "$227.00" {
+		t.Fatalf("amount due %q, want $227.00 (8 months of 3.00 interest, penalty 3.00)", got)
+	}
+	b.shot("taxroll-1-kiosk-pending")
+	browsertest.Axe(t, b.ctx, "taxroll-1-kiosk-pending")
+	b.do("kiosk bill page in Spanish", chromedp.Navigate(b.kiosk+"/bills/"+id+"?lang=es"), chromedp.WaitVisible(testid("tax-roll-pending")))
+	if got := b.text("tax-roll-pending"); !strings.Contains(got, "todavía no la ha certificado") {
+		t.Fatalf("pending notice in Spanish %q", got)
+	}
+	browsertest.Axe(t, b.ctx, "taxroll-2-kiosk-pending-es")
+	b.do("kiosk back to English", chromedp.Navigate(b.kiosk+"/bills/"+id+"?lang=en"), chromedp.WaitVisible(testid("tax-roll-pending")))
+
+	// The start page says the run is not done.
+	b.as("treas")
+	b.open("/staff/", "alert-november-roll")
+	if got := b.text("alert-november-penalties"); !strings.Contains(got, "2026 November penalties are not posted") {
+		t.Fatalf("penalty alert %q", got)
+	}
+	if got := b.text("alert-november-roll"); !strings.Contains(got, "2026 tax roll is not certified") {
+		t.Fatalf("roll alert %q", got)
+	}
+	if b.has("no-alerts") {
+		t.Fatal(`"Nothing needs attention" with the November run not done`)
+	}
+	b.shot("taxroll-3-start-page")
+
+	// The treasurer runs it.
+	runNovember(b, 2026)
+	if got := b.text("roll-law"); !strings.Contains(got, "2026-11-15") || !strings.Contains(got, "date of certification") {
+		t.Fatalf("the November page on the law's date: %q", got)
+	}
+	csv := b.eval(`fetch(document.querySelector('[data-testid="csv-dane"]').href).then(r => r.text())`)
+	lines := strings.Split(strings.TrimSpace(csv), "\n")
+	if !strings.HasSuffix(lines[0], "certified_on,command_id,tax_roll_on") {
+		t.Fatalf("CSV header %q", lines[0])
+	}
+	found := false
+	for _, l := range lines[1:] {
+		if strings.Contains(l, ","+id+",") {
+			found = true
+			if !strings.Contains(l, ",227.00,2026-12-15,") || !strings.HasSuffix(strings.TrimSpace(l), ",2026-11-15") {
+				t.Fatalf("CSV line %q: want 227.00 certified on 2026-12-15, tax_roll_on 2026-11-15", l)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("bill %s not in the Dane CSV:\n%s", id, csv)
+	}
+	b.open("/staff/", "dashboard-today")
+	if b.has("alert-november-roll") || b.has("alert-november-penalties") {
+		t.Fatal("the start page still flags the November run once it is done")
+	}
+
+	kioskBill("tax-roll-notice")
+	got := b.text("tax-roll-notice")
+	if !strings.Contains(got, "On December 15, 2026 the village certified") || !strings.Contains(got, "end of November 15, 2026") {
+		t.Fatalf("tax roll notice %q", got)
+	}
+	if b.has("pay-button") || b.has("tax-roll-pending") {
+		t.Fatal("a certified bill still offers payment")
+	}
+	b.shot("taxroll-4-kiosk-certified")
+	browsertest.Axe(t, b.ctx, "taxroll-4-kiosk-certified")
+}
+
+// runNovember posts the penalties and certifies the roll of year on the
+// November page, as the treasurer signed in. Each step first shows its
+// totals and posts nothing until confirmed, and no two columns of its
+// table share a heading (issue 20, item 16).
+func runNovember(b *officeBrowser, year int) {
+	b.t.Helper()
+	distinctHeads := func(table string) {
+		b.t.Helper()
+		heads := b.eval(`[...document.querySelectorAll('[data-testid="` + table + `"] thead th')].map(e => e.textContent.trim()).join("|")`)
+		seen := map[string]bool{}
+		for _, h := range strings.Split(heads, "|") {
+			if seen[h] {
+				b.t.Fatalf("table %s: two columns headed %q (%s)", table, h, heads)
+			}
+			seen[h] = true
+		}
+	}
+	b.open(fmt.Sprintf("/staff/november?year=%d", year), "post-penalties")
+	distinctHeads("penalties")
+	distinctHeads("roll")
+	b.do("review the penalties", submit("post-penalties", "november-confirm"))
+	if got := b.text("confirm-summary"); !strings.Contains(got, "Post the §5.10 penalty on") || !strings.Contains(got, "in all") {
+		b.t.Fatalf("penalty confirm %q", got)
+	}
+	distinctHeads("confirm-rows")
+	b.shot("november-1-confirm-penalties")
+	browsertest.Axe(b.t, b.ctx, "november-1-confirm-penalties")
+	b.open(fmt.Sprintf("/staff/november?year=%d", year), "penalties-preview") // nothing posted by the review
+	b.do("review the penalties again", submit("post-penalties", "november-confirm"))
+	b.do("post the penalties", submit("confirm-penalties", "penalties-posted"))
+	b.do("review the roll", submit("certify-roll", "november-confirm"))
+	if got := b.text("confirm-summary"); !strings.Contains(got, "Certify") || !strings.Contains(got, "certified on") {
+		b.t.Fatalf("certify confirm %q", got)
+	}
+	distinctHeads("confirm-rows")
+	browsertest.Axe(b.t, b.ctx, "november-2-confirm-certify")
+	b.do("certify the roll", submit("confirm-certify", "roll-certified"))
+	b.shot("november-3-certified")
+}
+
+// windowPay takes a payment at the clerk's window for bill, the drawer
+// open, and returns the receipt number. tender is "cash" (tendered: the
+// cash handed over) or "check" (ref: its number).
+func windowPay(b *officeBrowser, bill, amount, tender, tendered, ref string) string {
+	b.t.Helper()
+	b.open("/staff/window?bill="+bill, "pay-form")
+	steps := []chromedp.Action[chromedp.Void]{set(`[data-testid="pay-amount"]`, amount), chromedp.Click(testid("tender-" + tender))}
+	if tendered != "" {
+		steps = append(steps, set(`[data-testid="pay-tendered"]`, tendered))
+	}
+	if ref != "" {
+		steps = append(steps, set(`[data-testid="pay-reference"]`, ref), set(`[data-testid="pay-payer"]`, "Ana Gutierrez"))
+	}
+	b.do("take "+amount+" "+tender+" on "+bill, append(steps, submit("pay-submit", "receipt-number"))...)
+	return b.text("receipt-number")
+}
+
+// TestDrawerCloseCountsEachTenderInBrowser (issue 20, item 12): a check
+// taken and returned unpaid the same day leaves the drawer's expected
+// checks; the cashier 0.90 short in cash sees −0.90 in cash and 0.00 in
+// checks, not one −153.15-like figure that blames the bounced check.
+func TestDrawerCloseCountsEachTenderInBrowser(t *testing.T) {
+	b := newOfficeBrowser(t, "2026-11-30T09:00", [4]string{"clerk", "Casey Clerk", "clerk", ""})
+	b.as("clerk")
+	b.open("/staff/window", "open-form")
+	b.do("open the drawer", set(`[data-testid="open-float"]`, "100.00"), submit("open-drawer", "drawer-open"))
+	windowPay(b, "B-2026-0101", "40.00", "cash", "40.00", "")
+	check := windowPay(b, "B-2026-0102", "96.10", "check", "", "2001")
+	b.do("the check comes back", chromedp.Click(testid("return-check")), chromedp.WaitVisible(testid("return-form")), submit("return-submit", "returned-notice"))
+	b.open("/staff/window/close", "close-form")
+	b.do("the blind count",
+		set(`[data-testid="count-cash"]`, "139.10"),
+		set(`[data-testid="count-checks"]`, "0.00"),
+		set(`[data-testid="count-check-count"]`, "0"),
+		submit("close-submit", "drawer-count"),
+	)
+	got := [5]string{b.text("expected-cash"), b.text("expected-checks"), b.text("cash-over-short"), b.text("checks-over-short"), b.text("over-short")}
+	if want := [5]string{"140.00", "0.00", "-0.90", "0.00", "-0.90"}; got != want {
+		t.Fatalf("expected cash, expected checks, cash over/short, checks over/short, drawer = %v, want %v", got, want)
+	}
+	if !strings.Contains(b.text("returned-"+check), "returned unpaid") {
+		t.Fatalf("the returned check is not marked in the drawer: %q", b.text("returned-"+check))
+	}
+	b.shot("drawer-1-closed")
+	browsertest.Axe(t, b.ctx, "drawer-1-closed")
+}
+
+// TestWindowOverpaymentsInBrowser (issue 20, item 13): $150 cash typed as
+// the amount on a $142.37 balance shows 7.63 change due before it posts and
+// posts 142.37 with no refund; a $100 check on $96.10 warns that 3.90
+// becomes a refund and posts only once confirmed.
+func TestWindowOverpaymentsInBrowser(t *testing.T) {
+	b := newOfficeBrowser(t, "2026-11-30T09:00", [4]string{"clerk", "Casey Clerk", "clerk", ""})
+	b.as("clerk")
+	b.open("/staff/window", "open-form")
+	b.do("open the drawer", set(`[data-testid="open-float"]`, "100.00"), submit("open-drawer", "drawer-open"))
+
+	b.open("/staff/window?bill=B-2026-0101", "pay-form")
+	b.do("cash over the balance", set(`[data-testid="pay-amount"]`, "150.00"), chromedp.Click(testid("tender-cash")),
+		set(`[data-testid="pay-tendered"]`, "150.00"), submit("pay-submit", "pay-confirm-form"))
+	if got := [3]string{b.text("confirm-amount"), b.text("confirm-tendered"), b.text("confirm-change")}; got != [3]string{"142.37", "150.00", "7.63"} {
+		t.Fatalf("cash confirm: paid, handed over, change = %v", got)
+	}
+	b.shot("window-1-cash-confirm")
+	browsertest.Axe(t, b.ctx, "window-1-cash-confirm")
+	b.do("post the cash", submit("pay-confirm", "receipt-number"))
+	if got := [3]string{b.text("receipt-amount"), b.text("change-due"), b.text("receipt-balance")}; got != [3]string{"142.37", "7.63", "0.00"} {
+		t.Fatalf("cash receipt: amount, change, balance = %v", got)
+	}
+	if b.has("receipt-overpayment") {
+		t.Fatal("cash change became a refund")
+	}
+
+	b.open("/staff/window?bill=B-2026-0102", "pay-form")
+	b.do("a check over the balance", set(`[data-testid="pay-amount"]`, "100.00"), chromedp.Click(testid("tender-check")),
+		set(`[data-testid="pay-reference"]`, "3003"), set(`[data-testid="pay-payer"]`, "Robert Lindqvist"), submit("pay-submit", "pay-confirm-form"))
+	if got := b.text("confirm-overpayment"); !strings.Contains(got, "3.90 of it becomes a refund due") {
+		t.Fatalf("check warning %q", got)
+	}
+	b.shot("window-2-check-confirm")
+	browsertest.Axe(t, b.ctx, "window-2-check-confirm")
+	b.do("take the check", submit("pay-confirm", "receipt-number"))
+	if got := b.text("receipt-overpayment"); got != "3.90" {
+		t.Fatalf("check receipt overpayment %q", got)
+	}
+}
