@@ -85,11 +85,20 @@
         document.documentElement.classList.add("osk-open");
         document.documentElement.style.setProperty("--osk-height", board.offsetHeight + "px");
       }
+      // The field must show above the keyboard and the bar of actions.
       var r = f.getBoundingClientRect();
-      var room = window.innerHeight - board.offsetHeight;
+      var bar = f.form ? f.form.querySelector(".actions-sticky") : null;
+      var room = window.innerHeight - board.offsetHeight - (bar && getComputedStyle(bar).position === "fixed" ? bar.offsetHeight : 0);
       if (r.bottom > room - 16 || r.top < 0) {
         window.scrollBy(0, r.bottom - room + 16 + (r.top < 0 ? r.top : 0));
       }
+    };
+    var focused = function (f) {
+      // Typing goes after what the field holds, not before it.
+      if (f.selectionStart === 0 && f.selectionEnd === 0) {
+        f.setSelectionRange(f.value.length, f.value.length);
+      }
+      open(f);
     };
     var close = function () {
       board.hidden = true;
@@ -99,7 +108,7 @@
     Array.prototype.forEach.call(fields, function (f) {
       // No system keyboard on top of this one (where a system has one).
       f.setAttribute("inputmode", "none");
-      f.addEventListener("focus", function () { open(f); });
+      f.addEventListener("focus", function () { focused(f); });
       f.addEventListener("pointerdown", function () { open(f); });
       // Someone typing on a physical keyboard needs no keyboard on screen
       // covering the page.
@@ -111,8 +120,15 @@
     });
     // A field focused before this script ran (autofocus) opens it now.
     if (document.activeElement && document.activeElement.hasAttribute("data-osk")) {
-      open(document.activeElement);
+      focused(document.activeElement);
     }
+    // A screen turned or resized changes the keyboard's height.
+    window.addEventListener("resize", function () {
+      if (!board.hidden && field) {
+        document.documentElement.style.setProperty("--osk-height", board.offsetHeight + "px");
+        open(field);
+      }
+    });
     // A key press keeps the focus (and the caret) in the field.
     board.addEventListener("mousedown", function (e) { e.preventDefault(); });
     board.addEventListener("click", function (e) {
