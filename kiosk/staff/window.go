@@ -22,6 +22,7 @@ func (s *Server) showWindowPage(w http.ResponseWriter, r *http.Request) {
 // windowPage shows the window: the open-drawer form, or the payment form
 // with the bill looked up and its amount due today.
 func (s *Server) windowPage(w http.ResponseWriter, r *http.Request, status int, f view.PaymentForm) {
+	f = s.findWindowBill(f)
 	pr, _ := principalFrom(r.Context())
 	d, open, err := s.openDrawer(pr.user.Username)
 	if err != nil {
