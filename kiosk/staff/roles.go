@@ -95,6 +95,18 @@ const (
 	CapTreasury        Capability = "treasury"          // designate depositories, record interest, investments and settlement payments
 )
 
+// The card terminal's capability (kiosk/staff/cards).
+const (
+	CapCardReconcile Capability = "card-reconcile" // the daily card reconciliation and its CSV
+)
+
+// cardGrants are the card terminal's capabilities, by role; Allowed reads
+// them beside grants.
+var cardGrants = map[domain.Role][]Capability{
+	domain.RoleTreasurer: {CapCardReconcile},
+	domain.RoleAuditor:   {CapCardReconcile},
+}
+
 var grants = map[domain.Role][]Capability{
 	domain.RoleClerk: {CapDashboard, CapReadBills, CapBills, CapWindow, CapReadCash, CapReturns, CapRefundCheck, CapReadLetters, CapLetters, CapReadFees,
 		CapReadBudget, CapBudgetMeeting,
@@ -140,6 +152,11 @@ func Allowed(r domain.Role, c Capability) bool {
 		}
 	}
 	for _, g := range assessmentGrants[r] {
+		if g == c {
+			return true
+		}
+	}
+	for _, g := range cardGrants[r] {
 		if g == c {
 			return true
 		}
