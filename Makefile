@@ -13,7 +13,7 @@ CLUSTER   ?= ./data/cluster
 RELEASE   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.release=$(RELEASE)
 
-.PHONY: run cluster test test-faults test-stress generate check-generated vet check-imports chromium systemd qemu tools build build-pi bench bench-memory lint check-monitoring clean
+.PHONY: run cluster test test-faults test-stress generate check-generated vet check-imports chromium systemd qemu stripe-mock tools build build-pi bench bench-memory lint check-monitoring clean
 
 ## run: one node with the embedded defaults and demo data; kiosk on http://127.0.0.1:8080
 run:
@@ -29,8 +29,17 @@ cluster: build
 test: check-generated vet check-imports tools check-monitoring
 	$(GO) test -race -count=1 -timeout 25m ./...
 
-## tools: what the tests run besides Go, from Debian's packages
-tools: chromium systemd qemu
+## tools: what the tests run besides Go, from Debian's packages, and
+## Stripe's API mock from the Go module proxy
+tools: chromium systemd qemu stripe-mock
+
+## stripe-mock: Stripe's own API mock, for the Stripe Terminal driver's
+## tests, built into bin/ (the tests build it there too when it is missing)
+STRIPE_MOCK := github.com/stripe/stripe-mock@v0.203.0
+stripe-mock:
+	@if [ -x "$(BIN)/stripe-mock" ]; then exit 0; fi; \
+	echo "building $(STRIPE_MOCK) into $(BIN)/"; \
+	GOBIN="$(CURDIR)/$(BIN)" GOFLAGS= $(GO) install $(STRIPE_MOCK)
 
 ## test-faults: the full randomized fault suite (about 10 minutes): partitions of the
 ## WebSocket transport, kill -9 of appliance processes, restarts, leader crashes during

@@ -187,6 +187,39 @@
     });
   }
 
+  // Once Pay is pressed the screen says what to do at the card reader
+  // while the page waits for the terminal's answer, and the buttons stop
+  // taking taps. A confirmation page restored by Back after paying is
+  // loaded again: the server answers it with the receipt, never a live
+  // pay button over a stale balance (issue #20, items 6 and 7).
+  document.addEventListener("submit", function (e) {
+    var form = e.target;
+    if (!form || !form.hasAttribute("data-commit")) {
+      return;
+    }
+    var wait = form.querySelector("[data-processing]");
+    if (wait) {
+      wait.hidden = false;
+      if (wait.scrollIntoView) {
+        wait.scrollIntoView({ block: "center" });
+      }
+    }
+    form.setAttribute("data-submitted", "");
+    window.setTimeout(function () {
+      Array.prototype.forEach.call(form.querySelectorAll("button, a.button"), function (b) {
+        b.setAttribute("aria-disabled", "true");
+        if (b.tagName === "BUTTON") {
+          b.disabled = true;
+        }
+      });
+    }, 0);
+  });
+  window.addEventListener("pageshow", function (e) {
+    if (e.persisted && document.querySelector("form[data-commit]")) {
+      window.location.reload();
+    }
+  });
+
   var body = document.body;
   var limit = parseInt(body.getAttribute("data-idle-seconds") || "0", 10);
   var warnAt = parseInt(body.getAttribute("data-idle-warn") || "0", 10);

@@ -110,6 +110,18 @@ const (
 	CapLegalAttorney Capability = "legal-attorney" // record the President's decision on contacting the Village Attorney
 )
 
+// The card terminal's capability (kiosk/staff/cards).
+const (
+	CapCardReconcile Capability = "card-reconcile" // the daily card reconciliation and its CSV
+)
+
+// cardGrants are the card terminal's capabilities, by role; Allowed reads
+// them beside grants.
+var cardGrants = map[domain.Role][]Capability{
+	domain.RoleTreasurer: {CapCardReconcile},
+	domain.RoleAuditor:   {CapCardReconcile},
+}
+
 var grants = map[domain.Role][]Capability{
 	domain.RoleClerk: {CapDashboard, CapReadBills, CapBills, CapWindow, CapReadCash, CapReturns, CapRefundCheck, CapReadLetters, CapLetters, CapReadFees,
 		CapReadBudget, CapBudgetMeeting,
@@ -164,6 +176,11 @@ func Allowed(r domain.Role, c Capability) bool {
 			if r.Is(role) && slices.Contains(caps, c) {
 				return true
 			}
+		}
+	}
+	for _, g := range cardGrants[r] {
+		if g == c {
+			return true
 		}
 	}
 	return false
