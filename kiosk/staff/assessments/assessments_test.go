@@ -483,7 +483,7 @@ func TestInstallmentsInTheNovemberRun(t *testing.T) {
 	h.Token("treas", domain.RoleTreasurer) // the account
 	treas := later(h, "2026-11-02 09:00", "treas")
 	treas.Get("/staff/november?year=2026")
-	if p := treas.Post("/staff/november", url.Values{"year": {"2026"}, "step": {"penalties"}}); p.Status != http.StatusSeeOther {
+	if p := treas.PostConfirmed("/staff/november", url.Values{"year": {"2026"}, "step": {"penalties"}}); p.Status != http.StatusSeeOther {
 		t.Fatalf("penalties: %d", p.Status)
 	}
 	treas = later(h, "2026-11-16 09:00", "treas")
@@ -496,7 +496,7 @@ func TestInstallmentsInTheNovemberRun(t *testing.T) {
 	if href, _ := row.Find("a").Attr("href"); href != "/staff/assessment/"+second {
 		t.Errorf("the line links to %q", href)
 	}
-	if p := treas.Post("/staff/november", url.Values{"year": {"2026"}, "step": {"certify"}}); p.Status != http.StatusSeeOther {
+	if p := treas.PostConfirmed("/staff/november", url.Values{"year": {"2026"}, "step": {"certify"}}); p.Status != http.StatusSeeOther {
 		t.Fatalf("certify: %d %s", p.Status, p.Text("error"))
 	}
 	req, _ := http.NewRequest(http.MethodGet, h.Srv.URL+"/staff/november/2026/dane.csv", nil)
