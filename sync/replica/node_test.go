@@ -120,9 +120,17 @@ func TestNodeRefusalIsReportedAndSetAside(t *testing.T) {
 	defer n.Close()
 	seedNode(t, n)
 	bad, _ := n.NewCommand(domain.KindPayBill, "kiosk")
-	bad.Payload = &domain.PayBill{BillID: "B2", Amount: domain.MustMoney("10.00"), Tender: domain.Card}
-	if _, err := n.Submit(context.Background(), bad); domain.ErrorCode(err) != domain.ECONFLICT {
-		t.Fatalf("payment on a tax-roll bill: err = %v, want a conflict", err)
+	// A bill past the tax-roll day but not certified still takes payments
+	// (the roll is what the November run records); a bill that does not
+	// exist does not.
+	bad.Payload = &domain.PayBill{BillID: "B404", Amount: domain.MustMoney("10.00"), Tender: domain.Card}
+	if _, err := n.Submit(context.Background(), bad); domain.ErrorCode(err) != domain.ENOTFOUND {
+		t.Fatalf("payment on a bill that does not exist: err = %v, want not found", err)
+	}
+	due, _ := n.NewCommand(domain.KindPayBill, "kiosk")
+	due.Payload = &domain.PayBill{BillID: "B2", Amount: domain.MustMoney("10.00"), Tender: domain.Card}
+	if res := submit(t, n, due); res.Receipt == nil {
+		t.Fatalf("a payment on a bill past the roll day, not certified: %+v", res)
 	}
 	good, _ := n.NewCommand(domain.KindPayBill, "kiosk")
 	good.Payload = &domain.PayBill{BillID: "B3", Amount: domain.MustMoney("10.00"), Tender: domain.Card}
