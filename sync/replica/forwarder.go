@@ -151,11 +151,12 @@ func (n *Node) settle(entries []outboxEntry, results []domain.Result) {
 	for i, e := range entries {
 		seqs[i] = e.Seq
 	}
-	if err := n.box.finishAll(seqs, results); err != nil {
+	done, err := n.box.finishAll(seqs, results)
+	if err != nil {
 		n.log.Error("record outbox outcomes", "first", entries[0].Command.ID, "err", err)
 		return
 	}
-	n.pending.Add(-int64(len(entries)))
+	n.pending.Add(-int64(done))
 	for i, res := range results {
 		if res.Error != nil {
 			n.log.Info("command refused; set aside for the clerk", "id", entries[i].Command.ID, "kind", entries[i].Command.Kind, "reason", res.Error.Error())
