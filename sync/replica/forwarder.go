@@ -32,11 +32,11 @@ const maxInFlight = 4
 //
 // On the leader, batches are pipelined: the forwarder proposes a batch
 // (raft.Apply, which only queues it) and goes on to the next while a
-// goroutine of its own waits for the batch's outcomes, records them in
-// one outbox transaction and wakes the callers. Proposals come from this
-// one goroutine, so the log holds the commands in the order they were
-// read; the outcomes of concurrent batches are written by concurrent
-// transactions, whose fsyncs Badger shares (group commit). After any
+// goroutine of its own waits for the batch's outcomes. Proposals come
+// from this one goroutine, so the log holds the commands in the order
+// they were read. One settling goroutine writes down the outcomes of
+// every batch answered by the time it looks in one outbox transaction
+// (group commit: one fsync for all of them) and wakes the callers. After any
 // failure the forwarder waits for every batch in flight before reading
 // the outbox again, so a retried command is never proposed while its
 // first proposal is still out.
@@ -45,8 +45,15 @@ func (n *Node) forward() {
 	const minPause, maxPause = 50 * time.Millisecond, 5 * time.Second
 	pause := minPause
 	var pruned time.Time
-	p := &pipeline{n: n, slots: make(chan struct{}, maxInFlight), out: map[uint64]bool{}, settled: map[uint64]uint64{}}
-	defer p.wg.Wait()
+	p := &pipeline{n: n, slots: make(chan struct{}, maxInFlight), out: map[uint64]bool{}, settled: map[uint64]uint64{},
+		answered: make(chan answeredBatch, maxInFlight)}
+	settled := make(chan struct{})
+	go p.settle(settled)
+	defer func() {
+		p.wg.Wait()
+		close(p.answered)
+		<-settled
+	}()
 	for {
 		if time.Since(pruned) > time.Hour {
 			pruned = time.Now()
@@ -117,6 +124,64 @@ type pipeline struct {
 	// the write still sees them pending, and must not propose them again.
 	settled map[uint64]uint64
 	scans   uint64
+	// answered carries each batch's answers to the one goroutine that
+	// writes them down (settle).
+	answered chan answeredBatch
+}
+
+// answeredBatch is a batch in flight and what the ledger answered.
+type answeredBatch struct {
+	entries []outboxEntry
+	results []domain.Result // for a prefix of entries
+	err     error           // why the rest got no answer
+}
+
+// settle writes down the answers of the batches in flight as they come:
+// all the batches answered by then in one outbox transaction (one fsync
+// however many batches and callers it covers), then wakes their callers.
+func (p *pipeline) settle(done chan<- struct{}) {
+	defer close(done)
+	n := p.n
+	for first := range p.answered {
+		group := []answeredBatch{first}
+	more:
+		for {
+			select {
+			case b, ok := <-p.answered:
+				if !ok {
+					break more
+				}
+				group = append(group, b)
+			default:
+				break more
+			}
+		}
+		n.pause("forward.answered")
+		var entries []outboxEntry
+		var results []domain.Result
+		for _, b := range group {
+			if b.err != nil {
+				n.log.Warn("submit to log", "id", b.entries[len(b.results)].Command.ID, "err", b.err)
+				p.failed.Store(true)
+			}
+			entries = append(entries, b.entries[:len(b.results)]...)
+			results = append(results, b.results...)
+		}
+		ok := n.settle(entries, results)
+		if !ok {
+			p.failed.Store(true)
+		}
+		for _, b := range group {
+			answered := len(b.results)
+			if !ok {
+				answered = 0
+			}
+			p.landed(b.entries, answered)
+			<-p.slots
+			p.wg.Done()
+		}
+		n.kick() // a slot is free, or the forwarder must retry
+	}
 }
 
 // isOut reports whether the entry seq is in flight or was just settled.
@@ -194,23 +259,10 @@ func (p *pipeline) submit(entries []outboxEntry) bool {
 	}
 	p.mu.Unlock()
 	wait := n.proposeAsLeader(cmds, data, n.cfg.Role)
-	p.wg.Add(1)
+	p.wg.Add(1) // done by settle
 	go func() {
-		defer p.wg.Done()
-		defer func() { <-p.slots }()
 		results, err := wait()
-		if err != nil {
-			n.log.Warn("submit to log", "id", entries[len(results)].Command.ID, "err", err)
-			p.failed.Store(true)
-		}
-		n.pause("forward.answered")
-		answered := len(results)
-		if !n.settle(entries[:answered], results) {
-			answered = 0
-			p.failed.Store(true)
-		}
-		p.landed(entries, answered)
-		n.kick() // a slot is free, or the forwarder must retry
+		p.answered <- answeredBatch{entries: entries, results: results, err: err}
 	}()
 	return true
 }
