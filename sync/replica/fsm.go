@@ -67,6 +67,13 @@ type FSM struct {
 	kinds        domain.Table                  // the command kinds this build applies (Config.Kinds)
 	ledgerParams atomic.Pointer[domain.Params] // the ledger's parameters, once seeded (params.go)
 	stats        applyStats                    // counters for the node's metrics (stats.go)
+	// lazy is set when the state store does not sync its commits
+	// (SyncWrites off, as a node opens it): the FSM then syncs it where
+	// the package doc's Durability says, before raft may drop log entries
+	// the state holds. bigValue is the size from which Badger keeps a
+	// value in its value log instead of the LSM tree.
+	lazy     bool
+	bigValue int
 }
 
 func (f *FSM) pauseAt(point string) {
@@ -127,7 +134,8 @@ func OpenFSM(opts badger.Options, params *domain.Params, logger *slog.Logger) (*
 		return nil, fmt.Errorf("replica: the ledger state store's transactions hold %d bytes and %d entries, less than one command may write (%d, %d): open it with a larger memtable (badgerstore.PiOptions)",
 			db.MaxBatchSize(), db.MaxBatchCount(), ledgerMaxCommandBytes, ledgerMaxCommandWrites)
 	}
-	f := &FSM{db: db, dir: opts.Dir, params: params, log: logger, kinds: domain.Kinds, snaps: map[*snapshot]struct{}{}}
+	f := &FSM{db: db, dir: opts.Dir, params: params, log: logger, kinds: domain.Kinds, snaps: map[*snapshot]struct{}{},
+		lazy: !opts.SyncWrites, bigValue: int(opts.ValueThreshold)}
 	if err := f.loadMeta(); err != nil {
 		db.Close()
 		return nil, err
@@ -257,6 +265,18 @@ func (f *FSM) view(fn func(txn *badger.Txn) error) error {
 	return f.db.View(fn)
 }
 
+// syncState makes every commit so far durable, if the store does not
+// sync its commits itself.
+func (f *FSM) syncState() error {
+	if !f.lazy {
+		return nil
+	}
+	if err := f.db.Sync(); err != nil {
+		return fmt.Errorf("sync ledger state: %w", err)
+	}
+	return nil
+}
+
 // Close waits for checkpoint hashes in progress and closes the state store.
 func (f *FSM) Close() error {
 	f.bg.Wait()
@@ -348,6 +368,7 @@ type batch struct {
 	txn          *badger.Txn
 	size, count  int64
 	hasWrites    bool
+	bigValue     bool // a value goes to Badger's value log (see commit)
 	maxSize, max int64
 }
 
@@ -374,6 +395,9 @@ func (b *batch) add(writes []kv) {
 	var size int64
 	for _, w := range writes {
 		size += int64(len(w.k) + len(w.v) + 12)
+		if len(w.v) >= b.f.bigValue {
+			b.bigValue = true
+		}
 	}
 	if b.hasWrites && (b.size+size >= b.maxSize || b.count+int64(len(writes)) >= b.max) {
 		b.commit()
@@ -398,11 +422,18 @@ func (b *batch) commit() {
 		if err := b.txn.Commit(); err != nil {
 			panic(fmt.Sprintf("replica: commit ledger state: %v", err))
 		}
+		if b.bigValue {
+			// Unsynced, the write-ahead entry pointing into the value
+			// log could reach the disk before the value it points to.
+			if err := b.f.syncState(); err != nil {
+				panic(fmt.Sprintf("replica: %v", err))
+			}
+		}
 	} else {
 		b.txn.Discard()
 	}
 	b.txn = b.f.db.NewTransaction(true)
-	b.size, b.count, b.hasWrites = txnBaseSize, txnBaseCount, false
+	b.size, b.count, b.hasWrites, b.bigValue = txnBaseSize, txnBaseCount, false, false
 }
 
 func (b *batch) discard() { b.txn.Discard() }
@@ -902,6 +933,9 @@ func (f *FSM) ResetApplied() error {
 	defer f.mu.Unlock()
 	if err := f.db.Update(func(txn *badger.Txn) error { return txn.Set(keyApplied, uint64Bytes(0)) }); err != nil {
 		return fmt.Errorf("reset applied index: %w", err)
+	}
+	if err := f.syncState(); err != nil {
+		return err
 	}
 	f.applied.Store(0)
 	return nil
