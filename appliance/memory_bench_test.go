@@ -47,9 +47,11 @@ const (
 //     page over the staff HTTPS listener, with a resident reading accounts
 //     at the kiosk all the while; peak-anon-MiB and peak-file-MiB split
 //     it (sampled every 20 ms) into anonymous memory (the Go heap) and
-//     file pages (Badger's memory-mapped tables and value log, which the
-//     kernel can drop under pressure); steady-RSS-MiB is its resident
-//     memory two seconds after the last import;
+//     file pages (the executable, Badger's memory-mapped tables and
+//     memtable logs, which the kernel can drop under pressure), the file
+//     pages at their largest split by what maps them (file-exe-MiB,
+//     file-sst-MiB, file-mem-MiB, from /proc/PID/smaps); steady-RSS-MiB is
+//     its resident memory two seconds after the last import;
 //   - cold-ready-s and cold-peak-RSS-MiB: the node started again on the
 //     data folder those imports left, until /readyz answers 200, and its
 //     peak RSS by then.
@@ -217,10 +219,10 @@ func memoryBudget(b *testing.B) {
 	bin := buildAppliance(b)
 	node := startBudgetNode(b, bin, l.dir)
 	stop := make(chan struct{})
-	peaks := watchRSS(b, node.cmd.Process.Pid, stop)
+	peaks := watchRSS(b, node.cmd.Process.Pid, bin, stop)
 	importTime, reads := importBills(b, l, node.http, "https://"+node.https, func(int) {})
 	close(stop)
-	peakAnon, peakFile := peaks()
+	peakAnon, peakFile, files := peaks()
 	during := rssOf(b, node.cmd.Process.Pid)
 	time.Sleep(2 * time.Second)
 	steady := rssOf(b, node.cmd.Process.Pid)
@@ -233,12 +235,15 @@ func memoryBudget(b *testing.B) {
 	b.ReportMetric(mib(during.peak), "peak-RSS-MiB")
 	b.ReportMetric(mib(peakAnon), "peak-anon-MiB")
 	b.ReportMetric(mib(peakFile), "peak-file-MiB")
+	b.ReportMetric(mib(files.exe), "file-exe-MiB")
+	b.ReportMetric(mib(files.sst), "file-sst-MiB")
+	b.ReportMetric(mib(files.mem), "file-mem-MiB")
 	b.ReportMetric(mib(steady.rss), "steady-RSS-MiB")
 	b.ReportMetric(importTime.Seconds(), "import-s")
 	b.ReportMetric(cold.ready.Seconds(), "cold-ready-s")
 	b.ReportMetric(mib(coldMem.peak), "cold-peak-RSS-MiB")
-	b.Logf("GOMEMLIMIT=%q: %d bills in %d imports in %v (%d kiosk reads meanwhile): node's peak RSS %.0f MiB (anonymous at most %.0f, file-backed at most %.0f), %.0f MiB after; cold start to ready %v, peak RSS %.0f MiB",
-		os.Getenv("GOMEMLIMIT"), budgetImports*budgetPerFile, budgetImports, importTime.Round(time.Millisecond), reads, mib(during.peak), mib(peakAnon), mib(peakFile), mib(steady.rss), cold.ready.Round(time.Millisecond), mib(coldMem.peak))
+	b.Logf("GOMEMLIMIT=%q: %d bills in %d imports in %v (%d kiosk reads meanwhile): node's peak RSS %.0f MiB (anonymous at most %.0f, file-backed at most %.0f: executable %.0f, tables %.0f, memtable logs %.0f), %.0f MiB after; cold start to ready %v, peak RSS %.0f MiB",
+		os.Getenv("GOMEMLIMIT"), budgetImports*budgetPerFile, budgetImports, importTime.Round(time.Millisecond), reads, mib(during.peak), mib(peakAnon), mib(peakFile), mib(files.exe), mib(files.sst), mib(files.mem), mib(steady.rss), cold.ready.Round(time.Millisecond), mib(coldMem.peak))
 }
 
 // budgetNode is the appliance binary serving a data folder.
@@ -328,14 +333,22 @@ func rssOf(b *testing.B, pid int) memStat {
 }
 
 // watchRSS samples a process's memory every 20 ms until stop is closed
-// and returns the largest anonymous and file-backed resident sizes seen.
-func watchRSS(b *testing.B, pid int, stop <-chan struct{}) func() (anon, file int64) {
+// and returns the largest anonymous and file-backed resident sizes seen,
+// and what mapped the file pages when they were largest (exe is the
+// process's executable).
+func watchRSS(b *testing.B, pid int, exe string, stop <-chan struct{}) func() (anon, file int64, files fileRSS) {
 	var anon, file int64
+	var files fileRSS
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for {
 			m := rssOf(b, pid)
+			if m.file > file {
+				if f, err := fileRSSOf(pid, exe); err == nil {
+					files = f
+				}
+			}
 			anon, file = max(anon, m.anon), max(file, m.file)
 			select {
 			case <-stop:
@@ -344,7 +357,46 @@ func watchRSS(b *testing.B, pid int, stop <-chan struct{}) func() (anon, file in
 			}
 		}
 	}()
-	return func() (int64, int64) { <-done; return anon, file }
+	return func() (int64, int64, fileRSS) { <-done; return anon, file, files }
+}
+
+// fileRSS is a process's resident file pages, in bytes, by what maps
+// them: its executable, Badger's tables (.sst) and its memtables'
+// write-ahead logs (.mem).
+type fileRSS struct{ exe, sst, mem int64 }
+
+// fileRSSOf sums the Rss lines of /proc/PID/smaps by the file of each
+// mapping.
+func fileRSSOf(pid int, exe string) (fileRSS, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps", pid))
+	if err != nil {
+		return fileRSS{}, err
+	}
+	var f fileRSS
+	var into *int64
+	for line := range strings.Lines(string(data)) {
+		fields := strings.Fields(line)
+		if len(fields) >= 5 && strings.Contains(fields[0], "-") && !strings.HasSuffix(fields[0], ":") {
+			// A mapping's header: address range, perms, offset, device, inode[, path].
+			into = nil
+			if len(fields) >= 6 {
+				switch path := fields[5]; {
+				case path == exe:
+					into = &f.exe
+				case strings.HasSuffix(path, ".sst"):
+					into = &f.sst
+				case strings.HasSuffix(path, ".mem"):
+					into = &f.mem
+				}
+			}
+			continue
+		}
+		if into != nil && len(fields) == 3 && fields[0] == "Rss:" {
+			kb, _ := strconv.ParseInt(fields[1], 10, 64)
+			*into += kb << 10
+		}
+	}
+	return f, nil
 }
 
 func writeHeapProfile(b *testing.B, path string) {

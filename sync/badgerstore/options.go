@@ -17,12 +17,22 @@ import (
 // Badger's defaults are sized for servers: writing 100k small records peaked
 // at about 242 MiB RSS and mapped a 2 GiB sparse value log. With this preset
 // the same load peaked at about 136 MiB, and at about 95 MiB with
-// GOMEMLIMIT=64MiB. Each choice, against Badger's default:
+// GOMEMLIMIT=64MiB. (What a whole node measures is in README, "Memory and
+// start-up budget".) While a node writes, most of its heap is Badger's table
+// builders: each builds a whole table in memory before writing it out, its
+// buffers doubling as it grows, with a worst-case-sized copy of every
+// compressed block beside the block, and Badger's allocator pool keeps up to
+// 8 finished builders' buffers per database for reuse. Each choice, against
+// Badger's default:
 //
 //   - MemTableSize 8 MiB (64 MiB) matters most. A memtable is an arena
 //     allocated whole when it is created, and it also bounds a transaction to
 //     15% of it: about 1.2 MiB or some 13,000 entries. Store splits larger
-//     writes itself, so raft never sees badger.ErrTxnTooBig.
+//     writes itself, so raft never sees badger.ErrTxnTooBig. The ledger's
+//     state store cannot take less (replica.OpenFSM refuses it). Nor can the
+//     raft log store's shrink in place: Badger replays the write-ahead log a
+//     larger memtable left into an arena of the new size without checking
+//     that it fits, and asserts (crashes) when it does not.
 //   - NumMemtables 2 (5): one memtable taking writes while the other is
 //     flushed, so at most 16 MiB of arenas.
 //   - NumLevelZeroTables 2, NumLevelZeroTablesStall 4 (5, 15): compact level 0
