@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk"
 	"github.com/villagehall/appliance/kiosk/terminal"
 )
 
@@ -335,5 +336,47 @@ func TestTerminalFieldIgnoredWithoutSimulator(t *testing.T) {
 		if _, set := term.calls(); len(set) != 1 || set[0] != terminal.Decline {
 			t.Errorf("outcomes set %v, want [decline]", set)
 		}
+	})
+}
+
+// TestProcessorUnreachable is issue #18, item 3: while the terminal cannot
+// take cards (its processor unreachable, a key refused, a reader unknown)
+// the kiosk says card payments are not available and sends the resident to
+// the clerk's window, as a kiosk without a terminal does; a charge that
+// finds it so marks cards down at once; nothing is charged or recorded.
+func TestProcessorUnreachable(t *testing.T) {
+	t.Run("a charge finds it", func(t *testing.T) {
+		h := newHarness(t)
+		c := h.confirmPage(pastDueBill, "100.00")
+		h.sim.SetOffline(errors.New("dial tcp: no route to api.stripe.com"))
+		p := h.post(chargeAction(c), chargeForm(c))
+		h.expect(p, http.StatusServiceUnavailable)
+		if !strings.Contains(p.text("card-off-title"), "Card payments are not available") || !strings.Contains(p.text("card-off-window"), "clerk's window") {
+			t.Errorf("page %q %q", p.text("card-off-title"), p.text("card-off-window"))
+		}
+		if s, a := h.ledger.counts(); s != 0 || a != 0 || len(h.sim.Approved()) != 0 {
+			t.Errorf("submits %d, applied %d, charges %d", s, a, len(h.sim.Approved()))
+		}
+		if !strings.Contains(h.logs.String(), "no route to api.stripe.com") {
+			t.Error("the detail is not in the log for the staff")
+		}
+		// Marked down: the start page says so before anyone tries.
+		if s := h.get("/"); s.count("card-off") != 1 {
+			t.Error("the start page offers cards after a charge found them unavailable")
+		}
+	})
+	t.Run("the terminal says so", func(t *testing.T) {
+		h := newHarness(t, func(c *kiosk.Config) { c.CardCheck = -1 })
+		h.sim.SetOffline(errors.New("reader tmr_1 is offline"))
+		if s := h.get("/"); s.count("card-off") != 1 {
+			t.Error("the start page offers cards while the terminal cannot take them")
+		}
+		p := h.get("/bills/" + pastDueBill + "/pay")
+		h.expect(p, http.StatusServiceUnavailable)
+		h.sim.SetOffline(nil)
+		if s := h.get("/"); s.count("card-off") != 0 {
+			t.Error("cards still off once the terminal takes them again")
+		}
+		h.expect(h.get("/bills/"+pastDueBill+"/pay"), http.StatusOK)
 	})
 }

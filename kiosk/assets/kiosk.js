@@ -87,6 +87,20 @@
       window.location.reload();
     }
   });
+  // A confirmation page shown in the answer to a charge that did not go
+  // through (a decline, a timeout) is the answer to a POST: Back would
+  // post it again or show the browser's resubmission error. Its history
+  // entry becomes the confirmation page's own address (the language
+  // switch's, without the language), which the server answers with the
+  // receipt once the payment is made.
+  if (document.querySelector("form[data-commit]") && /\/charge$/.test(window.location.pathname) && window.history.replaceState) {
+    var other = document.querySelector(".langs a[hreflang]");
+    if (other) {
+      var self = new URL(other.href, window.location.href);
+      self.searchParams.delete("lang");
+      window.history.replaceState(null, "", self.pathname + self.search);
+    }
+  }
 
   var body = document.body;
   var limit = parseInt(body.getAttribute("data-idle-seconds") || "0", 10);
