@@ -3,6 +3,7 @@ package kiosk_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -379,4 +380,24 @@ func TestProcessorUnreachable(t *testing.T) {
 		}
 		h.expect(h.get("/bills/"+pastDueBill+"/pay"), http.StatusOK)
 	})
+}
+
+// limitTerminal refuses every charge as unavailable (an amount over its
+// single-payment limit) while its processor answers.
+type limitTerminal struct{ *terminal.Simulator }
+
+func (limitTerminal) Charge(context.Context, string, domain.Money) (terminal.Approval, error) {
+	return terminal.Approval{}, fmt.Errorf("%w: 100.00 is over the single-payment limit of 50.00", terminal.ErrUnavailable)
+}
+
+// TestChargeOverTheLimitLeavesCardsUp: a charge the terminal refuses for
+// its own sake sends that resident to the window, and leaves card payments
+// open to the next one, since the terminal still answers.
+func TestChargeOverTheLimitLeavesCardsUp(t *testing.T) {
+	h := newHarness(t, withTerminal(limitTerminal{terminal.NewSimulator()}))
+	c := h.confirmPage(pastDueBill, "100.00")
+	h.expect(h.post(chargeAction(c), chargeForm(c)), http.StatusServiceUnavailable)
+	if s := h.get("/"); s.count("card-off") != 0 {
+		t.Error("one refused amount closed card payments for everyone")
+	}
 }

@@ -303,7 +303,7 @@ func (s *Server) submitCheckout(k *checkout) http.HandlerFunc {
 				// amount is beyond what a card may pay here: the detail
 				// is for the staff; the resident goes to the window.
 				s.log.Warn("card payments unavailable", attrs...)
-				s.cards.down(err)
+				s.cards.recheck()
 				k.cardOff(s, w, r)
 				return
 			}
