@@ -133,6 +133,24 @@ func TestBrowserCheckoutAtTheReader(t *testing.T) {
 	if _, a := h.ledger.counts(); a != 2 || len(h.sim.Approved()) != 2 {
 		t.Errorf("applied %d, charges %d; want 2 and 2", a, len(h.sim.Approved()))
 	}
+
+	// The same for a status letter, whose confirmation is the answer to
+	// the request's POST: Back after paying shows the letter's form, not
+	// a live Pay button (a second tap there would be a new payment).
+	b.open("/letters", "letter-form")
+	b.typeInto("letter-parcel", "0601-141-2001")
+	b.typeInto("letter-name", "Dana Title Co.")
+	b.typeInto("letter-contact", "608-555-0100")
+	b.click(tid("letter-continue"), "charge-button")
+	b.tapPay("claim-number")
+	b.do("back from the claim", chromedp.NavigateBack(), chromedp.WaitVisible(tid("letter-form")))
+	if n, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="charge-button"]').length`)); err != nil || n != 0 {
+		t.Errorf("Back after paying a letter shows %d live Pay buttons (%v)", n, err)
+	}
+	browsertest.Axe(t, b.ctx, "Back after paying a letter")
+	if _, a := h.ledger.counts(); a != 3 || len(h.sim.Approved()) != 3 {
+		t.Errorf("applied %d, charges %d; want 3 and 3", a, len(h.sim.Approved()))
+	}
 }
 
 // tapPay taps Pay and waits for waitFor on the next page (the page that
