@@ -13,7 +13,13 @@ import (
 // processor keeps a statement) and its ledger.
 func (m *Main) cardsModule() staff.Module {
 	st, _ := m.card.(terminal.Statement)
-	return cards.New(st, nodeCardReceipts{m.Node}, m.cardStatus)
+	status := m.cardStatus
+	if m.card == nil {
+		// A node without a terminal (the clerk's, the backup) takes no
+		// cards by design: nothing to alert.
+		status = nil
+	}
+	return cards.New(st, nodeCardReceipts{m.Node}, status)
 }
 
 // nodeCardReceipts reads a day's card receipts from the journal (the

@@ -41,6 +41,17 @@ func newMetrics(m *Main) *metrics {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
+	if m.card != nil && m.cardStatus != nil {
+		status := m.cardStatus
+		mt.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "appliance_card_payments_available",
+			Help: "1 while the kiosk's card terminal can take cards (its processor answers), else 0; absent on a node without a terminal.", ConstLabels: node},
+			func() float64 {
+				if ok, _ := status(); ok {
+					return 1
+				}
+				return 0
+			}))
+	}
 	return mt
 }
 

@@ -85,8 +85,19 @@ func TestStripeTerminalWiring(t *testing.T) {
 			if strings.Contains(logs.String(), tc.key) {
 				t.Error("the key is in the log")
 			}
-			if m.Node.Status().ID == "" {
-				t.Error("no node")
+			// Prometheus sees the same.
+			resp, err = http.Get("http://" + m.Addr() + "/metrics")
+			if err != nil {
+				t.Fatal(err)
+			}
+			metrics, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			want := "appliance_card_payments_available{node=\"hall-kiosk\"} 0"
+			if tc.offers {
+				want = strings.Replace(want, "} 0", "} 1", 1)
+			}
+			if !strings.Contains(string(metrics), want) {
+				t.Errorf("metrics lack %q", want)
 			}
 		})
 	}

@@ -37,6 +37,7 @@ func (m *Main) mountStaff(mux *http.ServeMux, loc *time.Location) error {
 		Ledger:        m.Node,
 		Cluster:       nodeCluster{m.Node},
 		Refunds:       m.Node.FSM(),
+		CardRefunds:   m.card,
 		Journal:       nodeJournal{m.Node},
 		Now:           m.Config.Now,
 		Location:      loc,

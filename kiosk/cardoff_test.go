@@ -3,6 +3,7 @@ package kiosk_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk"
 	"github.com/villagehall/appliance/kiosk/terminal"
 )
 
@@ -336,4 +338,66 @@ func TestTerminalFieldIgnoredWithoutSimulator(t *testing.T) {
 			t.Errorf("outcomes set %v, want [decline]", set)
 		}
 	})
+}
+
+// TestProcessorUnreachable is issue #18, item 3: while the terminal cannot
+// take cards (its processor unreachable, a key refused, a reader unknown)
+// the kiosk says card payments are not available and sends the resident to
+// the clerk's window, as a kiosk without a terminal does; a charge that
+// finds it so marks cards down at once; nothing is charged or recorded.
+func TestProcessorUnreachable(t *testing.T) {
+	t.Run("a charge finds it", func(t *testing.T) {
+		h := newHarness(t)
+		c := h.confirmPage(pastDueBill, "100.00")
+		h.sim.SetOffline(errors.New("dial tcp: no route to api.stripe.com"))
+		p := h.post(chargeAction(c), chargeForm(c))
+		h.expect(p, http.StatusServiceUnavailable)
+		if !strings.Contains(p.text("card-off-title"), "Card payments are not available") || !strings.Contains(p.text("card-off-window"), "clerk's window") {
+			t.Errorf("page %q %q", p.text("card-off-title"), p.text("card-off-window"))
+		}
+		if s, a := h.ledger.counts(); s != 0 || a != 0 || len(h.sim.Approved()) != 0 {
+			t.Errorf("submits %d, applied %d, charges %d", s, a, len(h.sim.Approved()))
+		}
+		if !strings.Contains(h.logs.String(), "no route to api.stripe.com") {
+			t.Error("the detail is not in the log for the staff")
+		}
+		// Marked down: the start page says so before anyone tries.
+		if s := h.get("/"); s.count("card-off") != 1 {
+			t.Error("the start page offers cards after a charge found them unavailable")
+		}
+	})
+	t.Run("the terminal says so", func(t *testing.T) {
+		h := newHarness(t, func(c *kiosk.Config) { c.CardCheck = -1 })
+		h.sim.SetOffline(errors.New("reader tmr_1 is offline"))
+		if s := h.get("/"); s.count("card-off") != 1 {
+			t.Error("the start page offers cards while the terminal cannot take them")
+		}
+		p := h.get("/bills/" + pastDueBill + "/pay")
+		h.expect(p, http.StatusServiceUnavailable)
+		h.sim.SetOffline(nil)
+		if s := h.get("/"); s.count("card-off") != 0 {
+			t.Error("cards still off once the terminal takes them again")
+		}
+		h.expect(h.get("/bills/"+pastDueBill+"/pay"), http.StatusOK)
+	})
+}
+
+// limitTerminal refuses every charge as unavailable (an amount over its
+// single-payment limit) while its processor answers.
+type limitTerminal struct{ *terminal.Simulator }
+
+func (limitTerminal) Charge(context.Context, string, domain.Money) (terminal.Approval, error) {
+	return terminal.Approval{}, fmt.Errorf("%w: 100.00 is over the single-payment limit of 50.00", terminal.ErrUnavailable)
+}
+
+// TestChargeOverTheLimitLeavesCardsUp: a charge the terminal refuses for
+// its own sake sends that resident to the window, and leaves card payments
+// open to the next one, since the terminal still answers.
+func TestChargeOverTheLimitLeavesCardsUp(t *testing.T) {
+	h := newHarness(t, withTerminal(limitTerminal{terminal.NewSimulator()}))
+	c := h.confirmPage(pastDueBill, "100.00")
+	h.expect(h.post(chargeAction(c), chargeForm(c)), http.StatusServiceUnavailable)
+	if s := h.get("/"); s.count("card-off") != 0 {
+		t.Error("one refused amount closed card payments for everyone")
+	}
 }

@@ -5,7 +5,7 @@ package kiosk
 // A cloud-driven reader takes no cards while its processor is unreachable
 // (issue #18, item 3). The kiosk asks the terminal (terminal.Checker) at
 // most once per Config.CardCheck and remembers the answer; a charge that
-// fails as unavailable marks cards down at once. While they are down every
+// fails as unavailable makes it ask again at once. While they are down every
 // page that would lead to a card payment says so and sends the resident to
 // the clerk's window (cardoff.go), as on a kiosk without a terminal; cash
 // and check still work there, offline too.
@@ -47,14 +47,17 @@ func (c *cardState) state() error {
 	return c.err
 }
 
-// down records that a charge found cards unavailable.
-func (c *cardState) down(err error) {
+// recheck asks the terminal again after a charge found cards unavailable:
+// a processor that is down marks cards down for every page, while a charge
+// refused for its own sake (over the single-payment limit) leaves them up.
+func (c *cardState) recheck() {
 	if c == nil || c.checker == nil {
 		return
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.err, c.checked, c.asked = err, c.mono(), true
+	c.asked = false
+	c.mu.Unlock()
+	_ = c.state()
 }
 
 // CardStatus says whether this kiosk takes cards now, and if not why

@@ -22,10 +22,12 @@ import (
 //	  answer to the payable's own form): the form verified, the payable
 //	  read, its receipt if this command id already paid it, why it cannot
 //	  be paid any more, or what will be charged
-//	→ submitCheckout: the same checks, the command stamped before any money
-//	  moves (ledger.NewCommand), the checks again at its intake time, the
-//	  card charged keyed by the command id (charge), the command submitted
-//	  (record) and the receipt shown (showRecorded).
+//	→ submitCheckout: the same checks, the ledger asked whether it takes
+//	  the kind now (checkStamp), the checks again at the intake time, the
+//	  card charged keyed by the command id (charge), the command stamped
+//	  (ledger.NewCommand, which takes the receipt number) and submitted
+//	  (record), and the receipt shown (showRecorded); or, when the ledger
+//	  refuses it, the charge refunded (voidCharge).
 //
 // A payable is declared by a checkout value (below: billPayments in
 // pay.go, letterFees in letter.go, taxPayments in propertytax.go) and the
@@ -222,19 +224,24 @@ func (s *Server) renderCheckout(w http.ResponseWriter, r *http.Request, status i
 }
 
 // submitCheckout returns the handler that takes the payment a
-// confirmation page showed: it checks the form's signature, stamps the
-// checkout's command (ledger.NewCommand) with the id the page fixed,
-// charges the card through the terminal keyed by that id, submits the
-// command to the ledger and shows the receipt.
+// confirmation page showed: it checks the form's signature, asks the
+// ledger whether it takes the kind now (checkStamp), charges the card
+// through the terminal keyed by the id the page fixed, then stamps the
+// checkout's command (ledger.NewCommand: its receipt number) with that id
+// and the intake time taken before the charge, submits it and shows the
+// receipt.
 //
 // The command id was fixed when the confirmation page was made, so a double
-// tap or a browser retry is the same payment: the terminal returns the
-// first approval and the ledger the first result, and the card is charged
-// once. A decline, a timeout or a cancel at the terminal comes back to the
-// confirmation page with a plain message and nothing submitted. Once the
-// card is charged the rest runs on a context the browser cannot cancel. A
-// kiosk without a terminal charges nothing and submits nothing: it says
-// where to pay instead.
+// tap or a browser retry is the same payment: the taps are taken one at a
+// time, the terminal returns the first approval and the ledger the first
+// result, and the card is charged once. A decline, a timeout or a cancel at
+// the terminal comes back to the confirmation page with a plain message,
+// nothing submitted and no receipt number taken; a terminal that cannot
+// take cards sends the resident to the window. A payment the ledger
+// refuses once the card is charged is refunded through the terminal
+// (voidCharge). Once the card is charged the rest runs on a context the
+// browser cannot cancel. A kiosk without a terminal charges nothing and
+// submits nothing: it says where to pay instead.
 func (s *Server) submitCheckout(k *checkout) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if !s.takesCards() {
@@ -296,7 +303,7 @@ func (s *Server) submitCheckout(k *checkout) http.HandlerFunc {
 				// amount is beyond what a card may pay here: the detail
 				// is for the staff; the resident goes to the window.
 				s.log.Warn("card payments unavailable", attrs...)
-				s.cards.down(err)
+				s.cards.recheck()
 				k.cardOff(s, w, r)
 				return
 			}

@@ -219,6 +219,20 @@
       window.location.reload();
     }
   });
+  // A confirmation page shown in the answer to a POST (a charge that did
+  // not go through, or a status letter's request) would be posted again
+  // by Back, or shown as the browser's resubmission error. Its history
+  // entry becomes the page's own address (the language switch's, without
+  // the language): a confirmation page the server answers with the
+  // receipt once the payment is made, or the letter's form.
+  if (document.querySelector("form[data-commit]") && !/\/confirm$/.test(window.location.pathname) && window.history.replaceState) {
+    var other = document.querySelector(".langs a[hreflang]");
+    if (other) {
+      var self = new URL(other.href, window.location.href);
+      self.searchParams.delete("lang");
+      window.history.replaceState(null, "", self.pathname + self.search);
+    }
+  }
 
   var body = document.body;
   var limit = parseInt(body.getAttribute("data-idle-seconds") || "0", 10);

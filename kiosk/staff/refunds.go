@@ -1,12 +1,15 @@
 package staff
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"sort"
+	"time"
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff/view"
+	"github.com/villagehall/appliance/kiosk/terminal"
 )
 
 // showReturnCheckPage is the form to record a returned check (§5.20),
@@ -89,7 +92,8 @@ func (s *Server) showRefundsPage(w http.ResponseWriter, r *http.Request) {
 		}
 		open := state == "due" || state == domain.RefundApproved
 		v.Rows = append(v.Rows, view.Refund{CommandID: d.CommandID, Receipt: d.Receipt, BillID: d.BillID, Account: d.Account, PaidAt: d.PaidAt.String(), Amount: d.Amount.String(), RefundBy: d.RefundBy.String(),
-			Overdue: open && today.After(d.RefundBy), State: state, CheckNumber: st.CheckNumber, ApprovedBy: st.ApprovedBy, Note: st.Note})
+			Overdue: open && today.After(d.RefundBy), State: state, CheckNumber: st.CheckNumber, ApprovedBy: st.ApprovedBy, Note: st.Note,
+			Card: s.cards != nil && state == domain.RefundApproved && s.paidByCard(d.Receipt)})
 	}
 	s.render(w, r, http.StatusOK, view.RefundsPage(s.page(r, "Refunds"), v))
 }
@@ -130,3 +134,65 @@ func (s *Server) submitRefundApprove(w http.ResponseWriter, r *http.Request) {
 	s.refundOp(w, r, "approve")
 }
 func (s *Server) submitRefundCheck(w http.ResponseWriter, r *http.Request) { s.refundOp(w, r, "check") }
+
+// paidByCard reports whether receipt number was paid by card with an
+// approval reference the terminal can refund.
+func (s *Server) paidByCard(number string) bool {
+	rc, err := s.ledger.Receipt(number)
+	return err == nil && rc.Tender == domain.Card && rc.Reference != ""
+}
+
+// submitRefundCard sends an approved refund of a card payment back to the
+// card through the node's terminal (issue #18, item 2), keyed by the
+// refund's command id so a retry refunds once, then records it in the
+// ledger as the refund's payment, with the processor's refund reference
+// where a check's number goes ("card re_…").
+func (s *Server) submitRefundCard(w http.ResponseWriter, r *http.Request) {
+	id, bill := r.PathValue("command"), formValue(r, "bill")
+	if s.cards == nil || s.refunds == nil {
+		s.fail(w, r, domain.Errorf(domain.ENOTFOUND, "", "This node has no card terminal to refund through."))
+		return
+	}
+	st, ok, err := s.reads.RefundState(id)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if !ok || st.State != domain.RefundApproved || st.BillID != bill {
+		s.fail(w, r, domain.Errorf(domain.ECONFLICT, "§5.07(1)", "Only an approved refund goes back to the card."))
+		return
+	}
+	due, err := s.refunds.RefundsDue()
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	var rc domain.Receipt
+	for _, d := range due {
+		if d.CommandID == id {
+			if rc, err = s.ledger.Receipt(d.Receipt); err != nil {
+				s.fail(w, r, err)
+				return
+			}
+		}
+	}
+	if rc.Tender != domain.Card || rc.Reference == "" {
+		s.fail(w, r, domain.Errorf(domain.EINVALID, "§5.07(1)", "This payment was not made by card; refund it by check."))
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), time.Minute)
+	defer cancel()
+	done, err := s.cards.Refund(ctx, terminal.RefundRequest{Key: "refund-" + id, ChargeKey: id, Reference: rc.Reference, Amount: st.Amount, Reason: "overpayment refunded (§5.07(1))"})
+	if err != nil {
+		s.log.Warn("card refund failed", "command", id, "receipt", rc.Number, "err", err)
+		s.fail(w, r, domain.Errorf(domain.EUNAVAILABLE, "§5.07(1)", "The card terminal could not refund the card now (%v); try again, or refund by check.", err))
+		return
+	}
+	in := domain.IssueRefund{Op: "check", BillID: bill, CommandID: id, CheckNumber: "card " + done.Reference}
+	if _, err := s.submit(r, domain.KindIssueRefund, func(c *domain.Command) { c.Payload = &in }); err != nil {
+		s.log.Error("card refunded but not recorded", "command", id, "refund", done.Reference, "err", err)
+		s.fail(w, r, err)
+		return
+	}
+	redirect(w, r, "/staff/refunds")
+}

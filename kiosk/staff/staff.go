@@ -36,6 +36,7 @@ import (
 	"github.com/villagehall/appliance/domain"
 	routes "github.com/villagehall/appliance/kiosk/route"
 	"github.com/villagehall/appliance/kiosk/staff/view"
+	"github.com/villagehall/appliance/kiosk/terminal"
 )
 
 // Cluster is what the cluster page and the start page's alerts read: the
@@ -74,9 +75,18 @@ type Refunds interface {
 	RefundsDue() ([]domain.RefundDue, error)
 }
 
+// CardRefunds gives money back to the card a payment was charged to: the
+// node's card terminal (kiosk/terminal).
+type CardRefunds interface {
+	Refund(ctx context.Context, r terminal.RefundRequest) (terminal.Refund, error)
+}
+
 // Config is what the clerk's office needs from the appliance.
 type Config struct {
 	Ledger domain.Ledger
+	// CardRefunds, when set, lets an approved refund of a card payment go
+	// back to the card (refunds.go).
+	CardRefunds CardRefunds
 	// Cluster, when set, serves /staff/cluster.
 	Cluster Cluster
 	// Refunds, when set, serves the refund queue.
@@ -105,6 +115,7 @@ type Server struct {
 	reads    domain.Reads // the ledger's records, in the domain's words
 	cluster  Cluster
 	refunds  Refunds
+	cards    CardRefunds
 	journal  Journal
 	now      func() time.Time
 	loc      *time.Location
@@ -131,7 +142,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Ledger == nil {
 		return nil, errors.New("staff: no ledger")
 	}
-	s := &Server{ledger: cfg.Ledger, reads: domain.ReadsOf(cfg.Ledger), cluster: cfg.Cluster, refunds: cfg.Refunds, journal: cfg.Journal, now: cfg.Now, loc: cfg.Location, log: cfg.Logger, operator: cfg.OperatorToken, hasher: cfg.Hasher}
+	s := &Server{ledger: cfg.Ledger, reads: domain.ReadsOf(cfg.Ledger), cluster: cfg.Cluster, refunds: cfg.Refunds, cards: cfg.CardRefunds, journal: cfg.Journal, now: cfg.Now, loc: cfg.Location, log: cfg.Logger, operator: cfg.OperatorToken, hasher: cfg.Hasher}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -211,6 +222,7 @@ func (s *Server) Handler() http.Handler {
 	route("GET /staff/refunds", CapReadCash, s.showRefundsPage)
 	route("POST /staff/refunds/{command}/approve", CapRefundApprove, s.submitRefundApprove)
 	route("POST /staff/refunds/{command}/check", CapRefundCheck, s.submitRefundCheck)
+	route("POST /staff/refunds/{command}/card", CapRefundCheck, s.submitRefundCard)
 
 	route("GET /staff/letters", CapReadLetters, s.showLettersPage)
 	route("GET /staff/letters/{claim}", CapReadLetters, s.showLetterPage)

@@ -254,6 +254,15 @@ func (s *Simulator) Charge(ctx context.Context, key string, amount domain.Money)
 	return a, nil
 }
 
+// Waiting reports whether a charge of key is waiting at the simulated
+// terminal (tests use it to act while a resident stands at the reader).
+func (s *Simulator) Waiting(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.inflight[key]
+	return ok
+}
+
 // Cancel implements Terminal.
 func (s *Simulator) Cancel(_ context.Context, key string) error {
 	s.mu.Lock()

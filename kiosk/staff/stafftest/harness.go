@@ -50,6 +50,8 @@ type Options struct {
 	Cluster Cluster
 	// Modules are the back office's modules to mount.
 	Modules []staff.Module
+	// CardRefunds is the card terminal refunds go back through, if any.
+	CardRefunds staff.CardRefunds
 }
 
 // Cluster is a cluster of three nodes, one unreachable, whose ledger has
@@ -99,6 +101,7 @@ func (h *Harness) serve() {
 		OperatorToken: OperatorToken,
 		Hasher:        Hasher,
 		Modules:       h.opts.Modules,
+		CardRefunds:   h.opts.CardRefunds,
 	})
 	if err != nil {
 		h.T.Fatal(err)

@@ -269,6 +269,7 @@ type Refund struct {
 	CommandID, Receipt, BillID, Account, PaidAt, Amount, RefundBy string
 	Overdue                                                       bool
 	State, CheckNumber, ApprovedBy, Note                          string
+	Card                                                          bool // paid by card through this node's terminal: it can go back to the card
 }
 
 // Letters is the status letter queue (§5.11).

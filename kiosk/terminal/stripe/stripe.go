@@ -12,7 +12,9 @@
 // PaymentIntent until one says how it ended, within a deadline. When the
 // deadline passes or the charge's context ends (the resident walked away)
 // it cancels the reader's action and reads the PaymentIntent once more, so
-// a card charged at the last moment is still reported as approved.
+// a card charged at the last moment is still reported as approved. A retry
+// of the same key (the same command) hands the same PaymentIntent to the
+// reader again.
 //
 // A cloud-driven reader approves nothing without the internet: the driver
 // declares no store-and-forward, and every failure to reach Stripe, a key
@@ -183,9 +185,17 @@ func (d *Driver) Charge(ctx context.Context, key string, amount domain.Money) (t
 	} else {
 		return terminal.Approval{}, unavailable("read the payment", err)
 	}
-	if a, done, err := d.settled(pi, key, amount); done {
+	// A retry of the same key (after a decline, a timeout, a walk-away)
+	// hands the same payment to the reader again, the way Stripe retries
+	// a card; the last attempt's decline is not this attempt's.
+	switch pi.Status {
+	case stripeapi.PaymentIntentStatusSucceeded:
+		a, _, err := d.settled(pi, key, amount, "")
 		return a, err
+	case stripeapi.PaymentIntentStatusCanceled:
+		return terminal.Approval{}, fmt.Errorf("%w: payment %s was cancelled at Stripe; the payment must start again", terminal.ErrUnavailable, pi.ID)
 	}
+	before := attempt(pi)
 	if _, err := d.api.V1TerminalReaders.ProcessPaymentIntent(wait, d.cfg.Reader, &stripeapi.TerminalReaderProcessPaymentIntentParams{
 		PaymentIntent: stripeapi.String(pi.ID),
 	}); err != nil {
@@ -200,7 +210,7 @@ func (d *Driver) Charge(ctx context.Context, key string, amount domain.Money) (t
 			return d.abandon(ctx, pi.ID, key, amount)
 		case <-tick.C:
 		}
-		a, done, err := d.poll(wait, pi.ID, key, amount)
+		a, done, err := d.poll(wait, pi.ID, key, amount, before)
 		if done {
 			return a, err
 		}
@@ -210,7 +220,7 @@ func (d *Driver) Charge(ctx context.Context, key string, amount domain.Money) (t
 // poll reads the reader and the payment once. A failure to read them is
 // not an outcome: the money may have moved, so the wait goes on until the
 // deadline, which asks once more.
-func (d *Driver) poll(ctx context.Context, id, key string, amount domain.Money) (terminal.Approval, bool, error) {
+func (d *Driver) poll(ctx context.Context, id, key string, amount domain.Money, before string) (terminal.Approval, bool, error) {
 	r, err := d.api.V1TerminalReaders.Retrieve(ctx, d.cfg.Reader, nil)
 	if err == nil && r.Action != nil && r.Action.Type == stripeapi.TerminalReaderActionTypeProcessPaymentIntent &&
 		r.Action.ProcessPaymentIntent != nil && r.Action.ProcessPaymentIntent.PaymentIntent != nil &&
@@ -225,11 +235,22 @@ func (d *Driver) poll(ctx context.Context, id, key string, amount domain.Money) 
 	if err != nil {
 		return terminal.Approval{}, false, nil
 	}
-	return d.settled(pi, key, amount)
+	a, done, err := d.settled(pi, key, amount, before)
+	return a, done, err
 }
 
-// settled says whether the payment has an outcome, and which.
-func (d *Driver) settled(pi *stripeapi.PaymentIntent, key string, amount domain.Money) (terminal.Approval, bool, error) {
+// attempt names the payment's last failed attempt ("" for none), so a
+// decline left from an earlier attempt is not read as this one's.
+func attempt(pi *stripeapi.PaymentIntent) string {
+	if e := pi.LastPaymentError; e != nil {
+		return e.ChargeID + "|" + string(e.DeclineCode) + "|" + e.Msg
+	}
+	return ""
+}
+
+// settled says whether the payment has an outcome, and which; a card
+// error that is the attempt before (its name before) is none.
+func (d *Driver) settled(pi *stripeapi.PaymentIntent, key string, amount domain.Money, before string) (terminal.Approval, bool, error) {
 	switch {
 	case pi.Status == stripeapi.PaymentIntentStatusSucceeded:
 		if pi.AmountReceived != 0 && pi.AmountReceived != amount.Cents() {
@@ -238,7 +259,7 @@ func (d *Driver) settled(pi *stripeapi.PaymentIntent, key string, amount domain.
 		return terminal.Approval{Key: key, Reference: pi.ID, Amount: amount}, true, nil
 	case pi.Status == stripeapi.PaymentIntentStatusCanceled:
 		return terminal.Approval{}, true, terminal.ErrCancelled
-	case pi.LastPaymentError != nil && pi.LastPaymentError.Type == stripeapi.ErrorTypeCard:
+	case pi.LastPaymentError != nil && pi.LastPaymentError.Type == stripeapi.ErrorTypeCard && attempt(pi) != before:
 		reason := pi.LastPaymentError.Msg
 		if reason == "" {
 			reason = string(pi.LastPaymentError.DeclineCode)
@@ -251,9 +272,10 @@ func (d *Driver) settled(pi *stripeapi.PaymentIntent, key string, amount domain.
 // abandon ends a charge whose wait ended: the deadline passed, the
 // resident walked away (the charge's context ended) or Cancel was called.
 // It cancels the reader's action, then reads the payment once more: a
-// card charged meanwhile is an approval; otherwise the payment is
-// cancelled at Stripe so it can never complete later. The calls run on a
-// context of their own, since the charge's may have ended.
+// card charged meanwhile is an approval. The payment itself stays open
+// (requires_payment_method): with no reader action nothing can complete
+// it, and a retry of the same key hands it to the reader again. The calls
+// run on a context of their own, since the charge's may have ended.
 func (d *Driver) abandon(ctx context.Context, id, key string, amount domain.Money) (terminal.Approval, error) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 	defer cancel()
@@ -264,13 +286,14 @@ func (d *Driver) abandon(ctx context.Context, id, key string, amount domain.Mone
 		// and names the command id the clerk finds it by.
 		return terminal.Approval{}, fmt.Errorf("%w: payment %s unknown after the wait (cancel: %v; read: %v)", terminal.ErrTimeout, id, cancelErr, err)
 	}
-	if a, done, err := d.settled(pi, key, amount); done && !errors.Is(err, terminal.ErrCancelled) {
+	if pi.Status == stripeapi.PaymentIntentStatusSucceeded {
+		a, _, err := d.settled(pi, key, amount, "")
 		return a, err
 	}
-	if pi.Status != stripeapi.PaymentIntentStatusCanceled {
-		if _, err := d.api.V1PaymentIntents.Cancel(cctx, id, nil); err != nil {
-			return terminal.Approval{}, fmt.Errorf("%w: payment %s could not be cancelled: %v", terminal.ErrTimeout, id, err)
-		}
+	if cancelErr != nil {
+		// The reader may still be asking for the card: say so, with the
+		// reference, rather than that nothing happened.
+		return terminal.Approval{}, fmt.Errorf("%w: the reader's action could not be cancelled: %v", terminal.ErrTimeout, cancelErr)
 	}
 	if d.wasCancelled(key) {
 		return terminal.Approval{}, terminal.ErrCancelled
