@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"reflect"
 	"strings"
@@ -59,7 +60,18 @@ type fileConfig struct {
 		Format string `toml:"format" help:"log format: json or text"`
 		Level  string `toml:"level" help:"log level: debug, info, warn or error"`
 	} `toml:"log"`
-	Backup backupConfig `toml:"backup"`
+	Backup  backupConfig  `toml:"backup"`
+	Village villageConfig `toml:"village"`
+}
+
+// villageConfig is the [village] section: the letterhead of the kiosk's
+// receipts and the village's public site, where a receipt's QR code leads.
+type villageConfig struct {
+	Name      string `toml:"name" help:"the village's name on receipts (empty: the kiosk's catalogue)"`
+	Address   string `toml:"address" help:"the village hall's postal address on receipts"`
+	Phone     string `toml:"phone" help:"the telephone number for questions about a receipt"`
+	Email     string `toml:"email" help:"the e-mail address for questions about a receipt"`
+	PublicURL string `toml:"public_url" help:"the village's public site (https://…): a QR code on each receipt opens it there; empty: no QR code"`
 }
 
 // backupConfig is the [backup] section: where the nightly backup goes and
@@ -76,7 +88,7 @@ var defaultBackup = backupConfig{Dir: "/media/backup", KeepDaily: 14, KeepMonthl
 // fileConfigOf returns c in the file's form.
 func fileConfigOf(c Config) fileConfig {
 	fc := fileConfig{NodeID: c.NodeID, Data: c.DataDir, HTTP: c.HTTPAddr, HTTPS: c.StaffAddr, Metrics: c.MetricsAddr, Terminal: c.Terminal,
-		Demo: c.Demo, Params: c.ParamsFile, OfflineCardLimit: c.OfflineCardLimit.String(), Backup: c.Backup}
+		Demo: c.Demo, Params: c.ParamsFile, OfflineCardLimit: c.OfflineCardLimit.String(), Backup: c.Backup, Village: c.Village}
 	fc.Log.Format, fc.Log.Level = c.LogFormat, c.LogLevel
 	return fc
 }
@@ -89,6 +101,7 @@ func (fc fileConfig) apply(c *Config) error {
 	}
 	c.NodeID, c.DataDir, c.HTTPAddr, c.StaffAddr, c.MetricsAddr, c.Terminal = fc.NodeID, fc.Data, fc.HTTP, fc.HTTPS, fc.Metrics, fc.Terminal
 	c.Demo, c.ParamsFile, c.OfflineCardLimit, c.Backup = fc.Demo, fc.Params, lim, fc.Backup
+	c.Village = fc.Village
 	c.LogFormat, c.LogLevel = fc.Log.Format, fc.Log.Level
 	return nil
 }
@@ -194,6 +207,11 @@ func (fc fileConfig) check(path string, data []byte) error {
 	}
 	if _, err := parseLevel(fc.Log.Level); err != nil {
 		return bad("log.level", "%v", err)
+	}
+	if u := fc.Village.PublicURL; u != "" {
+		if pu, err := url.Parse(u); err != nil || pu.Scheme != "https" || pu.Host == "" {
+			return bad("village.public_url", "%q is not an https:// address like https://belleville.example", u)
+		}
 	}
 	if fc.Backup.Dir == "" {
 		return bad("backup.dir", "backups need a folder (the backup drive's mount point)")

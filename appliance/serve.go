@@ -57,6 +57,8 @@ type Config struct {
 	LogFormat, LogLevel string
 	// Backup is where the backups of this node go (backup, drill).
 	Backup backupConfig
+	// Village is the receipts' letterhead and the village's public site.
+	Village villageConfig
 }
 
 // Village is the village's time zone. Dates in the ledger are its dates.
@@ -215,6 +217,7 @@ func (m *Main) Run(ctx context.Context) error {
 		Secret:   secret,
 		Logger:   cfg.Logger,
 		NodeID:   cfg.NodeID,
+		Village:  kiosk.Village{Name: cfg.Village.Name, Address: cfg.Village.Address, Phone: cfg.Village.Phone, Email: cfg.Village.Email, PublicURL: cfg.Village.PublicURL},
 	}
 	switch term := cfg.Terminal; {
 	case term == "simulator" || term == "" && cfg.Demo:

@@ -107,5 +107,9 @@ func (s *Server) renderReceipt(w http.ResponseWriter, r *http.Request, rc domain
 			return
 		}
 	}
+	if err := s.letterhead(&v); err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	s.render(w, r, http.StatusOK, view.ReceiptPage(p, v))
 }

@@ -77,6 +77,8 @@ type Config struct {
 	// shows 30 seconds before, or 20 for a timeout under a minute; a
 	// timeout shorter than 20 seconds (tests only) warns at once.
 	IdleTimeout time.Duration
+	// Village is the receipts' letterhead, from the node's configuration.
+	Village Village
 }
 
 // Timing of a charge: how long the terminal may take (the resident inserts a
@@ -93,6 +95,7 @@ type Server struct {
 	ledger   domain.Ledger
 	reads    domain.Reads      // the ledger's records, asked in the domain's words
 	terminal terminal.Terminal // nil: no card payments at this kiosk
+	village  Village           // the receipts' letterhead
 	now      func() time.Time
 	loc      *time.Location
 	log      *slog.Logger
@@ -129,6 +132,7 @@ func New(cfg Config) (*Server, error) {
 		node:     cfg.NodeID,
 		idle:     cfg.IdleTimeout,
 		keys:     deriveKeys(cfg.Secret),
+		village:  cfg.Village,
 	}
 	if s.now == nil {
 		s.now = time.Now
