@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/villagehall/appliance/kiosk/mail"
 	"io"
 	"net"
 	"net/url"
@@ -62,6 +63,14 @@ type fileConfig struct {
 	} `toml:"log"`
 	Backup  backupConfig  `toml:"backup"`
 	Village villageConfig `toml:"village"`
+	Mail    mailConfig    `toml:"mail"`
+}
+
+// mailConfig is the [mail] section: the SMTP relay the kiosk's e-mailed
+// receipt copies go through. Without a relay the receipt offers none.
+type mailConfig struct {
+	Relay string `toml:"relay" help:"the SMTP relay, host:port (empty: no e-mailed receipts)"`
+	From  string `toml:"from" help:"the sender of e-mailed receipts, like \"Village of Belleville <kiosk@belleville.example>\""`
 }
 
 // villageConfig is the [village] section: the letterhead of the kiosk's
@@ -88,7 +97,7 @@ var defaultBackup = backupConfig{Dir: "/media/backup", KeepDaily: 14, KeepMonthl
 // fileConfigOf returns c in the file's form.
 func fileConfigOf(c Config) fileConfig {
 	fc := fileConfig{NodeID: c.NodeID, Data: c.DataDir, HTTP: c.HTTPAddr, HTTPS: c.StaffAddr, Metrics: c.MetricsAddr, Terminal: c.Terminal,
-		Demo: c.Demo, Params: c.ParamsFile, OfflineCardLimit: c.OfflineCardLimit.String(), Backup: c.Backup, Village: c.Village}
+		Demo: c.Demo, Params: c.ParamsFile, OfflineCardLimit: c.OfflineCardLimit.String(), Backup: c.Backup, Village: c.Village, Mail: c.Mail}
 	fc.Log.Format, fc.Log.Level = c.LogFormat, c.LogLevel
 	return fc
 }
@@ -101,7 +110,7 @@ func (fc fileConfig) apply(c *Config) error {
 	}
 	c.NodeID, c.DataDir, c.HTTPAddr, c.StaffAddr, c.MetricsAddr, c.Terminal = fc.NodeID, fc.Data, fc.HTTP, fc.HTTPS, fc.Metrics, fc.Terminal
 	c.Demo, c.ParamsFile, c.OfflineCardLimit, c.Backup = fc.Demo, fc.Params, lim, fc.Backup
-	c.Village = fc.Village
+	c.Village, c.Mail = fc.Village, fc.Mail
 	c.LogFormat, c.LogLevel = fc.Log.Format, fc.Log.Level
 	return nil
 }
@@ -207,6 +216,14 @@ func (fc fileConfig) check(path string, data []byte) error {
 	}
 	if _, err := parseLevel(fc.Log.Level); err != nil {
 		return bad("log.level", "%v", err)
+	}
+	if fc.Mail.Relay != "" {
+		if _, _, err := net.SplitHostPort(fc.Mail.Relay); err != nil {
+			return bad("mail.relay", "%q is not an address like smtp.example:25", fc.Mail.Relay)
+		}
+		if _, err := mail.New(mail.Config{Relay: fc.Mail.Relay, From: fc.Mail.From}); err != nil {
+			return bad("mail.from", "%q is not a sender like \"Village of Belleville <kiosk@belleville.example>\"", fc.Mail.From)
+		}
 	}
 	if u := fc.Village.PublicURL; u != "" {
 		if pu, err := url.Parse(u); err != nil || pu.Scheme != "https" || pu.Host == "" {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/villagehall/appliance/kiosk/mail"
 	"io"
 	"log/slog"
 	"net"
@@ -59,6 +60,8 @@ type Config struct {
 	Backup backupConfig
 	// Village is the receipts' letterhead and the village's public site.
 	Village villageConfig
+	// Mail is the SMTP relay of e-mailed receipts; no relay, no e-mail.
+	Mail mailConfig
 }
 
 // Village is the village's time zone. Dates in the ledger are its dates.
@@ -87,6 +90,8 @@ type Main struct {
 	faults     *faults.Injector // with --faults on a clustered node
 	metrics    *metrics         // this node's Prometheus registry
 	rootFS     string           // the node's own filesystem, which the backup drive is not ("/"; tests set another)
+	Mail       *mail.Queue      // e-mailed receipts waiting for the relay, or nil
+	mailStop   func()           // stops the mail queue's sender
 }
 
 // NewMain returns a Main with default configuration.
@@ -232,6 +237,17 @@ func (m *Main) Run(ctx context.Context) error {
 	default:
 		m.Node.Close()
 		return fmt.Errorf("unknown --terminal %q (simulator or none)", term)
+	}
+	if cfg.Mail.Relay != "" {
+		q, err := mail.New(mail.Config{Relay: cfg.Mail.Relay, From: cfg.Mail.From, Logger: cfg.Logger, Now: cfg.Now})
+		if err != nil {
+			m.Node.Close()
+			return err
+		}
+		mctx, stop := context.WithCancel(context.Background())
+		stopped := make(chan struct{})
+		go func() { defer close(stopped); q.Run(mctx) }()
+		m.Mail, m.mailStop, kcfg.Mail = q, func() { stop(); <-stopped }, q
 	}
 	ks, err := kiosk.New(kcfg)
 	if err != nil {
@@ -490,6 +506,9 @@ func (m *Main) Close() error {
 		if err := <-m.done; !errors.Is(err, http.ErrServerClosed) {
 			errs = append(errs, err)
 		}
+	}
+	if m.mailStop != nil {
+		m.mailStop()
 	}
 	if m.Node != nil {
 		errs = append(errs, m.Node.Close())
