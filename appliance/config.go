@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -16,6 +17,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/mail"
 )
 
 // A node's configuration is one TOML file, /etc/appliance/node.toml
@@ -66,8 +68,27 @@ type fileConfig struct {
 		Format string `toml:"format" help:"log format: json or text"`
 		Level  string `toml:"level" help:"log level: debug, info, warn or error"`
 	} `toml:"log"`
-	Stripe stripeConfig `toml:"stripe"`
-	Backup backupConfig `toml:"backup"`
+	Stripe  stripeConfig  `toml:"stripe"`
+	Backup  backupConfig  `toml:"backup"`
+	Village villageConfig `toml:"village"`
+	Mail    mailConfig    `toml:"mail"`
+}
+
+// mailConfig is the [mail] section: the SMTP relay the kiosk's e-mailed
+// receipt copies go through. Without a relay the receipt offers none.
+type mailConfig struct {
+	Relay string `toml:"relay" help:"the SMTP relay, host:port (empty: no e-mailed receipts)"`
+	From  string `toml:"from" help:"the sender of e-mailed receipts, like \"Village of Belleville <kiosk@belleville.example>\""`
+}
+
+// villageConfig is the [village] section: the letterhead of the kiosk's
+// receipts and the village's public site, where a receipt's QR code leads.
+type villageConfig struct {
+	Name      string `toml:"name" help:"the village's name on receipts (empty: the kiosk's catalogue)"`
+	Address   string `toml:"address" help:"the village hall's postal address on receipts"`
+	Phone     string `toml:"phone" help:"the telephone number for questions about a receipt"`
+	Email     string `toml:"email" help:"the e-mail address for questions about a receipt"`
+	PublicURL string `toml:"public_url" help:"the village's public site (https://…): a QR code on each receipt opens it there; empty: no QR code"`
 }
 
 // stripeConfig is the [stripe] section: the Stripe Terminal reader and
@@ -99,7 +120,7 @@ var defaultBackup = backupConfig{Dir: "/media/backup", KeepDaily: 14, KeepMonthl
 // fileConfigOf returns c in the file's form.
 func fileConfigOf(c Config) fileConfig {
 	fc := fileConfig{NodeID: c.NodeID, Data: c.DataDir, HTTP: c.HTTPAddr, HTTPS: c.StaffAddr, Metrics: c.MetricsAddr, Terminal: c.Terminal,
-		Demo: c.Demo, Params: c.ParamsFile, OfflineCardLimit: c.OfflineCardLimit.String(), Stripe: c.Stripe, Backup: c.Backup}
+		Demo: c.Demo, Params: c.ParamsFile, OfflineCardLimit: c.OfflineCardLimit.String(), Stripe: c.Stripe, Backup: c.Backup, Village: c.Village, Mail: c.Mail}
 	fc.Log.Format, fc.Log.Level = c.LogFormat, c.LogLevel
 	return fc
 }
@@ -112,6 +133,7 @@ func (fc fileConfig) apply(c *Config) error {
 	}
 	c.NodeID, c.DataDir, c.HTTPAddr, c.StaffAddr, c.MetricsAddr, c.Terminal = fc.NodeID, fc.Data, fc.HTTP, fc.HTTPS, fc.Metrics, fc.Terminal
 	c.Demo, c.ParamsFile, c.OfflineCardLimit, c.Stripe, c.Backup = fc.Demo, fc.Params, lim, fc.Stripe, fc.Backup
+	c.Village, c.Mail = fc.Village, fc.Mail
 	c.LogFormat, c.LogLevel = fc.Log.Format, fc.Log.Level
 	return nil
 }
@@ -225,6 +247,19 @@ func (fc fileConfig) check(path string, data []byte) error {
 	}
 	if _, err := parseLevel(fc.Log.Level); err != nil {
 		return bad("log.level", "%v", err)
+	}
+	if fc.Mail.Relay != "" {
+		if _, _, err := net.SplitHostPort(fc.Mail.Relay); err != nil {
+			return bad("mail.relay", "%q is not an address like smtp.example:25", fc.Mail.Relay)
+		}
+		if _, err := mail.New(mail.Config{Relay: fc.Mail.Relay, From: fc.Mail.From}); err != nil {
+			return bad("mail.from", "%q is not a sender like \"Village of Belleville <kiosk@belleville.example>\"", fc.Mail.From)
+		}
+	}
+	if u := fc.Village.PublicURL; u != "" {
+		if pu, err := url.Parse(u); err != nil || pu.Scheme != "https" || pu.Host == "" {
+			return bad("village.public_url", "%q is not an https:// address like https://belleville.example", u)
+		}
 	}
 	if fc.Backup.Dir == "" {
 		return bad("backup.dir", "backups need a folder (the backup drive's mount point)")

@@ -78,6 +78,9 @@ func TestConfigMistakesNameFileLineAndKey(t *testing.T) {
 		{"bad amount", "offline_card_limit = \"lots\"\n", ":1: offline_card_limit:"},
 		{"bad log level", "[log]\nlevel = \"loud\"\n", ":2: log.level:"},
 		{"no backups kept", "[backup]\nkeep_daily = 0\n", ":2: backup.keep_daily: keep at least one"},
+		{"public site not https", "[village]\npublic_url = \"http://belleville.example\"\n", ":2: village.public_url: \"http://belleville.example\" is not an https:// address"},
+		{"mail relay without a port", "[mail]\nrelay = \"smtp.example\"\nfrom = \"kiosk@belleville.example\"\n", ":2: mail.relay: \"smtp.example\" is not an address"},
+		{"mail sender not an address", "[mail]\nrelay = \"smtp.example:25\"\nfrom = \"the kiosk\"\n", ":3: mail.from: \"the kiosk\" is not a sender"},
 		{"syntax", "node_id = \n", ":1:"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

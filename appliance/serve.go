@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/villagehall/appliance/kiosk/mail"
 	"io"
 	"log/slog"
 	"net"
@@ -60,6 +61,10 @@ type Config struct {
 	Backup backupConfig
 	// Stripe is the Stripe Terminal reader (Terminal "stripe").
 	Stripe stripeConfig
+	// Village is the receipts' letterhead and the village's public site.
+	Village villageConfig
+	// Mail is the SMTP relay of e-mailed receipts; no relay, no e-mail.
+	Mail mailConfig
 }
 
 // Village is the village's time zone. Dates in the ledger are its dates.
@@ -90,6 +95,8 @@ type Main struct {
 	rootFS     string                       // the node's own filesystem, which the backup drive is not ("/"; tests set another)
 	card       terminal.Terminal            // the node's card terminal, or nil
 	cardStatus func() (ok bool, why string) // whether its kiosk takes cards now
+	Mail       *mail.Queue                  // e-mailed receipts waiting for the relay, or nil
+	mailStop   func()                       // stops the mail queue's sender
 }
 
 // NewMain returns a Main with default configuration.
@@ -267,9 +274,21 @@ func (m *Main) Run(ctx context.Context) error {
 		Secret:   secret,
 		Logger:   cfg.Logger,
 		NodeID:   cfg.NodeID,
+		Village:  kiosk.Village{Name: cfg.Village.Name, Address: cfg.Village.Address, Phone: cfg.Village.Phone, Email: cfg.Village.Email, PublicURL: cfg.Village.PublicURL},
 	}
 	if card != nil {
 		kcfg.Terminal, kcfg.Simulator = card, m.Terminal != nil
+	}
+	if cfg.Mail.Relay != "" {
+		q, err := mail.New(mail.Config{Relay: cfg.Mail.Relay, From: cfg.Mail.From, Logger: cfg.Logger, Now: cfg.Now})
+		if err != nil {
+			m.Node.Close()
+			return err
+		}
+		mctx, stop := context.WithCancel(context.Background())
+		stopped := make(chan struct{})
+		go func() { defer close(stopped); q.Run(mctx) }()
+		m.Mail, m.mailStop, kcfg.Mail = q, func() { stop(); <-stopped }, q
 	}
 	ks, err := kiosk.New(kcfg)
 	if err != nil {
@@ -529,6 +548,9 @@ func (m *Main) Close() error {
 		if err := <-m.done; !errors.Is(err, http.ErrServerClosed) {
 			errs = append(errs, err)
 		}
+	}
+	if m.mailStop != nil {
+		m.mailStop()
 	}
 	if m.Node != nil {
 		errs = append(errs, m.Node.Close())

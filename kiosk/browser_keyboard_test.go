@@ -26,7 +26,8 @@ func (b *browser) touchScreen() {
 
 // tap touches the middle of the element with the data-testid and lifts
 // the finger: touch events only, no mouse and no key events. An element
-// out of sight is scrolled to first, as a resident would.
+// out of sight or under something (the bar of actions) is scrolled to
+// the middle of the screen first, as a resident would.
 func (b *browser) tap(id string) {
 	b.t.Helper()
 	type point struct{ X, Y float64 }
@@ -34,7 +35,8 @@ func (b *browser) tap(id string) {
 		const el = document.querySelector('[data-testid="`+id+`"]');
 		if (!el) { throw new Error("no element `+id+`"); }
 		let r = el.getBoundingClientRect();
-		if (r.top < 0 || r.bottom > window.innerHeight) {
+		const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+		if (r.top < 0 || r.bottom > window.innerHeight || !hit || !el.contains(hit)) {
 			el.scrollIntoView({block: "center"});
 			r = el.getBoundingClientRect();
 		}

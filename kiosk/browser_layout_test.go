@@ -31,7 +31,9 @@ type box struct {
 // put the field in use.
 func (b *browser) boxOf(id string) box {
 	b.t.Helper()
-	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[box](`(() => {
+	// Two animation frames: the resize of the screen has reached the
+	// page's script (the keyboard takes its new height) before measuring.
+	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[box](`new Promise(ok => requestAnimationFrame(() => requestAnimationFrame(ok))).then(() => {
 		if (!document.documentElement.classList.contains("osk-open")) { window.scrollTo(0, 0); }
 		const el = document.querySelector('[data-testid="`+id+`"]');
 		if (!el || el.getClientRects().length === 0) { return {Found: false}; }
@@ -39,7 +41,7 @@ func (b *browser) boxOf(id string) box {
 		const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
 		return {Found: true, Top: r.top, Bottom: r.bottom, Left: r.left, Right: r.right,
 			ViewW: window.innerWidth, ViewH: window.innerHeight, Reached: !!hit && el.contains(hit)};
-	})()`))
+	})`, chromedp.EvalAwaitPromise))
 	if err != nil {
 		b.t.Fatalf("measure %s: %v", id, err)
 	}

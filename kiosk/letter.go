@@ -82,23 +82,29 @@ func (s *Server) submitLetter(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	name, contact, err := domain.CheckStatusRequester(l.Name, l.Contact)
+	// The name and the contact are checked each on its own (the other
+	// given as valid), so that every field's problem is reported at once.
+	name, _, nameErr := domain.CheckStatusRequester(l.Name, "-")
+	_, contact, contactErr := domain.CheckStatusRequester("-", l.Contact)
 	switch {
-	case name == "" || contact == "":
-		if name == "" {
-			l.Fields["name"] = &view.Problem{Message: p.T("letter.error.name"), Suggestion: p.T("letter.error.name_hint")}
-		}
-		if contact == "" {
-			l.Fields["contact"] = &view.Problem{Message: p.T("letter.error.contact"), Suggestion: p.T("letter.error.contact_hint")}
-		}
-	case err != nil:
+	case name == "":
+		l.Fields["name"] = &view.Problem{Message: p.T("letter.error.name"), Suggestion: p.T("letter.error.name_hint")}
+	case nameErr != nil:
 		l.Fields["name"] = &view.Problem{Message: p.T("letter.error.too_long"), Suggestion: p.T("letter.error.too_long_hint")}
 	}
+	switch {
+	case contact == "":
+		l.Fields["contact"] = &view.Problem{Message: p.T("letter.error.contact"), Suggestion: p.T("letter.error.contact_hint")}
+	case contactErr != nil:
+		l.Fields["contact"] = &view.Problem{Message: p.T("letter.error.too_long"), Suggestion: p.T("letter.error.too_long_hint")}
+	}
 	if len(l.Fields) > 0 {
+		// The summary at the top lists every problem, each leading to its
+		// field, in the form's order.
+		l.Problem = &view.Problem{Message: p.T("letter.error.summary")}
 		for _, k := range []string{"q", "name", "contact"} {
 			if pr := l.Fields[k]; pr != nil {
-				l.Problem = &view.Problem{Message: p.T("letter.error.summary"), Suggestion: pr.Message}
-				break
+				l.Errors = append(l.Errors, view.FieldError{Field: k, Message: pr.Message})
 			}
 		}
 		s.render(w, r, http.StatusUnprocessableEntity, view.LetterPage(p, l))

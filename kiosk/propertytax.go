@@ -110,8 +110,41 @@ func (s *Server) taxView(t domain.TaxBill, pc domain.Parcel, today domain.Date) 
 				v.Options = append(v.Options, view.TaxOption{Option: o, Amount: a})
 			}
 		}
+		if lo, hi, ok := otherRange(f); ok {
+			v.Other = &view.TaxOther{Min: lo, Max: hi}
+		}
 	}
 	return v, nil
+}
+
+// taxOther is the kiosk's "another amount" choice on a tax bill. The
+// ledger records such a payment as the option it amounts to (otherOption).
+const taxOther domain.TaxOption = "other"
+
+// otherRange returns the amounts a resident may pay on a tax bill besides
+// the options, and whether there are any. Ch. 74 lets the village take the
+// first installment or the whole bill by January 31; this kiosk reads it
+// as allowing any amount in between while installments are allowed and
+// the first installment is not yet paid: at least the rest of the first
+// installment (less would leave it unpaid on its due date, which is not
+// an installment) and at most the balance (more would be an overpayment
+// to refund). Once the first installment is paid, the rest goes to the
+// county treasurer or is paid in full here.
+func otherRange(f domain.TaxFigures) (lo, hi domain.Money, ok bool) {
+	if !f.InstallmentsAllowed || !f.FirstLeft.IsPositive() || !f.FirstLeft.LessThan(f.Balance) {
+		return domain.Money{}, domain.Money{}, false
+	}
+	return f.FirstLeft, f.Balance, true
+}
+
+// otherOption is the option the ledger records for another amount a: the
+// whole bill when it pays the balance, else the first installment (and
+// part of the second, paid early).
+func otherOption(a domain.Money, f domain.TaxFigures) domain.TaxOption {
+	if !a.LessThan(f.Balance) {
+		return domain.TaxFull
+	}
+	return domain.TaxFirstInstallment
 }
 
 // showTaxBillPage shows a property tax bill (Ch. 74): general tax, special
@@ -155,6 +188,10 @@ func (s *Server) submitTaxOption(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	opt := domain.TaxOption(r.PostForm.Get("option"))
+	if opt == taxOther && v.Other != nil {
+		s.submitTaxOther(w, r, t, v)
+		return
+	}
 	for _, o := range v.Options {
 		if o.Option == opt {
 			f, err := s.newForm(r, taxPayments, t.ID, string(opt), o.Amount.String())
@@ -246,6 +283,9 @@ func (p *taxPayment) refuse(w http.ResponseWriter, r *http.Request, at domain.Da
 			return false
 		}
 	}
+	if p.option == taxOther && v.Other != nil && !p.pay.LessThan(v.Other.Min) && !p.pay.GreaterThan(v.Other.Max) {
+		return false
+	}
 	p.s.showTaxNotPayable(w, r, v)
 	return true
 }
@@ -268,7 +308,11 @@ func (p *taxPayment) confirmation(pg view.Page, c chargeForm) (templ.Component, 
 }
 
 func (p *taxPayment) payload(ref string) domain.Payload {
-	return &domain.PayPropertyTax{TaxBillID: p.bill.ID, Option: p.option, Amount: p.pay, Tender: domain.Card, Reference: ref}
+	opt := p.option
+	if opt == taxOther {
+		opt = otherOption(p.pay, p.fig)
+	}
+	return &domain.PayPropertyTax{TaxBillID: p.bill.ID, Option: opt, Amount: p.pay, Tender: domain.Card, Reference: ref}
 }
 
 // taxReceipt fills in the roll year, county and option of a property tax
@@ -286,4 +330,32 @@ func (s *Server) taxReceipt(v *view.Receipt, rc domain.Receipt) error {
 		}
 	}
 	return nil
+}
+
+// submitTaxOther reads another amount to pay on a tax bill, in the page's
+// language, and leads to the confirmation; an amount outside otherRange
+// shows the bill again with what is wrong and the amount as typed.
+func (s *Server) submitTaxOther(w http.ResponseWriter, r *http.Request, t domain.TaxBill, v view.TaxBill) {
+	p := s.page(r, taxBillURL(t.ID), "title.tax_bill", "year", fmt.Sprint(t.TaxYear))
+	typed := r.PostForm.Get("amount")
+	amount, bad := readAmount(typed, v.Other.Max, langFrom(r.Context()))
+	if bad.msg == "" && amount.LessThan(v.Other.Min) {
+		bad = amountProblem{"tax.error.other_min", "tax.error.other_min_hint"}
+	}
+	if bad.msg != "" {
+		args := []string{"amount", typed, "balance", p.Money(v.Other.Max), "min", p.Money(v.Other.Min)}
+		if bad.msg == "pay.error.too_much" {
+			args[1] = p.Money(amount)
+		}
+		v.Other.Amount = typed
+		v.Other.Problem = &view.Problem{Message: p.T(bad.msg, args...), Suggestion: p.T(bad.hint, args...)}
+		s.render(w, r, http.StatusUnprocessableEntity, view.TaxBillPage(p, v))
+		return
+	}
+	f, err := s.newForm(r, taxPayments, t.ID, string(taxOther), amount.String())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	redirect(w, r, s.confirmURL(f))
 }

@@ -3,6 +3,7 @@ package kiosk
 import (
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/view"
@@ -83,7 +84,24 @@ func (s *Server) showReceiptNotFound(w http.ResponseWriter, r *http.Request, num
 // renderReceipt shows rc: from its page, or in the answer to the charge
 // that made it when the ledger cannot read it back yet.
 func (s *Server) renderReceipt(w http.ResponseWriter, r *http.Request, rc domain.Receipt) {
-	p := s.page(r, s.receiptURL(r, rc.Number), "title.receipt", "number", rc.Number)
+	s.renderReceiptWith(w, r, http.StatusOK, rc, nil)
+}
+
+// renderReceiptWith shows rc with status, and the e-mail form in the
+// state email (nil: a fresh form, when the node has a mail relay).
+func (s *Server) renderReceiptWith(w http.ResponseWriter, r *http.Request, status int, rc domain.Receipt, email *view.ReceiptEmail) {
+	p, v, err := s.receiptView(r, rc, email)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.render(w, r, status, view.ReceiptPage(p, v))
+}
+
+// receiptView is rc as its page shows it.
+func (s *Server) receiptView(r *http.Request, rc domain.Receipt, email *view.ReceiptEmail) (view.Page, view.Receipt, error) {
+	self := s.receiptURL(r, rc.Number)
+	p := s.page(r, self, "title.receipt", "number", rc.Number)
 	v := view.Receipt{
 		Number:     rc.Number,
 		Kind:       rc.Kind,
@@ -103,9 +121,19 @@ func (s *Server) renderReceipt(w http.ResponseWriter, r *http.Request, rc domain
 	}
 	if k, ok := checkoutOf(rc.Kind); ok {
 		if err := k.receipt(s, &v, rc); err != nil {
-			s.fail(w, r, err)
-			return
+			return p, v, err
 		}
 	}
-	s.render(w, r, http.StatusOK, view.ReceiptPage(p, v))
+	if err := s.letterhead(&v); err != nil {
+		return p, v, err
+	}
+	if s.mail != nil {
+		if email == nil {
+			email = &view.ReceiptEmail{}
+		}
+		path, query, _ := strings.Cut(self, "?")
+		email.Action = path + "/email?" + query
+		v.Email = email
+	}
+	return p, v, nil
 }

@@ -81,6 +81,11 @@ type Config struct {
 	// now?" holds (terminal.Checker); zero means 30 seconds, negative asks
 	// on every page (tests).
 	CardCheck time.Duration
+	// Village is the receipts' letterhead, from the node's configuration.
+	Village Village
+	// Mail queues e-mailed copies of receipts (the appliance's mail.Queue
+	// on the node's SMTP relay); nil: the receipt offers none.
+	Mail Mailer
 }
 
 // Timing of a charge: how long the terminal may take (the resident inserts a
@@ -97,6 +102,8 @@ type Server struct {
 	ledger   domain.Ledger
 	reads    domain.Reads      // the ledger's records, asked in the domain's words
 	terminal terminal.Terminal // nil: no card payments at this kiosk
+	village  Village           // the receipts' letterhead
+	mail     Mailer            // nil: no e-mailed copies
 	now      func() time.Time
 	loc      *time.Location
 	log      *slog.Logger
@@ -136,6 +143,8 @@ func New(cfg Config) (*Server, error) {
 		node:     cfg.NodeID,
 		idle:     cfg.IdleTimeout,
 		keys:     deriveKeys(cfg.Secret),
+		village:  cfg.Village,
+		mail:     cfg.Mail,
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -195,6 +204,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /bills/{id}/confirm", s.showCheckoutPage(billPayments))
 	mux.HandleFunc("POST /bills/{id}/charge", s.submitCheckout(billPayments))
 	mux.HandleFunc("GET /receipt/{number}", s.showReceiptPage)
+	mux.HandleFunc("POST /receipt/{number}/email", s.submitReceiptEmail)
 	mux.HandleFunc("GET /letters", s.showLetterPage)
 	mux.HandleFunc("POST /letters", s.submitLetter)
 	mux.HandleFunc("POST /letters/charge", s.submitCheckout(letterFees))

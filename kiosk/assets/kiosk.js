@@ -109,7 +109,9 @@
       // No system keyboard on top of this one (where a system has one).
       f.setAttribute("inputmode", "none");
       f.addEventListener("focus", function () { focused(f); });
-      f.addEventListener("pointerdown", function () { open(f); });
+      // On click, not on pointerdown: the keyboard must not appear under
+      // the finger before the tap ends, or the tap would land on a key.
+      f.addEventListener("click", function () { open(f); });
       // Someone typing on a physical keyboard needs no keyboard on screen
       // covering the page.
       f.addEventListener("keydown", function (e) {

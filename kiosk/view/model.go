@@ -231,6 +231,17 @@ type Receipt struct {
 	Index       uint64
 	DoneURL     string
 	BillURL     string
+	// Letterhead is the village's name, address and telephone, printed
+	// at the top and, as where questions go, at the foot.
+	Letterhead Letterhead
+	// QR is a QR code (a data: URL of a PNG) that opens QRLink, the
+	// receipt on the village's public site; empty when none is configured.
+	QR, QRLink string
+	// Card is the card's brand and last four digits as the terminal gives
+	// them ("Visa •••• 4242"); empty when it gives none.
+	Card string
+	// Email is the form to e-mail a copy; nil when the node has no relay.
+	Email *ReceiptEmail
 
 	// Kind says what was paid for: a village bill (empty), a status
 	// letter's fee, or property tax.
@@ -244,6 +255,20 @@ type Receipt struct {
 	TaxYear int
 	County  string
 	Option  domain.TaxOption
+}
+
+// Letterhead is the village as a receipt names it. Empty fields are left
+// off; an empty Name is the catalogue's village name.
+type Letterhead struct {
+	Name, Address, Phone, Email string
+}
+
+// ReceiptEmail is the receipt's "e-mail me a copy" form and its outcome.
+type ReceiptEmail struct {
+	Action  string // POST: the address to send a copy to
+	Address string // as typed
+	Queued  string // the address a copy was queued for, after sending the form
+	Problem *Problem
 }
 
 // Letter reports whether the receipt is for a status letter's fee.

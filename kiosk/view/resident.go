@@ -26,10 +26,17 @@ type Letter struct {
 	ReceivedOn domain.Date // when a request made now counts as received
 	ReadyBy    domain.Date // when a letter requested now is ready
 	Today      domain.Date
-	Problem    *Problem // the first problem, at the top of the form
+	Problem    *Problem     // the summary at the top of the form
+	Errors     []FieldError // every field's problem, in the form's order, listed in the summary
 	Fields     map[string]*Problem
 	Choices    []ParcelChoice // several parcels matched the query
 	CardOff    *CardOff       // no card payments here: the form is not shown, this says where to ask instead
+}
+
+// FieldError is one field's problem as the summary of a form lists it.
+type FieldError struct {
+	Field   string // the field's id
+	Message string
 }
 
 // FieldProblem returns the problem of a field, or nil.
@@ -103,10 +110,19 @@ type TaxBill struct {
 	NotYet       bool // the bill is not issued yet
 	IssuedOn     domain.Date
 	Options      []TaxOption
-	CardOff      *CardOff // the options, to pay at the clerk's window: this kiosk takes no cards today
-	Action       string   // POST: choose an option
+	Other        *TaxOther // another amount may be paid; nil when it may not
+	CardOff      *CardOff  // the options, to pay at the clerk's window: this kiosk takes no cards today
+	Action       string    // POST: choose an option
 	ParcelURL    string
 	Problem      *Problem
+}
+
+// TaxOther is the "pay another amount" form of a tax bill: any amount from
+// Min (the rest of the first installment) to Max (the balance).
+type TaxOther struct {
+	Min, Max domain.Money
+	Amount   string   // as typed, after a bad entry
+	Problem  *Problem // what was wrong with it
 }
 
 // TaxConfirm is shown before a property tax payment is charged.

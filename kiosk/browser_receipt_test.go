@@ -1,0 +1,188 @@
+package kiosk_test
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/textproto"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/villagehall/appliance/kiosk"
+	"github.com/villagehall/appliance/kiosk/browsertest"
+	"github.com/villagehall/appliance/kiosk/mail"
+)
+
+// belleville is the letterhead a node's configuration gives the kiosk.
+var belleville = kiosk.Village{
+	Name: "Village of Belleville", Address: "24 W Main St, Belleville, WI 53508",
+	Phone: "608-555-0142", Email: "clerk@belleville.example", PublicURL: "https://belleville.example",
+}
+
+func withVillage(v kiosk.Village) option { return func(c *kiosk.Config) { c.Village = v } }
+
+// payTen pays $10.00 on the past-due bill and waits for the receipt.
+func (b *browser) payTen(lang string) {
+	b.t.Helper()
+	b.open("/bills/"+pastDueBill+"/pay?lang="+lang, "amount-input")
+	b.typeInto("amount-input", "10")
+	b.click(tid("pay-continue"), "confirm-amount")
+	b.click(tid("charge-button"), "receipt-number")
+}
+
+// TestBrowserReceiptLetterhead reads a receipt of a node whose
+// configuration names the village (issue #20, item 9): the letterhead has
+// its name, address and telephone, the foot says where questions go, and
+// a QR code holds the receipt's address on the village's public site, in
+// both languages; without a public site there is no QR code.
+func TestBrowserReceiptLetterhead(t *testing.T) {
+	h := newHarness(t, withVillage(belleville))
+	b := openBrowser(t, h, browsertest.Options{Timeout: 2 * time.Minute})
+	for _, lang := range []string{"en", "es"} {
+		b.payTen(lang)
+		b.expectText("letterhead-name", "Village of Belleville")
+		b.expectText("letterhead-address", "24 W Main St, Belleville, WI 53508")
+		b.expectText("letterhead-phone", "608-555-0142")
+		number := b.text("receipt-number")
+		q := map[string]string{"en": "Questions? Call 608-555-0142 or write to clerk@belleville.example, giving receipt " + number,
+			"es": "¿Preguntas? Llame al 608-555-0142 o escriba a clerk@belleville.example, indicando el recibo " + number}[lang]
+		b.expectText("receipt-questions", q)
+		type qr struct {
+			Link  string
+			Width int
+		}
+		v, err := chromedp.Run(b.ctx, chromedp.Evaluate[qr](`(() => { const i = document.querySelector('[data-testid="receipt-qr"] img'); return {Link: i.dataset.link, Width: i.naturalWidth}; })()`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(v.Link, "https://belleville.example/receipt/"+number+"?k=") || v.Width < 100 {
+			t.Errorf("%s: QR code of %q, %d px", lang, v.Link, v.Width)
+		}
+		b.check(lang + "-receipt-letterhead")
+	}
+
+	plain := newHarness(t)
+	pb := openBrowser(t, plain, browsertest.Options{Timeout: 2 * time.Minute})
+	pb.payTen("en")
+	if pb.visible("receipt-qr") {
+		t.Error("a QR code without a public site")
+	}
+	pb.expectText("receipt-questions", "Ask at the clerk's window")
+}
+
+// smtpRelay is a real SMTP server on 127.0.0.1 for the tests: it takes
+// every message and hands it to got.
+func smtpRelay(t *testing.T, addr string) <-chan string {
+	t.Helper()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatalf("listen %s: %v", addr, err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	got := make(chan string, 4)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				tp := textproto.NewConn(c)
+				_ = tp.PrintfLine("220 relay.test ESMTP")
+				for {
+					line, err := tp.ReadLine()
+					if err != nil {
+						return
+					}
+					switch strings.ToUpper(strings.Fields(line + " x")[0]) {
+					case "EHLO", "HELO":
+						_ = tp.PrintfLine("250 relay.test")
+					case "MAIL", "RCPT", "RSET", "NOOP":
+						_ = tp.PrintfLine("250 OK")
+					case "DATA":
+						_ = tp.PrintfLine("354 go ahead")
+						b, err := io.ReadAll(tp.DotReader())
+						if err != nil {
+							return
+						}
+						got <- string(b)
+						_ = tp.PrintfLine("250 queued")
+					case "QUIT":
+						_ = tp.PrintfLine("221 bye")
+						return
+					default:
+						_ = tp.PrintfLine("502 not here")
+					}
+				}
+			}()
+		}
+	}()
+	return got
+}
+
+// TestBrowserReceiptEmail asks for an e-mailed copy of a receipt by
+// tapping the on-screen keyboard while the node's mail relay does not
+// answer (issue #20, item 9): the copy is queued, and sent, once, when the
+// relay is back; a bad address is refused and nothing is queued.
+func TestBrowserReceiptEmail(t *testing.T) {
+	probe, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := probe.Addr().String()
+	probe.Close() // the relay is down: the node is offline
+	q, err := mail.New(mail.Config{Relay: addr, From: "Village of Belleville <kiosk@belleville.example>", Retry: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() { defer close(stopped); q.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-stopped })
+
+	h := newHarness(t, withVillage(belleville), func(c *kiosk.Config) { c.Mail = q })
+	b := openBrowser(t, h, browsertest.Options{Timeout: 2 * time.Minute})
+	b.touchScreen()
+
+	b.payTen("es")
+	b.tap("receipt-email-input")
+	b.tapText("ana@example")
+	b.tap("osk-enter")
+	b.do("bad address", chromedp.WaitVisible(tid("error-message")))
+	b.expectText("error-message", "no es un correo")
+	b.check("01-correo-error")
+	if n := q.Pending(); n != 0 {
+		t.Fatalf("%d copies queued for a bad address", n)
+	}
+
+	b.payTen("en")
+	number := b.text("receipt-number")
+	b.tap("receipt-email-input")
+	b.tapText("ana@example.com")
+	b.tap("osk-enter")
+	b.do("queued", chromedp.WaitVisible(tid("receipt-email-queued")))
+	b.expectText("receipt-email-queued", "ana@example.com")
+	b.check("02-email-queued")
+	if n := q.Pending(); n != 1 {
+		t.Fatalf("%d copies waiting while the relay is down, want 1", n)
+	}
+
+	got := smtpRelay(t, addr)
+	q.Kick()
+	select {
+	case msg := <-got:
+		if !strings.Contains(msg, "To: ana@example.com") || !strings.Contains(msg, number) || !strings.Contains(msg, "608-555-0142") {
+			t.Errorf("the copy:\n%s", msg)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the copy was not sent when the relay answered")
+	}
+	<-q.Sent()
+	if n := q.Pending(); n != 0 {
+		t.Errorf("%d copies still waiting", n)
+	}
+}
