@@ -7,8 +7,19 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/browsertest"
 )
+
+// domainMoney parses an amount a page showed.
+func domainMoney(t *testing.T, s string) domain.Money {
+	t.Helper()
+	m, err := domain.ParseMoney(s)
+	if err != nil {
+		t.Fatalf("%q: %v", s, err)
+	}
+	return m
+}
 
 // TestTaxRollIsWhatTheLedgerCertifiedInBrowser (issue 20, item 4): in real
 // Chromium on a real node, a bill unpaid a month after November 15 whose
@@ -237,4 +248,32 @@ func TestWindowOverpaymentsInBrowser(t *testing.T) {
 	if got := b.text("receipt-overpayment"); got != "3.90" {
 		t.Fatalf("check receipt overpayment %q", got)
 	}
+}
+
+// TestReturnedCheckNoticeInBrowser (issue 20, item 15): a check for a
+// past-due bill's 152.25 (150.00 and a month's interest) comes back; the
+// notice says the payer owes the bill's balance, its interest in it, plus
+// the fee, as one figure, and never "plus the interest" on top of it.
+func TestReturnedCheckNoticeInBrowser(t *testing.T) {
+	b := newOfficeBrowser(t, "2026-11-30T09:00", [4]string{"clerk", "Casey Clerk", "clerk", ""})
+	b.as("clerk")
+	b.open("/staff/window", "open-form")
+	b.do("open the drawer", set(`[data-testid="open-float"]`, "0.00"), submit("open-drawer", "drawer-open"))
+	// Demo: B-2026-0106, 150.00 billed 45 days ago: one month of interest.
+	windowPay(b, "B-2026-0106", "152.25", "check", "", "5150")
+	if got := b.text("receipt-balance"); got != "0.00" {
+		t.Fatalf("the check did not pay the bill: balance %s", got)
+	}
+	b.do("the check comes back", chromedp.Click(testid("return-check")), chromedp.WaitVisible(testid("return-form")), submit("return-submit", "returned-notice"))
+	notice := b.text("returned-notice")
+	if strings.Contains(notice, "plus the interest") {
+		t.Fatalf("the notice adds the interest to a figure that holds it: %q", notice)
+	}
+	fee := strings.TrimPrefix(b.text("notice-fee"), "$")
+	want := "$" + domainMoney(t, "152.25").Add(domainMoney(t, fee)).String()
+	if got := b.text("notice-owed"); got != want || !strings.Contains(notice, "$152.25 on bill B-2026-0106, its interest counted") {
+		t.Fatalf("owed %q, want %s (152.25 with its interest, and the %s fee): %q", got, want, fee, notice)
+	}
+	b.shot("returned-check-notice")
+	browsertest.Axe(t, b.ctx, "returned-check-notice")
 }

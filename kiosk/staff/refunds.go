@@ -54,8 +54,15 @@ func (s *Server) showReturnedCheckPage(w http.ResponseWriter, r *http.Request) {
 		v.AccountName = a.Name
 	}
 	if b, err := s.ledger.Bill(rec.BillID); err == nil {
-		if fig, err := b.Figures(s.today(), s.ledger.Params()); err == nil {
-			v.BillBalance = fig.Balance.String()
+		var fee *domain.Bill
+		if rec.FeeBillID != "" {
+			if fb, err := s.ledger.Bill(rec.FeeBillID); err == nil {
+				fee = &fb
+			}
+		}
+		if bal, total, err := domain.ReturnedCheckOwed(b, fee, s.today(), s.ledger.Params()); err == nil {
+			// One figure, the interest in it (issue 20 item 15).
+			v.BillBalance, v.Owed, v.OwedOn = bal.String(), total.String(), s.today().String()
 		}
 	}
 	s.render(w, r, http.StatusOK, view.ReturnedCheckPage(s.page(r, "Returned check "+rec.ID), v))

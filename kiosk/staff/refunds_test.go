@@ -71,10 +71,17 @@ func TestReturnedCheckAndRefund(t *testing.T) {
 	}
 	p = tr.Get(p.Location)
 	fee := h.Ledger.Params().At(domain.DateOf(h.Now())).ReturnedCheckFee
-	if p.Text("notice-fee") != "$"+fee.String() || p.Text("notice-owed") != "$"+domain.MustMoney("100.00").Add(fee).String() || !p.Has("notice-referral") {
-		t.Fatalf("notice: fee %q owed %q", p.Text("notice-fee"), p.Text("notice-owed"))
-	}
 	b, _ := h.Ledger.Bill("B-2026-0102")
+	// Owed is the bill's balance today, its interest as though the check
+	// had not been paid (the 10.00 overpayment's refund is cancelled), and
+	// the fee: one figure, not "plus the interest" on top of it.
+	fig, _ := b.Figures(domain.DateOf(h.Now().In(h.Loc)), h.Ledger.Params())
+	if p.Text("notice-fee") != "$"+fee.String() || p.Text("notice-owed") != "$"+fig.Balance.Add(fee).String() || !p.Has("notice-referral") {
+		t.Fatalf("notice: fee %q owed %q, want $%s", p.Text("notice-fee"), p.Text("notice-owed"), fig.Balance.Add(fee))
+	}
+	if notice := p.Text("returned-notice"); strings.Contains(notice, "plus the interest") || !strings.Contains(notice, "interest counted as though the check had not been paid") {
+		t.Fatalf("notice: %q", notice)
+	}
 	if len(b.Payments) != 0 {
 		t.Fatal("the returned check's payment is still on the bill")
 	}

@@ -256,6 +256,7 @@ type ReturnedCheck struct {
 	ID, BillID, Account, AccountName, Payer, Reference string
 	PaidOn, ReturnedOn, Amount, Fee, Owed, FeeBillID   string
 	Referral, CommandID, BillBalance                   string
+	OwedOn                                             string // the day Owed and BillBalance are as of ("": Owed is the record's check + fee)
 }
 
 // Refunds is the refund queue (§5.07(1)).
