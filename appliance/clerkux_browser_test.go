@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -276,4 +278,95 @@ func TestReturnedCheckNoticeInBrowser(t *testing.T) {
 	}
 	b.shot("returned-check-notice")
 	browsertest.Axe(t, b.ctx, "returned-check-notice")
+}
+
+// TestStatusLetterPDFInBrowser (issue 20, item 14): a treasurer completes
+// the status letter of a parcel whose tax bill carries a special
+// assessment; the PDF, fetched in the signed-in browser, names her and her
+// office (not "Village Clerk", not her username), shows $4,406.47-style
+// amounts, lists the special assessment only inside the tax total, sets
+// the floodplain answer under its own heading, and keeps the signature
+// with the text above it.
+func TestStatusLetterPDFInBrowser(t *testing.T) {
+	b := newOfficeBrowser(t, "2026-12-01T10:00", [4]string{"ttreas", "Tina Treasurer", "treasurer", ""})
+	b.do("kiosk letter request",
+		chromedp.Navigate(b.kiosk+"/letters"),
+		chromedp.WaitVisible(testid("letter-form")),
+		set(`[data-testid="letter-parcel"]`, "17 E Church St"),
+		set(`[data-testid="letter-name"]`, "Sugar River Title"),
+		set(`[data-testid="letter-contact"]`, "608-555-0142"),
+		chromedp.Click(testid("letter-continue")), chromedp.WaitVisible(testid("letter-summary")),
+		chromedp.Click(testid("charge-button")), chromedp.WaitVisible(testid("claim-number")),
+	)
+	claim := b.text("claim-number")
+	b.as("ttreas")
+	b.open("/staff/letters/"+claim, "letter-form")
+	b.do("complete the letter",
+		set(`[data-testid="letter-changes"]`, "None."),
+		set(`[data-testid="letter-deferred"]`, "None."),
+		set(`[data-testid="letter-improvements"]`, "None planned."),
+		set(`[data-testid="letter-floodplain"]`, "Not in a mapped floodplain."),
+		set(`[data-testid="letter-violations"]`, "None."),
+		submit("letter-complete", "letter-pdf"),
+	)
+	raw := b.eval(`fetch(document.querySelector('[data-testid="letter-pdf"]').href).then(r => r.arrayBuffer()).then(a => { let s = ""; for (const c of new Uint8Array(a)) s += String.fromCharCode(c); return s })`)
+	if !strings.HasPrefix(raw, "%PDF-") {
+		t.Fatalf("not a PDF: %.40q", raw)
+	}
+	// The uncompressed page streams, in page order, and their text.
+	type line struct {
+		page int
+		y    float64
+		s    string
+	}
+	var lines []line
+	op := regexp.MustCompile(`BT [0-9.]+ ([0-9.]+) Td \((.*?)\) ?Tj ET`)
+	for page, rest := 0, raw; ; {
+		i := strings.Index(rest, "stream\n")
+		if i < 0 {
+			break
+		}
+		j := strings.Index(rest[i:], "endstream")
+		page++
+		for _, m := range op.FindAllStringSubmatch(rest[i:i+j], -1) {
+			y, _ := strconv.ParseFloat(m[1], 64)
+			lines = append(lines, line{page, y, strings.ReplaceAll(m[2], `\`, "")})
+		}
+		rest = rest[i+j+len("endstream"):]
+	}
+	find := func(sub string) line {
+		t.Helper()
+		for _, l := range lines {
+			if strings.Contains(l.s, sub) {
+				return l
+			}
+		}
+		t.Fatalf("%q not in the letter: %v", sub, lines)
+		return line{}
+	}
+	sig := find("Tina Treasurer, Village Finance Director/Treasurer")
+	if closing := find("This statement reports"); closing.page != sig.page {
+		t.Fatalf("the signature on page %d, the text it signs on page %d", sig.page, closing.page)
+	}
+	for _, bad := range []string{"ttreas", "Village Clerk", "prepared by"} {
+		if strings.Contains(raw, bad) {
+			t.Fatalf("the letter says %q", bad)
+		}
+	}
+	if !regexp.MustCompile(`\$[0-9]{1,3},[0-9]{3}\.[0-9]{2}`).MatchString(raw) || regexp.MustCompile(`\$[0-9]{4,}\.[0-9]{2}`).MatchString(raw) {
+		t.Fatal("the letter's amounts are not grouped by thousands")
+	}
+	n := 0
+	for _, l := range lines {
+		if strings.Contains(l.s, "412.60") {
+			n++
+		}
+	}
+	if find("Special assessment: sidewalk replacement"); n != 1 {
+		t.Fatalf("the special assessment's 412.60 appears %d times; it is in the tax total once", n)
+	}
+	if head, answer := find("Floodplain status"), find("Not in a mapped floodplain"); head.page == answer.page && head.y <= answer.y {
+		t.Fatal("the floodplain answer is not set below its heading")
+	}
+	b.shot("letter-1-completed")
 }
