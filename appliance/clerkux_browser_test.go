@@ -370,3 +370,40 @@ func TestStatusLetterPDFInBrowser(t *testing.T) {
 	}
 	b.shot("letter-1-completed")
 }
+
+// TestJournalSearchInBrowser (issue 20, item 17): the treasurer takes a
+// payment, then finds it in the journal by its bill number typed as text,
+// by bill, by receipt and by account; the CSV has the amount, bill and
+// receipt, and RFC 3339 times with the offset.
+func TestJournalSearchInBrowser(t *testing.T) {
+	b := newOfficeBrowser(t, "2026-11-30T09:00", [4]string{"treas", "Tom Treasurer", "treasurer", ""})
+	b.as("treas")
+	b.open("/staff/window", "open-form")
+	b.do("open the drawer", set(`[data-testid="open-float"]`, "0.00"), submit("open-drawer", "drawer-open"))
+	receipt := windowPay(b, "B-2026-0102", "96.10", "check", "", "4417")
+	for _, f := range [][2]string{{"journal-q", "B-2026-0102"}, {"journal-bill", "B-2026-0102"}, {"journal-receipt", receipt}, {"journal-account", "100102"}} {
+		b.open("/staff/journal", "journal-search")
+		b.do("search the journal by "+f[0], set(`[data-testid="`+f[0]+`"]`, f[1]), submit("journal-submit", "journal-count"))
+		if got := b.text("journal"); !strings.Contains(got, receipt) || !strings.Contains(got, "$96.10") || !strings.Contains(got, "window_payment") {
+			t.Fatalf("journal by %s %s: %q", f[0], f[1], got)
+		}
+	}
+	b.shot("journal-1-by-account")
+	csv := b.eval(`fetch(document.querySelector('[data-testid="journal-csv"]').href).then(r => r.text())`)
+	lines := strings.Split(strings.TrimSpace(csv), "\n")
+	if !strings.HasSuffix(lines[0], ",bill,receipt,account,amount") || !strings.Contains(lines[0], ",at,") {
+		t.Fatalf("CSV header %q", lines[0])
+	}
+	found := false
+	for _, l := range lines[1:] {
+		if strings.Contains(l, receipt) {
+			found = true
+			if !strings.Contains(l, ",2026-11-30T09:") || !strings.Contains(l, "-06:00,") || !strings.HasSuffix(l, ",B-2026-0102,"+receipt+",100102,96.10") {
+				t.Fatalf("CSV line %q", l)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("the payment is not in the CSV:\n%s", csv)
+	}
+}

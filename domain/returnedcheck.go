@@ -274,3 +274,8 @@ func ReturnedCheckOwed(bill Bill, fee *Bill, asOf Date, p *Params) (billBalance,
 	}
 	return fig.Balance, total, nil
 }
+
+// ReturnedChecks returns every returned check recorded (§5.20), by id.
+func (x Reads) ReturnedChecks() ([]ReturnedCheckRecord, error) {
+	return all[ReturnedCheckRecord](x.r, CollectionReturnedChecks, "")
+}

@@ -367,6 +367,7 @@ type Hold struct {
 // Journal is the journal search.
 type Journal struct {
 	Actor, Kind, Outcome, Q, From, To string
+	Bill, Receipt, Account            string
 	Total, Shown                      int
 	CSV                               string
 	Rows                              []JournalRow
@@ -375,6 +376,7 @@ type Journal struct {
 // JournalRow is one journal entry.
 type JournalRow struct {
 	Seq, Index, At, Actor, Node, Kind, CommandID, Outcome, Error string
+	Bill, Receipt, Amount                                        string
 }
 
 // FindAccount is the account search.
