@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"github.com/villagehall/appliance/domain"
@@ -405,5 +408,80 @@ func TestJournalSearchInBrowser(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("the payment is not in the CSV:\n%s", csv)
+	}
+}
+
+// media emulates a CSS media type ("print"; "" for the screen again).
+func media(m string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Media: m})
+		return err
+	})
+}
+
+// TestWindowAndRefundsInBrowser (issue 20, item 18): the clerk finds a
+// payer's bills at the window by account number and by address; a check's
+// receipt has no "Cash handed over", prints from its button on letterhead
+// without the command id or the links; the treasurer's refund queue names
+// the payee and the address, and the approval asks to be confirmed.
+func TestWindowAndRefundsInBrowser(t *testing.T) {
+	b := newOfficeBrowser(t, "2026-11-30T09:00",
+		[4]string{"clerk", "Casey Clerk", "clerk", ""},
+		[4]string{"treas", "Tom Treasurer", "treasurer", ""})
+	b.as("clerk")
+	b.open("/staff/window", "open-form")
+	b.do("open the drawer", set(`[data-testid="open-float"]`, "0.00"), submit("open-drawer", "drawer-open"))
+	// Demo: account 100102, 22 S Vine St, bill B-2026-0102 for 96.10.
+	for _, q := range []string{"100102", "22 s vine street"} {
+		b.do("look up "+q, set(`[data-testid="window-bill"]`, q), submit("window-find", "window-matches"))
+		if !b.has("window-match-B-2026-0102") {
+			t.Fatalf("%q does not find B-2026-0102: %q", q, b.text("window-matches"))
+		}
+	}
+	b.shot("window-3-lookup")
+	browsertest.Axe(t, b.ctx, "window-3-lookup")
+	b.do("choose the bill", chromedp.Click(testid("window-match-B-2026-0102")), chromedp.WaitVisible(testid("pay-form")))
+	b.do("a check over the balance", set(`[data-testid="pay-amount"]`, "100.00"), chromedp.Click(testid("tender-check")),
+		set(`[data-testid="pay-reference"]`, "3003"), set(`[data-testid="pay-payer"]`, "Robert Lindqvist"), submit("pay-submit", "pay-confirm-form"))
+	b.do("take the check", submit("pay-confirm", "receipt-number"))
+	if strings.Contains(b.text("receipt"), "Cash handed over") {
+		t.Fatalf("a check's receipt: %q", b.text("receipt"))
+	}
+	if !strings.Contains(b.text("receipt-letterhead"), "Village of Belleville") {
+		t.Fatalf("letterhead %q", b.text("receipt-letterhead"))
+	}
+	// The button prints (window.print is watched, as a headless browser
+	// has no print dialog); in print the command id and links are gone.
+	b.eval(`new Promise(r => { window.__printed = "no"; window.print = () => { window.__printed = "yes" }; r("ok") })`)
+	b.do("print the receipt", chromedp.Click(testid("print-receipt")))
+	if got := b.eval(`Promise.resolve(window.__printed)`); got != "yes" {
+		t.Fatalf("the print button did not print: %q", got)
+	}
+	b.do("print media", media("print"))
+	if got := b.eval(`Promise.resolve([...document.querySelectorAll('.cmd, .top, [data-testid="back-to-window"], [data-testid="print-receipt"]')].filter(e => e.offsetParent !== null).map(e => e.textContent.trim()).join("|"))`); got != "" {
+		t.Fatalf("printed with %q", got)
+	}
+	if got := b.eval(`Promise.resolve(getComputedStyle(document.querySelector('[data-testid="receipt"] a')).textDecorationLine)`); got != "none" {
+		t.Fatalf("a link prints as a link: %q", got)
+	}
+	b.shot("receipt-print")
+	b.do("screen media", media(""))
+	browsertest.Axe(t, b.ctx, "receipt-check")
+
+	b.as("treas")
+	b.open("/staff/refunds", "refunds")
+	row := b.eval(`Promise.resolve([...document.querySelectorAll('[data-testid^="refund-payee-"]')].map(e => e.textContent.replace(/\s+/g, " ").trim()).join("|"))`)
+	if !strings.Contains(row, "Robert Lindqvist 22 S Vine St") {
+		t.Fatalf("refund queue payee %q", row)
+	}
+	cmd := b.eval(`Promise.resolve(document.querySelector('tr[data-refund]').dataset.refund)`)
+	b.do("approve", submit("approve-"+cmd, "approve-confirm-form"))
+	if got := b.text("approve-summary"); !strings.Contains(got, "$3.90 to Robert Lindqvist, 22 S Vine St") {
+		t.Fatalf("approval confirm %q", got)
+	}
+	browsertest.Axe(t, b.ctx, "refund-approve-confirm")
+	b.do("confirm the approval", submit("approve-confirm-"+cmd, "refunds"))
+	if got := b.text("refund-state-" + cmd); !strings.Contains(got, "approved") {
+		t.Fatalf("refund state %q", got)
 	}
 }

@@ -46,7 +46,19 @@ func TestReturnedCheckAndRefund(t *testing.T) {
 	}
 	tr := h.SignedIn("treasurer", domain.RoleTreasurer)
 	tr.Get("/staff/refunds")
-	if p := tr.Post("/staff/refunds/"+cmd+"/approve", url.Values{"bill": {"B-2026-0102"}}); p.Status != http.StatusSeeOther {
+	// The queue names the payee and the address the check goes to; the
+	// approval asks for a confirmation that repeats them (issue 20 item 18).
+	pc, _ := h.Ledger.Parcel("0601-141-2002")
+	if payee := p.Text("refund-payee-" + cmd); !strings.Contains(payee, "Luis Ramirez") || pc.Address == "" || !strings.Contains(payee, pc.Address) {
+		t.Fatalf("payee %q, want Luis Ramirez at %q", payee, pc.Address)
+	}
+	if p := tr.Post("/staff/refunds/"+cmd+"/approve", url.Values{"bill": {"B-2026-0102"}}); p.Status != http.StatusOK || !strings.Contains(p.Text("approve-summary"), "$10.00 to Luis Ramirez, "+pc.Address) {
+		t.Fatalf("approve without a confirmation: %d %q", p.Status, p.Text("approve-summary"))
+	}
+	if p := tr.Get("/staff/refunds"); strings.Contains(p.Text("refund-state-"+cmd), "approved") {
+		t.Fatal("the confirmation page approved the refund")
+	}
+	if p := tr.Post("/staff/refunds/"+cmd+"/approve", url.Values{"bill": {"B-2026-0102"}, "confirm": {"yes"}}); p.Status != http.StatusSeeOther {
 		t.Fatalf("approve: %d %s", p.Status, p.Text("error"))
 	}
 	if p := tr.Get("/staff/refunds"); !strings.Contains(p.Text("refund-state-"+cmd), "approved") || !p.Has("record-check-"+cmd) {
@@ -111,7 +123,7 @@ func TestRefundCheckRecorded(t *testing.T) {
 	}
 	tr := h.SignedIn("treasurer", domain.RoleTreasurer)
 	tr.Get("/staff/refunds")
-	tr.Post("/staff/refunds/"+cmd+"/approve", url.Values{"bill": {"B-2026-0101"}})
+	tr.Post("/staff/refunds/"+cmd+"/approve", url.Values{"bill": {"B-2026-0101"}, "confirm": {"yes"}})
 	c.Get("/staff/refunds")
 	if p := c.Post("/staff/refunds/"+cmd+"/check", url.Values{"bill": {"B-2026-0101"}, "check_number": {"9001"}}); p.Status != http.StatusSeeOther {
 		t.Fatalf("record check: %d %s", p.Status, p.Text("error"))

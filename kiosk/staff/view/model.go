@@ -157,6 +157,8 @@ type WindowConfirm struct {
 // Window is the clerk's window: the drawer, the payment form, the bill.
 type Window struct {
 	Form        PaymentForm
+	Query       string        // what was looked up, when it was not a bill number
+	Matches     []WindowMatch // the bills it found
 	Open        bool
 	DrawerID    string
 	OpenedAt    string
@@ -164,6 +166,11 @@ type Window struct {
 	Count       int
 	LastReceipt string
 	Bill        *Bill
+}
+
+// WindowMatch is a bill found at the window by account or address.
+type WindowMatch struct {
+	BillID, Account, Address, Description, Balance, Status string
 }
 
 // Receipt is a payment's receipt, with the change due at the window.
@@ -270,6 +277,7 @@ type Refund struct {
 	CommandID, Receipt, BillID, Account, PaidAt, Amount, RefundBy string
 	Overdue                                                       bool
 	State, CheckNumber, ApprovedBy, Note                          string
+	Payee, Address                                                string // who the refund check is made out and mailed to
 }
 
 // Letters is the status letter queue (§5.11).
