@@ -13,7 +13,7 @@ CLUSTER   ?= ./data/cluster
 RELEASE   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.release=$(RELEASE)
 
-.PHONY: run cluster test test-faults test-stress generate check-generated vet check-imports chromium systemd qemu tools build build-pi bench bench-memory lint check-monitoring clean
+.PHONY: run cluster test test-faults test-stress generate check-generated vet check-imports chromium systemd qemu stripe-mock tools build build-pi bench bench-memory profile lint check-monitoring clean
 
 ## run: one node with the embedded defaults and demo data; kiosk on http://127.0.0.1:8080
 run:
@@ -29,8 +29,17 @@ cluster: build
 test: check-generated vet check-imports tools check-monitoring
 	$(GO) test -race -count=1 -timeout 25m ./...
 
-## tools: what the tests run besides Go, from Debian's packages
-tools: chromium systemd qemu
+## tools: what the tests run besides Go, from Debian's packages, and
+## Stripe's API mock from the Go module proxy
+tools: chromium systemd qemu stripe-mock
+
+## stripe-mock: Stripe's own API mock, for the Stripe Terminal driver's
+## tests, built into bin/ (the tests build it there too when it is missing)
+STRIPE_MOCK := github.com/stripe/stripe-mock@v0.203.0
+stripe-mock:
+	@if [ -x "$(BIN)/stripe-mock" ]; then exit 0; fi; \
+	echo "building $(STRIPE_MOCK) into $(BIN)/"; \
+	GOBIN="$(CURDIR)/$(BIN)" GOFLAGS= $(GO) install $(STRIPE_MOCK)
 
 ## test-faults: the full randomized fault suite (about 10 minutes): partitions of the
 ## WebSocket transport, kill -9 of appliance processes, restarts, leader crashes during
@@ -126,12 +135,30 @@ build-pi:
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/appliance-linux-arm64 ./appliance
 
 ## bench: benchmarks, reported side by side (never asserted in tests); the
-## three-node cluster benchmarks (sync/raftbench) run last with a bounded benchtime
+## three-node cluster benchmarks (sync/raftbench, bare raft beside the appliance) run
+## last with a bounded benchtime; sync/replica's flat-cost benchmark pre-fills a ledger
+## of 1,000,000 payments first (several minutes)
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem $$($(GO) list ./domain/ ./sync/... ./kiosk/... | grep -v /sync/raftbench)
+	$(GO) test -run '^$$' -bench . -benchmem -timeout 45m $$($(GO) list ./domain/ ./sync/... ./kiosk/... | grep -v /sync/raftbench)
 	$(GO) test -run '^$$' -bench '^Benchmark(KioskServerTime|RulesFile)$$' -benchmem ./appliance/
 	$(GO) test -run '^$$' -bench . -benchtime 2s -timeout 20m ./sync/raftbench/
 	$(MAKE) bench-memory
+
+## profile: CPU and block profiles of the apply and submit paths at 16 clients (ws-badger,
+## sync/raftbench), written to bin/{apply,submit}-{cpu,block}.pprof, with their top entries
+PROFILE_N ?= 3000x
+profile:
+	@mkdir -p $(BIN)
+	for p in apply submit; do \
+		$(GO) test -run '^$$' -bench "Replication/$$p/c16/ws-badger\$$" -benchtime $(PROFILE_N) -timeout 20m \
+			-o $(BIN)/raftbench.test -cpuprofile $(BIN)/$$p-cpu.pprof -blockprofile $(BIN)/$$p-block.pprof ./sync/raftbench/ | grep -E '^Benchmark' || exit 1; \
+		echo "== $$p: CPU, top by cumulative time in the replica and badger"; \
+		$(GO) tool pprof -top -cum -nodecount 30 -focus 'villagehall|badger' $(BIN)/raftbench.test $(BIN)/$$p-cpu.pprof 2>/dev/null | tail -n +6; \
+		echo "== $$p: CPU, top by own time"; \
+		$(GO) tool pprof -top -nodecount 20 $(BIN)/raftbench.test $(BIN)/$$p-cpu.pprof 2>/dev/null | tail -n +6; \
+		echo "== $$p: blocking (where goroutines waited), top by cumulative delay"; \
+		$(GO) tool pprof -top -cum -nodecount 20 -focus 'villagehall' $(BIN)/raftbench.test $(BIN)/$$p-block.pprof 2>/dev/null | tail -n +6; \
+	done
 
 ## bench-memory: the memory and start-up budget of one node (issue 17),
 ## reported and never asserted: 100,000 bills imported through the clerk's

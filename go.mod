@@ -20,6 +20,7 @@ require (
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
 	github.com/shopspring/decimal v1.6.0
+	github.com/stripe/stripe-go/v82 v82.5.1
 	golang.org/x/crypto v0.59.0
 	pgregory.net/rapid v1.3.0
 )

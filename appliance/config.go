@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 
@@ -29,7 +30,7 @@ import (
 //	http = "127.0.0.1:8080"            # the kiosk's own browser, loopback
 //	https = "0.0.0.0:8443"             # the staff pages on the LAN; "off" for none
 //	metrics = "0.0.0.0:9100"           # Prometheus on the LAN; "" for none
-//	terminal = "none"                  # or "simulator" (demo only)
+//	terminal = "none"                  # "stripe", or "simulator" (demo only)
 //	demo = false
 //	params = ""                        # parameter rows that seed a new cluster
 //	offline_card_limit = "500.00"
@@ -37,6 +38,12 @@ import (
 //	[log]
 //	format = "json"                    # or "text"
 //	level = "info"                     # debug, info, warn, error
+//
+//	[stripe]                           # terminal = "stripe": Stripe Terminal, server-driven
+//	reader = "tmr_FDOt2wlRZEdpd7"      # the smart reader on the hall's LAN
+//	secret_file = "/etc/appliance/stripe.key"  # key = "sk_live_…"; mode 0600
+//	descriptor = "BELLEVILLE"          # statement descriptor suffix
+//	max_amount = "5000.00"             # the single card payment limit
 //
 //	[backup]
 //	dir = "/media/backup"              # the USB drive's mount point
@@ -51,7 +58,7 @@ type fileConfig struct {
 	HTTP             string `toml:"http" help:"address of the resident kiosk (plain HTTP, for the kiosk's own browser)"`
 	HTTPS            string `toml:"https" help:"HTTPS address of the staff pages and the API (off: none)"`
 	Metrics          string `toml:"metrics" help:"plain HTTP address of /metrics, /healthz and /readyz for Prometheus on the LAN (empty: none)"`
-	Terminal         string `toml:"terminal" help:"the card terminal: simulator or none (default: simulator with --demo, else none)"`
+	Terminal         string `toml:"terminal" help:"the card terminal: stripe, simulator or none (default: simulator with --demo, else none)"`
 	Demo             bool   `toml:"demo" help:"load demo data into an empty ledger"`
 	Params           string `toml:"params" help:"parameter file layered over the embedded defaults"`
 	OfflineCardLimit string `toml:"offline_card_limit" help:"largest card payment taken while the leader is unreachable"`
@@ -59,8 +66,24 @@ type fileConfig struct {
 		Format string `toml:"format" help:"log format: json or text"`
 		Level  string `toml:"level" help:"log level: debug, info, warn or error"`
 	} `toml:"log"`
+	Stripe stripeConfig `toml:"stripe"`
 	Backup backupConfig `toml:"backup"`
 }
+
+// stripeConfig is the [stripe] section: the Stripe Terminal reader and
+// where its key is. The key itself is never in this file, in a flag, in a
+// log line or under the data folder (which the backups copy): it is read
+// from secret_file, which must be readable by its owner only.
+type stripeConfig struct {
+	Reader     string `toml:"reader" help:"the Stripe Terminal reader id (tmr_…)"`
+	SecretFile string `toml:"secret_file" help:"file holding the Stripe API key as key = \"sk_…\" (mode 0600, outside the data folder)"`
+	Descriptor string `toml:"descriptor" help:"statement descriptor suffix on residents' card statements (at most 22 characters)"`
+	MaxAmount  string `toml:"max_amount" help:"the largest single card payment"`
+	APIURL     string `toml:"api_url" help:"Stripe's API address (empty: Stripe's own; tests: stripe-mock)"`
+}
+
+// defaultStripe is the [stripe] section a node starts with.
+var defaultStripe = stripeConfig{MaxAmount: "5000.00"}
 
 // backupConfig is the [backup] section: where the nightly backup goes and
 // how many are kept.
@@ -76,7 +99,7 @@ var defaultBackup = backupConfig{Dir: "/media/backup", KeepDaily: 14, KeepMonthl
 // fileConfigOf returns c in the file's form.
 func fileConfigOf(c Config) fileConfig {
 	fc := fileConfig{NodeID: c.NodeID, Data: c.DataDir, HTTP: c.HTTPAddr, HTTPS: c.StaffAddr, Metrics: c.MetricsAddr, Terminal: c.Terminal,
-		Demo: c.Demo, Params: c.ParamsFile, OfflineCardLimit: c.OfflineCardLimit.String(), Backup: c.Backup}
+		Demo: c.Demo, Params: c.ParamsFile, OfflineCardLimit: c.OfflineCardLimit.String(), Stripe: c.Stripe, Backup: c.Backup}
 	fc.Log.Format, fc.Log.Level = c.LogFormat, c.LogLevel
 	return fc
 }
@@ -88,7 +111,7 @@ func (fc fileConfig) apply(c *Config) error {
 		return err
 	}
 	c.NodeID, c.DataDir, c.HTTPAddr, c.StaffAddr, c.MetricsAddr, c.Terminal = fc.NodeID, fc.Data, fc.HTTP, fc.HTTPS, fc.Metrics, fc.Terminal
-	c.Demo, c.ParamsFile, c.OfflineCardLimit, c.Backup = fc.Demo, fc.Params, lim, fc.Backup
+	c.Demo, c.ParamsFile, c.OfflineCardLimit, c.Stripe, c.Backup = fc.Demo, fc.Params, lim, fc.Stripe, fc.Backup
 	c.LogFormat, c.LogLevel = fc.Log.Format, fc.Log.Level
 	return nil
 }
@@ -181,8 +204,16 @@ func (fc fileConfig) check(path string, data []byte) error {
 	}
 	switch fc.Terminal {
 	case "", "none", "simulator":
+	case "stripe":
+		if err := fc.Stripe.check(); err != nil {
+			line := keyLine(data, err.key)
+			if line == 0 { // not in the file: the line that asks for Stripe
+				line = keyLine(data, "terminal")
+			}
+			return &configError{File: path, Line: line, Key: err.key, Msg: err.msg}
+		}
 	default:
-		return bad("terminal", "%q is not a card terminal this build knows (simulator or none)", fc.Terminal)
+		return bad("terminal", "%q is not a card terminal this build knows (stripe, simulator or none)", fc.Terminal)
 	}
 	if lim, err := domain.ParseMoney(fc.OfflineCardLimit); err != nil || lim.IsNegative() {
 		return bad("offline_card_limit", "%q is not an amount of money like \"500.00\"", fc.OfflineCardLimit)
@@ -205,6 +236,66 @@ func (fc fileConfig) check(path string, data []byte) error {
 		return bad("backup.keep_monthly", "cannot keep %d monthly backups", fc.Backup.KeepMonthly)
 	}
 	return nil
+}
+
+// stripeProblem is what is wrong with the [stripe] section, by key.
+type stripeProblem struct{ key, msg string }
+
+// check refuses a [stripe] section that cannot drive a reader. It does
+// not read the key file: serve does, when it starts.
+func (sc stripeConfig) check() *stripeProblem {
+	if !strings.HasPrefix(sc.Reader, "tmr_") {
+		return &stripeProblem{"stripe.reader", fmt.Sprintf("%q is not a Stripe Terminal reader id (tmr_…)", sc.Reader)}
+	}
+	if sc.SecretFile == "" {
+		return &stripeProblem{"stripe.secret_file", "the Stripe terminal needs the file that holds its API key"}
+	}
+	if len(sc.Descriptor) > 22 {
+		return &stripeProblem{"stripe.descriptor", fmt.Sprintf("%q is longer than 22 characters", sc.Descriptor)}
+	}
+	if m, err := domain.ParseMoney(sc.MaxAmount); err != nil || !m.IsPositive() {
+		return &stripeProblem{"stripe.max_amount", fmt.Sprintf("%q is not an amount of money like \"5000.00\"", sc.MaxAmount)}
+	}
+	return nil
+}
+
+// readStripeKey reads the Stripe API key from its secret file: TOML with
+// one key, `key = "sk_…"`. A file others may read (any permission for
+// group or other), one under the data folder (the backups would copy it)
+// or a key that does not look like a secret key is refused; the key never
+// appears in an error.
+func readStripeKey(path, dataDir string) (string, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", fmt.Errorf("stripe.secret_file: %w", err)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return "", fmt.Errorf("stripe.secret_file: %s has mode %04o; a key file must be readable by its owner only (chmod 600 %s)", path, fi.Mode().Perm(), path)
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		if data, err := filepath.Abs(dataDir); err == nil {
+			if rel, err := filepath.Rel(data, abs); err == nil && !strings.HasPrefix(rel, "..") {
+				return "", fmt.Errorf("stripe.secret_file: %s is inside the data folder %s, which backups copy; keep it in /etc/appliance", path, dataDir)
+			}
+		}
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("stripe.secret_file: %w", err)
+	}
+	var f struct {
+		Key string `toml:"key"`
+	}
+	dec := toml.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		// go-toml's message may quote the file's text: never the key.
+		return "", fmt.Errorf("stripe.secret_file: %s is not `key = \"sk_…\"`", path)
+	}
+	if !strings.HasPrefix(f.Key, "sk_") && !strings.HasPrefix(f.Key, "rk_") {
+		return "", fmt.Errorf("stripe.secret_file: %s holds no secret key (sk_… or rk_…)", path)
+	}
+	return f.Key, nil
 }
 
 // keyLine finds the line of the file that sets a dotted key ("log.level"
@@ -319,7 +410,12 @@ func serveFlags(fs *flag.FlagSet, c *Config, configPath *string) {
 	fs.StringVar(&c.HTTPAddr, "http", c.HTTPAddr, "address of the resident kiosk (plain HTTP, for the kiosk's own browser)")
 	fs.StringVar(&c.StaffAddr, "https", c.StaffAddr, "HTTPS address of the staff pages and the API (off: none)")
 	fs.StringVar(&c.MetricsAddr, "metrics", c.MetricsAddr, "plain HTTP address of /metrics, /healthz and /readyz for Prometheus on the LAN (default: none)")
-	fs.StringVar(&c.Terminal, "terminal", c.Terminal, "the card terminal: simulator or none (default: simulator with --demo, else none)")
+	fs.StringVar(&c.Terminal, "terminal", c.Terminal, "the card terminal: stripe, simulator or none (default: simulator with --demo, else none)")
+	fs.StringVar(&c.Stripe.Reader, "stripe-reader", c.Stripe.Reader, "the Stripe Terminal reader id (tmr_…)")
+	fs.StringVar(&c.Stripe.SecretFile, "stripe-secret-file", c.Stripe.SecretFile, "file holding the Stripe API key as key = \"sk_…\" (mode 0600)")
+	fs.StringVar(&c.Stripe.Descriptor, "stripe-descriptor", c.Stripe.Descriptor, "statement descriptor suffix on residents' card statements")
+	fs.StringVar(&c.Stripe.MaxAmount, "stripe-max-amount", c.Stripe.MaxAmount, "the largest single card payment (default 5000.00)")
+	fs.StringVar(&c.Stripe.APIURL, "stripe-api-url", c.Stripe.APIURL, "Stripe's API address (empty: Stripe's own)")
 	fs.StringVar(&c.NodeID, "node-id", c.NodeID, "this node's id")
 	fs.BoolVar(&c.Demo, "demo", c.Demo, "load demo data into an empty ledger")
 	fs.StringVar(&c.ParamsFile, "params", c.ParamsFile, "parameter file layered over the embedded defaults")

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"io"
-	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -15,6 +14,8 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"github.com/villagehall/appliance/sync/synctest"
 )
 
 // buildAppliance compiles the appliance binary once per test run.
@@ -28,14 +29,11 @@ func buildAppliance(t testing.TB) string {
 	return bin
 }
 
+// freeAddr returns a port no other program takes before the node binds it
+// (see synctest.FreeAddr).
 func freeAddr(t testing.TB) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
+	return synctest.FreeAddr(t)
 }
 
 // process is an appliance running as its own OS process.

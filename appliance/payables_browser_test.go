@@ -20,7 +20,8 @@ func TestMonthOfClaimsInBrowser(t *testing.T) {
 		[4]string{"cclerk", "Casey Clerk", "clerk", ""},
 		[4]string{"pwhead", "Pat Works", "department_head", "PW"},
 		[4]string{"treas", "Tom Treasurer", "treasurer", ""},
-		[4]string{"admin", "Ada Admin", "administrator", ""})
+		[4]string{"admin", "Ada Admin", "administrator", ""},
+		[4]string{"pres", "Pat President", "president", ""})
 
 	b.as("cclerk")
 	var claims []string
@@ -131,8 +132,14 @@ func TestMonthOfClaimsInBrowser(t *testing.T) {
 	if got := b.text("lc-deemed"); got != "2027-07-18" {
 		t.Fatalf("deemed disallowed on %q, want 2027-07-18 (120 days after 2027-03-20)", got)
 	}
-	b.do("notify the President", set(`[data-testid="lc-notify-note"]`, "at the office"), submit("lc-notify-submit", "lc-attorney-form"))
+	b.do("notify the President", set(`[data-testid="lc-notify-note"]`, "at the office"), submit("lc-notify-submit", "lc-attorney-waiting"))
+	// The attorney is the President's decision (§5.08).
+	claim := b.eval(`location.pathname`)
+	b.as("pres")
+	b.open(claim, "lc-attorney-form")
 	b.do("the attorney", submit("lc-attorney-submit", "lc-contacted"))
+	b.as("admin")
+	b.open(claim, "lc-decide-form")
 	b.do("the disallowance",
 		set(`[data-testid="lc-decide-on"]`, "2027-04-05"),
 		set(`[data-testid="lc-decide-meeting"]`, "Board meeting of 2027-04-05, item 9"),

@@ -22,6 +22,7 @@ import (
 	"github.com/villagehall/appliance/kiosk"
 	"github.com/villagehall/appliance/kiosk/staff"
 	"github.com/villagehall/appliance/kiosk/terminal"
+	"github.com/villagehall/appliance/kiosk/terminal/stripe"
 	"github.com/villagehall/appliance/sync/faults"
 	"github.com/villagehall/appliance/sync/pki"
 	"github.com/villagehall/appliance/sync/replica"
@@ -57,6 +58,8 @@ type Config struct {
 	LogFormat, LogLevel string
 	// Backup is where the backups of this node go (backup, drill).
 	Backup backupConfig
+	// Stripe is the Stripe Terminal reader (Terminal "stripe").
+	Stripe stripeConfig
 }
 
 // Village is the village's time zone. Dates in the ledger are its dates.
@@ -82,15 +85,52 @@ type Main struct {
 	// replicated staff accounts (set once the node is open; the peer port
 	// may take a request before).
 	adminToken atomic.Pointer[func(token string) (string, error)]
-	faults     *faults.Injector // with --faults on a clustered node
-	metrics    *metrics         // this node's Prometheus registry
-	rootFS     string           // the node's own filesystem, which the backup drive is not ("/"; tests set another)
+	faults     *faults.Injector             // with --faults on a clustered node
+	metrics    *metrics                     // this node's Prometheus registry
+	rootFS     string                       // the node's own filesystem, which the backup drive is not ("/"; tests set another)
+	card       terminal.Terminal            // the node's card terminal, or nil
+	cardStatus func() (ok bool, why string) // whether its kiosk takes cards now
 }
 
 // NewMain returns a Main with default configuration.
 func NewMain() *Main {
 	return &Main{Config: Config{DataDir: "data", HTTPAddr: "127.0.0.1:8080", StaffAddr: "127.0.0.1:8443", NodeID: "hall-kiosk",
-		OfflineCardLimit: domain.MustMoney("500.00"), LogFormat: "json", LogLevel: "info", Backup: defaultBackup}}
+		OfflineCardLimit: domain.MustMoney("500.00"), LogFormat: "json", LogLevel: "info", Backup: defaultBackup, Stripe: defaultStripe}}
+}
+
+// openTerminal returns the card terminal the configuration names, or nil
+// for none. The simulator is also kept in m.Terminal, for the demo panel
+// and the tests.
+func (m *Main) openTerminal() (terminal.Terminal, error) {
+	cfg := &m.Config
+	switch term := cfg.Terminal; {
+	case term == "simulator" || term == "" && cfg.Demo:
+		// The simulator approves whatever the resident picks: demo and
+		// development only, never a node that takes real money.
+		m.Terminal = terminal.NewSimulator()
+		cfg.Logger.Warn("the card terminal is a simulator (--demo or --terminal simulator): card payments are not real")
+		return m.Terminal, nil
+	case term == "" || term == "none":
+		// No terminal: the kiosk says card payments are not available
+		// and sends residents to the window.
+		return nil, nil
+	case term == "stripe":
+		if p := cfg.Stripe.check(); p != nil {
+			return nil, fmt.Errorf("%s: %s", p.key, p.msg)
+		}
+		key, err := readStripeKey(cfg.Stripe.SecretFile, cfg.DataDir)
+		if err != nil {
+			return nil, err
+		}
+		limit, _ := domain.ParseMoney(cfg.Stripe.MaxAmount) // checked above
+		d, err := stripe.New(stripe.Config{Key: key, Reader: cfg.Stripe.Reader, Descriptor: cfg.Stripe.Descriptor, URL: cfg.Stripe.APIURL, MaxAmount: limit})
+		if err != nil {
+			return nil, err
+		}
+		cfg.Logger.Info("card terminal: Stripe Terminal", "reader", cfg.Stripe.Reader, "max_amount", limit.String())
+		return d, nil
+	}
+	return nil, fmt.Errorf("unknown --terminal %q (stripe, simulator or none)", cfg.Terminal)
 }
 
 // Addr returns the address the kiosk's HTTP server listens on.
@@ -137,6 +177,18 @@ func (m *Main) Run(ctx context.Context) error {
 	if m.operatorToken, err = loadOrCreateToken(filepath.Join(cfg.DataDir, "operator.token")); err != nil {
 		return err
 	}
+	card, err := m.openTerminal()
+	if err != nil {
+		return err
+	}
+	// The offline card limit bounds what a store-and-forward terminal
+	// approves without its processor. A cloud-driven reader approves
+	// online or not at all, so a payment it approved is real money
+	// whatever the ledger's link: the limit does not apply (issue #18).
+	offlineLimit := cfg.OfflineCardLimit
+	if card != nil && !card.Capabilities().StoreAndForward {
+		offlineLimit = domain.Money{}
+	}
 	rcfg := replica.Config{
 		ID:         cfg.NodeID,
 		Dir:        cfg.DataDir,
@@ -147,7 +199,7 @@ func (m *Main) Run(ctx context.Context) error {
 		Bootstrap:  true,
 		SubmitWait: cfg.SubmitWait,
 
-		OfflineCardLimit: cfg.OfflineCardLimit,
+		OfflineCardLimit: offlineLimit,
 	}
 	settings, clustered, err := readSettings(cfg.DataDir)
 	if err != nil {
@@ -216,25 +268,15 @@ func (m *Main) Run(ctx context.Context) error {
 		Logger:   cfg.Logger,
 		NodeID:   cfg.NodeID,
 	}
-	switch term := cfg.Terminal; {
-	case term == "simulator" || term == "" && cfg.Demo:
-		// The simulator approves whatever the resident picks: demo and
-		// development only, never a node that takes real money.
-		m.Terminal = terminal.NewSimulator()
-		kcfg.Terminal, kcfg.Simulator = m.Terminal, true
-		cfg.Logger.Warn("the card terminal is a simulator (--demo or --terminal simulator): card payments are not real")
-	case term == "" || term == "none":
-		// No terminal: the kiosk says card payments are not available
-		// and sends residents to the window.
-	default:
-		m.Node.Close()
-		return fmt.Errorf("unknown --terminal %q (simulator or none)", term)
+	if card != nil {
+		kcfg.Terminal, kcfg.Simulator = card, m.Terminal != nil
 	}
 	ks, err := kiosk.New(kcfg)
 	if err != nil {
 		m.Node.Close()
 		return err
 	}
+	m.card, m.cardStatus = card, ks.CardStatus
 	// The kiosk's listener: plain HTTP for the kiosk's own browser on
 	// loopback, resident pages only. Staff pages, the API and the backup
 	// stream are never served here.

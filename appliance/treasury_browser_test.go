@@ -20,11 +20,18 @@ import (
 // the last day for suit; then the treasurer takes cash at the window,
 // closes the drawer, is refused a deposit to a bank the board never
 // designated, records the board's designation of the Bank of Belleville
-// and deposits there.
+// and deposits there; then the clerk records the levy apportionment of the
+// 2025 Dane roll (levies that do not add up refused first), and the
+// treasurer sees the shares of the February settlement add up to the
+// collections and pays the school district its share. The President
+// (added with `appliance user add --role president`) records the decision
+// on the attorney, which the administrator is not offered.
 func TestTreasuryInBrowser(t *testing.T) {
 	b := newOfficeBrowser(t, "2026-11-29T10:00",
 		[4]string{"admin", "Ada Admin", "administrator", ""},
-		[4]string{"treas", "Tom Treasurer", "treasurer", ""})
+		[4]string{"treas", "Tom Treasurer", "treasurer", ""},
+		[4]string{"pres", "Pat President", "president", ""},
+		[4]string{"clerk1", "Cal Clerk", "clerk", ""})
 	m, ctx, base := b.m, b.ctx, b.base
 	step, has, as := b.do, b.has, b.as
 	// set sets the field with the test id.
@@ -60,11 +67,28 @@ func TestTreasuryInBrowser(t *testing.T) {
 		set("lc-notify-note", "by phone"),
 		submit("lc-notify-submit", "legal-claim"),
 	)
-	step("the attorney",
+	// The attorney is the President's decision: the administrator sees it
+	// waiting, the President's start page asks for it.
+	step("the attorney waits for the President", chromedp.WaitVisible(testid("lc-attorney-waiting")))
+	if has("lc-attorney-form") {
+		t.Fatal("the administrator is offered the President's decision on the attorney")
+	}
+	browsertest.Axe(t, ctx, "legal claim waiting for the President")
+	as("pres")
+	step("the President's start page", chromedp.Navigate(base+"/staff/"), chromedp.WaitVisible(testid("alert-legal-attorney-"+id)))
+	step("the President's claim page",
+		chromedp.Navigate(base+"/staff/legal-claims/"+id),
 		chromedp.WaitVisible(testid("lc-attorney-form")),
-		submit("lc-attorney-submit", "lc-contacted"),
 	)
+	browsertest.Axe(t, ctx, "legal claim, the President's decision on the attorney")
+	browsertest.Screenshot(t, ctx, "treasury-1b-president")
+	step("the attorney", submit("lc-attorney-submit", "lc-contacted"))
+	if got := text(t, ctx, "lc-attorney"); !strings.Contains(got, "pres") {
+		t.Fatalf("the attorney step: %q", got)
+	}
+	as("admin")
 	step("a disallowance dated before the claim",
+		chromedp.Navigate(base+"/staff/legal-claims/"+id),
 		chromedp.WaitVisible(testid("lc-decide-form")),
 		set("lc-decide-on", "2026-10-10"),
 		set("lc-decide-meeting", "Board meeting of 2026-11-29, item 6"),
@@ -96,7 +120,7 @@ func TestTreasuryInBrowser(t *testing.T) {
 	browsertest.Screenshot(t, ctx, "treasury-2-claim")
 	step("the start page after the notice", chromedp.Navigate(base+"/staff/"), chromedp.WaitVisible(testid("alert-legal-suit-"+id)))
 	var rec domain.LegalClaimRecord
-	if err := m.Node.Get(domain.CollectionLegalClaims, id, &rec); err != nil || rec.Tracking == "" || rec.President == nil || rec.President.By != "admin" {
+	if err := m.Node.Get(domain.CollectionLegalClaims, id, &rec); err != nil || rec.Tracking == "" || rec.President == nil || rec.President.By != "admin" || rec.Attorney == nil || rec.Attorney.By != "pres" {
 		t.Fatalf("the claim in the ledger: %+v %v", rec, err)
 	}
 
@@ -171,4 +195,100 @@ func TestTreasuryInBrowser(t *testing.T) {
 		t.Fatalf("the slip's total %q, want 96.10", got)
 	}
 	browsertest.Screenshot(t, ctx, "treasury-4-deposit")
+
+	// The settlement of the 2025 Dane roll's January collections (the demo
+	// paid them January 20-27, 2026): the clerk records the roll's levy
+	// apportionment, the treasurer sees each jurisdiction's share and pays
+	// the school district its share.
+	as("clerk1")
+	step("the levy page",
+		chromedp.Navigate(base+"/staff/levy?county=dane&year=2025"),
+		chromedp.WaitVisible(testid("levy-form")),
+	)
+	bills := text(t, ctx, "levy-bills")
+	total := moneyIn(t, bills)
+	if !total.IsPositive() {
+		t.Fatalf("the roll's bills: %q", bills)
+	}
+	// County 20%, village 30%, college 5%, the school district the rest.
+	cents := total.Cents()
+	county, village, college := domain.Cents(cents*20/100), domain.Cents(cents*30/100), domain.Cents(cents*5/100)
+	school := total.Sub(county).Sub(village).Sub(college)
+	step("levies that do not add up",
+		set("levy-total", total.String()),
+		set("levy-levy2", county.String()),
+		set("levy-levy3", village.String()),
+		set("levy-code4", "belleville-sd"), set("levy-name4", "Belleville School District"),
+		set("levy-levy4", school.Add(domain.Cents(1)).String()),
+		set("levy-code5", "madison-college"), set("levy-name5", "Madison Area Technical College"),
+		set("levy-levy5", college.String()),
+		submit("levy-submit", "form-error"),
+	)
+	if got := text(t, ctx, "form-error"); !strings.Contains(got, "must add up exactly") {
+		t.Fatalf("the refusal: %q", got)
+	}
+	browsertest.Axe(t, ctx, "levy apportionment refused")
+	step("the levy apportionment",
+		set("levy-levy4", school.String()),
+		submit("levy-submit", "levy-recorded"),
+	)
+	browsertest.Axe(t, ctx, "levy apportionment recorded")
+	browsertest.Screenshot(t, ctx, "treasury-5-levy")
+
+	as("treas")
+	step("the settlement",
+		chromedp.Navigate(base+"/staff/settlements?county=dane&year=2025&period=february"),
+		chromedp.WaitVisible(testid("settlement-shares")),
+	)
+	collected := moneyIn(t, text(t, ctx, "settlement-collected"))
+	sum := domain.Cents(0)
+	for _, code := range []string{"dane", "belleville", "belleville-sd", "madison-college"} {
+		sum = sum.Add(moneyIn(t, text(t, ctx, "share-amount-"+code)))
+	}
+	if !collected.IsPositive() || !sum.Equal(collected) {
+		t.Fatalf("the shares add up to %s, the collections are %s", sum, collected)
+	}
+	if got := text(t, ctx, "share-unsettled-belleville"); !strings.Contains(got, "kept") {
+		t.Fatalf("the village's share: %q", got)
+	}
+	browsertest.Axe(t, ctx, "settlement with the shares")
+	share := moneyIn(t, text(t, ctx, "share-amount-belleville-sd"))
+	step("pay the school district its share",
+		chromedp.SetValue(testid("settlement-jurisdiction"), "belleville-sd"),
+		set("settlement-amount", share.String()),
+		set("settlement-reference", "check 10422"),
+		submit("settlement-submit", "settlement-payments"),
+	)
+	if got := text(t, ctx, "share-unsettled-belleville-sd"); got != "$0.00" {
+		t.Fatalf("the school district's share unsettled: %q", got)
+	}
+	if got := text(t, ctx, "settlement-payments"); !strings.Contains(got, "Belleville School District") || !strings.Contains(got, "check 10422") {
+		t.Fatalf("the payments: %q", got)
+	}
+	if got := b.fetchHead("settlement-pdf"); got != "application/pdf 200 %PDF-" {
+		t.Fatalf("the statement PDF: %q", got)
+	}
+	browsertest.Screenshot(t, ctx, "treasury-6-settlement")
+	var st domain.SettlementRecord
+	if err := m.Node.Get(domain.CollectionCountySettlements, domain.SettlementID(domain.Dane, 2025, domain.SettleFebruary), &st); err != nil || len(st.Payments) != 1 || st.Payments[0].Jurisdiction != "belleville-sd" || !st.Payments[0].Amount.Equal(share) {
+		t.Fatalf("the settlement in the ledger: %+v %v", st, err)
+	}
+}
+
+// moneyIn returns the first dollar amount ("$1,234.56") in s.
+func moneyIn(t *testing.T, s string) domain.Money {
+	t.Helper()
+	i := strings.IndexByte(s, '$')
+	if i < 0 {
+		t.Fatalf("no amount in %q", s)
+	}
+	j := i + 1
+	for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == ',' || s[j] == '.') {
+		j++
+	}
+	m, err := domain.ParseMoney(strings.TrimRight(strings.ReplaceAll(s[i+1:j], ",", ""), "."))
+	if err != nil {
+		t.Fatalf("the amount in %q: %v", s, err)
+	}
+	return m
 }

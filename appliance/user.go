@@ -42,7 +42,7 @@ func (m *Main) mountStaff(mux *http.ServeMux, loc *time.Location) error {
 		Location:      loc,
 		Logger:        m.Config.Logger,
 		OperatorToken: m.operatorToken,
-		Modules:       append(staffModules(), backups.New(m.backupStatus)),
+		Modules:       append(staffModules(), backups.New(m.backupStatus), m.cardsModule()),
 	})
 	if err != nil {
 		return err

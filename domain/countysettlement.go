@@ -5,31 +5,49 @@ import (
 	"strings"
 )
 
-// Settlements of the property tax with the county treasurers (§5.17, cited
-// by content: the text that obliges the village to pay the state and
-// county taxes its treasurer owes the county treasurer, Wis. Stat.
-// 70.67(2), sits under the "§5.18" heading). The village lies in Dane and
-// Green counties; it settles with each treasurer for the tax bills of its
-// roll in that county.
+// Settlements of the property tax collected by the village treasurer
+// (§5.17, cited by content: the text that obliges the village to pay the
+// state and county taxes its treasurer owes the county treasurer, Wis.
+// Stat. 70.67(2), sits under the "§5.18" heading). The village lies in Dane
+// and Green counties; it settles the collections of its roll in each
+// county.
 //
-// The reading of Wis. Stat. 74.25 implemented here: the village treasurer
-// collects until the first installment's due date, January 31 (Ch. 74,
-// taxbill.go). It settles twice for a roll year Y:
-//   - the January settlement, on or before January 15 of Y+1, for what it
-//     collected through December 31 of Y (74.25(1)(a));
-//   - the February settlement, on or before February 20 of Y+1, for what it
-//     collected from January 1 through January 31 of Y+1 (74.25(1)(b)).
+// The reading of Ch. 74's settlements implemented here (subchapter IV: s.
+// 74.23 January settlement, 74.25 February settlement, 74.29 the county's
+// August settlement): the village treasurer collects until the first
+// installment's due date, January 31 (taxbill.go), and settles twice for a
+// roll year Y:
+//   - the January settlement (74.23), on or before January 15 of Y+1, for
+//     what it collected through December 31 of Y;
+//   - the February settlement (74.25), on or before February 20 of Y+1,
+//     for what it collected from January 1 through January 31 of Y+1.
 //
-// The amount due to the county treasurer is the general property tax
-// collected in the period on the county's bills. The special items
-// (special assessments, charges and taxes) on the bills are the village's
-// own and stay with it (74.25(1)(a)1 pays them to the treasurer of whoever
-// levied them); an overpayment is not tax and is refunded under §5.07(1).
-// The appliance holds no apportionment of the general tax among the taxing
-// jurisdictions, so the statement settles the whole general tax collected
-// with the county; the county's settlement sheet accounts for the shares.
+// In each, paragraph (1)(a) settles the special assessments, charges and
+// taxes (the village retains its own) and (1)(b) the general property
+// taxes, each taxing jurisdiction's proportionate share paid to it, the
+// state's to the county ("except that the treasurer shall pay the state's
+// proportionate share to the county"). The second installments, paid to
+// the county treasurer, are the county's to settle in August (74.29) and
+// are not here. An earlier version of this comment cited 74.25(1)(a) and
+// (b) for the two settlements: those are the paragraphs of one.
+//
+// What is settled is the general property tax collected in the period on
+// the county's bills, shared among the taxing jurisdictions of the roll in
+// proportion to the levies its apportionment records (levy.go, ShareOut:
+// largest remainder, so the shares add up to the collection exactly).
+// Each jurisdiction's share is paid to its treasurer (the state's to the
+// county treasurer), and each payment is recorded against the
+// jurisdiction whose share it paid; the village keeps its own share. No payment is taken before the roll's
+// apportionment is recorded, a payment to a jurisdiction never exceeds
+// what its levy leaves unpaid over the roll's two settlements, and the
+// pages refuse one above its share of the period unsettled
+// (Reads.CheckSettlementPayment). The special items (special
+// assessments, charges and taxes) on the bills are the village's own and
+// stay with it; an overpayment is not tax and is refunded under §5.07(1).
 
-// KindCountySettlement records a payment to a county treasurer.
+// KindCountySettlement records a payment of a settlement to a taxing
+// jurisdiction of the roll (its kind's name is the first release's: the
+// county treasurer was its only payee then).
 const KindCountySettlement Kind = "county_settlement"
 
 // CollectionCountySettlements holds the payments of each settlement, by
@@ -65,14 +83,15 @@ func SettlementID(county County, year int, period string) string {
 	return fmt.Sprintf("%s-%04d-%s", county, year, period)
 }
 
-// SettlementPayment is a payment made to the county treasurer.
+// SettlementPayment is a payment of a settlement to a jurisdiction.
 type SettlementPayment struct {
-	PaidOn    Date     `json:"paid_on"`
-	Amount    Money    `json:"amount"`
-	Reference string   `json:"reference"` // the check or transfer
-	CommandID string   `json:"command_id"`
-	At        DateTime `json:"at"`
-	By        string   `json:"by"`
+	Jurisdiction string   `json:"jurisdiction,omitempty"` // the roll's jurisdiction paid (LevyShare.Jurisdiction)
+	PaidOn       Date     `json:"paid_on"`
+	Amount       Money    `json:"amount"`
+	Reference    string   `json:"reference"` // the check or transfer
+	CommandID    string   `json:"command_id"`
+	At           DateTime `json:"at"`
+	By           string   `json:"by"`
 }
 
 // SettlementRecord is what the ledger keeps of a settlement: its payments.
@@ -84,22 +103,23 @@ type SettlementRecord struct {
 	Payments []SettlementPayment `json:"payments"`
 }
 
-// CountySettlement records a payment to a county treasurer for a
-// settlement.
+// CountySettlement records a payment of a settlement of a county's roll
+// to one of its taxing jurisdictions.
 type CountySettlement struct {
-	County    County `json:"county"`
-	TaxYear   int    `json:"tax_year"`
-	Period    string `json:"period"`
-	PaidOn    Date   `json:"paid_on"`
-	Amount    Money  `json:"amount"`
-	Reference string `json:"reference"`
+	County       County `json:"county"`
+	TaxYear      int    `json:"tax_year"`
+	Period       string `json:"period"`
+	Jurisdiction string `json:"jurisdiction,omitempty"` // the roll's jurisdiction paid its share (required; omitted empty so the first encoding stays)
+	PaidOn       Date   `json:"paid_on"`
+	Amount       Money  `json:"amount"`
+	Reference    string `json:"reference"`
 }
 
 // Kind names the payload's kind.
 func (*CountySettlement) Kind() Kind { return KindCountySettlement }
 
 func (p *CountySettlement) textFields() []textField {
-	return []textField{oneLine("The period", p.Period), oneLine("The reference", p.Reference)}
+	return []textField{oneLine("The period", p.Period), oneLine("The jurisdiction", p.Jurisdiction), oneLine("The reference", p.Reference)}
 }
 
 var countySettlementKind = &Descriptor{
@@ -132,10 +152,43 @@ func applyCountySettlement(tx Tx, c Command, _ Env, res *Result) error {
 	case strings.TrimSpace(p.Reference) == "":
 		return bad("Give the check number or transfer reference of the payment.")
 	}
-	id := SettlementID(p.County, p.TaxYear, p.Period)
-	var s SettlementRecord
-	if _, err := tx.Get(CollectionCountySettlements, id, &s); err != nil {
+	var ap LevyApportionmentRecord
+	found, err := tx.Get(CollectionLevyApportionments, RollID(p.County, p.TaxYear), &ap)
+	if err != nil {
 		return err
+	}
+	if !found {
+		return Errorf(ECONFLICT, sectionSettlement, "The levy apportionment of the %d %s roll is not recorded: record the roll's levy by jurisdiction before settling its shares.", p.TaxYear, p.County.Title())
+	}
+	share, ok := ap.Share(p.Jurisdiction)
+	switch {
+	case !ok:
+		return bad("%q is not a taxing jurisdiction of the %d %s roll.", p.Jurisdiction, p.TaxYear, p.County.Title())
+	case share.Kind == JurisdictionVillage:
+		return bad("The village keeps its own share of the tax it collected: there is nothing to pay to %s.", share.Name)
+	}
+	id := SettlementID(p.County, p.TaxYear, p.Period)
+	// What the jurisdiction's levy leaves unpaid over both settlements of
+	// the roll bounds any one payment (the shares of the collections are
+	// never more than the levy).
+	paid := Cents(0)
+	var s SettlementRecord
+	for _, period := range SettlementPeriods() {
+		var r SettlementRecord
+		if _, err := tx.Get(CollectionCountySettlements, SettlementID(p.County, p.TaxYear, period), &r); err != nil {
+			return err
+		}
+		for _, x := range r.Payments {
+			if x.Jurisdiction == share.Jurisdiction {
+				paid = paid.Add(x.Amount)
+			}
+		}
+		if period == p.Period {
+			s = r
+		}
+	}
+	if left := share.Levy.Sub(paid); left.LessThan(p.Amount) {
+		return bad("%s would be paid more than it levied on the roll: %s levied, %s paid, %s left.", share.Name, share.Levy, paid, left)
 	}
 	for _, x := range s.Payments {
 		if x.Reference == strings.TrimSpace(p.Reference) {
@@ -143,8 +196,14 @@ func applyCountySettlement(tx Tx, c Command, _ Env, res *Result) error {
 		}
 	}
 	s.ID, s.County, s.TaxYear, s.Period = id, p.County, p.TaxYear, p.Period
-	s.Payments = append(s.Payments, SettlementPayment{PaidOn: p.PaidOn, Amount: p.Amount, Reference: strings.TrimSpace(p.Reference), CommandID: c.ID, At: c.At, By: c.Actor})
-	res.Ref, res.Note = id, fmt.Sprintf("paid %s to the %s treasurer (%s settlement of %d)", p.Amount, p.County.Title(), p.Period, p.TaxYear)
+	s.Payments = append(s.Payments, SettlementPayment{Jurisdiction: share.Jurisdiction, PaidOn: p.PaidOn, Amount: p.Amount, Reference: strings.TrimSpace(p.Reference), CommandID: c.ID, At: c.At, By: c.Actor})
+	if !ap.PaidShares {
+		ap.PaidShares = true
+		if err := tx.Put(CollectionLevyApportionments, ap.ID, ap); err != nil {
+			return err
+		}
+	}
+	res.Ref, res.Note = id, fmt.Sprintf("paid %s to %s (%s settlement of the %d %s roll)", p.Amount, share.Name, p.Period, p.TaxYear, p.County.Title())
 	return tx.Put(CollectionCountySettlements, id, s)
 }
 
@@ -158,31 +217,51 @@ type SettlementLine struct {
 	Specials   Money    `json:"specials"`
 }
 
-// SettlementStatement is the statement of a settlement with a county
-// treasurer: the collections of the period, the amount due to the county,
-// what was paid and what is left.
+// SettlementShare is one jurisdiction's part of a settlement: its share
+// of the general tax collected in the period, what was paid to it and what
+// is left. The village's share is Retained: kept, never paid.
+type SettlementShare struct {
+	LevyShare
+	Share     Money `json:"share"`
+	Paid      Money `json:"paid"`
+	Unsettled Money `json:"unsettled"`
+	Retained  bool  `json:"retained,omitempty"`
+}
+
+// SettlementStatement is the statement of a settlement of a county's roll
+// for a period: the collections, each jurisdiction's share of them, what
+// was paid and what is left.
 type SettlementStatement struct {
-	County     County              `json:"county"`
-	TaxYear    int                 `json:"tax_year"`
-	Period     string              `json:"period"`
-	From       Date                `json:"from,omitzero"`
-	Through    Date                `json:"through"`
-	DueOn      Date                `json:"due_on"`
-	Lines      []SettlementLine    `json:"lines"`
-	Specials   Money               `json:"specials"` // kept by the village
-	Due        Money               `json:"due"`      // the general tax collected: due to the county
-	Payments   []SettlementPayment `json:"payments"`
-	Paid       Money               `json:"paid"`
-	Unsettled  Money               `json:"unsettled"` // due − paid; negative when overpaid
-	PastDue    bool                `json:"past_due"`  // unsettled after the due date (as of the day asked)
-	AsOf       Date                `json:"as_of"`
-	BillsCount int                 `json:"bills"`
+	County   County           `json:"county"`
+	TaxYear  int              `json:"tax_year"`
+	Period   string           `json:"period"`
+	From     Date             `json:"from,omitzero"`
+	Through  Date             `json:"through"`
+	DueOn    Date             `json:"due_on"`
+	Lines    []SettlementLine `json:"lines"`
+	Specials Money            `json:"specials"` // kept by the village
+	// Collected is the general tax collected in the period. Apportioned
+	// says the roll's levy apportionment is recorded: then Shares divide
+	// Collected among its jurisdictions, VillageShare is the village's,
+	// and Due the rest, to be paid out. Without it Due is all of
+	// Collected, none of it settled yet.
+	Collected    Money               `json:"collected"`
+	Apportioned  bool                `json:"apportioned"`
+	Shares       []SettlementShare   `json:"shares"`
+	VillageShare Money               `json:"village_share"`
+	Due          Money               `json:"due"`
+	Payments     []SettlementPayment `json:"payments"`
+	Paid         Money               `json:"paid"`
+	Unsettled    Money               `json:"unsettled"` // due − paid; negative when overpaid
+	PastDue      bool                `json:"past_due"`  // unsettled after the due date (as of the day asked)
+	AsOf         Date                `json:"as_of"`
+	BillsCount   int                 `json:"bills"`
 }
 
 // Settlement returns the statement of the settlement of county's roll of
 // year for period, as of day asOf (for PastDue).
 func (x Reads) Settlement(county County, year int, period string, asOf Date) (SettlementStatement, error) {
-	st := SettlementStatement{County: county, TaxYear: year, Period: period, AsOf: asOf, Specials: Cents(0), Due: Cents(0), Paid: Cents(0)}
+	st := SettlementStatement{County: county, TaxYear: year, Period: period, AsOf: asOf, Specials: Cents(0), Collected: Cents(0), VillageShare: Cents(0), Due: Cents(0), Paid: Cents(0)}
 	if !county.Valid() {
 		return st, Errorf(EINVALID, sectionSettlement, "%q is not a county of the village (dane or green).", county)
 	}
@@ -203,7 +282,7 @@ func (x Reads) Settlement(county County, year int, period string, asOf Date) (Se
 				continue
 			}
 			st.Lines = append(st.Lines, SettlementLine{TaxBill: b.ID, Parcel: b.Parcel, Receipt: p.Receipt, At: p.At, GeneralTax: p.Allocation.GeneralTax, Specials: p.Allocation.SpecialItems})
-			st.Due = st.Due.Add(p.Allocation.GeneralTax)
+			st.Collected = st.Collected.Add(p.Allocation.GeneralTax)
 			st.Specials = st.Specials.Add(p.Allocation.SpecialItems)
 		}
 	}
@@ -214,6 +293,30 @@ func (x Reads) Settlement(county County, year int, period string, asOf Date) (Se
 	st.Payments = rec.Payments
 	for _, p := range rec.Payments {
 		st.Paid = st.Paid.Add(p.Amount)
+	}
+	st.Due = st.Collected
+	ap, ok, err := x.LevyApportionment(county, year)
+	if err != nil {
+		return st, err
+	}
+	if ok {
+		st.Apportioned = true
+		for i, amount := range ap.ShareOut(st.Collected) {
+			sh := SettlementShare{LevyShare: ap.Shares[i], Share: amount, Paid: Cents(0), Retained: ap.Shares[i].Kind == JurisdictionVillage}
+			for _, p := range rec.Payments {
+				if p.Jurisdiction == sh.Jurisdiction {
+					sh.Paid = sh.Paid.Add(p.Amount)
+				}
+			}
+			if sh.Retained {
+				st.VillageShare = amount
+				sh.Unsettled = Cents(0)
+			} else {
+				sh.Unsettled = amount.Sub(sh.Paid)
+			}
+			st.Shares = append(st.Shares, sh)
+		}
+		st.Due = st.Collected.Sub(st.VillageShare)
 	}
 	st.Unsettled = st.Due.Sub(st.Paid)
 	st.PastDue = st.Unsettled.IsPositive() && asOf.After(due)
@@ -239,4 +342,32 @@ func (x Reads) SettlementsPastDue(asOf Date) ([]SettlementStatement, error) {
 		}
 	}
 	return out, nil
+}
+
+// CheckSettlementPayment checks a payment against the statement of its
+// settlement as of today, before it is submitted: a payment to a
+// jurisdiction is at most its share of the period's collections left
+// unpaid. The ledger checks the rest when it applies it.
+func (x Reads) CheckSettlementPayment(p CountySettlement, today Date) error {
+	st, err := x.Settlement(p.County, p.TaxYear, p.Period, today)
+	if err != nil {
+		return err
+	}
+	if !st.Apportioned {
+		return Errorf(ECONFLICT, sectionSettlement, "The levy apportionment of the %d %s roll is not recorded: record the roll's levy by jurisdiction before settling its shares.", p.TaxYear, p.County.Title())
+	}
+	// A payment whose reference is on the settlement already is a retry
+	// or a duplicate: the ledger answers it (the same command id gets its
+	// first answer, another one a conflict).
+	for _, x := range st.Payments {
+		if x.Reference == strings.TrimSpace(p.Reference) {
+			return nil
+		}
+	}
+	for _, sh := range st.Shares {
+		if sh.Jurisdiction == p.Jurisdiction && !sh.Retained && sh.Unsettled.LessThan(p.Amount) {
+			return Errorf(EINVALID, sectionSettlement, "%s's share of the %s settlement is %s, of which %s is paid: %s is left to pay, not %s.", sh.Name, p.Period, sh.Share, sh.Paid, sh.Unsettled.Max(Cents(0)), p.Amount)
+		}
+	}
+	return nil
 }

@@ -41,23 +41,35 @@ type InvestmentGround struct {
 }
 
 // InvestmentGrounds returns the legal grounds an investment may rest on,
-// a closed list. Reading: Wis. Stat. 66.0603(1m)(a) lists the securities
-// in which a municipality may invest money not immediately needed, by
-// subdivision; 219.05 makes the mortgages and obligations insured or
-// guaranteed under the National Housing Act legal investments for public
-// funds. The "other" securities of a village policy are not here: §5.09
-// allows only what the statutes make legal, so a policy cannot add one.
+// a closed list. §5.09 cites "Sections 66.0603 and 219.05, Wis. Stats."
+// without subdivisions, and RULES.md adds nothing; the subdivisions below
+// are those of the statute's text: 66.0603(1m)(a) lists the securities in
+// which a village may invest funds not immediately needed (1. time
+// deposits maturing in not more than 3 years; 2. federal bonds and
+// securities; 3. bonds and securities of Wisconsin local governments,
+// the village's own among them; 4. securities rated in the two highest
+// categories, maturing or tenderable within 7 years; 5. shares of a
+// no-load registered investment company whose portfolio is limited to
+// federal securities and agreements secured by them), (1m)(c) the local
+// government pooled-investment fund (25.50), and (1m)(d) agreements with
+// a public depository to repay funds advanced plus interest, secured by
+// federal securities. Chapter 5 names 219.05 as a second source of
+// securities legal for the purpose but not what it makes legal, so its
+// ground is stated as the ordinance states it, and choosing it says the
+// treasurer relies on that section. The "other" securities of a village
+// policy are not here: §5.09 allows only what the statutes make legal
+// ("in accordance with" them), so a policy may narrow the list, never
+// widen it.
 func InvestmentGrounds() []InvestmentGround {
 	return []InvestmentGround{
 		{"time-deposit", "Wis. Stat. 66.0603(1m)(a)1.", "Time deposit in a credit union, bank, savings bank, trust company or savings and loan association authorized in Wisconsin, maturing in not more than 3 years", 3},
 		{"federal", "Wis. Stat. 66.0603(1m)(a)2.", "Bonds or securities issued or guaranteed as to principal and interest by the federal government or its instrumentalities", 0},
 		{"wisconsin-local", "Wis. Stat. 66.0603(1m)(a)3.", "Bonds or securities of a Wisconsin county, city, drainage district, technical college district, village, town or school district", 0},
-		{"own-bonds", "Wis. Stat. 66.0603(1m)(a)3m.", "Bonds or securities issued under the authority of the village", 0},
-		{"lgip", "Wis. Stat. 66.0603(1m)(a)4.", "The local government pooled-investment fund (Wis. Stat. 25.50)", 0},
-		{"rated", "Wis. Stat. 66.0603(1m)(a)5.", "A security rated in the highest or second highest category by a nationally recognized rating agency, maturing in not more than 7 years", 7},
-		{"federal-fund", "Wis. Stat. 66.0603(1m)(a)6.", "Shares of an investment company or trust whose portfolio is limited to federal securities and repurchase agreements fully collateralized by them", 0},
-		{"repurchase", "Wis. Stat. 66.0603(1m)(a)7.", "A repurchase agreement with a public depository, fully collateralized by federal securities", 0},
-		{"nha", "Wis. Stat. 219.05", "Mortgages, bonds or notes insured or guaranteed under the National Housing Act", 0},
+		{"rated", "Wis. Stat. 66.0603(1m)(a)4.", "A security rated in the highest or second highest category by a nationally recognized rating agency, maturing in not more than 7 years", 7},
+		{"federal-fund", "Wis. Stat. 66.0603(1m)(a)5.", "Shares of a no-load registered investment company or trust whose portfolio is limited to federal securities and agreements fully secured by them", 0},
+		{"lgip", "Wis. Stat. 66.0603(1m)(c)", "The local government pooled-investment fund (Wis. Stat. 25.50)", 0},
+		{"repurchase", "Wis. Stat. 66.0603(1m)(d)", "An agreement with a public depository to repay funds advanced plus interest, secured by federal bonds or securities", 0},
+		{"219.05", "Wis. Stat. 219.05", "A security legal for the investment of village funds under Wis. Stat. 219.05, as §5.09 cites it", 0},
 	}
 }
 

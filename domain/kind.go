@@ -80,13 +80,14 @@ func (d *Descriptor) field() string {
 // since returns the ledger format that introduced the kind.
 func (d *Descriptor) since() int { return max(d.Since, 1) }
 
-// Permits reports whether staff role r may issue the kind.
+// Permits reports whether staff role r may issue the kind (Role.Is: the
+// Village President issues what a board member may).
 func (d *Descriptor) Permits(r Role) bool {
 	if len(d.Roles) == 0 {
 		return true
 	}
 	for _, x := range d.Roles {
-		if x == r {
+		if r.Is(x) {
 			return true
 		}
 	}

@@ -95,6 +95,7 @@ var Kinds = NewTable(
 	investmentKind,         // investment.go, §5.09
 	investmentInterestKind, // investment.go, §5.09
 	countySettlementKind,   // countysettlement.go, §5.17
+	levyApportionmentKind,  // levy.go, §5.17
 
 	// The cluster's own.
 	ledgerFormatKind, // ledgerformat.go

@@ -33,8 +33,8 @@ const IndexLegalClaims = "legal-claims-by-date"
 const (
 	LegalClaimFile     = "file"     // a notice of circumstances and/or an itemized claim received
 	LegalClaimItemize  = "itemize"  // the itemized claim served after the notice of circumstances
-	LegalClaimNotify   = "notify"   // the Village President notified by the administrator
-	LegalClaimAttorney = "attorney" // the President's decision on contacting the Village Attorney
+	LegalClaimNotify   = "notify"   // the Village President notified: recorded by the administrator or the President
+	LegalClaimAttorney = "attorney" // the President's decision on contacting the Village Attorney: the President's alone
 	LegalClaimDecide   = "decide"   // the board allowed or disallowed the claim
 	LegalClaimNotice   = "notice"   // the notice of disallowance served, by certified mail
 )
@@ -78,6 +78,20 @@ func (p *LegalClaimChange) textFields() []textField {
 	return []textField{oneLine("The claim", p.ID), oneLine("The claimant", p.Claimant), oneLine("The address", p.Address),
 		oneLine("Who the claim is against", p.Against), manyLines("The description", p.Description), manyLines("The note", p.Note),
 		oneLine("The meeting", p.Meeting), oneLine("The tracking number", p.Tracking)}
+}
+
+// legalStepRoles are the roles that record the President's steps
+// (§5.08): "The Village Administrator shall immediately contact the
+// Village President", so the notice is the administrator's to record, or
+// the President's who received it; "The Village President shall, at
+// their discretion, contact the Village Attorney", so that decision is
+// the President's alone. Chapter 5 names no one to act in the President's
+// absence, so no one else records it; the other steps (file, itemize,
+// decide, notice) are the administrator's or any board member's,
+// the President among them.
+var legalStepRoles = map[string][]Role{
+	LegalClaimNotify:   {RoleAdministrator, RolePresident},
+	LegalClaimAttorney: {RolePresident},
 }
 
 var legalClaimKind = &Descriptor{
@@ -175,6 +189,18 @@ func applyLegalClaim(tx Tx, c Command, env Env, res *Result) error {
 	l, err := loadLegalClaim(tx, p.ID)
 	if err != nil {
 		return err
+	}
+	if who, ok := legalStepRoles[p.Op]; ok {
+		u, found, err := actor(tx, c)
+		if err != nil {
+			return err
+		}
+		if !found || !slices.Contains(who, u.Role) {
+			if p.Op == LegalClaimAttorney {
+				return Errorf(EFORBIDDEN, sectionClaim, "Contacting the Village Attorney about a claim is the Village President's decision (§5.08): only the President records it.")
+			}
+			return Errorf(EFORBIDDEN, sectionClaim, "The Village Administrator contacts the Village President about a claim (§5.08): the administrator or the President records it.")
+		}
 	}
 	step := func() (*LegalStep, error) {
 		if p.On.IsZero() || p.On.After(today) {

@@ -103,6 +103,10 @@ var paramDefs = [...]paramDef{
 	{"notice_posting_places", kindCount, 1, 99, func(v *Values, x paramValue) { v.NoticePostingPlaces = x.n }},
 }
 
+// Values.has holds one bit per parameter: a 65th parameter must widen it
+// (this line stops the build before a bit is silently lost).
+var _ [64 - len(paramDefs)]struct{}
+
 // paramIndex returns the position of name in paramDefs, or −1.
 func paramIndex(name string) int {
 	for i := range paramDefs {

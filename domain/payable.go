@@ -279,7 +279,7 @@ func certifyClaim(tx Tx, c Command, p *ClaimChange, res *Result) error {
 		CertifyAuthorized:     {RoleDepartmentHead, RoleAdministrator, RoleBoard},
 		CertifyConformity:     {RoleDepartmentHead, RoleAdministrator, RoleTreasurer},
 	}[p.Certification]
-	if !slices.Contains(may, u.Role) {
+	if !slices.ContainsFunc(may, u.Role.Is) {
 		return Errorf(EFORBIDDEN, sectionClaims, "The %s certification of a claim is not the %s's to give.", p.Certification, u.Role)
 	}
 	if err := mayActFor(tx, c, cl.Unit, "certify a claim of"); err != nil {

@@ -23,12 +23,24 @@ const (
 	// its budget estimates and requisitions, and makes its emergency
 	// purchases (§5.01(3), §5.12(3), §5.12(7)).
 	RoleDepartmentHead Role = "department_head"
+	// RolePresident is the Village President: a member of the board with
+	// the presidency's own duties, told of every legal claim and deciding
+	// whether to contact the Village Attorney (§5.08). A role, not a
+	// designation: a person holds one role, the pages and the ledger read
+	// it from the account on every request, and the presidency changes
+	// hands as a role does (the users page, `appliance user`). Is says
+	// the President also has every power of a board member.
+	RolePresident Role = "president"
 )
 
 // Roles returns every role, in the order forms list them.
 func Roles() []Role {
-	return []Role{RoleClerk, RoleTreasurer, RoleAdministrator, RoleAuditor, RoleBoard, RoleHotelOperator, RoleDepartmentHead}
+	return []Role{RoleClerk, RoleTreasurer, RoleAdministrator, RoleAuditor, RoleBoard, RolePresident, RoleHotelOperator, RoleDepartmentHead}
 }
+
+// Is reports whether a person of role r acts as role x: every role as
+// itself, and the Village President as a member of the board besides.
+func (r Role) Is(x Role) bool { return r == x || (r == RolePresident && x == RoleBoard) }
 
 // Valid reports whether r is a known role.
 func (r Role) Valid() bool {
@@ -53,6 +65,8 @@ func (r Role) Title() string {
 		return "Auditor"
 	case RoleBoard:
 		return "Board member"
+	case RolePresident:
+		return "Village President"
 	case RoleHotelOperator:
 		return "Hotel operator"
 	case RoleDepartmentHead:
@@ -185,7 +199,7 @@ func applyStaffUser(tx Tx, c Command, res *Result) error {
 		if strings.TrimSpace(ch.Name) == "" {
 			return Errorf(EINVALID, "", "The person's name is required.")
 		}
-		if !ch.Role.Valid() {
+		if !roleKnown(tx, ch.Role) {
 			return Errorf(EINVALID, "", "Unknown role %q.", ch.Role)
 		}
 		if ch.PasswordHash == "" {
@@ -211,7 +225,7 @@ func applyStaffUser(tx Tx, c Command, res *Result) error {
 	case StaffEnable:
 		u.Disabled = false
 	case StaffRole:
-		if !ch.Role.Valid() {
+		if !roleKnown(tx, ch.Role) {
 			return Errorf(EINVALID, "", "Unknown role %q.", ch.Role)
 		}
 		u.Role = ch.Role
@@ -224,6 +238,14 @@ func applyStaffUser(tx Tx, c Command, res *Result) error {
 	u.Changed, u.ChangedBy = c.At, c.Actor
 	res.Note = fmt.Sprintf("staff account %s: %s", u.Username, ch.Op)
 	return tx.Put(CollectionStaffUsers, u.Username, u)
+}
+
+// roleKnown reports whether the ledger gives accounts role r: the
+// President's role exists from ledger format 2, so an entry of format 1
+// that named it is refused wherever it is replayed, as it was when it was
+// applied.
+func roleKnown(tx Tx, r Role) bool {
+	return r.Valid() && (r != RolePresident || RulesFormat(tx) >= 2)
 }
 
 // staffUnit returns the unit of the account a change gives a role: a

@@ -2,6 +2,7 @@ package kiosk_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -235,7 +236,15 @@ func (r *recordingTerminal) Charge(_ context.Context, key string, amount domain.
 	return terminal.Approval{Key: key, Reference: "REAL0001", Amount: amount}, nil
 }
 
-func (r *recordingTerminal) SetNext(o terminal.Outcome) {
+func (r *recordingTerminal) Refund(context.Context, terminal.RefundRequest) (terminal.Refund, error) {
+	return terminal.Refund{}, errors.New("recordingTerminal refunds nothing")
+}
+
+func (r *recordingTerminal) Cancel(context.Context, string) error { return nil }
+
+func (r *recordingTerminal) Capabilities() terminal.Capabilities { return terminal.Capabilities{} }
+
+func (r *recordingTerminal) SetOutcome(_ string, o terminal.Outcome) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.set = append(r.set, o)

@@ -4,6 +4,7 @@ package kiosk
 // checkout (checkout.go) ends with.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -13,20 +14,53 @@ import (
 )
 
 // charge asks the terminal for a card payment of amount keyed by the
-// command id, on a context the browser cannot cancel. Only a demo kiosk
-// (Config.Simulator, with a terminal whose outcome can be set) reads the
-// form's "terminal" field, to choose the simulator's answer; anywhere else
+// command id. It runs on the request's context with a deadline: a resident
+// who walks away (the page's idle reset or another tap leaves the page, and
+// the browser drops the request) ends it, and the terminal stops asking
+// for the card; a card charged meanwhile still comes back as an approval,
+// and everything after it runs on a context the browser cannot cancel.
+// Only a demo kiosk (Config.Simulator, with a terminal whose outcome can
+// be set) reads the form's "terminal" field, to choose the simulator's
+// answer for this charge alone (keyed by its command id); anywhere else
 // the field is never read, so a posted terminal=approve reaches no
 // terminal. Callers check takesCards first.
 func (s *Server) charge(r *http.Request, key string, amount domain.Money) (terminal.Approval, error) {
 	if s.sim != nil {
 		if o, ok := terminal.ParseOutcome(r.PostForm.Get("terminal")); ok {
-			s.sim.SetNext(o)
+			s.sim.SetOutcome(key, o)
 		}
 	}
-	ctx, cancel := detached(r, chargeTimeout)
+	ctx, cancel := context.WithTimeout(r.Context(), chargeTimeout)
 	defer cancel()
 	return s.terminal.Charge(ctx, key, amount)
+}
+
+// stampChecker is implemented by a ledger that can say, without taking a
+// receipt number, whether it would stamp a command of kind k now (a clock
+// it distrusts, a halted node). The kiosk asks before the card is charged
+// and stamps the command only once the card is approved, so a declined or
+// cancelled charge takes no receipt number (issue #18, item 4).
+type stampChecker interface {
+	CheckStamp(k domain.Kind) error
+}
+
+// checkStamp says why the ledger would refuse to stamp a command of kind
+// k now, if it would.
+func (s *Server) checkStamp(k domain.Kind) error {
+	if c, ok := s.ledger.(stampChecker); ok {
+		return c.CheckStamp(k)
+	}
+	return nil
+}
+
+// refundCharge gives an approved charge back to the card because the
+// ledger refused the payment it paid for (the bill was certified to the tax
+// roll meanwhile, a race): nothing was recorded, so nothing may stay
+// charged. The refund is keyed by the command id, so a retry refunds once.
+func (s *Server) refundCharge(r *http.Request, a terminal.Approval, why string) (terminal.Refund, error) {
+	ctx, cancel := detached(r, chargeTimeout)
+	defer cancel()
+	return s.terminal.Refund(ctx, terminal.RefundRequest{Key: a.Key + "-void", ChargeKey: a.Key, Reference: a.Reference, Amount: a.Amount, Reason: why})
 }
 
 // outcomes returns the simulator's outcomes, for its panel.
@@ -91,5 +125,5 @@ func (e chargeError) Unwrap() error { return e.err }
 func (chargeError) HTTPStatus() int { return http.StatusBadGateway }
 
 func isTerminalOutcome(err error) bool {
-	return errors.Is(err, terminal.ErrDeclined) || errors.Is(err, terminal.ErrTimeout) || errors.Is(err, terminal.ErrCancelled)
+	return errors.Is(err, terminal.ErrDeclined) || errors.Is(err, terminal.ErrTimeout) || errors.Is(err, terminal.ErrCancelled) || errors.Is(err, terminal.ErrUnavailable)
 }

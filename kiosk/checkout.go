@@ -1,6 +1,7 @@
 package kiosk
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -8,6 +9,8 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/i18n"
+	"github.com/villagehall/appliance/kiosk/terminal"
 	"github.com/villagehall/appliance/kiosk/view"
 )
 
@@ -243,6 +246,12 @@ func (s *Server) submitCheckout(k *checkout) http.HandlerFunc {
 			s.refuseTampered(w, r, f)
 			return
 		}
+		// One checkout of a command id at a time: a double tap waits for
+		// the first and then finds its receipt.
+		if !s.paying.lock(r.Context(), f.commandID) {
+			return // the browser left
+		}
+		defer s.paying.unlock(f.commandID)
 		p, err := k.load(s, f)
 		if err != nil {
 			s.fail(w, r, err)
@@ -252,23 +261,27 @@ func (s *Server) submitCheckout(k *checkout) http.HandlerFunc {
 			redirect(w, r, s.receiptURL(r, rc))
 			return
 		}
+		if rf, ok := s.voided.get(f.commandID); ok {
+			s.showRefunded(w, r, k, f, rf, "")
+			return
+		}
 		if p.refuse(w, r, s.moment()) {
 			return
 		}
 
-		// The command is stamped before the card is charged, so that a
-		// ledger that refuses to take payments now (a clock it distrusts)
-		// refuses before any money moves; then the payment is checked once
-		// more at its intake time, which fixes its legal date (and a status
-		// letter's fee). A refused charge leaves a gap in this node's
-		// receipt sequence, which only needs to be unique.
-		cmd, err := s.ledger.NewCommand(k.kind, "kiosk")
-		if err != nil {
+		// The ledger is asked whether it takes this kind now (a clock it
+		// distrusts refuses before any money moves), then the payment is
+		// checked once more at its intake time, which fixes its legal date
+		// (and a status letter's fee). The command is stamped, and takes
+		// its receipt number, only once the card is approved: a declined,
+		// timed-out or cancelled charge leaves no gap in this node's
+		// receipt sequence.
+		if err := s.checkStamp(k.kind); err != nil {
 			s.fail(w, r, fmt.Errorf("new %s command: %w", k.kind, err))
 			return
 		}
-		cmd.ID = f.commandID
-		if p.refuse(w, r, cmd.At) {
+		at := s.moment()
+		if p.refuse(w, r, at) {
 			return
 		}
 
@@ -277,16 +290,48 @@ func (s *Server) submitCheckout(k *checkout) http.HandlerFunc {
 			if !isTerminalOutcome(err) {
 				err = chargeError{err}
 			}
+			attrs := append([]any{"kind", k.kind, "command", f.commandID, "amount", p.amount(), "err", err}, p.attrs()...)
+			if errors.Is(err, terminal.ErrUnavailable) {
+				// The processor is unreachable, refuses the keys, or the
+				// amount is beyond what a card may pay here: the detail
+				// is for the staff; the resident goes to the window.
+				s.log.Warn("card payments unavailable", attrs...)
+				s.cards.down(err)
+				k.cardOff(s, w, r)
+				return
+			}
+			s.log.Info("card not charged", attrs...)
 			status, msg, hint := errorStatus(err)
-			s.log.Info("card not charged", append([]any{"kind", k.kind, "command", f.commandID, "amount", p.amount(), "err", err}, p.attrs()...)...)
 			t := s.catalog.Printer(langFrom(r.Context()))
-			s.renderCheckout(w, r, status, f, p, &view.Problem{Message: t.T(msg), Suggestion: t.T(hint)})
+			pr := &view.Problem{Message: t.T(msg), Suggestion: t.T(hint, "ref", f.commandID)}
+			if reason := terminal.DeclineReason(err); reason != "" && t.Lang() == i18n.English {
+				pr.Message += " " + reason
+			}
+			s.renderCheckout(w, r, status, f, p, pr)
 			return
 		}
 
-		cmd.Payload = p.payload(approval.Reference)
-		rc, readBack, err := s.record(r, cmd)
+		cmd, err := s.ledger.NewCommand(k.kind, "kiosk")
+		if err == nil {
+			cmd.ID, cmd.At = f.commandID, at
+			cmd.Payload = p.payload(approval.Reference)
+		}
+		var rc domain.Receipt
+		readBack := false
+		if err == nil {
+			rc, readBack, err = s.record(r, cmd)
+		}
 		if err != nil {
+			var refused *domain.Error
+			if errors.As(err, &refused) {
+				// The ledger refused the payment (a bill certified
+				// meanwhile, a node that stopped taking payments): nothing
+				// is recorded, so the card is refunded.
+				s.voidCharge(w, r, k, f, p, approval, refused)
+				return
+			}
+			// Not known to be refused (it may still post from the outbox):
+			// the clerk resolves it with the approval reference.
 			s.log.Error("card charged but payment not recorded",
 				append([]any{"kind", k.kind, "command", f.commandID, "amount", p.amount(), "approval", approval.Reference, "err", err}, p.attrs()...)...)
 			u := k.urls(f)
@@ -296,6 +341,39 @@ func (s *Server) submitCheckout(k *checkout) http.HandlerFunc {
 		s.log.Info("payment taken", append([]any{"kind", k.kind, "receipt", rc.Number, "status", rc.Status, "command", rc.CommandID, "amount", rc.Amount, "approval", approval.Reference}, p.attrs()...)...)
 		s.showRecorded(w, r, rc, readBack)
 	}
+}
+
+// voidCharge refunds the charge of a payment the ledger refused and tells
+// the resident plainly: not recorded, the money is back on the card. A
+// refund that fails leaves the charge for the clerk, with the approval
+// reference, and is logged as an error.
+func (s *Server) voidCharge(w http.ResponseWriter, r *http.Request, k *checkout, f checkoutForm, p payable, a terminal.Approval, refused *domain.Error) {
+	attrs := append([]any{"kind", k.kind, "command", f.commandID, "amount", a.Amount, "approval", a.Reference, "refused", refused.Message}, p.attrs()...)
+	rf, err := s.refundCharge(r, a, "the ledger refused the payment: "+refused.Message)
+	if err != nil {
+		s.log.Error("card charged, payment refused by the ledger, and the refund failed", append(attrs, "err", err)...)
+		u := k.urls(f)
+		s.showProblem(w, r, http.StatusBadGateway, "charge.not_recorded", "charge.not_recorded_hint", u.back, u.backLabel, "ref", a.Reference)
+		return
+	}
+	s.voided.add(f.commandID, rf)
+	s.log.Warn("payment refused by the ledger; the card was refunded", append(attrs, "refund", rf.Reference)...)
+	s.showRefunded(w, r, k, f, rf, refused.Message)
+}
+
+// showRefunded tells the resident that a payment was not recorded and its
+// charge went back to the card.
+func (s *Server) showRefunded(w http.ResponseWriter, r *http.Request, k *checkout, f checkoutForm, rf terminal.Refund, why string) {
+	pg := s.page(r, problemSelf(r), "title.error")
+	u := k.urls(f)
+	pr := view.Problem{
+		Message:    pg.T("charge.refunded", "amount", pg.Money(rf.Amount), "ref", rf.Reference),
+		Suggestion: pg.T("charge.refunded_hint"),
+	}
+	if why != "" && pg.Lang() == i18n.English {
+		pr.Message += " " + why
+	}
+	s.render(w, r, http.StatusConflict, view.ErrorPage(pg, view.Error{Status: http.StatusConflict, Problem: pr, BackURL: u.back, BackLabel: pg.T(u.backLabel)}))
 }
 
 // refuseTampered answers a checkout form whose signature does not match:

@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/search"
 	"github.com/villagehall/appliance/kiosk/view"
 )
 
@@ -60,6 +61,12 @@ func (s *Server) showFindPage(w http.ResponseWriter, r *http.Request) {
 	switch m.count() {
 	case 0:
 		f.Problem = &view.Problem{Message: p.T("find.error.none", "query", f.Query), Suggestion: p.T("find.error.none_hint")}
+		dym, err := s.didYouMean(f.Query)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		f.DidYouMean = dym
 		s.render(w, r, http.StatusNotFound, view.FindPage(p, f))
 		return
 	case 1:
@@ -120,14 +127,15 @@ func (m matches) url() string {
 
 // search looks q up as a bill number, an account number, a parcel id and a
 // street address, tolerantly: surrounding space is trimmed, case is
-// ignored, a parcel id matches with or without its dashes and an address
+// ignored, a bill number may be typed with spaces or without its "B-"
+// ("B 2026 0113", "2026-0113"), a parcel id matches with or without its dashes and an address
 // matches through domain.NormalizeAddress ("141 w main street" finds
 // "141 W. Main St"). An address must include the house number, so a
 // street name alone does not list a whole street's bills.
 func (s *Server) search(q string) (matches, error) {
 	var m matches
 	seen := make(map[string]bool)
-	for _, v := range spellings(q) {
+	for _, v := range search.BillIDs(q) {
 		b, err := s.ledger.Bill(v)
 		if found, err := present(err); err != nil {
 			return m, err
@@ -135,6 +143,8 @@ func (s *Server) search(q string) (matches, error) {
 			seen["b"+b.ID] = true
 			m.bills = append(m.bills, b)
 		}
+	}
+	for _, v := range spellings(q) {
 		a, err := s.ledger.Account(v)
 		if found, err := present(err); err != nil {
 			return m, err
@@ -218,3 +228,23 @@ func addressMatches(query []string, address string) bool {
 func billURL(id string) string   { return "/bills/" + url.PathEscape(id) }
 func accountURL(n string) string { return "/accounts/" + url.PathEscape(n) }
 func parcelURL(id string) string { return "/parcels/" + url.PathEscape(id) }
+
+// didYouMean offers the addresses the ledger holds that q, which matched
+// nothing, is a few letters away from ("305 hail st": "305 Hall St"). It
+// looks at addresses only: the public kiosk never searches by, nor shows,
+// an owner's name.
+func (s *Server) didYouMean(q string) ([]view.Link, error) {
+	parcels, err := s.ledger.Parcels()
+	if err != nil {
+		return nil, err
+	}
+	addresses := make([]string, 0, len(parcels))
+	for _, pc := range parcels {
+		addresses = append(addresses, pc.Address)
+	}
+	var out []view.Link
+	for _, a := range search.Suggest(q, addresses) {
+		out = append(out, view.Link{Label: a, URL: "/find?q=" + url.QueryEscape(a)})
+	}
+	return out, nil
+}

@@ -1,6 +1,7 @@
 package kiosk_test
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -539,17 +540,25 @@ func TestTerminalRefusalSubmitsNothing(t *testing.T) {
 		message string
 	}{
 		{terminal.Decline, http.StatusPaymentRequired, "declined"},
-		{terminal.Timeout, http.StatusGatewayTimeout, "did not answer"},
+		{terminal.Timeout, http.StatusGatewayTimeout, "did not receive an answer"},
 		{terminal.Cancel, http.StatusPaymentRequired, "cancelled"},
 	} {
 		t.Run(string(tc.outcome), func(t *testing.T) {
 			h := newHarness(t)
 			c := h.confirmPage(pastDueBill, "100.00")
 			f := chargeForm(c)
-			h.sim.SetNext(tc.outcome)
+			h.sim.SetOutcome(f.Get("command_id"), tc.outcome)
 			p := h.post(chargeAction(c), f)
 			h.expect(p, tc.status)
-			if !strings.Contains(p.text("error-message"), tc.message) || !strings.Contains(p.text("error-message"), "not been charged") {
+			if tc.outcome == terminal.Timeout {
+				// A terminal that did not answer cannot promise that no
+				// money moved (issue #20, item 6): the page says what the
+				// clerk can find the payment by, the command id.
+				if !strings.Contains(p.text("error-message"), tc.message) || strings.Contains(p.text("error-message"), "not been charged") ||
+					!strings.Contains(p.text("error-suggestion"), "reference "+f.Get("command_id")) {
+					t.Errorf("message %q, suggestion %q", p.text("error-message"), p.text("error-suggestion"))
+				}
+			} else if !strings.Contains(p.text("error-message"), tc.message) || !strings.Contains(p.text("error-message"), "not been charged") {
 				t.Errorf("message %q", p.text("error-message"))
 			}
 			// Back on the confirmation page, with the same command id.
@@ -584,19 +593,48 @@ func TestLedgerRefusal(t *testing.T) {
 		}
 	})
 	t.Run("after the charge", func(t *testing.T) {
+		// The bill went on the tax roll between the approval and the
+		// ledger (issue #18, item 2): nothing is recorded, so the charge
+		// is refunded through the terminal and the resident is told.
 		h := newHarness(t)
 		c := h.confirmPage(pastDueBill, "100.00")
 		h.ledger.setRefuse(domain.Errorf(domain.ECONFLICT, "§5.10", "bill is on the tax roll"))
+		p := h.post(chargeAction(c), chargeForm(c))
+		h.expect(p, http.StatusConflict)
+		if !strings.Contains(p.text("error-message"), "refunded") || !strings.Contains(p.text("error-message"), "$100.00") ||
+			!strings.Contains(p.text("error-message"), "SIMR000001") || !strings.Contains(p.text("error-message"), "tax roll") {
+			t.Errorf("message %q", p.text("error-message"))
+		}
+		if r := h.sim.Refunds(); len(r) != 1 || !r[0].Amount.Equal(domain.MustMoney("100.00")) {
+			t.Errorf("refunds %+v", r)
+		}
+		if !strings.Contains(h.logs.String(), "payment refused by the ledger; the card was refunded") {
+			t.Error("not logged for the clerk")
+		}
+		// The form is spent: a second tap charges nothing and refunds
+		// nothing more, even once the ledger would take it.
+		h.ledger.setRefuse(nil)
+		again := h.post(chargeAction(c), chargeForm(c))
+		h.expect(again, http.StatusConflict)
+		if _, a := h.ledger.counts(); a != 0 || len(h.sim.Approved()) != 1 || len(h.sim.Refunds()) != 1 {
+			t.Errorf("applied %d, charges %d, refunds %d; want 0, 1, 1", a, len(h.sim.Approved()), len(h.sim.Refunds()))
+		}
+	})
+	t.Run("not known to be refused", func(t *testing.T) {
+		// A failure that is not the ledger's refusal (the command may
+		// still post from the outbox) is not refunded: the clerk resolves
+		// it with the approval reference.
+		h := newHarness(t)
+		c := h.confirmPage(pastDueBill, "100.00")
+		h.ledger.setRefuse(errors.New("disk full"))
 		p := h.post(chargeAction(c), chargeForm(c))
 		h.expect(p, http.StatusBadGateway)
 		if !strings.Contains(p.text("error-message"), "SIM000001") || !strings.Contains(p.text("error-suggestion"), "clerk") {
 			t.Errorf("message %q, suggestion %q", p.text("error-message"), p.text("error-suggestion"))
 		}
-		if !strings.Contains(h.logs.String(), "card charged but payment not recorded") {
-			t.Error("not logged for the clerk")
+		if len(h.sim.Refunds()) != 0 {
+			t.Error("refunded a payment that may still post")
 		}
-		// Once the ledger takes it, the same form records the payment
-		// without a second charge.
 		h.ledger.setRefuse(nil)
 		h.expect(h.post(chargeAction(c), chargeForm(c)), http.StatusSeeOther)
 		if _, a := h.ledger.counts(); a != 1 || len(h.sim.Approved()) != 1 {
@@ -707,5 +745,35 @@ func TestAssets(t *testing.T) {
 	}
 	if a := h.get(css); !strings.Contains(a.body, "@page { size: 80mm 297mm; size: 80mm auto;") {
 		t.Error("the stylesheet does not print receipts on 80 mm paper")
+	}
+}
+
+// TestReceiptNumbersWithoutGaps is issue #18, item 4: the command is
+// stamped (and takes this node's next receipt number) only once the card
+// is approved, so declined, cancelled and timed-out charges leave no hole
+// in the clerk's sequence. Before, each of them took a number.
+func TestReceiptNumbersWithoutGaps(t *testing.T) {
+	h := newHarness(t)
+	var numbers []string
+	for i, outcomes := range [][]terminal.Outcome{{terminal.Decline, terminal.Cancel}, {terminal.Timeout}, {}} {
+		c := h.confirmPage(pastDueBill, "10.00")
+		f := chargeForm(c)
+		for _, o := range outcomes {
+			h.sim.SetOutcome(f.Get("command_id"), o)
+			if p := h.post(chargeAction(c), f); p.status == http.StatusSeeOther {
+				t.Fatalf("payment %d: %s was taken", i, o)
+			}
+		}
+		r := h.post(chargeAction(c), f)
+		h.expect(r, http.StatusSeeOther)
+		u, err := url.Parse(r.location)
+		if err != nil {
+			t.Fatal(err)
+		}
+		numbers = append(numbers, strings.TrimPrefix(u.Path, "/receipt/"))
+	}
+	want := []string{"hall-kiosk-000001", "hall-kiosk-000002", "hall-kiosk-000003"}
+	if strings.Join(numbers, " ") != strings.Join(want, " ") {
+		t.Errorf("receipt numbers %v, want %v", numbers, want)
 	}
 }

@@ -120,6 +120,17 @@ func (l *fakeLedger) Submit(ctx context.Context, cmd domain.Command) (domain.Res
 	return res, nil
 }
 
+// CheckStamp is the replica's question before a card is charged: would
+// NewCommand refuse now?
+func (l *fakeLedger) CheckStamp(domain.Kind) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.refuse != nil && domain.ErrorCode(l.refuse) == domain.EUNAVAILABLE {
+		return l.refuse
+	}
+	return nil
+}
+
 func (l *fakeLedger) NewCommand(k domain.Kind, actor string) (domain.Command, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

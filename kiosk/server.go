@@ -77,6 +77,10 @@ type Config struct {
 	// shows 30 seconds before, or 20 for a timeout under a minute; a
 	// timeout shorter than 20 seconds (tests only) warns at once.
 	IdleTimeout time.Duration
+	// CardCheck is how long the terminal's answer to "can you take cards
+	// now?" holds (terminal.Checker); zero means 30 seconds, negative asks
+	// on every page (tests).
+	CardCheck time.Duration
 }
 
 // Timing of a charge: how long the terminal may take (the resident inserts a
@@ -103,6 +107,9 @@ type Server struct {
 	keys     keys
 	sessions *sessions
 	assetVer map[string]string
+	cards    *cardState
+	paying   keyLocks
+	voided   voids
 }
 
 // New checks cfg and returns a kiosk server.
@@ -149,6 +156,13 @@ func New(cfg Config) (*Server, error) {
 	// The session outlives the page's idle timer, and a charge, with room
 	// to spare.
 	s.sessions = newSessions(s.now, max(sessionIdle, 2*(s.idle+chargeTimeout)), maxSessions)
+	s.cards = &cardState{every: cfg.CardCheck, mono: time.Now}
+	if s.cards.every == 0 {
+		s.cards.every = 30 * time.Second
+	}
+	if c, ok := cfg.Terminal.(terminal.Checker); ok {
+		s.cards.checker = c
+	}
 	if cfg.Simulator {
 		setter, ok := cfg.Terminal.(terminal.OutcomeSetter)
 		if !ok {
@@ -223,8 +237,9 @@ func isNil(t terminal.Terminal) bool {
 	return false
 }
 
-// takesCards reports whether this kiosk has a card terminal.
-func (s *Server) takesCards() bool { return s.terminal != nil }
+// takesCards reports whether this kiosk has a card terminal that can take
+// cards now (cards.go).
+func (s *Server) takesCards() bool { return s.terminal != nil && s.cards.state() == nil }
 
 // assetHandler serves the embedded assets; their URLs carry a content hash,
 // so they may be cached for long.

@@ -19,6 +19,14 @@ func (plainTerminal) Charge(context.Context, string, domain.Money) (terminal.App
 	return terminal.Approval{}, terminal.ErrDeclined
 }
 
+func (plainTerminal) Refund(context.Context, terminal.RefundRequest) (terminal.Refund, error) {
+	return terminal.Refund{}, terminal.ErrUnavailable
+}
+
+func (plainTerminal) Cancel(context.Context, string) error { return nil }
+
+func (plainTerminal) Capabilities() terminal.Capabilities { return terminal.Capabilities{} }
+
 func TestNewChecksConfig(t *testing.T) {
 	l := seededLedger()
 	ok := kiosk.Config{Ledger: l, Terminal: terminal.NewSimulator(), Secret: testSecret, Location: chicago}

@@ -1,5 +1,6 @@
-// Village of Belleville kiosk: the idle timer and the print button. The
-// pages work without this script; with it, a kiosk left alone returns to the
+// Village of Belleville kiosk: the idle timer, the print button, the
+// on-screen number pad and keyboard. The pages work without this script
+// (a physical keyboard types into every field); with it, a kiosk left alone returns to the
 // start screen after a warning the resident can dismiss. Once a payment
 // form is submitted the timer stops, so it never interrupts a payment.
 (function () {
@@ -53,6 +54,170 @@
       input.value = v;
       input.dispatchEvent(new Event("input", { bubbles: true }));
     });
+  });
+
+  // The on-screen keyboard types into the text fields marked data-osk:
+  // the kiosk's touch screen has no keyboard. It opens at the bottom of the
+  // screen when such a field is touched or gets the focus, and the page
+  // gets room below so the field stays in sight above it. A key types at
+  // the caret (replacing a selection) and sends an input event, which the
+  // idle timer counts as activity; the shift key capitalises the next
+  // letter; enter moves to the next marked field of the form or, from the
+  // last, sends the form as its first submit button would. The fields keep
+  // working with a physical keyboard; a key pressed on one closes this.
+  var board = document.querySelector("[data-osk-board]");
+  var fields = document.querySelectorAll("input[data-osk]");
+  if (board && fields.length) {
+    var field = null;
+    var shift = false;
+    var shiftKey = board.querySelector('[data-osk-key="shift"]');
+    var setShift = function (on) {
+      shift = on;
+      board.classList.toggle("osk-shifted", on);
+      if (shiftKey) {
+        shiftKey.setAttribute("aria-pressed", on ? "true" : "false");
+      }
+    };
+    var open = function (f) {
+      field = f;
+      if (board.hidden) {
+        board.hidden = false;
+        document.documentElement.classList.add("osk-open");
+        document.documentElement.style.setProperty("--osk-height", board.offsetHeight + "px");
+      }
+      // The field must show above the keyboard and the bar of actions.
+      var r = f.getBoundingClientRect();
+      var bar = f.form ? f.form.querySelector(".actions-sticky") : null;
+      var room = window.innerHeight - board.offsetHeight - (bar && getComputedStyle(bar).position === "fixed" ? bar.offsetHeight : 0);
+      if (r.bottom > room - 16 || r.top < 0) {
+        window.scrollBy(0, r.bottom - room + 16 + (r.top < 0 ? r.top : 0));
+      }
+    };
+    var focused = function (f) {
+      // Typing goes after what the field holds, not before it.
+      if (f.selectionStart === 0 && f.selectionEnd === 0) {
+        f.setSelectionRange(f.value.length, f.value.length);
+      }
+      open(f);
+    };
+    var close = function () {
+      board.hidden = true;
+      document.documentElement.classList.remove("osk-open");
+      setShift(false);
+    };
+    Array.prototype.forEach.call(fields, function (f) {
+      // No system keyboard on top of this one (where a system has one).
+      f.setAttribute("inputmode", "none");
+      f.addEventListener("focus", function () { focused(f); });
+      f.addEventListener("pointerdown", function () { open(f); });
+      // Someone typing on a physical keyboard needs no keyboard on screen
+      // covering the page.
+      f.addEventListener("keydown", function (e) {
+        if (e.key !== "Tab" && e.key !== "Shift") {
+          close();
+        }
+      });
+    });
+    // A field focused before this script ran (autofocus) opens it now.
+    if (document.activeElement && document.activeElement.hasAttribute("data-osk")) {
+      focused(document.activeElement);
+    }
+    // A screen turned or resized changes the keyboard's height.
+    window.addEventListener("resize", function () {
+      if (!board.hidden && field) {
+        document.documentElement.style.setProperty("--osk-height", board.offsetHeight + "px");
+        open(field);
+      }
+    });
+    // A key press keeps the focus (and the caret) in the field.
+    board.addEventListener("mousedown", function (e) { e.preventDefault(); });
+    board.addEventListener("click", function (e) {
+      var key = e.target.closest ? e.target.closest("[data-osk-key]") : null;
+      if (!key || !field) {
+        return;
+      }
+      var k = key.getAttribute("data-osk-key");
+      if (k === "shift") {
+        setShift(!shift);
+        return;
+      }
+      if (k === "hide") {
+        close();
+        return;
+      }
+      if (k === "enter") {
+        var form = field.form;
+        var list = form ? Array.prototype.filter.call(form.elements, function (el) { return el.hasAttribute("data-osk"); }) : [];
+        var next = list[list.indexOf(field) + 1];
+        if (next) {
+          next.focus();
+          open(next);
+        } else if (form) {
+          close();
+          var send = form.querySelector('[type="submit"]');
+          if (form.requestSubmit) {
+            form.requestSubmit(send || undefined);
+          } else if (send) {
+            send.click();
+          }
+        }
+        return;
+      }
+      var v = field.value;
+      var start = typeof field.selectionStart === "number" ? field.selectionStart : v.length;
+      var end = typeof field.selectionEnd === "number" ? field.selectionEnd : v.length;
+      if (k === "back") {
+        if (start === end && start > 0) {
+          start -= 1;
+        }
+        k = "";
+      } else if (shift) {
+        k = k.toUpperCase();
+        setShift(false);
+      }
+      var max = field.maxLength > 0 ? field.maxLength : Infinity;
+      if (v.length - (end - start) + k.length > max) {
+        return;
+      }
+      field.value = v.slice(0, start) + k + v.slice(end);
+      var at = start + k.length;
+      field.focus({ preventScroll: true });
+      field.setSelectionRange(at, at);
+      field.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+  }
+
+  // Once Pay is pressed the screen says what to do at the card reader
+  // while the page waits for the terminal's answer, and the buttons stop
+  // taking taps. A confirmation page restored by Back after paying is
+  // loaded again: the server answers it with the receipt, never a live
+  // pay button over a stale balance (issue #20, items 6 and 7).
+  document.addEventListener("submit", function (e) {
+    var form = e.target;
+    if (!form || !form.hasAttribute("data-commit")) {
+      return;
+    }
+    var wait = form.querySelector("[data-processing]");
+    if (wait) {
+      wait.hidden = false;
+      if (wait.scrollIntoView) {
+        wait.scrollIntoView({ block: "center" });
+      }
+    }
+    form.setAttribute("data-submitted", "");
+    window.setTimeout(function () {
+      Array.prototype.forEach.call(form.querySelectorAll("button, a.button"), function (b) {
+        b.setAttribute("aria-disabled", "true");
+        if (b.tagName === "BUTTON") {
+          b.disabled = true;
+        }
+      });
+    }, 0);
+  });
+  window.addEventListener("pageshow", function (e) {
+    if (e.persisted && document.querySelector("form[data-commit]")) {
+      window.location.reload();
+    }
   });
 
   var body = document.body;

@@ -1,6 +1,10 @@
 package staff
 
-import "github.com/villagehall/appliance/domain"
+import (
+	"slices"
+
+	"github.com/villagehall/appliance/domain"
+)
 
 // Capability is something a staff page or API call lets a person do. Every
 // route names exactly one; roles grant them. The matrix below is the one
@@ -93,18 +97,42 @@ const (
 	CapLegalClaims     Capability = "legal-claims"      // record a claim, the President's notice, the attorney, the board's decision, the notice of disallowance
 	CapReadTreasury    Capability = "read-treasury"     // depositories, investments and the county settlements
 	CapTreasury        Capability = "treasury"          // designate depositories, record interest, investments and settlement payments
+	CapLevy            Capability = "levy"              // record a tax roll's levy by taxing jurisdiction when the roll is received (§5.17)
 )
+
+// Capabilities of the Village President's steps on a legal claim (§5.08;
+// kiosk/staff/treasury). The administrator contacts the President
+// immediately, and records it, as the President may; whether to contact
+// the Village Attorney is the President's decision alone. The ledger
+// refuses anyone else either way (domain/legalclaims.go).
+const (
+	CapLegalNotify   Capability = "legal-notify"   // record that the Village President was told of a claim
+	CapLegalAttorney Capability = "legal-attorney" // record the President's decision on contacting the Village Attorney
+)
+
+// The card terminal's capability (kiosk/staff/cards).
+const (
+	CapCardReconcile Capability = "card-reconcile" // the daily card reconciliation and its CSV
+)
+
+// cardGrants are the card terminal's capabilities, by role; Allowed reads
+// them beside grants.
+var cardGrants = map[domain.Role][]Capability{
+	domain.RoleTreasurer: {CapCardReconcile},
+	domain.RoleAuditor:   {CapCardReconcile},
+}
 
 var grants = map[domain.Role][]Capability{
 	domain.RoleClerk: {CapDashboard, CapReadBills, CapBills, CapWindow, CapReadCash, CapReturns, CapRefundCheck, CapReadLetters, CapLetters, CapReadFees,
 		CapReadBudget, CapBudgetMeeting,
 		CapReadPayables, CapClaims, CapSignatures, CapRegister, CapAuditEngagement,
-		CapRoomTaxForms, CapRoomTaxRead, CapRoomTaxTotals},
+		CapRoomTaxForms, CapRoomTaxRead, CapRoomTaxTotals,
+		CapLevy},
 	domain.RoleTreasurer: {CapDashboard, CapReadBills, CapBills, CapWindow, CapDeposit, CapReadCash, CapReturns, CapRefundApprove, CapRefundCheck, CapReadLetters, CapLetters, CapNovemberRun, CapJournal, CapReadFees,
 		CapReadBudget, CapCertify,
 		CapReadPayables, CapClaims, CapCheckRuns, CapSignatures, CapAPPolicy, CapRegister, CapAudit, CapAuditEngagement,
 		CapRoomTaxForms, CapRoomTaxFile, CapRoomTaxRead, CapRoomTaxDirectory, CapRoomTaxAdmin, CapRoomTaxLog, CapRoomTaxTotals,
-		CapReadTreasury, CapTreasury},
+		CapReadTreasury, CapTreasury, CapLevy},
 	domain.RoleAdministrator: {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapUsers, CapCluster, CapJournal, CapReadFees, CapResolutions,
 		CapReadBudget, CapChart, CapEstimates, CapBudget, CapBudgetMeeting, CapPurchasing, CapPurchasingRules, CapEmployment,
 		CapReadPayables, CapClaims, CapSignatures, CapAPPolicy, CapAudit, CapAuditEngagement,
@@ -132,14 +160,25 @@ var assessmentGrants = map[domain.Role][]Capability{
 	domain.RoleBoard:         {CapReadAssessments, CapAssessmentBoard},
 }
 
-// Allowed reports whether role r has capability c.
+// presidentGrants are the capabilities of the President's steps on legal
+// claims, by role. The Village President holds, besides these, every
+// capability of a board member (domain.Role.Is).
+var presidentGrants = map[domain.Role][]Capability{
+	domain.RoleAdministrator: {CapLegalNotify},
+	domain.RolePresident:     {CapLegalNotify, CapLegalAttorney},
+}
+
+// Allowed reports whether role r has capability c: granted to r, or to a
+// role r acts as (the President as a board member).
 func Allowed(r domain.Role, c Capability) bool {
-	for _, g := range grants[r] {
-		if g == c {
-			return true
+	for _, m := range []map[domain.Role][]Capability{grants, assessmentGrants, presidentGrants} {
+		for role, caps := range m {
+			if r.Is(role) && slices.Contains(caps, c) {
+				return true
+			}
 		}
 	}
-	for _, g := range assessmentGrants[r] {
+	for _, g := range cardGrants[r] {
 		if g == c {
 			return true
 		}

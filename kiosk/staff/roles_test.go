@@ -217,16 +217,19 @@ func TestAssessmentAPIRoleMatrix(t *testing.T) {
 // 5.08, 5.09, 5.17; kiosk/staff/treasury, whose own matrix test requests
 // every route with every role): legal claims are the administrator's and
 // the board's (the President among them), read by the auditor; the
-// depositories, investments and settlements are the treasurer's, read by
-// the administrator, the board and the auditor. Every other role has none.
+// President is told of a claim by the administrator (either records it)
+// and alone decides on the attorney (§5.08); the depositories,
+// investments and settlements are the treasurer's, read by the
+// administrator, the board and the auditor. Every other role has none.
 func TestTreasuryGrants(t *testing.T) {
 	want := map[domain.Role][]staff.Capability{
 		domain.RoleTreasurer:     {staff.CapReadTreasury, staff.CapTreasury},
-		domain.RoleAdministrator: {staff.CapReadLegalClaims, staff.CapLegalClaims, staff.CapReadTreasury},
+		domain.RoleAdministrator: {staff.CapReadLegalClaims, staff.CapLegalClaims, staff.CapLegalNotify, staff.CapReadTreasury},
 		domain.RoleBoard:         {staff.CapReadLegalClaims, staff.CapLegalClaims, staff.CapReadTreasury},
+		domain.RolePresident:     {staff.CapReadLegalClaims, staff.CapLegalClaims, staff.CapLegalNotify, staff.CapLegalAttorney, staff.CapReadTreasury},
 		domain.RoleAuditor:       {staff.CapReadLegalClaims, staff.CapReadTreasury},
 	}
-	caps := []staff.Capability{staff.CapReadLegalClaims, staff.CapLegalClaims, staff.CapReadTreasury, staff.CapTreasury}
+	caps := []staff.Capability{staff.CapReadLegalClaims, staff.CapLegalClaims, staff.CapLegalNotify, staff.CapLegalAttorney, staff.CapReadTreasury, staff.CapTreasury}
 	for _, role := range domain.Roles() {
 		for _, c := range caps {
 			has := false
@@ -236,6 +239,24 @@ func TestTreasuryGrants(t *testing.T) {
 			if staff.Allowed(role, c) != has {
 				t.Errorf("%s has %s: %v, want %v", role, c, staff.Allowed(role, c), has)
 			}
+		}
+	}
+}
+
+// TestPresidentHasTheBoardsGrants checks that the Village President holds
+// every capability of a board member, on every route of the tables here,
+// and beyond them only the President's steps on legal claims (§5.08).
+func TestPresidentHasTheBoardsGrants(t *testing.T) {
+	own := map[staff.Capability]bool{staff.CapLegalNotify: true, staff.CapLegalAttorney: true}
+	for _, rt := range append(append([]stafftest.Route{}, routes...), assessmentRoutes...) {
+		board, pres := staff.Allowed(domain.RoleBoard, rt.Cap), staff.Allowed(domain.RolePresident, rt.Cap)
+		if board != pres {
+			t.Errorf("%s %s (%s): board %v, President %v", rt.Method, rt.Path, rt.Cap, board, pres)
+		}
+	}
+	for c := range own {
+		if staff.Allowed(domain.RoleBoard, c) || !staff.Allowed(domain.RolePresident, c) {
+			t.Errorf("%s: board %v, President %v", c, staff.Allowed(domain.RoleBoard, c), staff.Allowed(domain.RolePresident, c))
 		}
 	}
 }

@@ -22,6 +22,7 @@ func (s *Server) showWindowPage(w http.ResponseWriter, r *http.Request) {
 // windowPage shows the window: the open-drawer form, or the payment form
 // with the bill looked up and its amount due today.
 func (s *Server) windowPage(w http.ResponseWriter, r *http.Request, status int, f view.PaymentForm) {
+	f = s.findWindowBill(f)
 	pr, _ := principalFrom(r.Context())
 	d, open, err := s.openDrawer(pr.user.Username)
 	if err != nil {
@@ -50,7 +51,7 @@ func (s *Server) windowPage(w http.ResponseWriter, r *http.Request, status int, 
 			v.Matches, v.Form.BillID = matches, ""
 			v.Query = f.BillID
 		} else if f.Error == "" {
-			v.Form.Error = fmt.Sprintf("No bill, account or address matches %q.", f.BillID)
+			v.Form.Error = fmt.Sprintf("There is no bill, account or address matching %q.", f.BillID)
 		}
 	}
 	s.render(w, r, status, view.WindowPage(s.page(r, "Window"), v))

@@ -228,7 +228,7 @@ func TestWindowLookupAndReceipt(t *testing.T) {
 			t.Fatalf("window lookup %q: %q %q", q, p.Text("window-matches"), p.Text("window-error"))
 		}
 	}
-	if p := c.Get("/staff/window?bill=nothing-like-it"); !strings.Contains(p.Text("window-error"), "No bill, account or address") {
+	if p := c.Get("/staff/window?bill=nothing-like-it"); !strings.Contains(p.Text("window-error"), "no bill, account or address") {
 		t.Fatalf("no match: %q", p.Text("window-error"))
 	}
 	p := c.Post("/staff/window/pay", url.Values{"bill": {"B-2026-0101"}, "amount": {"20.00"}, "tender": {"check"}, "reference": {"77"}})

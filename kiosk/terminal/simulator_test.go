@@ -21,19 +21,40 @@ func TestSimulatorApprovesByDefault(t *testing.T) {
 	}
 }
 
-func TestSimulatorOutcomesQueue(t *testing.T) {
+// TestSimulatorOutcomesBelongToOneCharge is issue #20, item 19: a double
+// tap set "approve" twice for one charge; with one shared queue the unused
+// "approve" then approved a later charge the resident had told to decline.
+// Outcomes are now the charge's own, keyed by its command id.
+func TestSimulatorOutcomesBelongToOneCharge(t *testing.T) {
 	s := terminal.NewSimulator()
-	s.SetNext(terminal.Decline)
-	s.SetNext(terminal.Timeout)
-	s.SetNext(terminal.Cancel)
-	for _, want := range []error{terminal.ErrDeclined, terminal.ErrTimeout, terminal.ErrCancelled, nil} {
-		_, err := s.Charge(context.Background(), "k", ten)
-		if !errors.Is(err, want) && !(want == nil && err == nil) {
-			t.Fatalf("err %v, want %v", err, want)
+	s.SetOutcome("first", terminal.Approve)
+	s.SetOutcome("first", terminal.Approve) // the double tap
+	if _, err := s.Charge(context.Background(), "first", ten); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Charge(context.Background(), "first", ten); err != nil {
+		t.Fatal(err)
+	}
+	s.SetOutcome("second", terminal.Decline)
+	_, err := s.Charge(context.Background(), "second", ten)
+	if !errors.Is(err, terminal.ErrDeclined) || terminal.DeclineReason(err) == "" {
+		t.Fatalf("the later charge told to decline: %v", err)
+	}
+	for _, want := range []struct {
+		o   terminal.Outcome
+		err error
+	}{{terminal.Timeout, terminal.ErrTimeout}, {terminal.Cancel, terminal.ErrCancelled}, {terminal.Approve, nil}} {
+		s.SetOutcome("second", want.o)
+		_, err := s.Charge(context.Background(), "second", ten)
+		if !errors.Is(err, want.err) && !(want.err == nil && err == nil) {
+			t.Fatalf("%s: err %v, want %v", want.o, err, want.err)
 		}
 	}
-	if n := len(s.Approved()); n != 1 {
-		t.Errorf("%d approvals, want 1", n)
+	if _, err := s.Charge(context.Background(), "third", ten); err != nil {
+		t.Errorf("a charge with no outcome set: %v", err)
+	}
+	if n := len(s.Approved()); n != 3 {
+		t.Errorf("%d approvals, want 3", n)
 	}
 }
 
@@ -43,7 +64,7 @@ func TestSimulatorIsIdempotentPerKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.SetNext(terminal.Decline) // a repeated key takes nothing from the queue
+	s.SetOutcome("k", terminal.Decline) // an approved key stays approved
 	a2, err := s.Charge(context.Background(), "k", ten)
 	if err != nil || a2 != a1 {
 		t.Fatalf("second charge %+v, %v; want %+v", a2, err, a1)
@@ -51,11 +72,86 @@ func TestSimulatorIsIdempotentPerKey(t *testing.T) {
 	if _, err := s.Charge(context.Background(), "k", domain.MustMoney("11.00")); err == nil {
 		t.Error("the same key for another amount was accepted")
 	}
-	if _, err := s.Charge(context.Background(), "other", ten); !errors.Is(err, terminal.ErrDeclined) {
-		t.Errorf("queued decline not used by the next new charge: %v", err)
-	}
 	if n := len(s.Approved()); n != 1 {
 		t.Errorf("%d approvals, want 1", n)
+	}
+}
+
+func TestSimulatorCancelStopsTheChargeWaiting(t *testing.T) {
+	s := terminal.NewSimulator()
+	s.SetDelay(time.Minute)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := s.Charge(context.Background(), "k", ten)
+		errc <- err
+	}()
+	// Cancel until the charge has started waiting and ends: a Cancel before
+	// it starts finds nothing to cancel, which is not an error.
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-errc:
+			if !errors.Is(err, terminal.ErrCancelled) {
+				t.Fatalf("cancelled charge: %v", err)
+			}
+			if len(s.Approved()) != 0 {
+				t.Error("a cancelled charge was approved")
+			}
+			return
+		case <-tick.C:
+			if err := s.Cancel(context.Background(), "k"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+func TestSimulatorRefunds(t *testing.T) {
+	s := terminal.NewSimulator()
+	a, err := s.Charge(context.Background(), "k", ten)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := terminal.RefundRequest{Key: "r1", ChargeKey: "k", Reference: a.Reference, Amount: domain.MustMoney("4.00")}
+	r1, err := s.Refund(context.Background(), req)
+	if err != nil || !r1.Amount.Equal(req.Amount) || r1.Reference == "" {
+		t.Fatalf("refund %+v, %v", r1, err)
+	}
+	if again, err := s.Refund(context.Background(), req); err != nil || again != r1 {
+		t.Fatalf("the same refund key again: %+v, %v", again, err)
+	}
+	over := terminal.RefundRequest{Key: "r2", ChargeKey: "k", Reference: a.Reference, Amount: domain.MustMoney("6.01")}
+	if _, err := s.Refund(context.Background(), over); err == nil {
+		t.Error("a refund of more than the charge holds")
+	}
+	if _, err := s.Refund(context.Background(), terminal.RefundRequest{Key: "r3", ChargeKey: "nope", Amount: ten}); err == nil {
+		t.Error("a refund of a charge never made")
+	}
+	if n := len(s.Refunds()); n != 1 {
+		t.Errorf("%d refunds, want 1", n)
+	}
+	txns, err := s.Transactions(context.Background(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+	if err != nil || len(txns) != 2 || txns[0].CommandID != "k" || txns[1].CommandID != "r1" || !txns[1].Amount.Equal(domain.MustMoney("-4.00")) {
+		t.Errorf("transactions %+v, %v", txns, err)
+	}
+}
+
+func TestSimulatorOffline(t *testing.T) {
+	s := terminal.NewSimulator()
+	s.SetOffline(errors.New("no route to the processor"))
+	if err := s.Check(context.Background()); !errors.Is(err, terminal.ErrUnavailable) {
+		t.Errorf("check: %v", err)
+	}
+	if _, err := s.Charge(context.Background(), "k", ten); !errors.Is(err, terminal.ErrUnavailable) {
+		t.Errorf("charge: %v", err)
+	}
+	s.SetOffline(nil)
+	if err := s.Check(context.Background()); err != nil {
+		t.Errorf("check back online: %v", err)
+	}
+	if !s.Capabilities().StoreAndForward {
+		t.Error("the simulator stands in for a store-and-forward terminal")
 	}
 }
 

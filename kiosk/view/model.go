@@ -91,6 +91,14 @@ type Find struct {
 	Problem   *Problem
 	Groups    []Group
 	Action    string
+	// DidYouMean are addresses the ledger holds that a query matching
+	// nothing was a few letters away from, each with its search.
+	DidYouMean []Link
+}
+
+// Link is a labelled address on the kiosk.
+type Link struct {
+	Label, URL string
 }
 
 // Group is a set of bills found together: an account's, a parcel's.

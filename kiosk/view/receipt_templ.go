@@ -291,7 +291,7 @@ func ReceiptPage(p Page, r Receipt) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "</p></article><div class=\"actions no-print\"><button type=\"button\" class=\"button button-primary button-big\" data-print hidden data-testid=\"print-button\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "</p></article><div class=\"actions actions-sticky no-print\"><button type=\"button\" class=\"button button-primary button-big\" data-print hidden data-testid=\"print-button\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

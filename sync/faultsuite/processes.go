@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/sync/faults"
+	"github.com/villagehall/appliance/sync/synctest"
 )
 
 // Processes is a Target of three appliance processes of the built binary,
@@ -59,16 +59,6 @@ func BuildAppliance(t testing.TB, dir string) string {
 	return bin
 }
 
-func freeAddr(t testing.TB) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
 // NewProcesses builds the binary, provisions the three nodes in a
 // temporary folder, starts them and seeds bills billed today.
 func NewProcesses(t testing.TB, bills int) *Processes {
@@ -82,7 +72,7 @@ func NewProcesses(t testing.TB, bills int) *Processes {
 		due: map[string]int64{}, procs: map[string]*proc{}, cuts: map[[2]string]bool{}, disks: map[string]time.Duration{},
 	}
 	for _, id := range IDs {
-		p.procs[id] = &proc{id: id, data: filepath.Join(dir, id), http: freeAddr(t), peer: freeAddr(t), logPath: filepath.Join(dir, id+".log")}
+		p.procs[id] = &proc{id: id, data: filepath.Join(dir, id), http: synctest.FreeAddr(t), peer: synctest.FreeAddr(t), logPath: filepath.Join(dir, id+".log")}
 	}
 	t.Cleanup(p.stopAll)
 	clerk := p.procs[HallClerk]

@@ -4,8 +4,12 @@
 // its test files); the numbers are reported, never asserted.
 //
 // BenchmarkReplication runs, side by side in one process, three
-// configurations of the same node (replica.Node):
+// configurations of the same node (replica.Node) and the engine under it:
 //
+//   - ws-bare: bare raft on the appliance's transport and log store
+//     (wsstream, badgerstore, replica.RaftConfig) with an FSM that does
+//     nothing: the ceiling the appliance's paths are compared with
+//     (submit/bare and apply/bare, issue 19).
 //   - ws-badger: raft's NetworkTransport over sync/wsstream (WebSockets with
 //     mutual TLS on the peer port) and the Badger log store: the appliance.
 //   - tcp-badger: raft's stock TCP transport with the same Badger store.
@@ -17,8 +21,9 @@
 // (Node.NewCommand and Node.Submit on the leader: the outbox, the forwarder,
 // raft and the FSM, which is what the kiosk waits for) and "apply"
 // (raft.Apply of an encoded command on the leader: raft and the FSM alone).
-// For each path and concurrency the three setups run one after the other,
-// seconds apart. Every run reports committed commands per second (cmds/s)
+// ws-bare commits the same encoded pay_bill bytes with raft.Apply on
+// either path. For each path and concurrency the setups run one after the
+// other, seconds apart. Every run reports committed commands per second (cmds/s)
 // and the p50 and p99 latency of one command (p50-µs, p99-µs).
 //
 // BenchmarkReplication/ratios then reports, as metrics, the ratios the
@@ -35,6 +40,7 @@
 //
 //	go test -run '^$' -bench . -benchtime 2s ./sync/raftbench
 //	go test -run '^$' -bench Replication -benchtime 2s -count 3 ./sync/raftbench
+//	go test -run '^$' -bench 'Replication/./c/ws-' -benchtime 300x ./sync/raftbench # ws-bare and ws-badger only
 //
 // The numbers depend on the machine's fsync and cores; compare ratios.
 package raftbench

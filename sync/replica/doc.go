@@ -48,13 +48,60 @@
 //
 // # Durability
 //
-// Both Badger stores sync every commit (badgerstore.PiOptions). The raft
-// log is synced before an entry is acknowledged; the ledger state commits
-// an entry's records, its applied index and its journal link together, so
-// after a crash at any moment the FSM's applied index names exactly what it
-// holds, and raft replays the rest of its log (entries at or below the
-// index are skipped). Raft compacts its log only behind a snapshot, and a
-// snapshot holds the state at its index; a restore that a crash
-// interrupted is finished at the next start (restoreMarker). The stores
-// are opened through badgerstore.OpenDB, which refuses a damaged one.
+// Acknowledged means committed: the entry is in the raft log of a quorum,
+// and the raft log syncs every write (badgerstore.PiOptions, SyncWrites)
+// before raft counts it stored. The outbox lives in the same synced store,
+// so a command is durable on this node before Submit returns, whatever
+// happens to it after.
+//
+// The ledger state does not sync its commits (Node opens it with
+// SyncWrites off): everything it holds can be computed again from the log,
+// and the FSM is deterministic. What the state must guarantee after a
+// crash at any moment is only this:
+//
+//  1. It holds a prefix of the log: an entry's records, its applied index
+//     and its journal link commit in one Badger transaction, and a batch
+//     splits only between entries (ApplyBatch). Badger replays its
+//     write-ahead log up to the first entry that fails its checksum and
+//     drops a transaction without its finish entry, so after a power cut
+//     it holds the transactions before some point, never a hole, and the
+//     applied index names exactly the entries it holds. Tables written by
+//     a memtable flush, and the MANIFEST, are synced by Badger whatever
+//     SyncWrites says, before the write-ahead log they replace is deleted.
+//  2. Every entry raft may have deleted from its log, or may skip at the
+//     next start, is in it. Raft deletes log entries only up to a snapshot
+//     (less TrailingLogs) once the snapshot's sink has closed, and at start
+//     it replays only the entries after its newest snapshot (its applied
+//     index starts at the snapshot's, NoSnapshotRestoreOnStart or not). So
+//     the snapshot syncs the state before it closes its sink
+//     (snapshot.Persist): the state on disk then reaches at least the
+//     snapshot's index, and everything after it is still in the log and is
+//     replayed; entries at or below the applied index are skipped. A
+//     snapshot installed from the leader (Restore) syncs before it removes
+//     its restore marker and returns, after which raft drops its whole log;
+//     ResetApplied syncs too.
+//  3. No write-ahead entry points at value-log data that could be missing.
+//     A value of ValueThreshold bytes or more (1 MiB with PiOptions) goes to
+//     Badger's value log, and unsynced, the log entry pointing at it could
+//     reach the disk first: a batch that writes one syncs after its commit
+//     (batch.commit). The window left is the commit itself; such values
+//     occur only in records near the batch limit (a bill with thousands of
+//     payments).
+//
+// A crash then loses only state that the log gives back: at the next
+// start raft replays the log after the snapshot and the FSM applies what
+// it does not hold, computing the same records, receipts and journal links
+// it computed before (same log, same results). Until that replay a
+// restarted node's reads are older than what it had acknowledged; its
+// outbox already says which commands were answered and with what. kill -9
+// loses nothing of the state at all (the page cache survives the process),
+// which the kill -9 and fault suites check with the state hashes of every
+// node; a power cut can lose the unsynced tail, which the replay restores.
+//
+// Every commit of the state used to be synced as well, one fsync per batch
+// on every node beside raft's own; measured in sync/raftbench. Raft
+// compacts its log only behind a snapshot, and a snapshot holds the state
+// at its index; a restore that a crash interrupted is finished at the next
+// start (restoreMarker). The stores are opened through badgerstore.OpenDB,
+// which refuses a damaged one.
 package replica

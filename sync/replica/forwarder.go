@@ -2,6 +2,8 @@ package replica
 
 import (
 	"context"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/raft"
@@ -18,15 +20,40 @@ import (
 // the node's own look-ups of recent receipts; the ledger keeps them all.
 const outboxRetentionDays = 30
 
+// maxInFlight is how many batches a leading node's forwarder has in the
+// log at once: while the ledger applies one and its outcomes are written
+// down, the next is already on its way through raft.
+const maxInFlight = 4
+
 // forward drains the outbox into the log, oldest first, in batches. An
 // entry stays pending until the ledger answers for it; failures whose
 // outcome is unknown (no leader, leadership lost, timeouts) are retried
 // with the same command id after a growing pause.
+//
+// On the leader, batches are pipelined: the forwarder proposes a batch
+// (raft.Apply, which only queues it) and goes on to the next while a
+// goroutine of its own waits for the batch's outcomes. Proposals come
+// from this one goroutine, so the log holds the commands in the order
+// they were read. One settling goroutine writes down the outcomes of
+// every batch answered by the time it looks in one outbox transaction
+// (group commit: one fsync for all of them) and wakes the callers. After any
+// failure the forwarder waits for every batch in flight before reading
+// the outbox again, so a retried command is never proposed while its
+// first proposal is still out.
 func (n *Node) forward() {
 	defer n.wg.Done()
 	const minPause, maxPause = 50 * time.Millisecond, 5 * time.Second
 	pause := minPause
 	var pruned time.Time
+	p := &pipeline{n: n, slots: make(chan struct{}, maxInFlight), out: map[uint64]bool{}, settled: map[uint64]uint64{},
+		answered: make(chan answeredBatch, maxInFlight)}
+	settled := make(chan struct{})
+	go p.settle(settled)
+	defer func() {
+		p.wg.Wait()
+		close(p.answered)
+		<-settled
+	}()
 	for {
 		if time.Since(pruned) > time.Hour {
 			pruned = time.Now()
@@ -37,7 +64,24 @@ func (n *Node) forward() {
 				n.log.Info("pruned outbox", "entries", k)
 			}
 		}
-		entries, err := n.box.pending(256)
+		if p.failed.Load() {
+			// Let every batch in flight end before anything is read
+			// again: their entries that got no answer are read again
+			// then, in order.
+			p.wg.Wait()
+			p.failed.Store(false)
+			wait := pause
+			pause = min(pause*2, maxPause)
+			select {
+			case <-n.done:
+				return
+			case <-time.After(wait):
+			}
+			continue
+		}
+		scan := p.scanning()
+		entries, err := n.box.pendingExcept(256, p.isOut)
+		p.scanned(scan)
 		if err != nil {
 			n.log.Error("read outbox", "err", err)
 		}
@@ -47,9 +91,11 @@ func (n *Node) forward() {
 			wait = maxPause
 		case len(entries) == 0:
 			wait = time.Minute
-			pause = minPause
+			if p.inFlight() == 0 {
+				pause = minPause
+			}
 		default:
-			if n.submitBatch(entries) {
+			if p.submit(entries) {
 				pause = minPause
 				continue
 			}
@@ -65,10 +111,129 @@ func (n *Node) forward() {
 	}
 }
 
-// submitBatch applies entries through the leader: the local raft when this
-// node leads, else the leader's peer port. It reports whether every entry
-// got an answer.
-func (n *Node) submitBatch(entries []outboxEntry) bool {
+// pipeline is the forwarder's batches in flight on a leading node.
+type pipeline struct {
+	n      *Node
+	slots  chan struct{} // one token per batch in flight
+	wg     sync.WaitGroup
+	failed atomic.Bool // a batch in flight got no answer for some entry
+	mu     sync.Mutex
+	out    map[uint64]bool // outbox sequences in flight
+	// settled holds the sequences whose outcomes were written since the
+	// outbox scan numbered scans began: a scan whose view opened before
+	// the write still sees them pending, and must not propose them again.
+	settled map[uint64]uint64
+	scans   uint64
+	// answered carries each batch's answers to the one goroutine that
+	// writes them down (settle).
+	answered chan answeredBatch
+}
+
+// answeredBatch is a batch in flight and what the ledger answered.
+type answeredBatch struct {
+	entries []outboxEntry
+	results []domain.Result // for a prefix of entries
+	err     error           // why the rest got no answer
+}
+
+// settle writes down the answers of the batches in flight as they come:
+// all the batches answered by then in one outbox transaction (one fsync
+// however many batches and callers it covers), then wakes their callers.
+func (p *pipeline) settle(done chan<- struct{}) {
+	defer close(done)
+	n := p.n
+	for first := range p.answered {
+		group := []answeredBatch{first}
+	more:
+		for {
+			select {
+			case b, ok := <-p.answered:
+				if !ok {
+					break more
+				}
+				group = append(group, b)
+			default:
+				break more
+			}
+		}
+		n.pause("forward.answered")
+		var entries []outboxEntry
+		var results []domain.Result
+		for _, b := range group {
+			if b.err != nil {
+				n.log.Warn("submit to log", "id", b.entries[len(b.results)].Command.ID, "err", b.err)
+				p.failed.Store(true)
+			}
+			entries = append(entries, b.entries[:len(b.results)]...)
+			results = append(results, b.results...)
+		}
+		ok := n.settle(entries, results)
+		if !ok {
+			p.failed.Store(true)
+		}
+		for _, b := range group {
+			answered := len(b.results)
+			if !ok {
+				answered = 0
+			}
+			p.landed(b.entries, answered)
+			<-p.slots
+			p.wg.Done()
+		}
+		n.kick() // a slot is free, or the forwarder must retry
+	}
+}
+
+// isOut reports whether the entry seq is in flight or was just settled.
+func (p *pipeline) isOut(seq uint64) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, settled := p.settled[seq]
+	return p.out[seq] || settled
+}
+
+// scanning numbers an outbox scan about to open its view.
+func (p *pipeline) scanning() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.scans++
+	return p.scans
+}
+
+// scanned forgets the entries settled before scan opened its view, which
+// that view, and every later one, sees settled.
+func (p *pipeline) scanned(scan uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for seq, at := range p.settled {
+		if at < scan {
+			delete(p.settled, seq)
+		}
+	}
+}
+
+// landed records that a batch is no longer in flight: its first answered
+// entries settled (their outcomes written), the rest to be read again.
+func (p *pipeline) landed(entries []outboxEntry, answered int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, e := range entries {
+		delete(p.out, e.Seq)
+		if i < answered {
+			p.settled[e.Seq] = p.scans
+		}
+	}
+}
+
+func (p *pipeline) inFlight() int { return len(p.slots) }
+
+// submit sends entries through the leader: proposed to the local raft,
+// answered by a goroutine of their own, when this node leads; else to
+// the leader's peer port, once every batch in flight has ended. It
+// reports whether the batch went on its way (a follower's: was answered
+// in full).
+func (p *pipeline) submit(entries []outboxEntry) bool {
+	n := p.n
 	data := make([][]byte, len(entries))
 	for i, e := range entries {
 		var err error
@@ -78,19 +243,28 @@ func (n *Node) submitBatch(entries []outboxEntry) bool {
 		}
 	}
 	if n.raft.State() != raft.Leader {
+		p.wg.Wait()
 		return n.forwardBatch(entries, data)
 	}
+	select {
+	case p.slots <- struct{}{}:
+	case <-n.done:
+		return false
+	}
 	cmds := make([]domain.Command, len(entries))
+	p.mu.Lock()
 	for i, e := range entries {
 		cmds[i] = e.Command
+		p.out[e.Seq] = true
 	}
-	results, err := n.applyAsLeader(cmds, data, n.cfg.Role)
-	if err != nil {
-		n.log.Warn("submit to log", "id", entries[len(results)].Command.ID, "err", err)
-	}
-	n.pause("forward.answered")
-	n.settle(entries[:len(results)], results)
-	return err == nil
+	p.mu.Unlock()
+	wait := n.proposeAsLeader(cmds, data, n.cfg.Role)
+	p.wg.Add(1) // done by settle
+	go func() {
+		results, err := wait()
+		p.answered <- answeredBatch{entries: entries, results: results, err: err}
+	}()
+	return true
 }
 
 // applyAsLeader appends commands (data their encodings) to the log on this
@@ -101,6 +275,12 @@ func (n *Node) submitBatch(entries []outboxEntry) bool {
 // lost, a timeout) it stops and returns why; the caller retries the rest
 // under the same ids, which the ledger applies at most once.
 func (n *Node) applyAsLeader(cmds []domain.Command, data [][]byte, role domain.NodeRole) ([]domain.Result, error) {
+	return n.proposeAsLeader(cmds, data, role)()
+}
+
+// proposeAsLeader admits and proposes commands as applyAsLeader does and
+// returns at once, with a function that waits for their answers.
+func (n *Node) proposeAsLeader(cmds []domain.Command, data [][]byte, role domain.NodeRole) func() ([]domain.Result, error) {
 	futures := make([]raft.ApplyFuture, len(cmds))
 	refused := make([]*domain.Error, len(cmds))
 	for i := range cmds {
@@ -108,6 +288,12 @@ func (n *Node) applyAsLeader(cmds []domain.Command, data [][]byte, role domain.N
 			futures[i] = n.raft.Apply(data[i], 5*time.Second)
 		}
 	}
+	return func() ([]domain.Result, error) { return answers(cmds, futures, refused) }
+}
+
+// answers waits for the futures of proposed commands, in order, and
+// returns the longest prefix of answers it has (see applyAsLeader).
+func answers(cmds []domain.Command, futures []raft.ApplyFuture, refused []*domain.Error) ([]domain.Result, error) {
 	results := make([]domain.Result, 0, len(cmds))
 	for i, f := range futures {
 		if refused[i] != nil {
@@ -142,24 +328,27 @@ func (n *Node) forwardBatch(entries []outboxEntry, data [][]byte) bool {
 }
 
 // settle records the ledger's answers for outbox entries (in one
-// transaction) and wakes anyone waiting for them.
-func (n *Node) settle(entries []outboxEntry, results []domain.Result) {
+// transaction) and wakes anyone waiting for them. It reports whether the
+// answers were written.
+func (n *Node) settle(entries []outboxEntry, results []domain.Result) bool {
 	if len(entries) == 0 {
-		return
+		return true
 	}
 	seqs := make([]uint64, len(entries))
 	for i, e := range entries {
 		seqs[i] = e.Seq
 	}
-	if err := n.box.finishAll(seqs, results); err != nil {
+	done, err := n.box.finishAll(seqs, results)
+	if err != nil {
 		n.log.Error("record outbox outcomes", "first", entries[0].Command.ID, "err", err)
-		return
+		return false
 	}
-	n.pending.Add(-int64(len(entries)))
+	n.pending.Add(-int64(done))
 	for i, res := range results {
 		if res.Error != nil {
 			n.log.Info("command refused; set aside for the clerk", "id", entries[i].Command.ID, "kind", entries[i].Command.Kind, "reason", res.Error.Error())
 		}
 		n.deliver(res)
 	}
+	return true
 }

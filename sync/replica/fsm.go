@@ -67,6 +67,13 @@ type FSM struct {
 	kinds        domain.Table                  // the command kinds this build applies (Config.Kinds)
 	ledgerParams atomic.Pointer[domain.Params] // the ledger's parameters, once seeded (params.go)
 	stats        applyStats                    // counters for the node's metrics (stats.go)
+	// lazy is set when the state store does not sync its commits
+	// (SyncWrites off, as a node opens it): the FSM then syncs it where
+	// the package doc's Durability says, before raft may drop log entries
+	// the state holds. bigValue is the size from which Badger keeps a
+	// value in its value log instead of the LSM tree.
+	lazy     bool
+	bigValue int
 }
 
 func (f *FSM) pauseAt(point string) {
@@ -122,7 +129,13 @@ func OpenFSM(opts badger.Options, params *domain.Params, logger *slog.Logger) (*
 	if err != nil {
 		return nil, err
 	}
-	f := &FSM{db: db, dir: opts.Dir, params: params, log: logger, kinds: domain.Kinds, snaps: map[*snapshot]struct{}{}}
+	if db.MaxBatchSize() < ledgerMaxCommandBytes || db.MaxBatchCount() < ledgerMaxCommandWrites {
+		db.Close()
+		return nil, fmt.Errorf("replica: the ledger state store's transactions hold %d bytes and %d entries, less than one command may write (%d, %d): open it with a larger memtable (badgerstore.PiOptions)",
+			db.MaxBatchSize(), db.MaxBatchCount(), ledgerMaxCommandBytes, ledgerMaxCommandWrites)
+	}
+	f := &FSM{db: db, dir: opts.Dir, params: params, log: logger, kinds: domain.Kinds, snaps: map[*snapshot]struct{}{},
+		lazy: !opts.SyncWrites, bigValue: int(opts.ValueThreshold)}
 	if err := f.loadMeta(); err != nil {
 		db.Close()
 		return nil, err
@@ -252,6 +265,18 @@ func (f *FSM) view(fn func(txn *badger.Txn) error) error {
 	return f.db.View(fn)
 }
 
+// syncState makes every commit so far durable, if the store does not
+// sync its commits itself.
+func (f *FSM) syncState() error {
+	if !f.lazy {
+		return nil
+	}
+	if err := f.db.Sync(); err != nil {
+		return fmt.Errorf("sync ledger state: %w", err)
+	}
+	return nil
+}
+
 // Close waits for checkpoint hashes in progress and closes the state store.
 func (f *FSM) Close() error {
 	f.bg.Wait()
@@ -343,6 +368,7 @@ type batch struct {
 	txn          *badger.Txn
 	size, count  int64
 	hasWrites    bool
+	bigValue     bool // a value goes to Badger's value log (see commit)
 	maxSize, max int64
 }
 
@@ -369,6 +395,9 @@ func (b *batch) add(writes []kv) {
 	var size int64
 	for _, w := range writes {
 		size += int64(len(w.k) + len(w.v) + 12)
+		if len(w.v) >= b.f.bigValue {
+			b.bigValue = true
+		}
 	}
 	if b.hasWrites && (b.size+size >= b.maxSize || b.count+int64(len(writes)) >= b.max) {
 		b.commit()
@@ -393,11 +422,18 @@ func (b *batch) commit() {
 		if err := b.txn.Commit(); err != nil {
 			panic(fmt.Sprintf("replica: commit ledger state: %v", err))
 		}
+		if b.bigValue {
+			// Unsynced, the write-ahead entry pointing into the value
+			// log could reach the disk before the value it points to.
+			if err := b.f.syncState(); err != nil {
+				panic(fmt.Sprintf("replica: %v", err))
+			}
+		}
 	} else {
 		b.txn.Discard()
 	}
 	b.txn = b.f.db.NewTransaction(true)
-	b.size, b.count, b.hasWrites = txnBaseSize, txnBaseCount, false
+	b.size, b.count, b.hasWrites, b.bigValue = txnBaseSize, txnBaseCount, false, false
 }
 
 func (b *batch) discard() { b.txn.Discard() }
@@ -466,9 +502,9 @@ func (f *FSM) applyOne(txn *badger.Txn, index uint64, cmd domain.Command, size i
 		res, err = f.kinds.Apply(ov, cmd, domain.Env{Index: index, Params: f.Params()})
 	}
 	if err == nil && f.tooBig(ov, size) {
-		// Every replica runs the same Badger options, so every replica
-		// refuses the same command here; applying it would fail the
-		// transaction and crash-loop the node on this entry.
+		// The limit is the ledger's, not the local store's, so every
+		// replica refuses the same command here; applying it would fail
+		// the transaction and crash-loop the node on this entry.
 		err = domain.Errorf(domain.EINVALID, "", "This change writes %d records, too many to apply at once; split it into smaller ones.", len(ov.writes))
 	}
 	var writes []kv
@@ -570,11 +606,24 @@ func keepable(cmd domain.Command, size int) domain.Command {
 	return domain.Command{V: cmd.V, ID: cmd.ID, Kind: cmd.Kind, At: cmd.At, Node: cmd.Node, Seq: cmd.Seq, Actor: cmd.Actor}
 }
 
+// The most one command may write, with its own record and the batch's
+// bookkeeping: a rule of the ledger, the same on every replica and in every
+// release whatever Badger options a node runs with, so that no two nodes can
+// disagree on whether a command is refused. (These are what a fresh
+// transaction holds with badgerstore.PiOptions' 8 MiB memtable; OpenFSM
+// refuses a store whose transactions hold less. Changing them changes what
+// the ledger refuses: that needs a ledger format of its own.)
+const (
+	ledgerMaxCommandBytes  = 1258291
+	ledgerMaxCommandWrites = 13107
+)
+
 // tooBig reports whether a command's writes, with its own record (which
 // keeps the command, at most maxKeptPayload of it) and the batch's
-// bookkeeping, would not fit in one fresh Badger transaction. The estimate
+// bookkeeping, exceed what the ledger lets one command write. The estimate
 // follows Badger's own (key + value + 12 bytes an entry), which is exact
-// for values kept in the LSM tree, as all ledger values are.
+// for values kept in the LSM tree, as all ledger values are, so a command
+// under the limit always fits in one fresh transaction.
 func (f *FSM) tooBig(ov *overlay, cmdSize int) bool {
 	const perEntry, bookkeeping = 12, 16 << 10
 	size, count := int64(min(cmdSize, maxKeptPayload)+bookkeeping), int64(16)
@@ -582,7 +631,7 @@ func (f *FSM) tooBig(ov *overlay, cmdSize int) bool {
 		size += int64(len(k) + len(v) + perEntry)
 		count++
 	}
-	return size >= f.db.MaxBatchSize() || count >= f.db.MaxBatchCount()
+	return size >= ledgerMaxCommandBytes || count >= ledgerMaxCommandWrites
 }
 
 // journal returns the journal write for a command's outcome and moves the
@@ -884,6 +933,9 @@ func (f *FSM) ResetApplied() error {
 	defer f.mu.Unlock()
 	if err := f.db.Update(func(txn *badger.Txn) error { return txn.Set(keyApplied, uint64Bytes(0)) }); err != nil {
 		return fmt.Errorf("reset applied index: %w", err)
+	}
+	if err := f.syncState(); err != nil {
+		return err
 	}
 	f.applied.Store(0)
 	return nil

@@ -519,3 +519,45 @@ func TestLedgerRefusesAReusedCommandID(t *testing.T) {
 		t.Fatalf("the refused request's number found a receipt: %v", err)
 	}
 }
+
+// TestCommandSizeLimitIsTheLedgers: whether a command writes too much is
+// decided by the ledger's own limit, not by the local store's options: a
+// node whose Badger holds eight times more refuses exactly what a Pi
+// refuses (otherwise the two would diverge on that command), and a store
+// that holds less than the limit is not opened at all.
+func TestCommandSizeLimitIsTheLedgers(t *testing.T) {
+	big, err := OpenFSM(badgerstore.PiOptions(t.TempDir()).WithMemTableSize(64<<20), params, quietLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer big.Close()
+	pi := openFSM(t, t.TempDir())
+	defer pi.Close()
+	if big.db.MaxBatchSize() <= pi.db.MaxBatchSize() {
+		t.Fatalf("the larger store's transactions (%d) are not larger than the Pi's (%d)", big.db.MaxBatchSize(), pi.db.MaxBatchSize())
+	}
+	for _, n := range []int{ledgerMaxCommandWrites - 100, ledgerMaxCommandWrites} {
+		ov := &overlay{writes: map[string][]byte{}}
+		for i := range n {
+			ov.writes[fmt.Sprintf("x/%08d", i)] = []byte("v")
+		}
+		if got, want := big.tooBig(ov, 100), pi.tooBig(ov, 100); got != want {
+			t.Fatalf("%d writes: too big on the large store %v, on the Pi %v", n, got, want)
+		}
+		if want := n >= ledgerMaxCommandWrites-16; pi.tooBig(ov, 100) != want {
+			t.Fatalf("%d writes: tooBig %v, want %v", n, !want, want)
+		}
+	}
+	// Bytes as well as entries.
+	ov := &overlay{writes: map[string][]byte{"x/1": make([]byte, ledgerMaxCommandBytes)}}
+	if !big.tooBig(ov, 100) {
+		t.Fatal("a command writing more than the ledger's byte limit fits on a store with larger transactions")
+	}
+
+	if f, err := OpenFSM(badgerstore.PiOptions(t.TempDir()).WithMemTableSize(4<<20).WithValueThreshold(64<<10), params, quietLogger()); err == nil {
+		f.Close()
+		t.Fatal("a state store whose transactions hold less than one command may write was opened")
+	} else if !strings.Contains(err.Error(), "less than one command may write") {
+		t.Fatalf("error %q does not say why", err)
+	}
+}

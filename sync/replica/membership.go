@@ -186,9 +186,12 @@ func (n *Node) serverAddress(id string) (raft.ServerAddress, error) {
 // Member asks the leader at addr (or the leader it names) to run a
 // membership action: JoinPath, RemovePath or TransferPath, with the
 // operator's authority (token: this node's operator token or an
-// administrator's API token).
+// administrator's API token). While the cluster is electing a leader (the
+// node answers that it does not lead and knows no leader) it asks again,
+// for up to about five seconds or until ctx ends.
 func (c *PeerClient) Member(ctx context.Context, addr, path, id, address, token string) error {
-	for range 3 {
+	const electionWait, electionTries = 200 * time.Millisecond, 25
+	for range electionTries {
 		body, _ := json.Marshal(memberRequest{ID: id, Address: address})
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, "https://"+addr+path, bytes.NewReader(body))
 		if err != nil {
@@ -210,6 +213,13 @@ func (c *PeerClient) Member(ctx context.Context, addr, path, id, address, token 
 			return nil
 		case resp.StatusCode == http.StatusMisdirectedRequest && mr.Leader != "":
 			addr = mr.Leader
+			continue
+		case resp.StatusCode == http.StatusMisdirectedRequest:
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("%s: no leader: %w", addr, ctx.Err())
+			case <-time.After(electionWait):
+			}
 			continue
 		default:
 			return fmt.Errorf("%s: %s: %s", addr, resp.Status, mr.Error)

@@ -231,7 +231,10 @@ func (n *Node) open() error {
 		return err
 	}
 
-	stateOpts := badgerstore.PiOptions(filepath.Join(cfg.Dir, "state"))
+	// The ledger state does not sync each commit: raft's log holds every
+	// entry durably, and the FSM syncs before raft may drop one
+	// (Durability, doc.go).
+	stateOpts := badgerstore.PiOptions(filepath.Join(cfg.Dir, "state")).WithSyncWrites(false)
 	stateOpts.Logger = badgerstore.NewLogger(n.log)
 	if n.fsm, err = OpenFSM(stateOpts, cfg.Params, n.log); err != nil {
 		return err

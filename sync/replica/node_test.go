@@ -119,13 +119,18 @@ func TestNodeRefusalIsReportedAndSetAside(t *testing.T) {
 	n := openNode(t, t.TempDir(), time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC))
 	defer n.Close()
 	seedNode(t, n)
-	// A bill past November 15 stays payable until the November run
-	// certifies it (issue 20 item 4); cash through pay_bill is refused
-	// (ledger format 2: cash goes into a drawer at the window).
 	bad, _ := n.NewCommand(domain.KindPayBill, "kiosk")
-	bad.Payload = &domain.PayBill{BillID: "B2", Amount: domain.MustMoney("10.00"), Tender: domain.Cash}
-	if _, err := n.Submit(context.Background(), bad); domain.ErrorCode(err) != domain.EINVALID {
-		t.Fatalf("cash through pay_bill: err = %v, want it refused", err)
+	// A bill past the tax-roll day but not certified still takes payments
+	// (the roll is what the November run records); a bill that does not
+	// exist does not.
+	bad.Payload = &domain.PayBill{BillID: "B404", Amount: domain.MustMoney("10.00"), Tender: domain.Card}
+	if _, err := n.Submit(context.Background(), bad); domain.ErrorCode(err) != domain.ENOTFOUND {
+		t.Fatalf("payment on a bill that does not exist: err = %v, want not found", err)
+	}
+	due, _ := n.NewCommand(domain.KindPayBill, "kiosk")
+	due.Payload = &domain.PayBill{BillID: "B2", Amount: domain.MustMoney("10.00"), Tender: domain.Card}
+	if res := submit(t, n, due); res.Receipt == nil {
+		t.Fatalf("a payment on a bill past the roll day, not certified: %+v", res)
 	}
 	good, _ := n.NewCommand(domain.KindPayBill, "kiosk")
 	good.Payload = &domain.PayBill{BillID: "B3", Amount: domain.MustMoney("10.00"), Tender: domain.Card}

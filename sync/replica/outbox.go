@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -64,8 +65,17 @@ type outboxEntry struct {
 
 type outbox struct {
 	db  *badger.DB
-	mu  sync.Mutex // guards seq
+	mu  sync.Mutex // guards seq, low and puts
 	seq uint64     // the last sequence handed out
+	// low is a sequence below which no entry is pending, where pending
+	// starts its scan. Badger keeps the pending keys that finishAll
+	// deleted as tombstones until a compaction drops them, and an
+	// iterator from the start of the prefix walks every one: after a day
+	// of payments the forwarder's every look spent most of its time
+	// there. puts counts the puts committed, so that pending raises low
+	// only from a view no put raced with (a put may commit a lower
+	// sequence than one already committed).
+	low, puts uint64
 }
 
 // openOutbox reads the outbox's sequence: the larger of the stored counter
@@ -169,27 +179,39 @@ func (o *outbox) put(cmd domain.Command) (outboxEntry, bool, error) {
 	if err != nil {
 		return e, false, fmt.Errorf("write outbox: %w", err)
 	}
+	if created {
+		o.mu.Lock()
+		o.low = min(o.low, cmd.Seq)
+		o.puts++
+		o.mu.Unlock()
+	}
 	return e, created, nil
 }
 
 // finish records the outcome of an entry.
 func (o *outbox) finish(seq uint64, res domain.Result) error {
-	return o.finishAll([]uint64{seq}, []domain.Result{res})
+	_, err := o.finishAll([]uint64{seq}, []domain.Result{res})
+	return err
 }
 
 // finishAll records the outcomes of entries in one transaction: one disk
-// sync for a whole batch the ledger answered.
-func (o *outbox) finishAll(seqs []uint64, results []domain.Result) error {
-	return o.db.Update(func(txn *badger.Txn) error {
+// sync for a whole batch the ledger answered. It returns how many of them
+// were still pending: an entry proposed twice (read again while its first
+// outcome was being written) is answered twice, and counted once.
+func (o *outbox) finishAll(seqs []uint64, results []domain.Result) (int, error) {
+	done := 0
+	err := o.db.Update(func(txn *badger.Txn) error {
+		done = 0
 		for i, seq := range seqs {
 			res := results[i]
 			e, ok, err := getJSON[outboxEntry](txn, outboxKey(seq))
 			if err != nil {
 				return err
 			}
-			if !ok {
+			if !ok || e.State != statePending {
 				continue
 			}
+			done++
 			e.State, e.Index, e.Result = stateDone, res.Index, &res
 			if res.Error != nil {
 				e.State = stateRefused
@@ -207,18 +229,36 @@ func (o *outbox) finishAll(seqs []uint64, results []domain.Result) error {
 		}
 		return nil
 	})
+	return done, err
 }
 
 // pending returns up to limit entries still to be submitted (0: all), in
 // sequence order.
 func (o *outbox) pending(limit int) ([]outboxEntry, error) {
+	return o.pendingExcept(limit, nil)
+}
+
+// pendingExcept is pending without the entries whose sequence skip
+// reports (the forwarder's batches in flight), which do not count
+// against limit.
+func (o *outbox) pendingExcept(limit int, skip func(seq uint64) bool) ([]outboxEntry, error) {
 	var out []outboxEntry
+	o.mu.Lock()
+	low, puts := o.low, o.puts
+	o.mu.Unlock()
+	// first is the lowest pending sequence the view holds, or the next
+	// sequence to hand out when it holds none.
+	first := uint64(math.MaxUint64)
 	err := o.db.View(func(txn *badger.Txn) error {
 		prefix := []byte(prefixOutbox + "p/")
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
 		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
+		for it.Seek(pendingKey(low)); it.Valid(); it.Next() {
 			seq := binary.BigEndian.Uint64(it.Item().Key()[len(prefix):])
+			first = min(first, seq)
+			if skip != nil && skip(seq) {
+				continue
+			}
 			e, ok, err := getJSON[outboxEntry](txn, outboxKey(seq))
 			if err != nil {
 				return err
@@ -232,6 +272,16 @@ func (o *outbox) pending(limit int) ([]outboxEntry, error) {
 		}
 		return nil
 	})
+	if err == nil {
+		o.mu.Lock()
+		if o.puts == puts {
+			// No put committed since the view opened, and every earlier
+			// one is in it: nothing below first is pending. With no
+			// pending key, first is past every sequence handed out.
+			o.low = max(o.low, min(first, o.seq+1))
+		}
+		o.mu.Unlock()
+	}
 	return out, err
 }
 

@@ -1,6 +1,7 @@
 package replica
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/dgraph-io/badger/v4"
@@ -41,5 +42,103 @@ func TestOutboxPruneKeepsPending(t *testing.T) {
 	}
 	if _, ok, _ := o.get(3); !ok {
 		t.Fatal("the recent answered entry was pruned")
+	}
+}
+
+// TestOutboxPendingAfterLowerPut checks the pending scan's starting point:
+// a put of a lower sequence than the entries already settled (concurrent
+// Submits commit in any order) is found by the next scan.
+func TestOutboxPendingAfterLowerPut(t *testing.T) {
+	db, err := badger.Open(badgerstore.PiOptions(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	o := &outbox{db: db}
+	for _, seq := range []uint64{o.mustSeq(t), o.mustSeq(t), o.mustSeq(t)} { // 1, 2, 3
+		if seq == 2 {
+			continue // handed out, put later
+		}
+		if _, _, err := o.put(payCommand(fmt.Sprint("c", seq), seq, "B1", "1.00", "2026-03-01T10:00")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, seq := range []uint64{1, 3} {
+		if err := o.finish(seq, domain.Result{Index: seq}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if pend, err := o.pending(0); err != nil || len(pend) != 0 {
+		t.Fatalf("pending with every entry settled: %+v, %v", pend, err)
+	}
+	if o.low != 4 {
+		t.Fatalf("scan starts at %d after every entry settled; want 4", o.low)
+	}
+	if _, _, err := o.put(payCommand("c2", 2, "B1", "1.00", "2026-03-01T10:00")); err != nil {
+		t.Fatal(err)
+	}
+	if pend, err := o.pending(0); err != nil || len(pend) != 1 || pend[0].Seq != 2 {
+		t.Fatalf("pending after the late put of 2: %+v, %v", pend, err)
+	}
+	// A fresh outbox over the same store (a restart) finds it too.
+	if pend, err := (&outbox{db: db}).pending(0); err != nil || len(pend) != 1 || pend[0].Seq != 2 {
+		t.Fatalf("pending after reopening: %+v, %v", pend, err)
+	}
+}
+
+func (o *outbox) mustSeq(t *testing.T) uint64 {
+	t.Helper()
+	seq, err := o.nextSeq(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return seq
+}
+
+// BenchmarkOutboxPending measures the forwarder's look for pending
+// entries after 20,000 entries were taken and settled, with the scan
+// starting where the outbox knows nothing below is pending ("cursor") and
+// from the start of the pending keys ("from-start"), as it did: Badger
+// keeps the settled entries' deleted pending keys as tombstones until a
+// compaction drops them, and an iterator walks them.
+//
+//	go test -run '^$' -bench OutboxPending ./sync/replica
+func BenchmarkOutboxPending(b *testing.B) {
+	db, err := badger.Open(badgerstore.PiOptions(b.TempDir()).WithLogger(nil))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	o := &outbox{db: db}
+	const settled = 20_000
+	for lo := uint64(1); lo <= settled; lo += 500 {
+		var seqs []uint64
+		var results []domain.Result
+		for seq := lo; seq < lo+500; seq++ {
+			if _, _, err := o.put(payCommand(fmt.Sprint("c", seq), seq, "B1", "1.00", "2026-03-01T10:00")); err != nil {
+				b.Fatal(err)
+			}
+			seqs, results = append(seqs, seq), append(results, domain.Result{Index: seq})
+		}
+		if _, err := o.finishAll(seqs, results); err != nil {
+			b.Fatal(err)
+		}
+	}
+	o.seq = settled
+	if _, _, err := o.put(payCommand("last", settled+1, "B1", "1.00", "2026-03-01T10:00")); err != nil {
+		b.Fatal(err)
+	}
+	for _, way := range []string{"cursor", "from-start"} {
+		b.Run(way, func(b *testing.B) {
+			for b.Loop() {
+				if way == "from-start" {
+					o.low = 0
+				}
+				pend, err := o.pending(256)
+				if err != nil || len(pend) != 1 {
+					b.Fatal(len(pend), err)
+				}
+			}
+		})
 	}
 }

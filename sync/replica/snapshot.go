@@ -115,6 +115,14 @@ func (s *snapshot) Persist(sink raft.SnapshotSink) error {
 		sink.Cancel()
 		return fmt.Errorf("persist snapshot: %w", err)
 	}
+	// Once the sink closes, raft may delete the log up to the snapshot's
+	// index (less its trailing entries) and, at the next start, replays
+	// only what follows the snapshot (its lastApplied starts there). The
+	// state the snapshot holds must be on disk first (Durability, doc.go).
+	if err := s.f.syncState(); err != nil {
+		sink.Cancel()
+		return fmt.Errorf("persist snapshot: %w", err)
+	}
 	return sink.Close()
 }
 

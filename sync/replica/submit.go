@@ -47,6 +47,17 @@ func (n *Node) NewCommand(k domain.Kind, actor string) (domain.Command, error) {
 	}, nil
 }
 
+// CheckStamp says why NewCommand would refuse a command of kind k now,
+// without taking a receipt number: the kiosk asks before it charges a card
+// and stamps the command once the card is approved, so a declined charge
+// leaves no gap in the receipt sequence.
+func (n *Node) CheckStamp(k domain.Kind) error {
+	if err := n.checkClock(domainNow(n)); err != nil {
+		return err
+	}
+	return n.checkKind(k)
+}
+
 // checkKind says why this node cannot take a command of kind k now: the
 // node halted (its ledger is behind and it needs an upgrade), or the kind
 // needs a ledger format the cluster has not reached (a member still runs

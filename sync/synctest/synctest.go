@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	gosync "sync"
 	"testing"
 	"time"
 
@@ -125,15 +126,55 @@ func NewWith(t testing.TB, opts Options) *Cluster {
 	return c
 }
 
-// FreeAddr returns a free 127.0.0.1 port address.
+// FreeAddr returns an address on 127.0.0.1 whose port is free now, for a
+// node that binds it a moment later (and again after each restart).
+//
+// A port the kernel hands out for listen(":0") is drawn from its ephemeral
+// range, the range every outgoing connection of every other program (and of
+// the test suites running beside this one) also draws from: between our
+// close and the node's bind, it can be taken. So the port is drawn at random
+// from below that range, where nothing is assigned without asking for it by
+// number; the bind check rules out one in use, and a port is never handed
+// out twice by one test process.
 func FreeAddr(t testing.TB) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	lo, hi := 10000, ephemeralLow()
+	freePorts.Lock()
+	defer freePorts.Unlock()
+	for range 1000 {
+		port := lo + rand.IntN(hi-lo)
+		if freePorts.given[port] {
+			continue
+		}
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			continue
+		}
+		addr := ln.Addr().String()
+		ln.Close()
+		freePorts.given[port] = true
+		return addr
 	}
-	defer ln.Close()
-	return ln.Addr().String()
+	t.Fatalf("no free port found in %d-%d", lo, hi)
+	return ""
+}
+
+var freePorts = struct {
+	gosync.Mutex
+	given map[int]bool
+}{given: map[int]bool{}}
+
+// ephemeralLow is the first port of the kernel's ephemeral range (Linux's
+// default when it cannot be read).
+func ephemeralLow() int {
+	low := 32768
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		var l, h int
+		if n, _ := fmt.Sscan(string(b), &l, &h); n == 2 && l > 12000 {
+			low = l
+		}
+	}
+	return low
 }
 
 func (m *Member) config(bootstrap bool, servers []raft.Server) replica.Config {

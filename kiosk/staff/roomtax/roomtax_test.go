@@ -515,8 +515,13 @@ func TestTreasurerAdministers(t *testing.T) {
 	if p := c.Post("/staff/room-tax/returns/sugar-rooms_2026-Q2/payment", url.Values{"amount": {"10.00"}, "tender": {"check"}, "reference": {"1"}}); p.Status != http.StatusConflict {
 		t.Fatalf("a window payment without a drawer: %d", p.Status)
 	}
-	// Grants.
+	// Grants: the officials offered are the board (the President among
+	// them), the clerk's office and the administrator.
 	o.h.AddUser("trustee", domain.RoleBoard, true)
+	o.h.AddUser("vpres", domain.RolePresident, true)
+	if g := c.Get("/staff/room-tax/grants"); !strings.Contains(g.Body, `value="vpres"`) || !strings.Contains(g.Body, `value="trustee"`) {
+		t.Fatal("the grants page does not offer the President and the trustee as officials")
+	}
 	p = c.Post("/staff/room-tax/grants", url.Values{"official": {"trustee"}, "operator": {"belle-inn"}, "reason": {""}, "until": {"2026-08-31"}})
 	if p.Status != http.StatusUnprocessableEntity || !p.Has("grant-error") {
 		t.Fatalf("a grant without a reason: %d", p.Status)

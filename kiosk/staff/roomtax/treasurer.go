@@ -290,7 +290,7 @@ func (m *Module) renderGrants(w http.ResponseWriter, r *http.Request, status int
 	}
 	for _, u := range users {
 		switch u.Role {
-		case domain.RoleClerk, domain.RoleAdministrator, domain.RoleBoard:
+		case domain.RoleClerk, domain.RoleAdministrator, domain.RoleBoard, domain.RolePresident:
 			if !u.Disabled {
 				v.Officials = append(v.Officials, view.Option{Value: u.Username, Label: u.Name + " (" + u.Role.Title() + ")"})
 			}

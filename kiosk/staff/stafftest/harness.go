@@ -388,3 +388,24 @@ func (h *Harness) API(method, path, token, body string) (int, []byte) {
 	}
 	return resp.StatusCode, b
 }
+
+// PostConfirmed submits a form whose first answer is a page asking to
+// confirm it (the November run's steps, say), then confirms: it sends the
+// form again with every hidden field of the confirm page's form (the
+// totals confirmed, "confirm=yes"), and returns the second answer. The
+// first answer must be that page.
+func (c *Client) PostConfirmed(path string, form url.Values) Page {
+	c.H.T.Helper()
+	p := c.Post(path, form)
+	confirm := p.Doc.Find(`form:has(input[name="confirm"])`).First()
+	if p.Status != http.StatusOK || confirm.Length() == 0 {
+		c.H.T.Fatalf("POST %s: %d, not a page to confirm: %s", path, p.Status, p.Doc.Find(`[role="alert"], .error`).Text())
+	}
+	again := maps.Clone(form)
+	confirm.Find(`input[type="hidden"]`).Each(func(_ int, in *goquery.Selection) {
+		if name := in.AttrOr("name", ""); name != "" && name != "csrf" {
+			again.Set(name, in.AttrOr("value", ""))
+		}
+	})
+	return c.Post(path, again)
+}

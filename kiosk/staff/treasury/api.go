@@ -85,10 +85,12 @@ func (m *Module) apiInvestmentInterest(w http.ResponseWriter, r *http.Request) {
 
 func (m *Module) apiSettlement(w http.ResponseWriter, r *http.Request) {
 	st, err := m.settlementOf(r, r.PathValue)
-	st.Lines, st.Payments = staff.NonNil(st.Lines), staff.NonNil(st.Payments)
+	st.Lines, st.Payments, st.Shares = staff.NonNil(st.Lines), staff.NonNil(st.Payments), staff.NonNil(st.Shares)
 	m.o.Answer(w, st, err)
 }
 
 func (m *Module) apiSettlementPayment(w http.ResponseWriter, r *http.Request) {
-	staff.APICommand[domain.CountySettlement](m.o, w, r, "a payment to a county treasurer", nil)
+	staff.APICommand[domain.CountySettlement](m.o, w, r, "a payment of a settlement", func(p *domain.CountySettlement) error {
+		return m.o.Reads().CheckSettlementPayment(*p, m.o.Today())
+	})
 }

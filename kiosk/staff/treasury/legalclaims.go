@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"path"
 	"strings"
 	"time"
 
@@ -42,8 +43,13 @@ type legalClaimView struct {
 	Tracking  string
 	PDF       string
 	CanAct    bool
-	Error     string
-	Today     string
+	// CanNotify and CanAttorney offer the President's steps (§5.08) to
+	// those who record them: the notice to the administrator and the
+	// President, the decision on the attorney to the President.
+	CanNotify   bool
+	CanAttorney bool
+	Error       string
+	Today       string
 }
 
 // legalClaimsView is the register with the form of a new claim.
@@ -167,9 +173,11 @@ func (m *Module) legalClaimPage(w http.ResponseWriter, r *http.Request, status i
 		m.o.Fail(w, r, err)
 		return
 	}
+	role := m.o.Who(r).Role
 	v := legalClaimView{legalClaimRow: m.legalRow(l), Address: l.Address, Recorded: l.Recorded.String() + " by " + l.RecordedBy,
 		President: stepView(l.President), Attorney: stepView(l.Attorney), Contacted: l.Contacted, Decision: stepView(l.Decision), Outcome: l.Outcome, Meeting: l.Meeting,
-		Notice: stepView(l.Notice), Tracking: l.Tracking, CanAct: staff.Allowed(m.o.Who(r).Role, staff.CapLegalClaims), Error: msg, Today: m.o.Today().String()}
+		Notice: stepView(l.Notice), Tracking: l.Tracking, CanAct: staff.Allowed(role, staff.CapLegalClaims),
+		CanNotify: staff.Allowed(role, staff.CapLegalNotify), CanAttorney: staff.Allowed(role, staff.CapLegalAttorney), Error: msg, Today: m.o.Today().String()}
 	if l.Outcome == domain.LegalClaimAllow {
 		v.Allowed = dollars(l.Allowed)
 	}
@@ -180,12 +188,13 @@ func (m *Module) legalClaimPage(w http.ResponseWriter, r *http.Request, status i
 }
 
 // submitLegalStep records one step of a claim: itemize, notify, attorney,
-// decide or notice.
+// decide or notice, the last segment of the path (notify and attorney
+// have routes of their own, for their capabilities).
 func (m *Module) submitLegalStep(w http.ResponseWriter, r *http.Request) {
 	fail := func(err error) {
 		m.formFail(w, r, err, func(status int, msg string) { m.legalClaimPage(w, r, status, msg) })
 	}
-	p := domain.LegalClaimChange{Op: r.PathValue("op"), ID: r.PathValue("id"), Note: m.o.Form(r, "note")}
+	p := domain.LegalClaimChange{Op: path.Base(r.URL.Path), ID: r.PathValue("id"), Note: m.o.Form(r, "note")}
 	var err error
 	switch p.Op {
 	case domain.LegalClaimItemize:

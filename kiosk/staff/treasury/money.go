@@ -1,6 +1,7 @@
 package treasury
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -273,9 +274,14 @@ type settlementView struct {
 	Year                                              int
 	Lines                                             []settlementLine
 	Specials, Due, Paid, Unsettled                    string
+	Collected, VillageShare                           string
+	Apportioned                                       bool
+	Shares                                            []settlementShareRow
+	Payees                                            []view.Option
+	Levy                                              string // the roll's apportionment page
 	PastDue                                           bool
 	Payments                                          []settlementPayment
-	CSV                                               string
+	CSV, PDF                                          string
 	CanAct                                            bool
 	Error                                             string
 	Today                                             string
@@ -283,7 +289,24 @@ type settlementView struct {
 }
 
 type settlementLine struct{ TaxBill, Parcel, Receipt, At, GeneralTax, Specials string }
-type settlementPayment struct{ PaidOn, Amount, Reference, By string }
+type settlementPayment struct{ Jurisdiction, PaidOn, Amount, Reference, By string }
+
+// settlementShareRow is one jurisdiction's share of a settlement.
+type settlementShareRow struct {
+	Jurisdiction, Name, Kind, Levy, Share, Paid, Unsettled string
+	Retained                                               bool
+}
+
+// jurisdictionName returns the name of the roll's jurisdiction code in a
+// statement, or the code.
+func jurisdictionName(st domain.SettlementStatement, code string) string {
+	for _, sh := range st.Shares {
+		if sh.Jurisdiction == code {
+			return sh.Name
+		}
+	}
+	return code
+}
 
 // settlementOf reads the county, roll year and period of a request
 // (?county=&year=&period= or the path), last year's January settlement in
@@ -324,7 +347,19 @@ func (m *Module) settlementPage(w http.ResponseWriter, r *http.Request, status i
 	}
 	v := settlementView{County: string(st.County), CountyTitle: st.County.Title(), Period: st.Period, Year: st.TaxYear, Through: st.Through.String(), DueOn: st.DueOn.String(),
 		Specials: dollars(st.Specials), Due: dollars(st.Due), Paid: dollars(st.Paid), Unsettled: dollars(st.Unsettled), PastDue: st.PastDue,
-		CSV: fmt.Sprintf("/staff/settlements/%s/%d/%s", st.County, st.TaxYear, st.Period+".csv"), CanAct: staff.Allowed(m.o.Who(r).Role, staff.CapTreasury), Error: msg, Today: m.o.Today().String()}
+		Collected: dollars(st.Collected), VillageShare: dollars(st.VillageShare), Apportioned: st.Apportioned,
+		Levy:   fmt.Sprintf("/staff/levy?county=%s&year=%d", st.County, st.TaxYear),
+		CSV:    fmt.Sprintf("/staff/settlements/%s/%d/%s", st.County, st.TaxYear, st.Period+".csv"),
+		PDF:    fmt.Sprintf("/staff/settlements/%s/%d/%s", st.County, st.TaxYear, st.Period+".pdf"),
+		CanAct: staff.Allowed(m.o.Who(r).Role, staff.CapTreasury), Error: msg, Today: m.o.Today().String()}
+	picked := m.o.Form(r, "jurisdiction")
+	for _, sh := range st.Shares {
+		v.Shares = append(v.Shares, settlementShareRow{Jurisdiction: sh.Jurisdiction, Name: sh.Name, Kind: sh.Kind.Title(), Levy: dollars(sh.Levy), Share: dollars(sh.Share),
+			Paid: dollars(sh.Paid), Unsettled: dollars(sh.Unsettled), Retained: sh.Retained})
+		if !sh.Retained {
+			v.Payees = append(v.Payees, view.Option{Value: sh.Jurisdiction, Label: fmt.Sprintf("%s (%s left)", sh.Name, dollars(sh.Unsettled)), Selected: sh.Jurisdiction == picked})
+		}
+	}
 	v.From = "the roll's issue"
 	if !st.From.IsZero() {
 		v.From = st.From.String()
@@ -339,16 +374,17 @@ func (m *Module) settlementPage(w http.ResponseWriter, r *http.Request, status i
 		v.Lines = append(v.Lines, settlementLine{TaxBill: l.TaxBill, Parcel: l.Parcel, Receipt: l.Receipt, At: l.At.String(), GeneralTax: dollars(l.GeneralTax), Specials: dollars(l.Specials)})
 	}
 	for _, p := range st.Payments {
-		v.Payments = append(v.Payments, settlementPayment{PaidOn: p.PaidOn.String(), Amount: dollars(p.Amount), Reference: p.Reference, By: p.By})
+		v.Payments = append(v.Payments, settlementPayment{Jurisdiction: jurisdictionName(st, p.Jurisdiction), PaidOn: p.PaidOn.String(), Amount: dollars(p.Amount), Reference: p.Reference, By: p.By})
 	}
-	m.o.Render(w, r, status, settlementPage(m.o.Frame(r, "Settlement with the county treasurer"), v))
+	m.o.Render(w, r, status, settlementPage(m.o.Frame(r, "Settlement of the tax roll"), v))
 }
 
-// showSettlementCSV serves a statement as CSV:
-// /staff/settlements/{county}/{year}/{period}.csv.
-func (m *Module) showSettlementCSV(w http.ResponseWriter, r *http.Request) {
-	period, ok := strings.CutSuffix(r.PathValue("period"), ".csv")
-	if !ok {
+// showSettlementFile serves a statement as CSV or PDF:
+// /staff/settlements/{county}/{year}/{period}.csv or .pdf.
+func (m *Module) showSettlementFile(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("period")
+	period, ext, _ := strings.Cut(name, ".")
+	if ext != "csv" && ext != "pdf" {
 		m.o.Fail(w, r, domain.Errorf(domain.ENOTFOUND, "", "There is no such page."))
 		return
 	}
@@ -362,18 +398,40 @@ func (m *Module) showSettlementCSV(w http.ResponseWriter, r *http.Request) {
 		m.o.Fail(w, r, err)
 		return
 	}
+	if ext == "pdf" {
+		var buf bytes.Buffer
+		if err := settlementPDF(&buf, st, m.o.Location()); err != nil {
+			m.o.Fail(w, r, err)
+			return
+		}
+		w.Header().Set("Content-Type", "application/pdf")
+		w.Header().Set("Content-Disposition", fmt.Sprintf(`inline; filename="settlement-%s-%d-%s.pdf"`, st.County, st.TaxYear, st.Period))
+		_, _ = w.Write(buf.Bytes())
+		return
+	}
 	out := m.o.CSV(w, fmt.Sprintf("settlement-%s-%d-%s.csv", st.County, st.TaxYear, st.Period))
 	_ = out.Write([]string{"county", "roll_year", "period", "collected_through", "due_on", "tax_bill", "parcel", "receipt", "at", "general_tax", "special_items"})
 	for _, l := range st.Lines {
 		_ = out.Write([]string{string(st.County), itoa(st.TaxYear), st.Period, st.Through.String(), st.DueOn.String(), l.TaxBill, l.Parcel, l.Receipt, l.At.String(), l.GeneralTax.String(), l.Specials.String()})
 	}
-	for _, row := range [][]string{
-		{"total general tax due to the county", st.Due.String()},
-		{"total special items kept by the village", st.Specials.String()},
-		{"paid to the county", st.Paid.String()},
-		{"unsettled", st.Unsettled.String()},
-	} {
-		_ = out.Write([]string{string(st.County), itoa(st.TaxYear), st.Period, st.Through.String(), st.DueOn.String(), "", "", "", row[0], row[1], ""})
+	total := func(label string, amount domain.Money) {
+		_ = out.Write([]string{string(st.County), itoa(st.TaxYear), st.Period, st.Through.String(), st.DueOn.String(), "", "", "", label, amount.String(), ""})
+	}
+	total("total general tax collected", st.Collected)
+	total("total special items kept by the village", st.Specials)
+	if !st.Apportioned {
+		total("due to the jurisdictions (levy apportionment not recorded)", st.Due)
+	}
+	total("paid", st.Paid)
+	total("unsettled", st.Unsettled)
+	if st.Apportioned {
+		// The shares, one row a jurisdiction: its levy, its share of the
+		// collections, what was paid to it and what is left (the
+		// village's share is kept).
+		_ = out.Write([]string{"county", "roll_year", "period", "jurisdiction", "name", "kind", "levy", "share", "paid", "unsettled", "kept_by_the_village"})
+		for _, sh := range st.Shares {
+			_ = out.Write([]string{string(st.County), itoa(st.TaxYear), st.Period, sh.Jurisdiction, sh.Name, string(sh.Kind), sh.Levy.String(), sh.Share.String(), sh.Paid.String(), sh.Unsettled.String(), strconv.FormatBool(sh.Retained)})
+		}
 	}
 	_ = out.Flush()
 }
@@ -387,9 +445,12 @@ func (m *Module) submitSettlement(w http.ResponseWriter, r *http.Request) {
 		fail(domain.Errorf(domain.EINVALID, "§5.17", "The roll year %q is not a year.", m.o.Form(r, "year")))
 		return
 	}
-	p := domain.CountySettlement{County: domain.County(m.o.Form(r, "county")), TaxYear: year, Period: m.o.Form(r, "period"), Reference: m.o.Form(r, "reference")}
+	p := domain.CountySettlement{County: domain.County(m.o.Form(r, "county")), TaxYear: year, Period: m.o.Form(r, "period"), Jurisdiction: m.o.Form(r, "jurisdiction"), Reference: m.o.Form(r, "reference")}
 	if p.PaidOn, err = staff.ParseDate("The day it was paid", m.o.Form(r, "paid_on")); err == nil {
 		p.Amount, err = staff.ParseAmount("The payment", m.o.Form(r, "amount"))
+	}
+	if err == nil {
+		err = m.o.Reads().CheckSettlementPayment(p, m.o.Today())
 	}
 	if err != nil {
 		fail(err)

@@ -4,7 +4,7 @@
 // the public depositories the board designated and the interest they
 // credit (§5.06), the register of investments (§5.09), and the settlements
 // of the property tax with the Dane and Green county treasurers (§5.17,
-// Wis. Stat. 74.25). It is a staff.Module; every rule is the domain's
+// Wis. Stat. 74.23, 74.25). It is a staff.Module; every rule is the domain's
 // (domain/legalclaims.go, depository.go, investment.go,
 // countysettlement.go).
 package treasury
@@ -39,6 +39,8 @@ func (m *Module) Mount(o *staff.Office) error {
 	page("POST /staff/legal-claims", staff.CapLegalClaims, m.submitLegalClaim)
 	page("GET /staff/legal-claims/{id}", staff.CapReadLegalClaims, m.showLegalClaim)
 	page("POST /staff/legal-claims/{id}/{op}", staff.CapLegalClaims, m.submitLegalStep)
+	page("POST /staff/legal-claims/{id}/notify", staff.CapLegalNotify, m.submitLegalStep)
+	page("POST /staff/legal-claims/{id}/attorney", staff.CapLegalAttorney, m.submitLegalStep)
 	page("GET /staff/legal-claims/{id}/disallowance.pdf", staff.CapReadLegalClaims, m.showDisallowancePDF)
 
 	page("GET /staff/depositories", staff.CapReadTreasury, m.showDepositories)
@@ -52,8 +54,10 @@ func (m *Module) Mount(o *staff.Office) error {
 	page("POST /staff/investments/{id}/redeem", staff.CapTreasury, m.submitInvestmentRedeem)
 
 	page("GET /staff/settlements", staff.CapReadTreasury, m.showSettlement)
-	page("GET /staff/settlements/{county}/{year}/{period}", staff.CapReadTreasury, m.showSettlementCSV)
+	page("GET /staff/settlements/{county}/{year}/{period}", staff.CapReadTreasury, m.showSettlementFile)
 	page("POST /staff/settlements", staff.CapTreasury, m.submitSettlement)
+	page("GET /staff/levy", staff.CapLevy, m.showLevy)
+	page("POST /staff/levy", staff.CapLevy, m.submitLevy)
 
 	api := o.API
 	api("GET /api/v1/legal-claims", staff.CapReadLegalClaims, m.apiLegalClaims)
@@ -67,9 +71,12 @@ func (m *Module) Mount(o *staff.Office) error {
 	api("POST /api/v1/investments/interest", staff.CapTreasury, m.apiInvestmentInterest)
 	api("GET /api/v1/settlements/{county}/{year}/{period}", staff.CapReadTreasury, m.apiSettlement)
 	api("POST /api/v1/settlements", staff.CapTreasury, m.apiSettlementPayment)
+	api("GET /api/v1/levy-apportionments/{county}/{year}", staff.CapReadTreasury, m.apiLevy)
+	api("POST /api/v1/levy-apportionments", staff.CapLevy, m.apiLevyChange)
 
 	o.Nav(staff.CapReadLegalClaims, "Legal claims", "/staff/legal-claims")
 	o.Nav(staff.CapReadTreasury, "Treasury", "/staff/depositories")
+	o.Nav(staff.CapLevy, "Tax roll levy", "/staff/levy")
 	o.Alert(m.alerts)
 	return nil
 }
@@ -89,9 +96,13 @@ func (m *Module) alerts(_ context.Context, who staff.Who) ([]view.Alert, error) 
 		params := m.o.Ledger().Params()
 		for _, l := range claims {
 			url := "/staff/legal-claims/" + l.ID
-			if l.President == nil && who.Role == domain.RoleAdministrator {
+			switch {
+			case l.President == nil && who.Role == domain.RoleAdministrator:
 				out = append(out, view.Alert{TestID: "alert-legal-president-" + l.ID, URL: url,
 					Text: fmt.Sprintf("Legal claim %s of %s: contact the Village President immediately (§5.08).", l.ID, l.Claimant)})
+			case l.President != nil && l.Attorney == nil && l.Decision == nil && staff.Allowed(who.Role, staff.CapLegalAttorney):
+				out = append(out, view.Alert{TestID: "alert-legal-attorney-" + l.ID, URL: url,
+					Text: fmt.Sprintf("Legal claim %s of %s: decide whether to contact the Village Attorney before the board meets (§5.08).", l.ID, l.Claimant)})
 			}
 			d, ok, err := l.Deadlines(params)
 			if err != nil {
@@ -126,7 +137,7 @@ func (m *Module) alerts(_ context.Context, who staff.Who) ([]view.Alert, error) 
 		}
 		for _, st := range late {
 			out = append(out, view.Alert{TestID: fmt.Sprintf("alert-settlement-%s-%d-%s", st.County, st.TaxYear, st.Period), URL: settlementURL(st.County, st.TaxYear, st.Period),
-				Text: fmt.Sprintf("%s settlement of the %d roll with the %s County treasurer: %s unsettled, due %s (Wis. Stat. 74.25).", title(st.Period), st.TaxYear, st.County.Title(), dollars(st.Unsettled), st.DueOn)})
+				Text: fmt.Sprintf("%s settlement of the %d %s County roll: %s unsettled with its taxing jurisdictions, due %s (Wis. Stat. 74.23, 74.25).", title(st.Period), st.TaxYear, st.County.Title(), dollars(st.Unsettled), st.DueOn)})
 		}
 	}
 	return out, nil

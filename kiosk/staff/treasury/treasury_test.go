@@ -2,6 +2,7 @@ package treasury_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -78,7 +79,8 @@ func fetch(t *testing.T, c *stafftest.Client, path string) (string, string) {
 func TestLegalClaimFromNoticeToLetter(t *testing.T) {
 	h := newHarness(t)
 	admin := h.SignedIn("admin", domain.RoleAdministrator)
-	pres := h.SignedIn("president", domain.RoleBoard)
+	pres := h.SignedIn("president", domain.RolePresident)
+	trustee := h.SignedIn("trustee", domain.RoleBoard)
 
 	refusedForm(t, h, admin, "/staff/legal-claims", url.Values{"claimant": {"Dana Roe"}, "description": {"pothole"}}, "Give the day")
 	p := posted(t, admin, "/staff/legal-claims", url.Values{"claimant": {"Dana Roe"}, "address": {"12 Oak St, Belleville WI 53508"}, "description": {"Car damaged by a pothole on Main St"}, "notice_on": {"2026-10-30"}})
@@ -90,6 +92,14 @@ func TestLegalClaimFromNoticeToLetter(t *testing.T) {
 		t.Fatal("the administrator's start page does not ask to contact the President")
 	}
 	base := "/staff/legal-claims/" + id
+	// A trustee is not the one the administrator contacts: no form, and
+	// the route refuses the role.
+	if p := trustee.Get(base); p.Has("lc-notify-form") || !p.Has("lc-notify-waiting") {
+		t.Fatal("a trustee is offered the notice to the President")
+	}
+	if p := trustee.Post(base+"/notify", url.Values{"on": {"2026-11-02"}}); p.Status != http.StatusForbidden {
+		t.Fatalf("a trustee records the notice to the President: %d", p.Status)
+	}
 	p = posted(t, admin, base+"/notify", url.Values{"on": {"2026-11-02"}, "note": {"by phone"}})
 	if !strings.Contains(p.Text("lc-president"), "2026-11-02") || !strings.Contains(p.Text("lc-president"), "admin") {
 		t.Fatalf("President notified: %q", p.Text("lc-president"))
@@ -97,7 +107,27 @@ func TestLegalClaimFromNoticeToLetter(t *testing.T) {
 	if admin.Get("/staff/").Has("alert-legal-president-" + id) {
 		t.Fatal("the alert stays after the President was notified")
 	}
+	// The attorney is the President's decision alone: the administrator
+	// and a trustee see it waiting; the President's start page asks for it.
+	for _, c := range []*stafftest.Client{admin, trustee} {
+		if p := c.Get(base); p.Has("lc-attorney-form") || !p.Has("lc-attorney-waiting") {
+			t.Fatal("someone other than the President is offered the decision on the attorney")
+		}
+		before := h.Ledger.JournalLen()
+		if p := c.Post(base+"/attorney", url.Values{"on": {"2026-11-02"}, "contact": {"yes"}}); p.Status != http.StatusForbidden || h.Ledger.JournalLen() != before {
+			t.Fatalf("someone other than the President records the attorney: %d", p.Status)
+		}
+	}
+	if !pres.Get("/staff/").Has("alert-legal-attorney-" + id) {
+		t.Fatal("the President's start page does not ask about the attorney")
+	}
+	if !pres.Get(base).Has("lc-attorney-form") {
+		t.Fatal("the President is not offered the decision on the attorney")
+	}
 	p = posted(t, pres, base+"/attorney", url.Values{"on": {"2026-11-02"}, "contact": {"yes"}})
+	if pres.Get("/staff/").Has("alert-legal-attorney-" + id) {
+		t.Fatal("the attorney alert stays after the President's decision")
+	}
 	if p.Text("lc-contacted") != "yes" || !strings.Contains(p.Text("lc-attorney"), "president") {
 		t.Fatalf("attorney: %q %q", p.Text("lc-contacted"), p.Text("lc-attorney"))
 	}
@@ -230,23 +260,81 @@ func TestCountySettlementStatement(t *testing.T) {
 	if !strings.Contains(home.Text("alert-settlement-dane-2026-january"), "$1,500.00") || !home.Has("alert-settlement-green-2026-january") {
 		t.Fatalf("start page: %q", home.Text("alert-settlement-dane-2026-january"))
 	}
-	p := tr.Get("/staff/settlements?county=dane&year=2026&period=january")
-	if p.Text("settlement-due") != "$1,500.00" || p.Text("settlement-specials") != "$200.00" || !p.Has("settlement-past-due") || p.Text("settlement-due-on") != "2027-01-15" {
-		t.Fatalf("statement: due %q specials %q", p.Text("settlement-due"), p.Text("settlement-specials"))
+	settlement := "/staff/settlements?county=dane&year=2026&period=january"
+	p := tr.Get(settlement)
+	if p.Text("settlement-collected") != "$1,500.00" || p.Text("settlement-due") != "$1,500.00" || p.Text("settlement-specials") != "$200.00" || !p.Has("settlement-past-due") ||
+		p.Text("settlement-due-on") != "2027-01-15" || !p.Has("settlement-not-apportioned") || p.Has("settlement-form") {
+		t.Fatalf("statement before the apportionment: due %q specials %q", p.Text("settlement-due"), p.Text("settlement-specials"))
+	}
+	// No settlement before the roll's apportionment is recorded.
+	pay := url.Values{"county": {"dane"}, "year": {"2026"}, "period": {"january"}, "jurisdiction": {"belleville-sd"}, "paid_on": {"2027-01-16"}, "amount": {"675.00"}, "reference": {"check 5120"}}
+	refusedForm(t, h, tr, "/staff/settlements", pay, "apportionment of the 2026 Dane roll is not recorded")
+
+	// The clerk records the roll's levy; the form starts with the county
+	// and the village filled in.
+	clerk := h.SignedIn("clerk", domain.RoleClerk)
+	lp := clerk.Get("/staff/levy?county=dane&year=2026")
+	if lp.Status != http.StatusOK || !lp.Has("levy-none") || !strings.Contains(lp.Text("levy-bills"), "$3,000.00") {
+		t.Fatalf("levy page: %d %q", lp.Status, lp.Text("levy-bills"))
+	}
+	levy := url.Values{"county": {"dane"}, "year": {"2026"}, "received_on": {"2026-11-05"}, "total": {"3,000.00"},
+		"code1": {"dane"}, "name1": {"Dane County"}, "kind1": {"county"}, "levy1": {"600.00"},
+		"code2": {"belleville"}, "name2": {"Village of Belleville"}, "kind2": {"village"}, "levy2": {"900.00"},
+		"code3": {"belleville-sd"}, "name3": {"Belleville School District"}, "kind3": {"school"}, "levy3": {"1,349.99"},
+		"code4": {"madison-college"}, "name4": {"Madison Area Technical College"}, "kind4": {"technical_college"}, "levy4": {"150.00"}}
+	refusedForm(t, h, clerk, "/staff/levy", levy, "add up to 2999.99, not the roll's general property tax of 3000.00")
+	levy.Set("levy3", "1,350.00")
+	levy.Set("total", "3,100.00")
+	levy.Set("levy1", "700.00")
+	refusedForm(t, h, clerk, "/staff/levy", levy, "carry 3000.00 of general property tax, not 3100.00")
+	levy.Set("total", "3,000.00")
+	levy.Set("levy1", "600.00")
+	lp = posted(t, clerk, "/staff/levy", levy)
+	if !lp.Has("levy-recorded") || lp.Text("levy-belleville-sd") == "" || !strings.Contains(lp.Text("levy-belleville-sd"), "45.00%") {
+		t.Fatalf("after recording: %q", lp.Text("levy-belleville-sd"))
+	}
+
+	p = tr.Get(settlement)
+	for code, want := range map[string]string{"dane": "$300.00", "belleville": "$450.00", "belleville-sd": "$675.00", "madison-college": "$75.00"} {
+		if got := p.Text("share-amount-" + code); got != want {
+			t.Fatalf("share of %s: %q, want %q", code, got, want)
+		}
+	}
+	if p.Text("settlement-village-share") != "$450.00" || p.Text("settlement-due") != "$1,050.00" || !strings.Contains(p.Text("share-unsettled-belleville"), "kept") {
+		t.Fatalf("apportioned statement: village %q due %q", p.Text("settlement-village-share"), p.Text("settlement-due"))
+	}
+	refusedForm(t, h, tr, "/staff/settlements", url.Values{"county": {"dane"}, "year": {"2026"}, "period": {"january"}, "jurisdiction": {"belleville-sd"}, "paid_on": {"2027-01-16"}, "amount": {"675.00"}}, "reference")
+	over := url.Values{"county": {"dane"}, "year": {"2026"}, "period": {"january"}, "jurisdiction": {"belleville-sd"}, "paid_on": {"2027-01-16"}, "amount": {"675.01"}, "reference": {"check 5120"}}
+	refusedForm(t, h, tr, "/staff/settlements", over, "675.00 is left to pay")
+	village := url.Values{"county": {"dane"}, "year": {"2026"}, "period": {"january"}, "jurisdiction": {"belleville"}, "paid_on": {"2027-01-16"}, "amount": {"450.00"}, "reference": {"check 5121"}}
+	refusedForm(t, h, tr, "/staff/settlements", village, "keeps its own share")
+	posted(t, tr, "/staff/settlements", pay)
+	for i, code := range []string{"dane", "madison-college"} {
+		amount := map[string]string{"dane": "300.00", "madison-college": "75.00"}[code]
+		p = posted(t, tr, "/staff/settlements", url.Values{"county": {"dane"}, "year": {"2026"}, "period": {"january"}, "jurisdiction": {code}, "paid_on": {"2027-01-16"}, "amount": {amount}, "reference": {fmt.Sprintf("check %d", 5122+i)}})
+	}
+	if p.Text("settlement-unsettled") != "$0.00" || p.Has("settlement-past-due") || !strings.Contains(p.Text("settlement-payments"), "Belleville School District") {
+		t.Fatalf("after payment: %q %q", p.Text("settlement-unsettled"), p.Text("settlement-payments"))
 	}
 	ct, csv := fetch(t, tr, "/staff/settlements/dane/2026/january.csv")
-	if !strings.HasPrefix(ct, "text/csv") || !strings.Contains(csv, "T2026-0601-141-2001") || !strings.Contains(csv, "total general tax due to the county,1500.00") {
-		t.Fatalf("csv (%s):\n%s", ct, csv)
+	for _, want := range []string{"T2026-0601-141-2001", "total general tax collected,1500.00", "dane,2026,january,belleville-sd,Belleville School District,school,1350.00,675.00,675.00,0.00,false", "dane,2026,january,belleville,Village of Belleville,village,900.00,450.00,0.00,0.00,true"} {
+		if !strings.HasPrefix(ct, "text/csv") || !strings.Contains(csv, want) {
+			t.Fatalf("csv (%s) lacks %q:\n%s", ct, want, csv)
+		}
 	}
-	refusedForm(t, h, tr, "/staff/settlements", url.Values{"county": {"dane"}, "year": {"2026"}, "period": {"january"}, "paid_on": {"2027-01-16"}, "amount": {"1,500.00"}}, "reference")
-	p = posted(t, tr, "/staff/settlements", url.Values{"county": {"dane"}, "year": {"2026"}, "period": {"january"}, "paid_on": {"2027-01-16"}, "amount": {"1,500.00"}, "reference": {"check 5120"}})
-	if p.Text("settlement-unsettled") != "$0.00" || p.Has("settlement-past-due") {
-		t.Fatalf("after payment: %q", p.Text("settlement-unsettled"))
+	ct, pdf := fetch(t, tr, "/staff/settlements/dane/2026/january.pdf")
+	if ct != "application/pdf" || !strings.HasPrefix(pdf, "%PDF-") || !strings.Contains(pdf, "Belleville School District") || !strings.Contains(pdf, "$675.00") || !strings.Contains(pdf, "kept") {
+		t.Fatalf("pdf: %s, %d bytes", ct, len(pdf))
 	}
 	home = tr.Get("/staff/")
 	if home.Has("alert-settlement-dane-2026-january") || !home.Has("alert-settlement-green-2026-january") {
 		t.Fatal("the start page flags the wrong settlements after Dane was paid")
 	}
+	// Shares paid: the apportionment stays.
+	if lp := clerk.Get("/staff/levy?county=dane&year=2026"); !lp.Has("levy-locked") || lp.Has("levy-form") {
+		t.Fatal("the levy form is offered after shares were paid")
+	}
+	refusedForm(t, h, clerk, "/staff/levy", levy, "can no longer change")
 }
 
 func TestTreasuryAPI(t *testing.T) {
@@ -308,7 +396,9 @@ func TestTreasuryRoleMatrix(t *testing.T) {
 		{Method: "GET", Path: "/staff/legal-claims", Cap: staff.CapReadLegalClaims},
 		{Method: "POST", Path: "/staff/legal-claims", Cap: staff.CapLegalClaims, Form: url.Values{"claimant": {"x"}}},
 		{Method: "GET", Path: "/staff/legal-claims/none", Cap: staff.CapReadLegalClaims},
-		{Method: "POST", Path: "/staff/legal-claims/none/notify", Cap: staff.CapLegalClaims, Form: url.Values{"on": {"2026-11-02"}}},
+		{Method: "POST", Path: "/staff/legal-claims/none/notify", Cap: staff.CapLegalNotify, Form: url.Values{"on": {"2026-11-02"}}},
+		{Method: "POST", Path: "/staff/legal-claims/none/attorney", Cap: staff.CapLegalAttorney, Form: url.Values{"on": {"2026-11-02"}}},
+		{Method: "POST", Path: "/staff/legal-claims/none/decide", Cap: staff.CapLegalClaims, Form: url.Values{"on": {"2026-11-02"}}},
 		{Method: "GET", Path: "/staff/legal-claims/none/disallowance.pdf", Cap: staff.CapReadLegalClaims},
 		{Method: "GET", Path: "/staff/depositories", Cap: staff.CapReadTreasury},
 		{Method: "POST", Path: "/staff/depositories", Cap: staff.CapTreasury, Form: url.Values{"id": {"M"}}},
@@ -321,6 +411,9 @@ func TestTreasuryRoleMatrix(t *testing.T) {
 		{Method: "GET", Path: "/staff/settlements", Cap: staff.CapReadTreasury},
 		{Method: "GET", Path: "/staff/settlements/dane/2026/january.csv", Cap: staff.CapReadTreasury},
 		{Method: "POST", Path: "/staff/settlements", Cap: staff.CapTreasury, Form: url.Values{"year": {"2026"}}},
+		{Method: "GET", Path: "/staff/settlements/dane/2026/january.pdf", Cap: staff.CapReadTreasury},
+		{Method: "GET", Path: "/staff/levy", Cap: staff.CapLevy},
+		{Method: "POST", Path: "/staff/levy", Cap: staff.CapLevy, Form: url.Values{"year": {"2026"}}},
 	})
 	stafftest.CheckAPIRoleMatrix(t, h, []stafftest.Route{
 		{Method: "GET", Path: "/api/v1/legal-claims", Cap: staff.CapReadLegalClaims},
@@ -334,5 +427,59 @@ func TestTreasuryRoleMatrix(t *testing.T) {
 		{Method: "POST", Path: "/api/v1/investments/interest", Cap: staff.CapTreasury, Body: `{"command_id":"m","command":{"investment":"none"}}`},
 		{Method: "GET", Path: "/api/v1/settlements/dane/2026/january", Cap: staff.CapReadTreasury},
 		{Method: "POST", Path: "/api/v1/settlements", Cap: staff.CapTreasury, Body: `{"command_id":"m","command":{"county":"dane"}}`},
+		{Method: "GET", Path: "/api/v1/levy-apportionments/dane/2026", Cap: staff.CapReadTreasury},
+		{Method: "POST", Path: "/api/v1/levy-apportionments", Cap: staff.CapLevy, Body: `{"command_id":"m","command":{"county":"dane"}}`},
 	})
+}
+
+// TestLevyAndSettlementAPI: the roll's apportionment and a settlement
+// payment through the API, with command_id idempotency: a payment retried
+// with its command_id gets its first answer even though the share it paid
+// is now settled, and nothing is applied twice.
+func TestLevyAndSettlementAPI(t *testing.T) {
+	h := newHarness(t)
+	if err := h.Ledger.PutTaxBill(domain.TaxBill{ID: "T2026-2301-001-0001", Parcel: "2301-001-0001", County: domain.Green, TaxYear: 2026, IssuedOn: domain.MustDate("2026-11-01"), GeneralTax: domain.MustMoney("1000.00")}); err != nil {
+		t.Fatal(err)
+	}
+	h.Submit("", &domain.PayPropertyTax{TaxBillID: "T2026-2301-001-0001", Option: domain.TaxFull, Amount: domain.MustMoney("1000.00"), Tender: domain.Card, Reference: "APPROVAL-2"})
+	h.SetClock(time.Date(2027, time.January, 12, 9, 0, 0, 0, h.Loc))
+	tok := h.Token("treas", domain.RoleTreasurer)
+	pay := `{"command_id":"set-1","command":{"county":"green","tax_year":2026,"period":"january","jurisdiction":"green","paid_on":"2027-01-12","amount":"333.34","reference":"wire 1"}}`
+	if status, out := h.API("POST", "/api/v1/settlements", tok, pay); status != http.StatusConflict || !strings.Contains(string(out), "not recorded") {
+		t.Fatalf("a payment before the apportionment: %d %s", status, out)
+	}
+	levy := `{"command_id":"levy-1","command":{"county":"green","tax_year":2026,"received_on":"2026-11-03","total":"1000.00","shares":[` +
+		`{"jurisdiction":"green","name":"Green County","kind":"county","levy":"100.00"},` +
+		`{"jurisdiction":"belleville","name":"Village of Belleville","kind":"village","levy":"100.00"},` +
+		`{"jurisdiction":"belleville-sd","name":"Belleville School District","kind":"school","levy":"100.00"}`
+	if status, out := h.API("POST", "/api/v1/levy-apportionments", tok, levy+`]}}`); status != http.StatusUnprocessableEntity || !strings.Contains(string(out), "add up to 300.00") {
+		t.Fatalf("levies that do not add up: %d %s", status, out)
+	}
+	levy = strings.Replace(levy, `"total":"1000.00"`, `"total":"300.00"`, 1)
+	if status, out := h.API("POST", "/api/v1/levy-apportionments", tok, levy+`]}}`); status != http.StatusUnprocessableEntity || !strings.Contains(string(out), "carry 1000.00") {
+		t.Fatalf("an apportionment of another total than the roll's: %d %s", status, out)
+	}
+	levy = strings.Replace(strings.Replace(levy, `"total":"300.00"`, `"total":"1000.00"`, 1), `"kind":"school","levy":"100.00"`, `"kind":"school","levy":"800.00"`, 1)
+	if status, out := h.API("POST", "/api/v1/levy-apportionments", tok, levy+`]}}`); status != http.StatusOK {
+		t.Fatalf("the apportionment: %d %s", status, out)
+	}
+	status, out := h.API("GET", "/api/v1/settlements/green/2026/january", tok, "")
+	if status != http.StatusOK || !strings.Contains(string(out), `"jurisdiction":"green","name":"Green County","kind":"county","levy":"100.00","share":"100.00"`) || !strings.Contains(string(out), `"share":"800.00"`) {
+		t.Fatalf("the statement: %d %s", status, out)
+	}
+	pay = strings.Replace(pay, `"amount":"333.34"`, `"amount":"100.00"`, 1)
+	status, first := h.API("POST", "/api/v1/settlements", tok, pay)
+	if status != http.StatusOK {
+		t.Fatalf("the payment: %d %s", status, first)
+	}
+	n := h.Ledger.JournalLen()
+	if status, again := h.API("POST", "/api/v1/settlements", tok, pay); status != http.StatusOK || string(again) != string(first) || h.Ledger.JournalLen() != n {
+		t.Fatalf("the payment retried: %d %s", status, again)
+	}
+	if status, out := h.API("POST", "/api/v1/settlements", tok, strings.Replace(strings.Replace(pay, "set-1", "set-2", 1), "wire 1", "wire 2", 1)); status != http.StatusUnprocessableEntity || !strings.Contains(string(out), "0.00 is left to pay") {
+		t.Fatalf("a second payment of a settled share: %d %s", status, out)
+	}
+	if status, out := h.API("GET", "/api/v1/levy-apportionments/green/2026", tok, ""); status != http.StatusOK || !strings.Contains(string(out), `"paid_shares":true`) {
+		t.Fatalf("the apportionment read: %d %s", status, out)
+	}
 }

@@ -1,0 +1,247 @@
+// Package cards is the back office's side of the card terminal: the daily
+// card reconciliation for the treasurer and the auditors (issue #18, item
+// 5), and the start page's word on whether the kiosk takes cards now.
+//
+// The reconciliation of a day sets the processor's balance transactions
+// created that day (read through the terminal's driver, terminal.Statement)
+// beside the ledger's card receipts of that day, matched by command id
+// (the driver puts it in the metadata of every charge and refund). A
+// transaction without a receipt, or a receipt without a transaction, is
+// flagged; so is a pair whose amounts differ. The payout compared is the
+// processor's payouts created that day against the deposit the ledger
+// expects: the day's card receipts less the processor's fees on them.
+// (Reading: a processor pays a day's charges out later, on its own
+// schedule; the page shows what it paid out that day beside what the day's
+// receipts should bring, and the treasurer follows a difference up.)
+package cards
+
+import (
+	"context"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/staff"
+	staffview "github.com/villagehall/appliance/kiosk/staff/view"
+	"github.com/villagehall/appliance/kiosk/terminal"
+)
+
+// Receipts is the ledger's side: the card receipts whose intake date is
+// day. The appliance reads them from the journal and the commands'
+// results.
+type Receipts interface {
+	CardReceipts(day domain.Date) ([]domain.Receipt, error)
+}
+
+// Module mounts the reconciliation page, its CSV and the start-page alert.
+type Module struct {
+	statement terminal.Statement           // nil: this node drives no terminal with a statement
+	receipts  Receipts                     // the ledger's card receipts
+	status    func() (ok bool, why string) // whether the kiosk takes cards now; nil: no kiosk here
+	o         *staff.Office
+}
+
+// New returns the module. statement may be nil (the node has no card
+// terminal), as may status (the node serves no kiosk).
+func New(statement terminal.Statement, receipts Receipts, status func() (bool, string)) *Module {
+	return &Module{statement: statement, receipts: receipts, status: status}
+}
+
+// Mount adds the page, the CSV, the link and the alert.
+func (m *Module) Mount(o *staff.Office) error {
+	m.o = o
+	o.Page("GET /staff/cards", staff.CapCardReconcile, m.showReconciliationPage)
+	o.Page("GET /staff/cards.csv", staff.CapCardReconcile, m.exportReconciliation)
+	o.Nav(staff.CapCardReconcile, "Card reconciliation", "/staff/cards")
+	o.Alert(m.alerts)
+	return nil
+}
+
+// alerts says on the start page that the kiosk takes no cards now, and why.
+func (m *Module) alerts(context.Context, staff.Who) ([]staffview.Alert, error) {
+	if m.status == nil {
+		return nil, nil
+	}
+	if ok, why := m.status(); !ok {
+		return []staffview.Alert{{TestID: "alert-cards", Text: "Card payments at the kiosk are unavailable: " + why + ". Residents are sent to the window.", URL: "/staff/cards"}}, nil
+	}
+	return nil, nil
+}
+
+// Line is one row of the reconciliation: a transaction and the receipt of
+// the same command id, or either alone.
+type Line struct {
+	CommandID   string
+	Receipt     *domain.Receipt
+	Transaction *terminal.Transaction
+	Problem     string // "" when both sides agree
+	Note        string // what a line that agrees is, when it needs saying
+}
+
+// voidSuffix ends the key of the kiosk's refund of a charge the ledger
+// refused (kiosk.refundCharge): the charge and its refund cancel out and
+// neither has a receipt.
+const voidSuffix = "-void"
+
+// Reconciliation is one day's.
+type Reconciliation struct {
+	Day          domain.Date
+	Lines        []Line
+	Payouts      []terminal.Transaction
+	Receipts     domain.Money // the day's card receipts
+	Fees         domain.Money // the processor's fees on the day's transactions
+	Expected     domain.Money // Receipts − refunds to cards − Fees: the deposit the ledger expects
+	PaidOut      domain.Money // the payouts created that day (positive)
+	Difference   domain.Money // PaidOut − Expected
+	Unmatched    int
+	NoStatement  bool // the node has no processor statement to read
+	CardsWorking bool
+}
+
+// reconcile builds the reconciliation of day from both sides.
+func reconcile(day domain.Date, rcs []domain.Receipt, txns []terminal.Transaction) Reconciliation {
+	rec := Reconciliation{Day: day}
+	byID := map[string]*Line{}
+	var order []string
+	line := func(id string) *Line {
+		if l, ok := byID[id]; ok {
+			return l
+		}
+		l := &Line{CommandID: id}
+		byID[id] = l
+		order = append(order, id)
+		return l
+	}
+	for i := range rcs {
+		rc := rcs[i]
+		rec.Receipts = rec.Receipts.Add(rc.Amount)
+		line(rc.CommandID).Receipt = &rc
+	}
+	for i := range txns {
+		t := txns[i]
+		switch t.Type {
+		case "payout":
+			rec.Payouts = append(rec.Payouts, t)
+			rec.PaidOut = rec.PaidOut.Add(t.Amount.Neg())
+			continue
+		}
+		rec.Fees = rec.Fees.Add(t.Fee)
+		id := t.CommandID
+		if id == "" {
+			id = "(none: " + t.ID + ")"
+		}
+		l := line(id)
+		if l.Transaction != nil { // a second movement of one command: a refund of it
+			l = line(id + " · " + t.ID)
+		}
+		l.Transaction = &t
+	}
+	refunds := domain.Money{}
+	for _, id := range order {
+		l := byID[id]
+		switch {
+		case l.Transaction != nil && l.Transaction.Type == "refund":
+			if strings.HasSuffix(l.CommandID, voidSuffix) {
+				l.Note = "the kiosk refunded a charge the ledger refused"
+				break
+			}
+			refunds = refunds.Add(l.Transaction.Amount.Neg())
+			l.Note = "refund to the card"
+		case l.Receipt == nil:
+			if v, ok := byID[id+voidSuffix]; ok && v.Transaction != nil && v.Transaction.Amount.Neg().Equal(l.Transaction.Amount) {
+				l.Note = "charged and refunded: the ledger refused the payment"
+				break
+			}
+			l.Problem = "charged at the processor, no receipt in the ledger"
+		case l.Transaction == nil:
+			l.Problem = "receipt in the ledger, no charge at the processor"
+		case !l.Receipt.Amount.Equal(l.Transaction.Amount):
+			l.Problem = "amounts differ"
+		}
+		if l.Problem != "" {
+			rec.Unmatched++
+		}
+		rec.Lines = append(rec.Lines, *l)
+	}
+	sort.SliceStable(rec.Lines, func(i, j int) bool { return (rec.Lines[i].Problem != "") && (rec.Lines[j].Problem == "") })
+	rec.Expected = rec.Receipts.Sub(refunds).Sub(rec.Fees)
+	rec.Difference = rec.PaidOut.Sub(rec.Expected)
+	return rec
+}
+
+// load reads both sides of the day the request names (?day=, default
+// yesterday: a day's transactions are complete once it has ended).
+func (m *Module) load(r *http.Request) (Reconciliation, error) {
+	day := m.o.Today().AddDays(-1)
+	if v := r.URL.Query().Get("day"); v != "" {
+		d, err := domain.ParseDate(v)
+		if err != nil {
+			return Reconciliation{}, domain.Errorf(domain.EINVALID, "", "%q is not a date like 2026-11-30.", v)
+		}
+		day = d
+	}
+	rcs, err := m.receipts.CardReceipts(day)
+	if err != nil {
+		return Reconciliation{}, err
+	}
+	if m.statement == nil {
+		rec := reconcile(day, rcs, nil)
+		rec.NoStatement = true
+		return rec, nil
+	}
+	loc := m.o.Location()
+	from := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, loc)
+	next := day.AddDays(1)
+	to := time.Date(next.Year(), next.Month(), next.Day(), 0, 0, 0, 0, loc)
+	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
+	defer cancel()
+	txns, err := m.statement.Transactions(ctx, from, to)
+	if err != nil {
+		return Reconciliation{}, domain.Errorf(domain.EUNAVAILABLE, "", "The card processor's statement cannot be read now: %v", err)
+	}
+	return reconcile(day, rcs, txns), nil
+}
+
+func (m *Module) showReconciliationPage(w http.ResponseWriter, r *http.Request) {
+	rec, err := m.load(r)
+	if err != nil {
+		m.o.Fail(w, r, err)
+		return
+	}
+	m.o.Render(w, r, http.StatusOK, reconciliationPage(m.o.Frame(r, "Card reconciliation "+rec.Day.String()), rec))
+}
+
+func (m *Module) exportReconciliation(w http.ResponseWriter, r *http.Request) {
+	rec, err := m.load(r)
+	if err != nil {
+		m.o.Fail(w, r, err)
+		return
+	}
+	c := m.o.CSV(w, "cards-"+rec.Day.String()+".csv")
+	_ = c.Write([]string{"day", "command_id", "receipt", "receipt_amount", "transaction", "type", "amount", "fee", "net", "problem"})
+	for _, l := range rec.Lines {
+		row := []string{rec.Day.String(), l.CommandID, "", "", "", "", "", "", "", l.Problem}
+		if l.Receipt != nil {
+			row[2], row[3] = l.Receipt.Number, l.Receipt.Amount.String()
+		}
+		if t := l.Transaction; t != nil {
+			row[4], row[5], row[6], row[7], row[8] = t.ID, t.Type, t.Amount.String(), t.Fee.String(), t.Net.String()
+		}
+		_ = c.Write(row)
+	}
+	for _, p := range rec.Payouts {
+		_ = c.Write([]string{rec.Day.String(), "", "", "", p.ID, "payout", p.Amount.String(), p.Fee.String(), p.Net.String(), ""})
+	}
+	_ = c.Write([]string{rec.Day.String(), "", "", "", "", "expected_deposit", rec.Expected.String(), rec.Fees.String(), "", ""})
+	_ = c.Write([]string{rec.Day.String(), "", "", "", "", "paid_out", rec.PaidOut.String(), "", rec.Difference.String(), differenceWord(rec)})
+	_ = c.Flush()
+}
+
+func differenceWord(rec Reconciliation) string {
+	if rec.Difference.IsZero() {
+		return ""
+	}
+	return "payout differs from the deposit expected"
+}

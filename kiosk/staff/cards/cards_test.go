@@ -1,0 +1,113 @@
+package cards_test
+
+import (
+	"context"
+	"encoding/csv"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/staff"
+	"github.com/villagehall/appliance/kiosk/staff/cards"
+	"github.com/villagehall/appliance/kiosk/staff/stafftest"
+	"github.com/villagehall/appliance/kiosk/terminal"
+)
+
+// receipts is the ledger's side of a test: card receipts by day.
+type receipts map[domain.Date][]domain.Receipt
+
+func (r receipts) CardReceipts(day domain.Date) ([]domain.Receipt, error) { return r[day], nil }
+
+// TestReconciliation: a day's charges and refunds at the processor (the
+// simulator's statement) beside the ledger's card receipts, matched by
+// command id. A charge without a receipt and a receipt without a charge
+// are flagged; a charge the kiosk refunded because the ledger refused it
+// is not; the deposit expected is the receipts less refunds and fees; the
+// CSV says the same; the page is the treasurer's and the auditor's only.
+func TestReconciliation(t *testing.T) {
+	sim := terminal.NewSimulator()
+	var now time.Time
+	sim.SetClock(func() time.Time { return now })
+	ledger := receipts{}
+	available, why := true, ""
+	h := stafftest.NewWith(t, stafftest.Options{Modules: []staff.Module{cards.New(sim, ledger, func() (bool, string) { return available, why })}})
+	day := h.Today().AddDays(-1)
+	now = time.Date(day.Year(), day.Month(), day.Day(), 10, 0, 0, 0, h.Loc)
+	ctx := context.Background()
+	for _, c := range []struct{ key, amount string }{{"cmd-a", "25.00"}, {"cmd-b", "40.00"}, {"cmd-stray", "9.99"}} {
+		if _, err := sim.Charge(ctx, c.key, domain.MustMoney(c.amount)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := sim.Approved()[1]
+	if _, err := sim.Refund(ctx, terminal.RefundRequest{Key: "cmd-b-void", ChargeKey: "cmd-b", Reference: b.Reference, Amount: b.Amount}); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(24 * time.Hour) // the next day's charge is not this day's
+	if _, err := sim.Charge(ctx, "cmd-next-day", domain.MustMoney("1.00")); err != nil {
+		t.Fatal(err)
+	}
+	ledger[day] = []domain.Receipt{
+		{Number: "hall-kiosk-000001", CommandID: "cmd-a", Amount: domain.MustMoney("25.00"), Tender: domain.Card},
+		{Number: "hall-kiosk-000002", CommandID: "cmd-ledger-only", Amount: domain.MustMoney("12.00"), Tender: domain.Card},
+	}
+
+	treasurer := h.SignedIn("tina", domain.RoleTreasurer)
+	p := treasurer.Get("/staff/cards?day=" + day.String())
+	if p.Status != http.StatusOK {
+		t.Fatalf("status %d: %s", p.Status, p.Body)
+	}
+	if !strings.Contains(p.Text("cards-unmatched"), "2 line(s)") || p.Text("cards-expected") != "$37.00" || p.Text("cards-receipts") != "$37.00" {
+		t.Errorf("unmatched %q, expected %q, receipts %q", p.Text("cards-unmatched"), p.Text("cards-expected"), p.Text("cards-receipts"))
+	}
+	for _, want := range []string{"cmd-stray", "charged at the processor, no receipt in the ledger", "cmd-ledger-only", "receipt in the ledger, no charge at the processor", "charged and refunded: the ledger refused the payment"} {
+		if !strings.Contains(p.Text("cards-lines"), want) {
+			t.Errorf("the lines do not say %q: %s", want, p.Text("cards-lines"))
+		}
+	}
+	if strings.Contains(p.Body, "cmd-next-day") {
+		t.Error("the next day's charge is on this day's reconciliation")
+	}
+
+	c := treasurer.Get("/staff/cards.csv?day=" + day.String())
+	rows, err := csv.NewReader(strings.NewReader(c.Body)).ReadAll()
+	if c.Status != http.StatusOK || err != nil {
+		t.Fatalf("csv %d %v", c.Status, err)
+	}
+	flagged := 0
+	for _, r := range rows[1:] {
+		if r[len(r)-1] != "" && r[5] != "paid_out" {
+			flagged++
+		}
+		if r[5] == "expected_deposit" && r[6] != "37.00" {
+			t.Errorf("csv expected deposit %v", r)
+		}
+	}
+	if rows[0][1] != "command_id" || flagged != 2 {
+		t.Errorf("csv header %v, %d flagged rows", rows[0], flagged)
+	}
+
+	if p := h.SignedIn("avery", domain.RoleAuditor).Get("/staff/cards?day=" + day.String()); p.Status != http.StatusOK {
+		t.Errorf("the auditor: %d", p.Status)
+	}
+	for _, role := range []domain.Role{domain.RoleClerk, domain.RoleAdministrator, domain.RoleBoard, domain.RoleHotelOperator} {
+		if p := h.SignedIn("u-"+string(role), role).Get("/staff/cards.csv"); p.Status != http.StatusForbidden {
+			t.Errorf("%s opened the reconciliation: %d", role, p.Status)
+		}
+	}
+	if p := treasurer.Get("/staff/cards?day=yesterday"); p.Status != http.StatusBadRequest && p.Status != http.StatusUnprocessableEntity {
+		t.Errorf("a bad day: %d", p.Status)
+	}
+
+	// The start page says when the kiosk takes no cards.
+	clerk := h.SignedIn("pat", domain.RoleClerk)
+	if p := clerk.Get("/staff/"); p.Has("alert-cards") {
+		t.Error("an alert while cards work")
+	}
+	available, why = false, "terminal: card payments unavailable: reader tmr_1 is offline"
+	if p := clerk.Get("/staff/"); !strings.Contains(p.Text("alert-cards"), "reader tmr_1 is offline") {
+		t.Errorf("no alert while cards are down: %s", p.Body)
+	}
+}
