@@ -1,14 +1,30 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
+	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/browsertest"
 )
+
+// domainMoney parses an amount a page showed.
+func domainMoney(t *testing.T, s string) domain.Money {
+	t.Helper()
+	m, err := domain.ParseMoney(s)
+	if err != nil {
+		t.Fatalf("%q: %v", s, err)
+	}
+	return m
+}
 
 // TestTaxRollIsWhatTheLedgerCertifiedInBrowser (issue 20, item 4): in real
 // Chromium on a real node, a bill unpaid a month after November 15 whose
@@ -236,5 +252,236 @@ func TestWindowOverpaymentsInBrowser(t *testing.T) {
 	b.do("take the check", submit("pay-confirm", "receipt-number"))
 	if got := b.text("receipt-overpayment"); got != "3.90" {
 		t.Fatalf("check receipt overpayment %q", got)
+	}
+}
+
+// TestReturnedCheckNoticeInBrowser (issue 20, item 15): a check for a
+// past-due bill's 152.25 (150.00 and a month's interest) comes back; the
+// notice says the payer owes the bill's balance, its interest in it, plus
+// the fee, as one figure, and never "plus the interest" on top of it.
+func TestReturnedCheckNoticeInBrowser(t *testing.T) {
+	b := newOfficeBrowser(t, "2026-11-30T09:00", [4]string{"clerk", "Casey Clerk", "clerk", ""})
+	b.as("clerk")
+	b.open("/staff/window", "open-form")
+	b.do("open the drawer", set(`[data-testid="open-float"]`, "0.00"), submit("open-drawer", "drawer-open"))
+	// Demo: B-2026-0106, 150.00 billed 45 days ago: one month of interest.
+	windowPay(b, "B-2026-0106", "152.25", "check", "", "5150")
+	if got := b.text("receipt-balance"); got != "0.00" {
+		t.Fatalf("the check did not pay the bill: balance %s", got)
+	}
+	b.do("the check comes back", chromedp.Click(testid("return-check")), chromedp.WaitVisible(testid("return-form")), submit("return-submit", "returned-notice"))
+	notice := b.text("returned-notice")
+	if strings.Contains(notice, "plus the interest") {
+		t.Fatalf("the notice adds the interest to a figure that holds it: %q", notice)
+	}
+	fee := strings.TrimPrefix(b.text("notice-fee"), "$")
+	want := "$" + domainMoney(t, "152.25").Add(domainMoney(t, fee)).String()
+	if got := b.text("notice-owed"); got != want || !strings.Contains(notice, "$152.25 on bill B-2026-0106, its interest counted") {
+		t.Fatalf("owed %q, want %s (152.25 with its interest, and the %s fee): %q", got, want, fee, notice)
+	}
+	b.shot("returned-check-notice")
+	browsertest.Axe(t, b.ctx, "returned-check-notice")
+}
+
+// TestStatusLetterPDFInBrowser (issue 20, item 14): a treasurer completes
+// the status letter of a parcel whose tax bill carries a special
+// assessment; the PDF, fetched in the signed-in browser, names her and her
+// office (not "Village Clerk", not her username), shows $4,406.47-style
+// amounts, lists the special assessment only inside the tax total, sets
+// the floodplain answer under its own heading, and keeps the signature
+// with the text above it.
+func TestStatusLetterPDFInBrowser(t *testing.T) {
+	b := newOfficeBrowser(t, "2026-12-01T10:00", [4]string{"ttreas", "Tina Treasurer", "treasurer", ""})
+	b.do("kiosk letter request",
+		chromedp.Navigate(b.kiosk+"/letters"),
+		chromedp.WaitVisible(testid("letter-form")),
+		set(`[data-testid="letter-parcel"]`, "17 E Church St"),
+		set(`[data-testid="letter-name"]`, "Sugar River Title"),
+		set(`[data-testid="letter-contact"]`, "608-555-0142"),
+		chromedp.Click(testid("letter-continue")), chromedp.WaitVisible(testid("letter-summary")),
+		chromedp.Click(testid("charge-button")), chromedp.WaitVisible(testid("claim-number")),
+	)
+	claim := b.text("claim-number")
+	b.as("ttreas")
+	b.open("/staff/letters/"+claim, "letter-form")
+	b.do("complete the letter",
+		set(`[data-testid="letter-changes"]`, "None."),
+		set(`[data-testid="letter-deferred"]`, "None."),
+		set(`[data-testid="letter-improvements"]`, "None planned."),
+		set(`[data-testid="letter-floodplain"]`, "Not in a mapped floodplain."),
+		set(`[data-testid="letter-violations"]`, "None."),
+		submit("letter-complete", "letter-pdf"),
+	)
+	raw := b.eval(`fetch(document.querySelector('[data-testid="letter-pdf"]').href).then(r => r.arrayBuffer()).then(a => { let s = ""; for (const c of new Uint8Array(a)) s += String.fromCharCode(c); return s })`)
+	if !strings.HasPrefix(raw, "%PDF-") {
+		t.Fatalf("not a PDF: %.40q", raw)
+	}
+	// The uncompressed page streams, in page order, and their text.
+	type line struct {
+		page int
+		y    float64
+		s    string
+	}
+	var lines []line
+	op := regexp.MustCompile(`BT [0-9.]+ ([0-9.]+) Td \((.*?)\) ?Tj ET`)
+	for page, rest := 0, raw; ; {
+		i := strings.Index(rest, "stream\n")
+		if i < 0 {
+			break
+		}
+		j := strings.Index(rest[i:], "endstream")
+		page++
+		for _, m := range op.FindAllStringSubmatch(rest[i:i+j], -1) {
+			y, _ := strconv.ParseFloat(m[1], 64)
+			lines = append(lines, line{page, y, strings.ReplaceAll(m[2], `\`, "")})
+		}
+		rest = rest[i+j+len("endstream"):]
+	}
+	find := func(sub string) line {
+		t.Helper()
+		for _, l := range lines {
+			if strings.Contains(l.s, sub) {
+				return l
+			}
+		}
+		t.Fatalf("%q not in the letter: %v", sub, lines)
+		return line{}
+	}
+	sig := find("Tina Treasurer, Village Finance Director/Treasurer")
+	if closing := find("This statement reports"); closing.page != sig.page {
+		t.Fatalf("the signature on page %d, the text it signs on page %d", sig.page, closing.page)
+	}
+	for _, bad := range []string{"ttreas", "Village Clerk", "prepared by"} {
+		if strings.Contains(raw, bad) {
+			t.Fatalf("the letter says %q", bad)
+		}
+	}
+	if !regexp.MustCompile(`\$[0-9]{1,3},[0-9]{3}\.[0-9]{2}`).MatchString(raw) || regexp.MustCompile(`\$[0-9]{4,}\.[0-9]{2}`).MatchString(raw) {
+		t.Fatal("the letter's amounts are not grouped by thousands")
+	}
+	n := 0
+	for _, l := range lines {
+		if strings.Contains(l.s, "412.60") {
+			n++
+		}
+	}
+	if find("Special assessment: sidewalk replacement"); n != 1 {
+		t.Fatalf("the special assessment's 412.60 appears %d times; it is in the tax total once", n)
+	}
+	if head, answer := find("Floodplain status"), find("Not in a mapped floodplain"); head.page == answer.page && head.y <= answer.y {
+		t.Fatal("the floodplain answer is not set below its heading")
+	}
+	b.shot("letter-1-completed")
+}
+
+// TestJournalSearchInBrowser (issue 20, item 17): the treasurer takes a
+// payment, then finds it in the journal by its bill number typed as text,
+// by bill, by receipt and by account; the CSV has the amount, bill and
+// receipt, and RFC 3339 times with the offset.
+func TestJournalSearchInBrowser(t *testing.T) {
+	b := newOfficeBrowser(t, "2026-11-30T09:00", [4]string{"treas", "Tom Treasurer", "treasurer", ""})
+	b.as("treas")
+	b.open("/staff/window", "open-form")
+	b.do("open the drawer", set(`[data-testid="open-float"]`, "0.00"), submit("open-drawer", "drawer-open"))
+	receipt := windowPay(b, "B-2026-0102", "96.10", "check", "", "4417")
+	for _, f := range [][2]string{{"journal-q", "B-2026-0102"}, {"journal-bill", "B-2026-0102"}, {"journal-receipt", receipt}, {"journal-account", "100102"}} {
+		b.open("/staff/journal", "journal-search")
+		b.do("search the journal by "+f[0], set(`[data-testid="`+f[0]+`"]`, f[1]), submit("journal-submit", "journal-count"))
+		if got := b.text("journal"); !strings.Contains(got, receipt) || !strings.Contains(got, "$96.10") || !strings.Contains(got, "window_payment") {
+			t.Fatalf("journal by %s %s: %q", f[0], f[1], got)
+		}
+	}
+	b.shot("journal-1-by-account")
+	csv := b.eval(`fetch(document.querySelector('[data-testid="journal-csv"]').href).then(r => r.text())`)
+	lines := strings.Split(strings.TrimSpace(csv), "\n")
+	if !strings.HasSuffix(lines[0], ",bill,receipt,account,amount") || !strings.Contains(lines[0], ",at,") {
+		t.Fatalf("CSV header %q", lines[0])
+	}
+	found := false
+	for _, l := range lines[1:] {
+		if strings.Contains(l, receipt) {
+			found = true
+			if !strings.Contains(l, ",2026-11-30T09:") || !strings.Contains(l, "-06:00,") || !strings.HasSuffix(l, ",B-2026-0102,"+receipt+",100102,96.10") {
+				t.Fatalf("CSV line %q", l)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("the payment is not in the CSV:\n%s", csv)
+	}
+}
+
+// media emulates a CSS media type ("print"; "" for the screen again).
+func media(m string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Media: m})
+		return err
+	})
+}
+
+// TestWindowAndRefundsInBrowser (issue 20, item 18): the clerk finds a
+// payer's bills at the window by account number and by address; a check's
+// receipt has no "Cash handed over", prints from its button on letterhead
+// without the command id or the links; the treasurer's refund queue names
+// the payee and the address, and the approval asks to be confirmed.
+func TestWindowAndRefundsInBrowser(t *testing.T) {
+	b := newOfficeBrowser(t, "2026-11-30T09:00",
+		[4]string{"clerk", "Casey Clerk", "clerk", ""},
+		[4]string{"treas", "Tom Treasurer", "treasurer", ""})
+	b.as("clerk")
+	b.open("/staff/window", "open-form")
+	b.do("open the drawer", set(`[data-testid="open-float"]`, "0.00"), submit("open-drawer", "drawer-open"))
+	// Demo: account 100102, 22 S Vine St, bill B-2026-0102 for 96.10.
+	for _, q := range []string{"100102", "22 s vine street"} {
+		b.do("look up "+q, set(`[data-testid="window-bill"]`, q), submit("window-find", "window-matches"))
+		if !b.has("window-match-B-2026-0102") {
+			t.Fatalf("%q does not find B-2026-0102: %q", q, b.text("window-matches"))
+		}
+	}
+	b.shot("window-3-lookup")
+	browsertest.Axe(t, b.ctx, "window-3-lookup")
+	b.do("choose the bill", chromedp.Click(testid("window-match-B-2026-0102")), chromedp.WaitVisible(testid("pay-form")))
+	b.do("a check over the balance", set(`[data-testid="pay-amount"]`, "100.00"), chromedp.Click(testid("tender-check")),
+		set(`[data-testid="pay-reference"]`, "3003"), set(`[data-testid="pay-payer"]`, "Robert Lindqvist"), submit("pay-submit", "pay-confirm-form"))
+	b.do("take the check", submit("pay-confirm", "receipt-number"))
+	if strings.Contains(b.text("receipt"), "Cash handed over") {
+		t.Fatalf("a check's receipt: %q", b.text("receipt"))
+	}
+	if !strings.Contains(b.text("receipt-letterhead"), "Village of Belleville") {
+		t.Fatalf("letterhead %q", b.text("receipt-letterhead"))
+	}
+	// The button prints (window.print is watched, as a headless browser
+	// has no print dialog); in print the command id and links are gone.
+	b.eval(`new Promise(r => { window.__printed = "no"; window.print = () => { window.__printed = "yes" }; r("ok") })`)
+	b.do("print the receipt", chromedp.Click(testid("print-receipt")))
+	if got := b.eval(`Promise.resolve(window.__printed)`); got != "yes" {
+		t.Fatalf("the print button did not print: %q", got)
+	}
+	b.do("print media", media("print"))
+	if got := b.eval(`Promise.resolve([...document.querySelectorAll('.cmd, .top, [data-testid="back-to-window"], [data-testid="print-receipt"]')].filter(e => e.offsetParent !== null).map(e => e.textContent.trim()).join("|"))`); got != "" {
+		t.Fatalf("printed with %q", got)
+	}
+	if got := b.eval(`Promise.resolve(getComputedStyle(document.querySelector('[data-testid="receipt"] a')).textDecorationLine)`); got != "none" {
+		t.Fatalf("a link prints as a link: %q", got)
+	}
+	b.shot("receipt-print")
+	b.do("screen media", media(""))
+	browsertest.Axe(t, b.ctx, "receipt-check")
+
+	b.as("treas")
+	b.open("/staff/refunds", "refunds")
+	row := b.eval(`Promise.resolve([...document.querySelectorAll('[data-testid^="refund-payee-"]')].map(e => e.textContent.replace(/\s+/g, " ").trim()).join("|"))`)
+	if !strings.Contains(row, "Robert Lindqvist 22 S Vine St") {
+		t.Fatalf("refund queue payee %q", row)
+	}
+	cmd := b.eval(`Promise.resolve(document.querySelector('tr[data-refund]').dataset.refund)`)
+	b.do("approve", submit("approve-"+cmd, "approve-confirm-form"))
+	if got := b.text("approve-summary"); !strings.Contains(got, "$3.90 to Robert Lindqvist, 22 S Vine St") {
+		t.Fatalf("approval confirm %q", got)
+	}
+	browsertest.Axe(t, b.ctx, "refund-approve-confirm")
+	b.do("confirm the approval", submit("approve-confirm-"+cmd, "refunds"))
+	if got := b.text("refund-state-" + cmd); !strings.Contains(got, "approved") {
+		t.Fatalf("refund state %q", got)
 	}
 }

@@ -250,3 +250,32 @@ var issueRefundKind = &Descriptor{
 	New:   func() Payload { return new(IssueRefund) },
 	Apply: func(tx Tx, c Command, _ Env, res *Result) error { return applyIssueRefund(tx, c, res) },
 }
+
+// ReturnedCheckOwed is what the payer of a returned check owes on asOf
+// (§5.20): the bill the check paid, unpaid again with its interest as
+// though the check had never been paid, and the fee bill, each at its
+// balance that day (fee: the fee bill, or nil when no fee was charged).
+// The record's Owed (check amount + fee) is not that figure: the check
+// may have paid interest already, or an overpayment whose refund is now
+// cancelled, so a notice that added "the interest" to it counted the
+// interest twice.
+func ReturnedCheckOwed(bill Bill, fee *Bill, asOf Date, p *Params) (billBalance, total Money, err error) {
+	fig, err := bill.Figures(asOf, p)
+	if err != nil {
+		return Money{}, Money{}, err
+	}
+	total = fig.Balance
+	if fee != nil {
+		f, err := fee.Figures(asOf, p)
+		if err != nil {
+			return Money{}, Money{}, err
+		}
+		total = total.Add(f.Balance)
+	}
+	return fig.Balance, total, nil
+}
+
+// ReturnedChecks returns every returned check recorded (§5.20), by id.
+func (x Reads) ReturnedChecks() ([]ReturnedCheckRecord, error) {
+	return all[ReturnedCheckRecord](x.r, CollectionReturnedChecks, "")
+}

@@ -212,3 +212,37 @@ func TestQuoteWindowPayment(t *testing.T) {
 		t.Errorf("cash on a paid bill: %v", err)
 	}
 }
+
+// TestReturnedCheckOwed (§5.20, issue 20 item 15): what the notice says is
+// owed is the bill's balance with its interest as though never paid, plus
+// the fee bill: one figure with the interest in it, never "plus the
+// interest" on top of a figure that holds it.
+func TestReturnedCheckOwed(t *testing.T) {
+	tx := newStaffTx()
+	tx.bills["B-1"] = Bill{ID: "B-1", Account: "100101", Parcel: "0601-141-2001", BilledOn: MustDate("2026-03-01"), Principal: MustMoney("150.00")}
+	open := staffCmd(KindDrawerOpen, "clerk", "2026-06-10T08:00")
+	open.Payload = &DrawerOpen{DrawerID: "D-1", Float: MustMoney("0.00")}
+	// June 10: 150.00 and three months of 2.25 interest.
+	pay := staffCmd(KindWindowPayment, "clerk", "2026-06-10T09:00")
+	pay.Payload = &WindowPayment{DrawerID: "D-1", BillID: "B-1", Amount: MustMoney("156.75"), Tender: Check, Reference: "2001"}
+	ret := staffCmd(KindReturnCheck, "treasurer", "2026-06-20T10:00")
+	ret.Payload = &ReturnCheck{ReturnID: "RC-1", BillID: "B-1", Receipt: pay.ReceiptNumber(), FeeBillID: "B-FEE-1"}
+	for _, c := range []Command{open, pay, ret} {
+		mustRun(t, tx, c)
+	}
+	var rec ReturnedCheckRecord
+	tx.Get(CollectionReturnedChecks, "RC-1", &rec)
+	fee := tx.bills["B-FEE-1"]
+	bal, total, err := ReturnedCheckOwed(tx.bills["B-1"], &fee, MustDate("2026-06-20"), DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bal.String() != "156.75" || !total.Equal(bal.Add(rec.Fee)) || !total.Equal(rec.Owed) {
+		t.Fatalf("on the day: bill %s, total %s; record owed %s, fee %s", bal, total, rec.Owed, rec.Fee)
+	}
+	// July 2: the fourth month's interest; the notice's figure holds it.
+	bal, total, _ = ReturnedCheckOwed(tx.bills["B-1"], &fee, MustDate("2026-07-02"), DefaultParams())
+	if bal.String() != "159.00" || !total.Equal(bal.Add(rec.Fee)) {
+		t.Fatalf("July 2: bill %s, total %s", bal, total)
+	}
+}

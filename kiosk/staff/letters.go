@@ -98,10 +98,17 @@ func (s *Server) letterFacts(parcel string, asOf domain.Date) ([]domain.LetterLi
 		if err != nil {
 			return nil, err
 		}
-		lines = append(lines, domain.LetterLine{Topic: "Taxes", Text: fmt.Sprintf("%d property tax (%s County), %s", t.TaxYear, t.County.Title(), fig.Status), Amount: fig.Balance})
-		for _, it := range t.SpecialItems {
-			lines = append(lines, domain.LetterLine{Topic: "Special assessments", Text: fmt.Sprintf("On the %d tax bill: %s", t.TaxYear, it.Description), Amount: it.Amount})
+		// The special items on a tax bill are in its total: named in its
+		// line, not listed again with their amounts (every amount once).
+		text := fmt.Sprintf("%d property tax (%s County), %s", t.TaxYear, t.County.Title(), fig.Status)
+		if len(t.SpecialItems) > 0 {
+			var items []string
+			for _, it := range t.SpecialItems {
+				items = append(items, it.Description+", "+Dollars(it.Amount))
+			}
+			text += "; its total includes " + strings.Join(items, "; ")
 		}
+		lines = append(lines, domain.LetterLine{Topic: "Taxes", Text: text, Amount: fig.Balance})
 	}
 	// The parcel's special assessments, outstanding and deferred, and the
 	// contemplated improvements whose district holds it (§5.14).
@@ -122,7 +129,7 @@ func answerFrom(lines []domain.LetterLine, topic string) string {
 	var out []string
 	for _, l := range lines {
 		if l.Topic == topic {
-			out = append(out, l.Text+" ($"+l.Amount.String()+")")
+			out = append(out, l.Text+" ("+Dollars(l.Amount)+")")
 		}
 	}
 	return strings.Join(out, "\n")
@@ -232,8 +239,14 @@ func (s *Server) showLetterPDF(w http.ResponseWriter, r *http.Request) {
 	if pc, err := s.ledger.Parcel(doc.Parcel); err == nil {
 		owner = pc.Owner
 	}
+	// The letter is signed by the person who completed it, by name and
+	// office, never by username.
+	signer := letterSigner{Name: doc.CompletedBy}
+	if u, err := s.reads.StaffUser(doc.CompletedBy); err == nil {
+		signer = letterSigner{Name: u.Name, Title: officialTitle(u.Role)}
+	}
 	var buf bytes.Buffer
-	if err := letterPDF(&buf, doc, owner, s.loc); err != nil {
+	if err := letterPDF(&buf, doc, owner, signer, s.loc); err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -242,18 +255,93 @@ func (s *Server) showLetterPDF(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(buf.Bytes())
 }
 
+// wrapText breaks s, already translated to the core fonts' code page,
+// into lines no wider than w in the current font: at spaces, and inside a
+// word only when the word alone is wider than a line. (fpdf's SplitText
+// reads runes and cannot take translated text.)
+func wrapText(pdf *fpdf.Fpdf, s string, w float64) []string {
+	var lines []string
+	for _, para := range strings.Split(s, "\n") {
+		line := ""
+		for _, word := range strings.Fields(para) {
+			for pdf.GetStringWidth(word) > w {
+				if line != "" {
+					lines, line = append(lines, line), ""
+				}
+				n := len(word) - 1
+				for n > 1 && pdf.GetStringWidth(word[:n]) > w {
+					n--
+				}
+				lines, word = append(lines, word[:n]), word[n:]
+			}
+			switch {
+			case line == "":
+				line = word
+			case pdf.GetStringWidth(line+" "+word) <= w:
+				line += " " + word
+			default:
+				lines, line = append(lines, line), word
+			}
+		}
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// letterSigner is who signs a status letter: the name and office of the
+// staff member who completed it.
+type letterSigner struct{ Name, Title string }
+
+// officialTitle is the office a role signs for (the ordinance's names).
+func officialTitle(r domain.Role) string {
+	switch r {
+	case domain.RoleClerk:
+		return "Village Clerk"
+	case domain.RoleTreasurer:
+		return "Village Finance Director/Treasurer"
+	case domain.RoleAdministrator:
+		return "Village Administrator"
+	}
+	return r.Title()
+}
+
 // letterPDF writes a statement of real property status (§5.11). The PDF's
 // creation date is the letter's completion time, so the same letter always
-// renders to the same bytes.
-func letterPDF(out *bytes.Buffer, doc domain.StatusLetterDoc, owner string, loc *time.Location) error {
+// renders to the same bytes. The records are a table whose rows never
+// split across a page; each of the clerk's answers is a block of its own
+// under its heading; the closing statement and the signature stay
+// together, on a new page only when they do not fit; amounts are grouped
+// by thousands; every page names the letter and its page number.
+func letterPDF(out *bytes.Buffer, doc domain.StatusLetterDoc, owner string, signer letterSigner, loc *time.Location) error {
+	const (
+		left, right, top, bottom = 20.0, 20.0, 18.0, 18.0
+		lineH                    = 5.0
+	)
 	pdf := fpdf.New("P", "mm", "Letter", "")
+	pdf.SetCompression(false) // a short letter; its text stays searchable
 	pdf.SetCreationDate(doc.CompletedAt.Time(loc))
 	pdf.SetModificationDate(doc.CompletedAt.Time(loc))
 	pdf.SetTitle("Statement of real property status "+doc.Number, false)
 	pdf.SetAuthor("Village of Belleville, Clerk's office", false)
-	pdf.SetMargins(20, 18, 20)
-	pdf.AddPage()
+	pdf.SetMargins(left, top, right)
+	pdf.SetAutoPageBreak(true, bottom)
+	pdf.AliasNbPages("{nb}")
 	tr := pdf.UnicodeTranslatorFromDescriptor("")
+	pageW, pageH := pdf.GetPageSize()
+	width := pageW - left - right
+	pdf.SetFooterFunc(func() {
+		pdf.SetY(-bottom + 4)
+		pdf.SetFont("Helvetica", "", 8)
+		pdf.CellFormat(0, 4, tr(fmt.Sprintf("Statement of real property status %s · page %d of {nb}", doc.Number, pdf.PageNo())), "", 0, "C", false, 0, "")
+	})
+	// room makes sure h millimetres fit on the page, starting a new one
+	// when they do not.
+	room := func(h float64) {
+		if pdf.GetY()+h > pageH-bottom {
+			pdf.AddPage()
+		}
+	}
+	pdf.AddPage()
 
 	// Letterhead.
 	pdf.SetFont("Helvetica", "B", 18)
@@ -263,17 +351,17 @@ func letterPDF(out *bytes.Buffer, doc domain.StatusLetterDoc, owner string, loc 
 	pdf.SetDrawColor(29, 58, 95)
 	pdf.SetLineWidth(0.6)
 	y := pdf.GetY() + 2
-	pdf.Line(20, y, 196, y)
-	pdf.Ln(7)
+	pdf.Line(left, y, pageW-right, y)
+	pdf.SetLineWidth(0.2)
+	pdf.Ln(6)
 
 	pdf.SetFont("Helvetica", "B", 13)
 	pdf.CellFormat(0, 7, tr("Statement of Real Property Status (§5.11)"), "", 1, "L", false, 0, "")
-	pdf.SetFont("Helvetica", "", 10)
 	field := func(k, v string) {
 		pdf.SetFont("Helvetica", "B", 10)
-		pdf.CellFormat(38, 5.5, tr(k), "", 0, "L", false, 0, "")
+		pdf.CellFormat(38, lineH, tr(k), "", 0, "L", false, 0, "")
 		pdf.SetFont("Helvetica", "", 10)
-		pdf.MultiCell(0, 5.5, tr(v), "", "L", false)
+		pdf.MultiCell(0, lineH, tr(v), "", "L", false)
 	}
 	field("Letter number", doc.Number)
 	field("As of", doc.AsOf.String())
@@ -287,27 +375,53 @@ func letterPDF(out *bytes.Buffer, doc domain.StatusLetterDoc, owner string, loc 
 		field("County", doc.County.Title())
 	}
 	field("Requested by", doc.Requester+" ("+doc.Contact+")")
-	pdf.Ln(4)
+	pdf.Ln(3)
 
 	section := func(title string) {
+		room(7 + 2*lineH) // a heading never ends a page
 		pdf.SetFont("Helvetica", "B", 11)
 		pdf.CellFormat(0, 7, tr(title), "B", 1, "L", false, 0, "")
-		pdf.SetFont("Helvetica", "", 10)
+		pdf.Ln(1)
 	}
+	// The records: topic, text and amount in columns of their own; a row
+	// is as tall as its longest column and moves whole to the next page.
 	section("From the village's records")
+	const topicW, amountW = 44.0, 30.0
+	textW := width - topicW - amountW
 	for _, l := range doc.Lines {
 		pdf.SetFont("Helvetica", "B", 10)
-		pdf.CellFormat(45, 5.5, tr(l.Topic), "", 0, "L", false, 0, "")
+		topic := wrapText(pdf, tr(l.Topic), topicW-2)
 		pdf.SetFont("Helvetica", "", 10)
-		x, y := pdf.GetX(), pdf.GetY()
-		pdf.MultiCell(100, 5.5, tr(l.Text), "", "L", false)
-		after := pdf.GetY()
-		pdf.SetXY(x+100, y)
-		pdf.CellFormat(0, 5.5, "$"+l.Amount.String(), "", 0, "R", false, 0, "")
-		pdf.SetY(after)
+		text := wrapText(pdf, tr(l.Text), textW-2)
+		rows := max(len(topic), len(text), 1)
+		room(float64(rows)*lineH + 1.5)
+		y := pdf.GetY()
+		pdf.SetFont("Helvetica", "B", 10)
+		for i, t := range topic {
+			pdf.SetXY(left, y+float64(i)*lineH)
+			pdf.CellFormat(topicW, lineH, t, "", 0, "L", false, 0, "")
+		}
+		pdf.SetFont("Helvetica", "", 10)
+		for i, t := range text {
+			pdf.SetXY(left+topicW, y+float64(i)*lineH)
+			pdf.CellFormat(textW, lineH, t, "", 0, "L", false, 0, "")
+		}
+		pdf.SetXY(left+topicW+textW, y)
+		pdf.CellFormat(amountW, lineH, tr(Dollars(l.Amount)), "", 0, "R", false, 0, "")
+		pdf.SetY(y + float64(rows)*lineH + 1.5)
 	}
 	pdf.Ln(3)
+
+	// The clerk's answers: each under its own heading, indented, with
+	// space between, so no answer runs into the records above it or into
+	// the next answer.
+	// The closing statement and the signature stay together, and the
+	// last answer goes with them: a signature never stands alone.
+	closing := tr("This statement reports the village's records as of the date above. It is made under §5.11 of the Village of Belleville Code of Ordinances.")
+	pdf.SetFont("Helvetica", "", 10)
+	tail := 4 + float64(len(wrapText(pdf, closing, width)))*lineH + 14 + 3*lineH
 	section("Stated by the clerk")
+	var answers []struct{ k, v string }
 	for _, f := range []struct{ k, v string }{
 		{"Changes in assessments", doc.AssessmentChanges},
 		{"Deferred assessments", doc.Deferred},
@@ -316,19 +430,42 @@ func letterPDF(out *bytes.Buffer, doc domain.StatusLetterDoc, owner string, loc 
 		{"Building and health code violations", doc.Violations},
 		{"Notes", doc.Notes},
 	} {
-		if f.v == "" {
-			continue
+		if f.v != "" {
+			answers = append(answers, f)
 		}
-		pdf.SetFont("Helvetica", "B", 10)
-		pdf.MultiCell(0, 5.5, tr(f.k), "", "L", false)
-		pdf.SetFont("Helvetica", "", 10)
-		pdf.MultiCell(0, 5.5, tr(f.v), "", "L", false)
-		pdf.Ln(1)
 	}
-	pdf.Ln(8)
-	pdf.MultiCell(0, 5, tr("This statement reports the village's records as of the date above. It is made under §5.11 of the Village of Belleville Code of Ordinances."), "", "L", false)
-	pdf.Ln(12)
-	pdf.CellFormat(80, 5, "", "T", 1, "L", false, 0, "")
-	pdf.CellFormat(0, 5, tr(fmt.Sprintf("Village Clerk · prepared by %s on %s", doc.CompletedBy, doc.CompletedAt.Date)), "", 1, "L", false, 0, "")
+	for i, f := range answers {
+		pdf.SetFont("Helvetica", "", 10)
+		answer := wrapText(pdf, tr(f.v), width-8)
+		need := lineH + float64(min(len(answer), 3))*lineH
+		if i == len(answers)-1 && len(answer) <= 3 {
+			need += 2.5 + tail
+		}
+		room(need)
+		pdf.SetFont("Helvetica", "B", 10)
+		pdf.CellFormat(0, lineH, tr(f.k), "", 1, "L", false, 0, "")
+		pdf.SetFont("Helvetica", "", 10)
+		for _, a := range answer {
+			room(lineH)
+			pdf.SetX(left + 6)
+			pdf.CellFormat(width-6, lineH, a, "", 1, "L", false, 0, "")
+		}
+		pdf.Ln(2.5)
+	}
+
+	pdf.SetFont("Helvetica", "", 10)
+	room(tail)
+	pdf.Ln(4)
+	pdf.MultiCell(0, lineH, closing, "", "L", false)
+	pdf.Ln(14)
+	pdf.CellFormat(80, lineH, "", "T", 1, "L", false, 0, "")
+	pdf.SetFont("Helvetica", "B", 10)
+	name := signer.Name
+	if signer.Title != "" {
+		name += ", " + signer.Title
+	}
+	pdf.CellFormat(0, lineH, tr(name), "", 1, "L", false, 0, "")
+	pdf.SetFont("Helvetica", "", 10)
+	pdf.CellFormat(0, lineH, tr("Completed on "+doc.CompletedAt.Date.String()), "", 1, "L", false, 0, "")
 	return pdf.Output(out)
 }

@@ -57,8 +57,15 @@ func (s *Server) showReturnedCheckPage(w http.ResponseWriter, r *http.Request) {
 		v.AccountName = a.Name
 	}
 	if b, err := s.ledger.Bill(rec.BillID); err == nil {
-		if fig, err := b.Figures(s.today(), s.ledger.Params()); err == nil {
-			v.BillBalance = fig.Balance.String()
+		var fee *domain.Bill
+		if rec.FeeBillID != "" {
+			if fb, err := s.ledger.Bill(rec.FeeBillID); err == nil {
+				fee = &fb
+			}
+		}
+		if bal, total, err := domain.ReturnedCheckOwed(b, fee, s.today(), s.ledger.Params()); err == nil {
+			// One figure, the interest in it (issue 20 item 15).
+			v.BillBalance, v.Owed, v.OwedOn = bal.String(), total.String(), s.today().String()
 		}
 	}
 	s.render(w, r, http.StatusOK, view.ReturnedCheckPage(s.page(r, "Returned check "+rec.ID), v))
@@ -91,9 +98,11 @@ func (s *Server) showRefundsPage(w http.ResponseWriter, r *http.Request) {
 			state = "due"
 		}
 		open := state == "due" || state == domain.RefundApproved
-		v.Rows = append(v.Rows, view.Refund{CommandID: d.CommandID, Receipt: d.Receipt, BillID: d.BillID, Account: d.Account, PaidAt: d.PaidAt.String(), Amount: d.Amount.String(), RefundBy: d.RefundBy.String(),
+		row := view.Refund{CommandID: d.CommandID, Receipt: d.Receipt, BillID: d.BillID, Account: d.Account, PaidAt: d.PaidAt.String(), Amount: d.Amount.String(), RefundBy: d.RefundBy.String(),
 			Overdue: open && today.After(d.RefundBy), State: state, CheckNumber: st.CheckNumber, ApprovedBy: st.ApprovedBy, Note: st.Note,
-			Card: s.cards != nil && state == domain.RefundApproved && s.paidByCard(d.Receipt)})
+			Card: s.cards != nil && state == domain.RefundApproved && s.paidByCard(d.Receipt)}
+		row.Payee, row.Address = s.refundPayee(d)
+		v.Rows = append(v.Rows, row)
 	}
 	s.render(w, r, http.StatusOK, view.RefundsPage(s.page(r, "Refunds"), v))
 }
@@ -130,8 +139,48 @@ func (s *Server) refundOp(w http.ResponseWriter, r *http.Request, op string) {
 	redirect(w, r, "/staff/refunds")
 }
 
+// submitRefundApprove approves a refund once the treasurer has seen whom
+// the check goes to and for how much: the queue's Approve button opens
+// the confirmation, whose button approves.
 func (s *Server) submitRefundApprove(w http.ResponseWriter, r *http.Request) {
-	s.refundOp(w, r, "approve")
+	if formValue(r, "confirm") == "yes" {
+		s.refundOp(w, r, "approve")
+		return
+	}
+	cmd := r.PathValue("command")
+	due, err := s.refunds.RefundsDue()
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	for _, d := range due {
+		if d.CommandID != cmd {
+			continue
+		}
+		v := view.Refund{CommandID: d.CommandID, Receipt: d.Receipt, BillID: d.BillID, Account: d.Account, PaidAt: d.PaidAt.String(), Amount: Dollars(d.Amount), RefundBy: d.RefundBy.String()}
+		v.Payee, v.Address = s.refundPayee(d)
+		s.render(w, r, http.StatusOK, view.RefundApprovePage(s.page(r, "Approve a refund"), v))
+		return
+	}
+	s.fail(w, r, domain.Errorf(domain.ENOTFOUND, "§5.07(1)", "There is no refund due for payment %s.", cmd))
+}
+
+// refundPayee is who a refund check is made out and mailed to: the payer
+// named on the payment's receipt (else the account's name), at the
+// address of the bill's parcel.
+func (s *Server) refundPayee(d domain.RefundDue) (name, address string) {
+	if rc, err := s.ledger.Receipt(d.Receipt); err == nil {
+		name = rc.Payer
+	}
+	if a, err := s.ledger.Account(d.Account); err == nil && name == "" {
+		name = a.Name
+	}
+	if b, err := s.ledger.Bill(d.BillID); err == nil {
+		if pc, err := s.ledger.Parcel(b.Parcel); err == nil {
+			address = pc.Address
+		}
+	}
+	return name, address
 }
 func (s *Server) submitRefundCheck(w http.ResponseWriter, r *http.Request) { s.refundOp(w, r, "check") }
 

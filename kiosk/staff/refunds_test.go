@@ -46,7 +46,19 @@ func TestReturnedCheckAndRefund(t *testing.T) {
 	}
 	tr := h.SignedIn("treasurer", domain.RoleTreasurer)
 	tr.Get("/staff/refunds")
-	if p := tr.Post("/staff/refunds/"+cmd+"/approve", url.Values{"bill": {"B-2026-0102"}}); p.Status != http.StatusSeeOther {
+	// The queue names the payee and the address the check goes to; the
+	// approval asks for a confirmation that repeats them (issue 20 item 18).
+	pc, _ := h.Ledger.Parcel("0601-141-2002")
+	if payee := p.Text("refund-payee-" + cmd); !strings.Contains(payee, "Luis Ramirez") || pc.Address == "" || !strings.Contains(payee, pc.Address) {
+		t.Fatalf("payee %q, want Luis Ramirez at %q", payee, pc.Address)
+	}
+	if p := tr.Post("/staff/refunds/"+cmd+"/approve", url.Values{"bill": {"B-2026-0102"}}); p.Status != http.StatusOK || !strings.Contains(p.Text("approve-summary"), "$10.00 to Luis Ramirez, "+pc.Address) {
+		t.Fatalf("approve without a confirmation: %d %q", p.Status, p.Text("approve-summary"))
+	}
+	if p := tr.Get("/staff/refunds"); strings.Contains(p.Text("refund-state-"+cmd), "approved") {
+		t.Fatal("the confirmation page approved the refund")
+	}
+	if p := tr.Post("/staff/refunds/"+cmd+"/approve", url.Values{"bill": {"B-2026-0102"}, "confirm": {"yes"}}); p.Status != http.StatusSeeOther {
 		t.Fatalf("approve: %d %s", p.Status, p.Text("error"))
 	}
 	if p := tr.Get("/staff/refunds"); !strings.Contains(p.Text("refund-state-"+cmd), "approved") || !p.Has("record-check-"+cmd) {
@@ -71,10 +83,17 @@ func TestReturnedCheckAndRefund(t *testing.T) {
 	}
 	p = tr.Get(p.Location)
 	fee := h.Ledger.Params().At(domain.DateOf(h.Now())).ReturnedCheckFee
-	if p.Text("notice-fee") != "$"+fee.String() || p.Text("notice-owed") != "$"+domain.MustMoney("100.00").Add(fee).String() || !p.Has("notice-referral") {
-		t.Fatalf("notice: fee %q owed %q", p.Text("notice-fee"), p.Text("notice-owed"))
-	}
 	b, _ := h.Ledger.Bill("B-2026-0102")
+	// Owed is the bill's balance today, its interest as though the check
+	// had not been paid (the 10.00 overpayment's refund is cancelled), and
+	// the fee: one figure, not "plus the interest" on top of it.
+	fig, _ := b.Figures(domain.DateOf(h.Now().In(h.Loc)), h.Ledger.Params())
+	if p.Text("notice-fee") != "$"+fee.String() || p.Text("notice-owed") != "$"+fig.Balance.Add(fee).String() || !p.Has("notice-referral") {
+		t.Fatalf("notice: fee %q owed %q, want $%s", p.Text("notice-fee"), p.Text("notice-owed"), fig.Balance.Add(fee))
+	}
+	if notice := p.Text("returned-notice"); strings.Contains(notice, "plus the interest") || !strings.Contains(notice, "interest counted as though the check had not been paid") {
+		t.Fatalf("notice: %q", notice)
+	}
 	if len(b.Payments) != 0 {
 		t.Fatal("the returned check's payment is still on the bill")
 	}
@@ -104,7 +123,7 @@ func TestRefundCheckRecorded(t *testing.T) {
 	}
 	tr := h.SignedIn("treasurer", domain.RoleTreasurer)
 	tr.Get("/staff/refunds")
-	tr.Post("/staff/refunds/"+cmd+"/approve", url.Values{"bill": {"B-2026-0101"}})
+	tr.Post("/staff/refunds/"+cmd+"/approve", url.Values{"bill": {"B-2026-0101"}, "confirm": {"yes"}})
 	c.Get("/staff/refunds")
 	if p := c.Post("/staff/refunds/"+cmd+"/check", url.Values{"bill": {"B-2026-0101"}, "check_number": {"9001"}}); p.Status != http.StatusSeeOther {
 		t.Fatalf("record check: %d %s", p.Status, p.Text("error"))

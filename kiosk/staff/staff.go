@@ -179,6 +179,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /staff/login", s.showLoginPage)
 	mux.HandleFunc("POST /staff/login", s.submitLogin)
 	mux.HandleFunc("GET /staff/assets/staff.css", serveCSS)
+	mux.HandleFunc("GET /staff/assets/print.js", servePrintJS)
 	// Signed in, whatever the role; a forced password change is allowed.
 	mux.HandleFunc("POST /staff/logout", s.signedIn(s.submitLogout))
 	mux.HandleFunc("GET /staff/password", s.signedIn(s.showPasswordPage))
@@ -274,7 +275,7 @@ func (s *Server) Handler() http.Handler {
 func secure(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		h.Set("Content-Security-Policy", "default-src 'self'; script-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'")
+		h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'")
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Referrer-Policy", "no-referrer")

@@ -44,8 +44,14 @@ func (s *Server) windowPage(w http.ResponseWriter, r *http.Request, status int, 
 					v.Form.Amount = bv.Balance
 				}
 			}
+		} else if matches, lerr := s.windowLookup(f.BillID); lerr != nil {
+			s.fail(w, r, lerr)
+			return
+		} else if len(matches) > 0 {
+			v.Matches, v.Form.BillID = matches, ""
+			v.Query = f.BillID
 		} else if f.Error == "" {
-			v.Form.Error = domain.ErrorMessage(err)
+			v.Form.Error = fmt.Sprintf("There is no bill, account or address matching %q.", f.BillID)
 		}
 	}
 	s.render(w, r, status, view.WindowPage(s.page(r, "Window"), v))
@@ -413,4 +419,56 @@ func (s *Server) showDashboardPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.render(w, r, http.StatusOK, view.DashboardPage(s.page(r, "Today"), v))
+}
+
+// windowLookup finds the bills a payer at the window may mean when what
+// the clerk typed is not a bill number: the bills of an account number,
+// or of the parcels whose address matches (domain.NormalizeAddress, so
+// "141 w main street" finds 141 W Main St). Open bills come first.
+func (s *Server) windowLookup(q string) ([]view.WindowMatch, error) {
+	q = strings.TrimSpace(q)
+	var bills []domain.Bill
+	if a, err := s.ledger.Account(q); err == nil {
+		if bills, err = s.ledger.BillsByAccount(a.Number); err != nil {
+			return nil, err
+		}
+	} else if nq := domain.NormalizeAddress(q); nq != "" {
+		parcels, err := s.ledger.Parcels()
+		if err != nil {
+			return nil, err
+		}
+		for _, pc := range parcels {
+			if pc.ID != q && !strings.Contains(domain.NormalizeAddress(pc.Address), nq) {
+				continue
+			}
+			more, err := s.ledger.BillsByParcel(pc.ID)
+			if err != nil {
+				return nil, err
+			}
+			bills = append(bills, more...)
+		}
+	}
+	return s.windowMatches(bills)
+}
+
+// windowMatches lists bills to choose from at the window, those owing
+// something first, each with its address and balance today.
+func (s *Server) windowMatches(bills []domain.Bill) ([]view.WindowMatch, error) {
+	var owing, settled []view.WindowMatch
+	for _, b := range bills {
+		fig, err := b.Figures(s.today(), s.ledger.Params())
+		if err != nil {
+			return nil, err
+		}
+		m := view.WindowMatch{BillID: b.ID, Account: b.Account, Description: b.Description, Balance: fig.Balance.String(), Status: string(fig.Status)}
+		if pc, err := s.ledger.Parcel(b.Parcel); err == nil {
+			m.Address = pc.Address
+		}
+		if fig.TakesPayment() {
+			owing = append(owing, m)
+		} else {
+			settled = append(settled, m)
+		}
+	}
+	return append(owing, settled...), nil
 }

@@ -210,3 +210,39 @@ func TestAPIBillFiguresAsOfADate(t *testing.T) {
 		t.Fatalf("as of the payment's day: paid %s, want 42.37", paid)
 	}
 }
+
+// TestWindowLookupAndReceipt (issue 20 item 18): the window finds bills by
+// account number and by address, not only by bill number; a check's
+// receipt says nothing of cash handed over; the receipt is on letterhead
+// with a print button, and its links and command id are marked out of
+// print.
+func TestWindowLookupAndReceipt(t *testing.T) {
+	h := stafftest.New(t)
+	c := h.SignedIn("jdoe", domain.RoleClerk)
+	c.Post("/staff/window/open", url.Values{"float": {"0.00"}})
+	b, _ := h.Ledger.Bill("B-2026-0101")
+	pc, _ := h.Ledger.Parcel(b.Parcel)
+	for _, q := range []string{b.Account, strings.ToLower(pc.Address), strings.Replace(pc.Address, " St", " Street", 1)} {
+		p := c.Get("/staff/window?bill=" + url.QueryEscape(q))
+		if !p.Has("window-match-B-2026-0101") {
+			t.Fatalf("window lookup %q: %q %q", q, p.Text("window-matches"), p.Text("window-error"))
+		}
+	}
+	if p := c.Get("/staff/window?bill=nothing-like-it"); !strings.Contains(p.Text("window-error"), "no bill, account or address") {
+		t.Fatalf("no match: %q", p.Text("window-error"))
+	}
+	p := c.Post("/staff/window/pay", url.Values{"bill": {"B-2026-0101"}, "amount": {"20.00"}, "tender": {"check"}, "reference": {"77"}})
+	p = c.Get(p.Location)
+	if strings.Contains(p.Body, "Cash handed over") || p.Has("change-due") {
+		t.Fatal("a check's receipt speaks of cash handed over")
+	}
+	if !p.Has("receipt-letterhead") || !p.Has("print-receipt") || p.Doc.Find(`script[src="/staff/assets/print.js"]`).Length() != 1 {
+		t.Fatal("the receipt has no letterhead or print button")
+	}
+	if p.Doc.Find(`dd.cmd`).Length() != 1 || p.Doc.Find(`.no-print [data-testid="back-to-window"]`).Length() != 1 {
+		t.Fatal("the command id or the links are not kept out of print")
+	}
+	if js := c.Get("/staff/assets/print.js"); js.Status != http.StatusOK || !strings.Contains(js.Body, "window.print()") {
+		t.Fatalf("print.js: %d", js.Status)
+	}
+}

@@ -263,7 +263,7 @@ func TestProjectInTheOffice(t *testing.T) {
 	if !refund.Amount.IsPositive() || refund.RefundBy != domain.MustDate("2026-10-06") {
 		t.Fatalf("refund due: %+v (row %d)", refund, row.Length())
 	}
-	if p := treas.Post("/staff/refunds/"+refund.CommandID+"/approve", url.Values{"bill": {id}}); p.Status != http.StatusSeeOther {
+	if p := treas.Post("/staff/refunds/"+refund.CommandID+"/approve", url.Values{"bill": {id}, "confirm": {"yes"}}); p.Status != http.StatusSeeOther {
 		t.Fatalf("approve the refund: %d %s", p.Status, p.Text("error"))
 	}
 	if st, ok, _ := domain.ReadsOf(h.Ledger).RefundState(refund.CommandID); !ok || st.State != domain.RefundApproved || !st.Amount.Equal(refund.Amount) {

@@ -157,6 +157,8 @@ type WindowConfirm struct {
 // Window is the clerk's window: the drawer, the payment form, the bill.
 type Window struct {
 	Form        PaymentForm
+	Query       string        // what was looked up, when it was not a bill number
+	Matches     []WindowMatch // the bills it found
 	Open        bool
 	DrawerID    string
 	OpenedAt    string
@@ -164,6 +166,11 @@ type Window struct {
 	Count       int
 	LastReceipt string
 	Bill        *Bill
+}
+
+// WindowMatch is a bill found at the window by account or address.
+type WindowMatch struct {
+	BillID, Account, Address, Description, Balance, Status string
 }
 
 // Receipt is a payment's receipt, with the change due at the window.
@@ -256,6 +263,7 @@ type ReturnedCheck struct {
 	ID, BillID, Account, AccountName, Payer, Reference string
 	PaidOn, ReturnedOn, Amount, Fee, Owed, FeeBillID   string
 	Referral, CommandID, BillBalance                   string
+	OwedOn                                             string // the day Owed and BillBalance are as of ("": Owed is the record's check + fee)
 }
 
 // Refunds is the refund queue (§5.07(1)).
@@ -269,7 +277,8 @@ type Refund struct {
 	CommandID, Receipt, BillID, Account, PaidAt, Amount, RefundBy string
 	Overdue                                                       bool
 	State, CheckNumber, ApprovedBy, Note                          string
-	Card                                                          bool // paid by card through this node's terminal: it can go back to the card
+	Card                                                          bool   // paid by card through this node's terminal: it can go back to the card
+	Payee, Address                                                string // who the refund check is made out and mailed to
 }
 
 // Letters is the status letter queue (§5.11).
@@ -367,6 +376,7 @@ type Hold struct {
 // Journal is the journal search.
 type Journal struct {
 	Actor, Kind, Outcome, Q, From, To string
+	Bill, Receipt, Account            string
 	Total, Shown                      int
 	CSV                               string
 	Rows                              []JournalRow
@@ -375,6 +385,7 @@ type Journal struct {
 // JournalRow is one journal entry.
 type JournalRow struct {
 	Seq, Index, At, Actor, Node, Kind, CommandID, Outcome, Error string
+	Bill, Receipt, Amount                                        string
 }
 
 // FindAccount is the account search.
