@@ -37,7 +37,7 @@ func TestRefundToTheCard(t *testing.T) {
 	if p.Has("refund-card-" + cmd.ID) {
 		t.Fatal("a refund not yet approved is offered to the card")
 	}
-	if p := tr.Post("/staff/refunds/"+cmd.ID+"/approve", url.Values{"bill": {"B-2026-0102"}}); p.Status != http.StatusSeeOther {
+	if p := tr.PostConfirmed("/staff/refunds/"+cmd.ID+"/approve", url.Values{"bill": {"B-2026-0102"}}); p.Status != http.StatusSeeOther {
 		t.Fatalf("approve: %d", p.Status)
 	}
 	clerk := h.SignedIn("jdoe", domain.RoleClerk)
