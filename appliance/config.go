@@ -51,6 +51,17 @@ import (
 //	dir = "/media/backup"              # the USB drive's mount point
 //	keep_daily = 14
 //	keep_monthly = 12
+//
+//	[village]                          # the kiosk receipts' letterhead
+//	name = "Village of Belleville"
+//	address = "24 W Main St, Belleville, WI 53508"
+//	phone = "608-555-0142"
+//	email = "clerk@belleville.example"
+//	public_url = "https://belleville.example"  # a QR code on receipts opens them there; "" for none
+//
+//	[mail]                             # e-mailed receipt copies; no relay, no e-mail
+//	relay = "smtp.belleville.example:25"
+//	from = "Village of Belleville <kiosk@belleville.example>"
 
 // fileConfig is the TOML file. Its keys are the flags' names with
 // underscores; the sections group the logging and the backups.
