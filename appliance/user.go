@@ -44,6 +44,7 @@ func (m *Main) mountStaff(mux *http.ServeMux, loc *time.Location) error {
 		Logger:        m.Config.Logger,
 		OperatorToken: m.operatorToken,
 		Modules:       append(staffModules(), backups.New(m.backupStatus), m.cardsModule()),
+		Letterhead:    staff.Letterhead{Name: m.Config.Village.Name, Address: m.Config.Village.Address, Phone: m.Config.Village.Phone, Email: m.Config.Village.Email},
 	})
 	if err != nil {
 		return err

@@ -107,6 +107,15 @@ type Config struct {
 	// Modules are the capabilities of the back office in packages of
 	// their own (module.go), mounted in this order.
 	Modules []Module
+	// Letterhead is the village hall's name, address and telephone on the
+	// receipts the office prints, from the node's configuration; a zero
+	// field keeps the built-in text.
+	Letterhead Letterhead
+}
+
+// Letterhead is what the office's printed receipts are headed with.
+type Letterhead struct {
+	Name, Address, Phone, Email string
 }
 
 // Server is the clerk's office.
@@ -117,6 +126,7 @@ type Server struct {
 	refunds  Refunds
 	cards    CardRefunds
 	journal  Journal
+	head     Letterhead
 	now      func() time.Time
 	loc      *time.Location
 	log      *slog.Logger
@@ -142,7 +152,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Ledger == nil {
 		return nil, errors.New("staff: no ledger")
 	}
-	s := &Server{ledger: cfg.Ledger, reads: domain.ReadsOf(cfg.Ledger), cluster: cfg.Cluster, refunds: cfg.Refunds, cards: cfg.CardRefunds, journal: cfg.Journal, now: cfg.Now, loc: cfg.Location, log: cfg.Logger, operator: cfg.OperatorToken, hasher: cfg.Hasher}
+	s := &Server{ledger: cfg.Ledger, reads: domain.ReadsOf(cfg.Ledger), cluster: cfg.Cluster, refunds: cfg.Refunds, cards: cfg.CardRefunds, journal: cfg.Journal, head: cfg.Letterhead, now: cfg.Now, loc: cfg.Location, log: cfg.Logger, operator: cfg.OperatorToken, hasher: cfg.Hasher}
 	if s.now == nil {
 		s.now = time.Now
 	}

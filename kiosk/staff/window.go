@@ -159,6 +159,7 @@ func (s *Server) showReceiptPage(w http.ResponseWriter, r *http.Request) {
 		Penalty: rc.Allocation.Penalty.String(), Interest: rc.Allocation.Interest.String(), Principal: rc.Allocation.Principal.String(), Overpayment: rc.Allocation.Overpayment.String(), Balance: rc.Balance.String(), CommandID: rc.CommandID, Status: string(rc.Status)}
 	pr, _ := principalFrom(r.Context())
 	v.CanReturn = Allowed(pr.user.Role, CapReturns)
+	v.Head = view.Letterhead(s.head)
 	if id := r.URL.Query().Get("drawer"); id != "" {
 		if d, err := s.reads.Drawer(id); err == nil {
 			for _, p := range d.Payments {

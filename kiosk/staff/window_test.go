@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/staff"
 	"github.com/villagehall/appliance/kiosk/staff/stafftest"
 )
 
@@ -244,5 +245,28 @@ func TestWindowLookupAndReceipt(t *testing.T) {
 	}
 	if js := c.Get("/staff/assets/print.js"); js.Status != http.StatusOK || !strings.Contains(js.Body, "window.print()") {
 		t.Fatalf("print.js: %d", js.Status)
+	}
+}
+
+// TestReceiptLetterheadFromConfiguration: the office's printed receipt is
+// headed with the village hall's name, address and telephone from the
+// node's configuration, and keeps the built-in heading without them.
+func TestReceiptLetterheadFromConfiguration(t *testing.T) {
+	head := staff.Letterhead{Name: "Village of Belleville", Address: "24 W Main St, Belleville, WI 53508", Phone: "(608) 424-3341", Email: "clerk@belleville.example"}
+	for _, tc := range []struct {
+		head             staff.Letterhead
+		address, contact string
+	}{
+		{head, head.Address, "Questions: (608) 424-3341 · clerk@belleville.example"},
+		{staff.Letterhead{}, "Office of the Clerk · Belleville, Wisconsin 53508", ""},
+	} {
+		h := stafftest.NewWith(t, stafftest.Options{Letterhead: tc.head})
+		c := h.SignedIn("jdoe", domain.RoleClerk)
+		c.Post("/staff/window/open", url.Values{"float": {"0.00"}})
+		p := c.Post("/staff/window/pay", url.Values{"bill": {"B-2026-0101"}, "amount": {"20.00"}, "tender": {"check"}, "reference": {"77"}})
+		p = c.Get(p.Location)
+		if p.Text("letterhead-name") != "Village of Belleville" || p.Text("letterhead-address") != tc.address || p.Text("letterhead-contact") != tc.contact {
+			t.Fatalf("letterhead %+v: %q / %q / %q", tc.head, p.Text("letterhead-name"), p.Text("letterhead-address"), p.Text("letterhead-contact"))
+		}
 	}
 }

@@ -52,6 +52,8 @@ type Options struct {
 	Modules []staff.Module
 	// CardRefunds is the card terminal refunds go back through, if any.
 	CardRefunds staff.CardRefunds
+	// Letterhead heads the office's printed receipts.
+	Letterhead staff.Letterhead
 }
 
 // Cluster is a cluster of three nodes, one unreachable, whose ledger has
@@ -102,6 +104,7 @@ func (h *Harness) serve() {
 		Hasher:        Hasher,
 		Modules:       h.opts.Modules,
 		CardRefunds:   h.opts.CardRefunds,
+		Letterhead:    h.opts.Letterhead,
 	})
 	if err != nil {
 		h.T.Fatal(err)

@@ -179,6 +179,13 @@ type Receipt struct {
 	Penalty, Interest, Principal, Overpayment, Balance                    string
 	CommandID, Status, Tendered, Change                                   string
 	CanReturn                                                             bool
+	Head                                                                  Letterhead
+}
+
+// Letterhead is the village hall on a printed receipt; zero fields keep
+// the built-in text.
+type Letterhead struct {
+	Name, Address, Phone, Email string
 }
 
 // CloseForm is the blind count.
@@ -475,4 +482,16 @@ type ResolutionFormRow struct {
 type ResolutionChange struct {
 	Name, Effective, Old, New, Note string
 	Same                            bool
+}
+
+// contactLine is the letterhead's telephone and e-mail, as one line.
+func contactLine(h Letterhead) string {
+	switch {
+	case h.Phone != "" && h.Email != "":
+		return "Questions: " + h.Phone + " · " + h.Email
+	case h.Phone != "":
+		return "Questions: " + h.Phone
+	default:
+		return "Questions: " + h.Email
+	}
 }
