@@ -54,8 +54,17 @@ func TestBrowserCheckoutAtTheReader(t *testing.T) {
 	b.do("hold the navigation", chromedp.Evaluate[chromedp.Void](`window.__held = e => e.preventDefault(); document.querySelector('[data-testid="charge-form"]').addEventListener("submit", window.__held)`))
 	b.do("tap Pay", chromedp.Click(tid("charge-button"), chromedp.NodeVisible), chromedp.WaitVisible(tid("processing")))
 	b.expectText("processing", "Follow the instructions on the card reader; do not leave.")
-	if d, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`document.querySelector('[data-testid="charge-button"]').disabled`)); err != nil || !d {
-		t.Errorf("Pay still takes taps while the reader works (disabled %v, %v)", d, err)
+	// The kiosk's script disables the buttons just after the submit (a
+	// button disabled during it would leave the form's data): wait for it.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		d, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`document.querySelector('[data-testid="charge-button"]').disabled`))
+		if err == nil && d {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Pay still takes taps while the reader works (disabled %v, %v)", d, err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	b.shot("01-processing")
 	browsertest.Axe(t, b.ctx, "the processing panel")

@@ -199,6 +199,12 @@ func (d *Driver) Charge(ctx context.Context, key string, amount domain.Money) (t
 	if _, err := d.api.V1TerminalReaders.ProcessPaymentIntent(wait, d.cfg.Reader, &stripeapi.TerminalReaderProcessPaymentIntentParams{
 		PaymentIntent: stripeapi.String(pi.ID),
 	}); err != nil {
+		if wait.Err() != nil {
+			// The wait ended while the payment was being handed over (the
+			// resident walked away, Cancel, the deadline): the reader may
+			// have it already, so its action is cancelled as after any wait.
+			return d.abandon(ctx, pi.ID, key, amount)
+		}
 		return terminal.Approval{}, unavailable("hand the payment to the reader", err)
 	}
 

@@ -38,6 +38,9 @@ type transport struct {
 	mu      sync.Mutex
 	calls   []call
 	rewrite func(c call, status int, body map[string]any) (int, map[string]any, []byte)
+	// hold, when set, runs before a request goes out; an error is the
+	// request's (a network that does not answer, say).
+	hold func(req *http.Request, c call) error
 }
 
 func (tr *transport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -49,8 +52,13 @@ func (tr *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	tr.mu.Lock()
 	tr.calls = append(tr.calls, c)
-	rw := tr.rewrite
+	rw, hold := tr.rewrite, tr.hold
 	tr.mu.Unlock()
+	if hold != nil {
+		if err := hold(req, c); err != nil {
+			return nil, err
+		}
+	}
 	resp, err := tr.base.RoundTrip(req)
 	if err != nil || rw == nil {
 		return resp, err
@@ -283,6 +291,42 @@ func TestResidentWalksAway(t *testing.T) {
 			tr.calls = nil
 			tr.mu.Unlock()
 		})
+	}
+}
+
+// TestResidentWalksAwayDuringTheHandover: the resident leaves while the
+// payment is being handed to the reader (the request is out, no answer
+// yet). That is a walk-away like any other: the reader's action is
+// cancelled, since it may have the payment, and the charge ends as
+// cancelled, not as "card payments unavailable" for everyone. The test's
+// transport holds the handover until the charge's context ends.
+func TestResidentWalksAwayDuringTheHandover(t *testing.T) {
+	d, tr := newDriver(t, func(c *stripe.Config) { c.Deadline = time.Minute })
+	handing := make(chan struct{})
+	tr.mu.Lock()
+	tr.hold = func(req *http.Request, c call) error {
+		if c.method == "POST" && strings.HasSuffix(c.path, "/process_payment_intent") {
+			close(handing)
+			<-req.Context().Done()
+			return req.Context().Err()
+		}
+		return nil
+	}
+	tr.mu.Unlock()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() {
+		_, err := d.Charge(ctx, "cmd-away-handover", amount)
+		errc <- err
+	}()
+	<-handing
+	cancel()
+	if err := <-errc; !errors.Is(err, terminal.ErrCancelled) {
+		t.Fatalf("err %v, want cancelled", err)
+	}
+	if n := len(tr.made("POST", "/v1/terminal/readers/"+reader+"/cancel_action")); n != 1 {
+		t.Errorf("reader's action cancelled %d times, want once", n)
 	}
 }
 
