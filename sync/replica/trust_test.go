@@ -67,8 +67,8 @@ func TestKioskCertificateCannotForgeStaffCommands(t *testing.T) {
 		t.Fatalf("forged staff_user from the kiosk: %+v, %v; want refused (forbidden)", res, err)
 	}
 	time.Sleep(300 * time.Millisecond)
-	if got := leader.Node.FSM().Applied(); got != before {
-		t.Fatalf("applied index moved %d → %d: the forged command entered the log", before, got)
+	if applied := appliedSince(t, leader.Node, before); len(applied) > 0 {
+		t.Fatalf("the forged command entered the log: %v", applied)
 	}
 	var u domain.StaffUser
 	if err := leader.Node.Get(domain.CollectionStaffUsers, "mallory", &u); domain.ErrorCode(err) != domain.ENOTFOUND {
