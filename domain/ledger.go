@@ -203,6 +203,10 @@ type Receipt struct {
 	Balance    Money         `json:"balance"` // the bill's balance right after this payment
 	Node       string        `json:"node"`
 	Index      uint64        `json:"index,omitempty"` // log index that posted it
+	// Lines are the bills of a payment of several (pay_bills), each with
+	// its part of Amount, its allocation and its balance after; Allocation
+	// and Balance are then their sums, and BillID is empty.
+	Lines []ReceiptLine `json:"lines,omitempty"`
 }
 
 // RefundDue is an overpayment the village owes back (§5.07(1)): the excess

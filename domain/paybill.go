@@ -73,7 +73,7 @@ func postBillPayment(tx Tx, c Command, index uint64, p *Params, res *Result, dra
 	if err := checkTaxRollOpen(tx, bill, c.At, p); err != nil {
 		return err
 	}
-	bill.Payments = append(bill.Payments, BillPayment{
+	line, err := postOnBill(tx, &bill, BillPayment{
 		CommandID: c.ID,
 		Receipt:   c.ReceiptNumber(),
 		At:        c.At,
@@ -81,15 +81,8 @@ func postBillPayment(tx Tx, c Command, index uint64, p *Params, res *Result, dra
 		Tender:    pay.Tender,
 		Reference: pay.Reference,
 		Drawer:    drawer,
-	})
-	fig, err := bill.postingFigures(c.At.Date, p)
+	}, p)
 	if err != nil {
-		return err
-	}
-	last := len(bill.Payments) - 1
-	alloc := fig.Allocations[last]
-	bill.Payments[last].Allocation = alloc
-	if err := tx.PutBill(bill); err != nil {
 		return err
 	}
 	rc := Receipt{
@@ -104,8 +97,8 @@ func postBillPayment(tx Tx, c Command, index uint64, p *Params, res *Result, dra
 		Amount:     pay.Amount,
 		Tender:     pay.Tender,
 		Reference:  pay.Reference,
-		Allocation: alloc,
-		Balance:    fig.Balance,
+		Allocation: line.Allocation,
+		Balance:    line.Balance,
 		Node:       c.Node,
 		Index:      index,
 	}
@@ -114,6 +107,23 @@ func postBillPayment(tx Tx, c Command, index uint64, p *Params, res *Result, dra
 	}
 	res.Receipt = &rc
 	return recordOverpayment(tx, c, rc, bill.Account, p, res)
+}
+
+// postOnBill posts payment pay on bill and writes the bill: its §5.10
+// allocation as of its intake date (postingFigures over every payment the
+// bill holds, the new one last) and the bill's balance right after it.
+func postOnBill(tx Tx, bill *Bill, pay BillPayment, p *Params) (ReceiptLine, error) {
+	bill.Payments = append(bill.Payments, pay)
+	fig, err := bill.postingFigures(pay.At.Date, p)
+	if err != nil {
+		return ReceiptLine{}, err
+	}
+	last := len(bill.Payments) - 1
+	bill.Payments[last].Allocation = fig.Allocations[last]
+	if err := tx.PutBill(*bill); err != nil {
+		return ReceiptLine{}, err
+	}
+	return ReceiptLine{BillID: bill.ID, Parcel: bill.Parcel, Amount: pay.Amount, Allocation: fig.Allocations[last], Balance: fig.Balance}, nil
 }
 
 // CheckPaymentAmount checks the amount of one payment on any channel: more
