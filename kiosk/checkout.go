@@ -83,6 +83,7 @@ type checkout struct {
 var checkouts = []*checkout{billPayments, letterFees, taxPayments,
 	roomTaxPayments,    // roomtax.go, §5.22
 	assessmentPayments, // assessment.go, §5.14
+	billCart,           // cart.go, §5.10: several bills, one charge
 }
 
 // checkoutOf returns the checkout of a receipt's kind; a receipt of no

@@ -112,6 +112,15 @@ type Group struct {
 	// Assessments are a parcel's special assessments (§5.14), paid like
 	// its bills.
 	Assessments []AssessmentRow
+	// PayAll offers to pay the account's payable bills together; nil
+	// when fewer than two can be paid, or the kiosk takes no cards.
+	PayAll *PayAll
+}
+
+// PayAll is a link to pay several bills of an account with one charge.
+type PayAll struct {
+	URL   string
+	Label string // already translated: "Pay 3 bills together: $412.30"
 }
 
 // BillRow is one bill in a list, with its figures as of today.
@@ -242,6 +251,9 @@ type Receipt struct {
 	Card string
 	// Email is the form to e-mail a copy; nil when the node has no relay.
 	Email *ReceiptEmail
+	// Lines are the bills of a payment of several (Cart), each with its
+	// part, its allocation and its balance after.
+	Lines []ReceiptLine
 
 	// Kind says what was paid for: a village bill (empty), a status
 	// letter's fee, or property tax.

@@ -180,6 +180,13 @@ type Receipt struct {
 	CommandID, Status, Tendered, Change                                   string
 	CanReturn                                                             bool
 	Head                                                                  Letterhead
+	// Lines are the bills of a payment of several at the kiosk (pay_bills).
+	Lines []ReceiptLine
+}
+
+// ReceiptLine is one bill of a receipt that paid several.
+type ReceiptLine struct {
+	BillID, Amount, Penalty, Interest, Principal, Balance string
 }
 
 // Letterhead is the village hall on a printed receipt; zero fields keep
