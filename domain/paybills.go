@@ -106,10 +106,13 @@ func (p *PayBills) check() error {
 // part allocated on its own bill under §5.10 as a payment of that amount
 // would be (penalty, then interest, then principal, as of the intake
 // date), under one receipt number. The sum is one payment: it is within
-// the payment limit or refused whole. Each part is at most its bill's
-// balance, since a kiosk charge pays what the resident saw owed: a bill
-// paid or certified to the tax roll meanwhile refuses the whole payment,
-// and the kiosk refunds the card; nothing is posted on any bill.
+// the payment limit or refused whole, and so is a payment naming a bill
+// of another account, dated before a bill, or on a bill certified to the
+// tax roll: nothing is posted on any bill. A part more than its bill owes
+// (the bill was paid meanwhile, or while the kiosk was offline) posts like
+// any payment: the excess is an overpayment, and the payment's excesses
+// together are one refund due under §5.07(1), named by the first bill
+// overpaid, as a payment of one bill would be.
 func applyPayBills(tx Tx, c Command, index uint64, p *Params, res *Result) error {
 	pay := c.Payload.(*PayBills)
 	total := pay.Total()
@@ -149,14 +152,6 @@ func applyPayBills(tx Tx, c Command, index uint64, p *Params, res *Result) error
 		if err := checkTaxRollOpen(tx, bill, c.At, p); err != nil {
 			return err
 		}
-		before, err := bill.postingFigures(c.At.Date, p)
-		if err != nil {
-			return err
-		}
-		if part.Amount.GreaterThan(before.Balance) {
-			return Errorf(ECONFLICT, sectionReceivable,
-				"Bill %s owes $%s now, less than the $%s this payment puts on it; nothing was posted on any bill.", bill.ID, before.Balance, part.Amount)
-		}
 		bills[i] = bill
 	}
 	for i, part := range pay.Bills {
@@ -179,5 +174,12 @@ func applyPayBills(tx Tx, c Command, index uint64, p *Params, res *Result) error
 		return err
 	}
 	res.Receipt = &rc
+	for _, l := range rc.Lines {
+		if l.Allocation.Overpayment.IsPositive() {
+			named := rc
+			named.BillID = l.BillID
+			return recordOverpayment(tx, c, named, pay.Account, p, res)
+		}
+	}
 	return nil
 }
