@@ -52,6 +52,10 @@ func TestPayAllBillsOfAnAccount(t *testing.T) {
 	if got, want := acct.text("pay-all"), "Pay 2 bills together: $"+total.String(); got != want {
 		t.Fatalf("offer %q, want %q", got, want)
 	}
+	// A bill of the account offers it too.
+	if bill := h.get("/bills/" + currentBill); bill.text("pay-all") != acct.text("pay-all") {
+		t.Errorf("the bill page offers %q", bill.text("pay-all"))
+	}
 	cart := h.get("/accounts/100101/pay")
 	if n := cart.doc.Find(`[data-testid="cart-bill"] input[type="checkbox"]:checked`).Length(); n != 2 {
 		t.Fatalf("%d bills ticked, want 2", n)

@@ -172,7 +172,8 @@ type Bill struct {
 	CardOff        *CardOff // payable, but not by card at this kiosk: where to pay instead
 	PayURL         string
 	AccountURL     string
-	TaxURL         string // the parcel's property tax bills, where a bill on the roll is paid
+	PayAll         *PayAll // the account's payable bills paid together, when there are two or more
+	TaxURL         string  // the parcel's property tax bills, where a bill on the roll is paid
 	Section        string // the ordinance section cited: "§5.10"
 }
 
