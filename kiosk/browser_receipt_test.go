@@ -135,7 +135,7 @@ func TestBrowserReceiptEmail(t *testing.T) {
 	}
 	addr := probe.Addr().String()
 	probe.Close() // the relay is down: the node is offline
-	q, err := mail.New(mail.Config{Relay: addr, From: "Village of Belleville <kiosk@belleville.example>", Retry: time.Hour})
+	q, err := mail.New(mail.Config{Relay: addr, From: "Village of Belleville <kiosk@belleville.example>", Dir: t.TempDir(), Retry: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
