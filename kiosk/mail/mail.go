@@ -165,9 +165,18 @@ func (q *Queue) load() error {
 			}
 			continue
 		}
+		if aside, ok := strings.CutSuffix(name, fileExt+corruptExt); ok {
+			// A file set aside earlier keeps its number: a new message
+			// never takes it, so setting that one aside too cannot
+			// overwrite it.
+			if seq, err := strconv.ParseUint(aside, 10, 64); err == nil {
+				q.next = max(q.next, seq+1)
+			}
+			continue
+		}
 		base, ok := strings.CutSuffix(name, fileExt)
 		if !ok {
-			continue // a file set aside, or not ours
+			continue // not ours
 		}
 		seq, err := strconv.ParseUint(base, 10, 64)
 		if err != nil {

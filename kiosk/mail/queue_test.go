@@ -266,4 +266,18 @@ func TestQueueTruncatedFile(t *testing.T) {
 	if got := queueFiles(t, dir); len(got) != 2 || !strings.HasSuffix(got[0], ".corrupt") || !strings.HasSuffix(got[1], ".corrupt") {
 		t.Errorf("queue folder holds %q, want the two set-aside files only", got)
 	}
+
+	// Started again with only the set-aside files left: a new message
+	// takes a number after theirs, so they are never overwritten.
+	q3, err := mail.New(mail.Config{Relay: addr, From: sender, Dir: dir, Retry: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q3.Enqueue(mail.Message{To: "eva@example.com", Subject: "Receipt", Body: "x\n"}); err != nil {
+		t.Fatal(err)
+	}
+	got := queueFiles(t, dir)
+	if len(got) != 3 || !strings.HasSuffix(got[2], ".msg") || got[2] <= strings.TrimSuffix(got[1], ".msg.corrupt") {
+		t.Errorf("queue folder holds %q: the new message must come after the set-aside ones", got)
+	}
 }
