@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/villagehall/appliance/domain"
 )
 
 // previousRelease is the last release of ledger format 1, the release
@@ -66,7 +68,8 @@ func formatOf(base string) (formatHealth, error) {
 // this one (HEAD), one node at a time, as README "Upgrading" says:
 // before, between and after each step the cluster keeps its quorum and a
 // resident's payment posts; the ledger format stays 1 while any node runs
-// the old release and is raised to 2 once all three run the new one; in
+// the old release and is raised to this build's (domain.LedgerFormat, in
+// one step) once all three run the new one; in
 // the end every node holds the same ledger, and every payment once.
 func TestRollingUpgradeFromThePreviousRelease(t *testing.T) {
 	oldBin := buildRelease(t, previousRelease)
@@ -157,12 +160,13 @@ func TestRollingUpgradeFromThePreviousRelease(t *testing.T) {
 		}
 	}
 
-	// Every node runs the new release: the leader raises the format.
+	// Every node runs the new release: the leader raises the format to
+	// the newest every member applies, this build's.
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		raised := 0
 		for _, n := range nodes {
-			if h, err := formatOf(n.proc.base); err == nil && h.Format == 2 {
+			if h, err := formatOf(n.proc.base); err == nil && h.Format == domain.LedgerFormat {
 				raised++
 			}
 		}
@@ -170,7 +174,7 @@ func TestRollingUpgradeFromThePreviousRelease(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the ledger format was not raised to 2 with every node upgraded (%d of 3)\n%s", raised, leader.proc.log)
+			t.Fatalf("the ledger format was not raised to %d with every node upgraded (%d of 3)\n%s", domain.LedgerFormat, raised, leader.proc.log)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

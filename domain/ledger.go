@@ -199,6 +199,7 @@ type Receipt struct {
 	Amount     Money         `json:"amount"`
 	Tender     Tender        `json:"tender"`
 	Reference  string        `json:"reference,omitempty"`
+	Card       *CardShown    `json:"card,omitempty"` // the card that paid, from ledger format 3 (card.go)
 	Allocation Allocation    `json:"allocation"`
 	Balance    Money         `json:"balance"` // the bill's balance right after this payment
 	Node       string        `json:"node"`

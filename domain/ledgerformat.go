@@ -27,7 +27,12 @@ const (
 // which happens only once every member runs a build that applies it. So
 // during a rolling upgrade an old node never meets a kind it cannot
 // decode; if it does anyway (a bug), it halts rather than skip it.
-const LedgerFormat = 2
+//
+// Format 3: the receipts of card payments record the card's brand and
+// last four digits (CardShown, card.go), which the card-paid kinds carry
+// as a new optional payload field; a node sends it only once the
+// cluster's ledger is at format 3.
+const LedgerFormat = 3
 
 // RulesFormat returns the ledger format the rules apply at inside tx: the
 // replicated ledger's format when tx knows it (the replica's transaction

@@ -10,6 +10,9 @@ type PayBill struct {
 	Tender    Tender `json:"tender"`
 	Reference string `json:"reference,omitempty"` // card terminal approval or check number
 	Payer     string `json:"payer,omitempty"`
+	// Card is what the terminal showed of the card (card.go); the kiosk
+	// sends it from ledger format 3.
+	Card *CardShown `json:"card,omitempty"`
 }
 
 // Kind names the payload's kind.
@@ -28,7 +31,7 @@ var payBillKind = &Descriptor{
 		p := c.Payload.(*PayBill)
 		rc := provisional(c)
 		rc.Kind = "" // a bill payment's receipt has always been unmarked
-		rc.BillID, rc.Payer, rc.Amount, rc.Tender, rc.Reference = p.BillID, p.Payer, p.Amount, p.Tender, p.Reference
+		rc.BillID, rc.Payer, rc.Amount, rc.Tender, rc.Reference, rc.Card = p.BillID, p.Payer, p.Amount, p.Tender, p.Reference, p.Card.shown()
 		return rc
 	},
 }
@@ -59,6 +62,10 @@ func postBillPayment(tx Tx, c Command, index uint64, p *Params, res *Result, dra
 	}
 	if !pay.Tender.Valid() {
 		return Errorf(EINVALID, "", "Unknown tender %q.", pay.Tender)
+	}
+	card, err := receiptCard(tx, pay.Card, pay.Tender)
+	if err != nil {
+		return err
 	}
 	bill, ok, err := tx.Bill(pay.BillID)
 	if err != nil {
@@ -97,6 +104,7 @@ func postBillPayment(tx Tx, c Command, index uint64, p *Params, res *Result, dra
 		Amount:     pay.Amount,
 		Tender:     pay.Tender,
 		Reference:  pay.Reference,
+		Card:       card,
 		Allocation: line.Allocation,
 		Balance:    line.Balance,
 		Node:       c.Node,

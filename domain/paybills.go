@@ -20,6 +20,7 @@ type PayBills struct {
 	Tender    Tender       `json:"tender"`
 	Reference string       `json:"reference,omitempty"` // the card terminal's approval
 	Payer     string       `json:"payer,omitempty"`
+	Card      *CardShown   `json:"card,omitempty"` // the card's brand and last four (card.go)
 }
 
 // BillAmount is what one payment puts on one bill.
@@ -64,7 +65,7 @@ var payBillsKind = &Descriptor{
 	Receipt: func(c Command) *Receipt {
 		p := c.Payload.(*PayBills)
 		rc := provisional(c)
-		rc.Account, rc.Payer, rc.Amount, rc.Tender, rc.Reference = p.Account, p.Payer, p.Total(), p.Tender, p.Reference
+		rc.Account, rc.Payer, rc.Amount, rc.Tender, rc.Reference, rc.Card = p.Account, p.Payer, p.Total(), p.Tender, p.Reference, p.Card.shown()
 		for _, b := range p.Bills {
 			rc.Lines = append(rc.Lines, ReceiptLine{BillID: b.BillID, Amount: b.Amount})
 		}
@@ -119,7 +120,12 @@ func applyPayBills(tx Tx, c Command, index uint64, p *Params, res *Result) error
 	if err := CheckPaymentAmount(total, c.At.Date, p); err != nil {
 		return err
 	}
+	card, err := receiptCard(tx, pay.Card, pay.Tender)
+	if err != nil {
+		return err
+	}
 	rc := Receipt{
+		Card:      card,
 		Number:    c.ReceiptNumber(),
 		Kind:      KindPayBills,
 		CommandID: c.ID,

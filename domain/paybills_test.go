@@ -226,3 +226,20 @@ func TestPayBillsOverpaidBill(t *testing.T) {
 		t.Errorf("bills after: %+v", tx.bills)
 	}
 }
+
+// TestPayBillsCard: the card that paid is on the receipt from ledger
+// format 3, and not before.
+func TestPayBillsCard(t *testing.T) {
+	for _, format := range []int{2, 3} {
+		tx := cartTx(format)
+		cmd := payBills("2026-09-15T11:00", BillAmount{"B-2", MustMoney("10.00")})
+		cmd.Payload.(*PayBills).Card = &CardShown{Brand: "visa", Last4: "4242"}
+		res, err := Apply(tx, cmd, 40, DefaultParams())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Receipt.Card != nil; got != (format >= CardShownSince) {
+			t.Errorf("format %d: card on the receipt %v", format, res.Receipt.Card)
+		}
+	}
+}

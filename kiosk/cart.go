@@ -312,8 +312,8 @@ func (c *cartPayment) confirmation(pg view.Page, f chargeForm) (templ.Component,
 	return view.CartConfirmPage(pg, v), nil
 }
 
-func (c *cartPayment) payload(ref string) domain.Payload {
-	return &domain.PayBills{Account: c.account, Bills: slices.Clone(c.parts), Tender: domain.Card, Reference: ref}
+func (c *cartPayment) payload(ref string, card *domain.CardShown) domain.Payload {
+	return &domain.PayBills{Account: c.account, Bills: slices.Clone(c.parts), Tender: domain.Card, Reference: ref, Card: card}
 }
 
 // cartReceipt lists the bills a receipt paid, each with its description.

@@ -307,12 +307,12 @@ func (p *taxPayment) confirmation(pg view.Page, c chargeForm) (templ.Component, 
 	}), nil
 }
 
-func (p *taxPayment) payload(ref string) domain.Payload {
+func (p *taxPayment) payload(ref string, card *domain.CardShown) domain.Payload {
 	opt := p.option
 	if opt == taxOther {
 		opt = otherOption(p.pay, p.fig)
 	}
-	return &domain.PayPropertyTax{TaxBillID: p.bill.ID, Option: opt, Amount: p.pay, Tender: domain.Card, Reference: ref}
+	return &domain.PayPropertyTax{TaxBillID: p.bill.ID, Option: opt, Amount: p.pay, Tender: domain.Card, Reference: ref, Card: card}
 }
 
 // taxReceipt fills in the roll year, county and option of a property tax

@@ -160,6 +160,9 @@ func (s *Server) showReceiptPage(w http.ResponseWriter, r *http.Request) {
 	for _, l := range rc.Lines {
 		v.Lines = append(v.Lines, view.ReceiptLine{BillID: l.BillID, Amount: Dollars(l.Amount), Penalty: Dollars(l.Allocation.Penalty), Interest: Dollars(l.Allocation.Interest), Principal: Dollars(l.Allocation.Principal), Balance: Dollars(l.Balance)})
 	}
+	if rc.Card != nil {
+		v.Card = rc.Card.String()
+	}
 	pr, _ := principalFrom(r.Context())
 	v.CanReturn = Allowed(pr.user.Role, CapReturns)
 	v.Head = view.Letterhead(s.head)

@@ -174,7 +174,7 @@ type Bill struct {
 	AccountURL     string
 	PayAll         *PayAll // the account's payable bills paid together, when there are two or more
 	TaxURL         string  // the parcel's property tax bills, where a bill on the roll is paid
-	Section        string // the ordinance section cited: "§5.10"
+	Section        string  // the ordinance section cited: "§5.10"
 }
 
 // LastUnpaidDay returns the last day the bill can be paid before the
