@@ -37,6 +37,7 @@ func TestBrowserPayAllBills(t *testing.T) {
 	browsertest.Axe(t, b.ctx, "the receipt of several bills")
 	b.shot("cart-receipt")
 	b.expectText("receipt-amount", "$"+total.String())
+	b.expectText("receipt-card", "Visa •••• 4242")
 	for _, id := range []string{pastDueBill, currentBill} {
 		if !strings.Contains(b.text("cart-lines"), id) {
 			t.Errorf("the receipt does not list %s: %q", id, b.text("cart-lines"))
