@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/villagehall/appliance/domain"
 )
 
 // previousRelease is the last release of ledger format 1, the release
@@ -66,7 +68,7 @@ func formatOf(base string) (formatHealth, error) {
 // this one (HEAD), one node at a time, as README "Upgrading" says:
 // before, between and after each step the cluster keeps its quorum and a
 // resident's payment posts; the ledger format stays 1 while any node runs
-// the old release and is raised to 2 once all three run the new one; in
+// the old release and is raised to this build's once all three run the new one; in
 // the end every node holds the same ledger, and every payment once.
 func TestRollingUpgradeFromThePreviousRelease(t *testing.T) {
 	oldBin := buildRelease(t, previousRelease)
@@ -162,7 +164,7 @@ func TestRollingUpgradeFromThePreviousRelease(t *testing.T) {
 	for {
 		raised := 0
 		for _, n := range nodes {
-			if h, err := formatOf(n.proc.base); err == nil && h.Format == 2 {
+			if h, err := formatOf(n.proc.base); err == nil && h.Format == domain.LedgerFormat {
 				raised++
 			}
 		}
@@ -170,7 +172,7 @@ func TestRollingUpgradeFromThePreviousRelease(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the ledger format was not raised to 2 with every node upgraded (%d of 3)\n%s", raised, leader.proc.log)
+			t.Fatalf("the ledger format was not raised to %d with every node upgraded (%d of 3)\n%s", domain.LedgerFormat, raised, leader.proc.log)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

@@ -27,7 +27,11 @@ const (
 // which happens only once every member runs a build that applies it. So
 // during a rolling upgrade an old node never meets a kind it cannot
 // decode; if it does anyway (a bug), it halts rather than skip it.
-const LedgerFormat = 2
+//
+// Format 3 stores a bill's payments as records of their own, with a
+// summary of its §5.10 account in the bill's record (billpayments.go), so
+// that posting a payment costs the same whatever the bill's history.
+const LedgerFormat = 3
 
 // RulesFormat returns the ledger format the rules apply at inside tx: the
 // replicated ledger's format when tx knows it (the replica's transaction

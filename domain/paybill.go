@@ -60,7 +60,10 @@ func postBillPayment(tx Tx, c Command, index uint64, p *Params, res *Result, dra
 	if !pay.Tender.Valid() {
 		return Errorf(EINVALID, "", "Unknown tender %q.", pay.Tender)
 	}
-	bill, ok, err := tx.Bill(pay.BillID)
+	// From ledger format 3 a payment dated on or after the bill's latest
+	// continues its account from its summary, without reading its other
+	// payments; an earlier one recomputes from all of them (billpayments.go).
+	bill, ok, err := loadBill(tx, pay.BillID, false)
 	if err != nil {
 		return err
 	}
@@ -72,6 +75,11 @@ func postBillPayment(tx Tx, c Command, index uint64, p *Params, res *Result, dra
 	}
 	if err := checkTaxRollOpen(tx, bill, c.At, p); err != nil {
 		return err
+	}
+	if !bill.allPayments() && !bill.continues(c.At.Date, p) {
+		if bill, _, err = loadBill(tx, pay.BillID, true); err != nil {
+			return err
+		}
 	}
 	bill.Payments = append(bill.Payments, BillPayment{
 		CommandID: c.ID,
@@ -89,7 +97,7 @@ func postBillPayment(tx Tx, c Command, index uint64, p *Params, res *Result, dra
 	last := len(bill.Payments) - 1
 	alloc := fig.Allocations[last]
 	bill.Payments[last].Allocation = alloc
-	if err := tx.PutBill(bill); err != nil {
+	if err := storeBill(tx, bill, p); err != nil {
 		return err
 	}
 	rc := Receipt{
