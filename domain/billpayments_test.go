@@ -211,6 +211,15 @@ func TestPostingReadsNoOtherPayment(t *testing.T) {
 			At: NewDateTime(MustDate("2026-01-05"), 9, 0, 0), Amount: MustMoney("1.00"), Tender: Card})
 	}
 	tx.bills[b.ID] = b
+	// Summarized, which tools and benchmarks write ledgers with, is what
+	// converting the bill stores.
+	conv := ledgerAt{newStaffTx(), 3}
+	if err := storeBill(conv, b, DefaultParams()); err != nil {
+		t.Fatal(err)
+	}
+	if sum, err := b.Summarized(DefaultParams()); err != nil || js(sum) != js(conv.bills[b.ID]) || len(conv.records) != 200 {
+		t.Fatalf("Summarized %s (%v); storeBill wrote %s and %d payments", js(sum), err, js(conv.bills[b.ID]), len(conv.records))
+	}
 	pay := func(at string, seq uint64) Receipt {
 		t.Helper()
 		c := cmdAt(KindPayBill, at, seq)
