@@ -263,7 +263,7 @@ func (fc fileConfig) check(path string, data []byte) error {
 		if _, _, err := net.SplitHostPort(fc.Mail.Relay); err != nil {
 			return bad("mail.relay", "%q is not an address like smtp.example:25", fc.Mail.Relay)
 		}
-		if _, err := mail.New(mail.Config{Relay: fc.Mail.Relay, From: fc.Mail.From}); err != nil {
+		if err := (mail.Config{Relay: fc.Mail.Relay, From: fc.Mail.From}).Check(); err != nil {
 			return bad("mail.from", "%q is not a sender like \"Village of Belleville <kiosk@belleville.example>\"", fc.Mail.From)
 		}
 	}

@@ -68,7 +68,8 @@ func formatOf(base string) (formatHealth, error) {
 // this one (HEAD), one node at a time, as README "Upgrading" says:
 // before, between and after each step the cluster keeps its quorum and a
 // resident's payment posts; the ledger format stays 1 while any node runs
-// the old release and is raised to this build's once all three run the new one; in
+// the old release and is raised to this build's (domain.LedgerFormat, in
+// one step) once all three run the new one; in
 // the end every node holds the same ledger, and every payment once.
 func TestRollingUpgradeFromThePreviousRelease(t *testing.T) {
 	oldBin := buildRelease(t, previousRelease)
@@ -159,7 +160,8 @@ func TestRollingUpgradeFromThePreviousRelease(t *testing.T) {
 		}
 	}
 
-	// Every node runs the new release: the leader raises the format.
+	// Every node runs the new release: the leader raises the format to
+	// the newest every member applies, this build's.
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		raised := 0

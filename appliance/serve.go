@@ -280,7 +280,7 @@ func (m *Main) Run(ctx context.Context) error {
 		kcfg.Terminal, kcfg.Simulator = card, m.Terminal != nil
 	}
 	if cfg.Mail.Relay != "" {
-		q, err := mail.New(mail.Config{Relay: cfg.Mail.Relay, From: cfg.Mail.From, Logger: cfg.Logger, Now: cfg.Now})
+		q, err := mail.New(mail.Config{Relay: cfg.Mail.Relay, From: cfg.Mail.From, Dir: filepath.Join(cfg.DataDir, "mailqueue"), Logger: cfg.Logger, Now: cfg.Now})
 		if err != nil {
 			m.Node.Close()
 			return err

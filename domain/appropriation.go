@@ -231,6 +231,18 @@ func postActual(tx Tx, on Date, account string, receipts, expended Money) error 
 // account does, shown as unclassified. A reversal (a returned check)
 // counts negative.
 func postReceipt(tx Tx, r *Receipt, amount Money) error {
+	if len(r.Lines) > 0 {
+		// A payment of several bills counts each bill's part in that
+		// bill's account.
+		for _, l := range r.Lines {
+			part := *r
+			part.BillID, part.Lines = l.BillID, nil
+			if err := postReceipt(tx, &part, l.Amount); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	chart, err := loadChart(tx)
 	if err != nil {
 		return err

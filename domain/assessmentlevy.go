@@ -541,6 +541,9 @@ type PayAssessment struct {
 	Tender       Tender `json:"tender"`
 	Reference    string `json:"reference,omitempty"`
 	Payer        string `json:"payer,omitempty"`
+	// Card is what the terminal showed of the card (card.go); the kiosk
+	// sends it from ledger format 3.
+	Card *CardShown `json:"card,omitempty"`
 }
 
 // WindowAssessmentPayment is a cash or check payment on an assessment
@@ -596,7 +599,7 @@ func getAssessment(tx Tx, id string) (Assessment, error) {
 // under §5.07(1). A payment dated before the levy is refused, and so is
 // one on an assessment whose open installments are all on the tax roll:
 // the county treasurer collects them with the property tax.
-func postAssessmentPayment(tx Tx, c Command, pay AssessmentPayment, id string, index uint64, params *Params, res *Result) error {
+func postAssessmentPayment(tx Tx, c Command, pay AssessmentPayment, card *CardShown, id string, index uint64, params *Params, res *Result) error {
 	if err := CheckPaymentAmount(pay.Amount, c.At.Date, params); err != nil {
 		return err
 	}
@@ -628,7 +631,7 @@ func postAssessmentPayment(tx Tx, c Command, pay AssessmentPayment, id string, i
 		alloc.Interest, alloc.Principal = alloc.Interest.Add(al.Interest), alloc.Principal.Add(al.Principal)
 	}
 	rc := Receipt{Number: pay.Receipt, Kind: c.Kind, CommandID: c.ID, Status: Posted, BillID: a.ID, Parcel: a.Parcel, Payer: pay.Payer, At: c.At, Amount: pay.Amount,
-		Tender: pay.Tender, Reference: pay.Reference, Allocation: alloc, Balance: a.current(c.At.Date).Outstanding, Node: c.Node, Index: index}
+		Tender: pay.Tender, Reference: pay.Reference, Card: card, Allocation: alloc, Balance: a.current(c.At.Date).Outstanding, Node: c.Node, Index: index}
 	if err := tx.PutReceipt(rc); err != nil {
 		return err
 	}
@@ -667,7 +670,11 @@ func applyPayAssessment(tx Tx, c Command, index uint64, params *Params, res *Res
 	if in.Tender != Card {
 		return Errorf(EINVALID, "", "A %s payment is taken at the clerk's window, into an open drawer.", in.Tender)
 	}
-	return postAssessmentPayment(tx, c, AssessmentPayment{Amount: in.Amount, Option: in.Option, Tender: in.Tender, Reference: in.Reference, Payer: in.Payer}, in.AssessmentID, index, params, res)
+	card, err := receiptCard(tx, in.Card, in.Tender)
+	if err != nil {
+		return err
+	}
+	return postAssessmentPayment(tx, c, AssessmentPayment{Amount: in.Amount, Option: in.Option, Tender: in.Tender, Reference: in.Reference, Payer: in.Payer}, card, in.AssessmentID, index, params, res)
 }
 
 // applyWindowAssessmentPayment takes cash or a check into the cashier's
@@ -680,7 +687,7 @@ func applyWindowAssessmentPayment(tx Tx, c Command, index uint64, params *Params
 		return err
 	}
 	pay := AssessmentPayment{Amount: in.Amount, Option: in.Option, Tender: in.Tender, Reference: in.Reference, Payer: in.Payer, DrawerID: d.ID}
-	if err := postAssessmentPayment(tx, c, pay, in.AssessmentID, index, params, res); err != nil {
+	if err := postAssessmentPayment(tx, c, pay, nil, in.AssessmentID, index, params, res); err != nil {
 		return err
 	}
 	return recordWindowTake(tx, d, dp, res)
@@ -1084,7 +1091,7 @@ var (
 		Receipt: func(c Command) *Receipt {
 			p := c.Payload.(*PayAssessment)
 			rc := provisional(c)
-			rc.BillID, rc.Payer, rc.Amount, rc.Tender, rc.Reference = p.AssessmentID, p.Payer, p.Amount, p.Tender, p.Reference
+			rc.BillID, rc.Payer, rc.Amount, rc.Tender, rc.Reference, rc.Card = p.AssessmentID, p.Payer, p.Amount, p.Tender, p.Reference, p.Card.shown()
 			return rc
 		},
 	}

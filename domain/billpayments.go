@@ -169,10 +169,11 @@ func loadBill(tx Tx, id string, all bool) (Bill, bool, error) {
 // way, which converts it) go to new slots, and the record keeps the
 // summary of the account after its latest payment: continued from the
 // summary over the new payments, or recomputed over all of them when b
-// holds them all (loadBill with all).
-func storeBill(tx Tx, b Bill, p *Params) error {
+// holds them all (loadBill with all). It returns the bill as stored
+// (from format 3 without its payments, as loadBill reads it).
+func storeBill(tx Tx, b Bill, p *Params) (Bill, error) {
 	if RulesFormat(tx) < 3 {
-		return tx.PutBill(b)
+		return b, tx.PutBill(b)
 	}
 	var s BillSummary
 	stored := 0
@@ -183,22 +184,22 @@ func storeBill(tx Tx, b Bill, p *Params) error {
 		}
 	}
 	if stored > len(b.Payments) {
-		return fmt.Errorf("bill %s: %d payments stored, %d held", b.ID, stored, len(b.Payments))
+		return Bill{}, fmt.Errorf("bill %s: %d payments stored, %d held", b.ID, stored, len(b.Payments))
 	}
 	_, st, err := b.account(b.latestPayment(), p)
 	if err != nil {
-		return err
+		return Bill{}, err
 	}
 	for _, pay := range b.Payments[stored:] {
 		if err := tx.Put(CollectionBillPayments, paymentSlot(b.ID, s.Slots), pay); err != nil {
-			return err
+			return Bill{}, err
 		}
 		s.Slots++
 	}
 	st.Slots, st.Removed = s.Slots, s.Removed
 	st.Rates = p.receivableRates(st.Latest)
 	b.Summary, b.Payments = &st, nil
-	return tx.PutBill(b)
+	return b, tx.PutBill(b)
 }
 
 // removeBillPayment takes payment i off b (a returned check, §5.20); b

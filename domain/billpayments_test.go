@@ -214,7 +214,7 @@ func TestPostingReadsNoOtherPayment(t *testing.T) {
 	// Summarized, which tools and benchmarks write ledgers with, is what
 	// converting the bill stores.
 	conv := ledgerAt{newStaffTx(), 3}
-	if err := storeBill(conv, b, DefaultParams()); err != nil {
+	if _, err := storeBill(conv, b, DefaultParams()); err != nil {
 		t.Fatal(err)
 	}
 	if sum, err := b.Summarized(DefaultParams()); err != nil || js(sum) != js(conv.bills[b.ID]) || len(conv.records) != 200 {

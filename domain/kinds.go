@@ -6,6 +6,7 @@ package domain
 var Kinds = NewTable(
 	// The resident kiosk.
 	payBillKind,             // paybill.go, §5.10
+	payBillsKind,            // paybills.go, §5.10: several bills, one card payment
 	requestStatusLetterKind, // statusrequest.go, §5.11
 	payPropertyTaxKind,      // taxbill.go, Ch. 74
 	seedDemoKind,            // seeddemo.go

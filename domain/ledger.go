@@ -252,10 +252,15 @@ type Receipt struct {
 	Amount     Money         `json:"amount"`
 	Tender     Tender        `json:"tender"`
 	Reference  string        `json:"reference,omitempty"`
+	Card       *CardShown    `json:"card,omitempty"` // the card that paid, from ledger format 3 (card.go)
 	Allocation Allocation    `json:"allocation"`
 	Balance    Money         `json:"balance"` // the bill's balance right after this payment
 	Node       string        `json:"node"`
 	Index      uint64        `json:"index,omitempty"` // log index that posted it
+	// Lines are the bills of a payment of several (pay_bills), each with
+	// its part of Amount, its allocation and its balance after; Allocation
+	// and Balance are then their sums, and BillID is empty.
+	Lines []ReceiptLine `json:"lines,omitempty"`
 }
 
 // RefundDue is an overpayment the village owes back (§5.07(1)): the excess

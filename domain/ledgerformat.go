@@ -28,9 +28,13 @@ const (
 // during a rolling upgrade an old node never meets a kind it cannot
 // decode; if it does anyway (a bug), it halts rather than skip it.
 //
-// Format 3 stores a bill's payments as records of their own, with a
-// summary of its §5.10 account in the bill's record (billpayments.go), so
-// that posting a payment costs the same whatever the bill's history.
+// Format 3: the receipts of card payments record the card's brand and
+// last four digits (CardShown, card.go), which the card-paid kinds carry
+// as a new optional payload field; a node sends it only once the
+// cluster's ledger is at format 3. And a bill's payments are stored as
+// records of their own, with a summary of its §5.10 account in the bill's
+// record (billpayments.go), so that posting a payment costs the same
+// whatever the bill's history.
 const LedgerFormat = 3
 
 // RulesFormat returns the ledger format the rules apply at inside tx: the

@@ -10,6 +10,9 @@ type PayBill struct {
 	Tender    Tender `json:"tender"`
 	Reference string `json:"reference,omitempty"` // card terminal approval or check number
 	Payer     string `json:"payer,omitempty"`
+	// Card is what the terminal showed of the card (card.go); the kiosk
+	// sends it from ledger format 3.
+	Card *CardShown `json:"card,omitempty"`
 }
 
 // Kind names the payload's kind.
@@ -28,7 +31,7 @@ var payBillKind = &Descriptor{
 		p := c.Payload.(*PayBill)
 		rc := provisional(c)
 		rc.Kind = "" // a bill payment's receipt has always been unmarked
-		rc.BillID, rc.Payer, rc.Amount, rc.Tender, rc.Reference = p.BillID, p.Payer, p.Amount, p.Tender, p.Reference
+		rc.BillID, rc.Payer, rc.Amount, rc.Tender, rc.Reference, rc.Card = p.BillID, p.Payer, p.Amount, p.Tender, p.Reference, p.Card.shown()
 		return rc
 	},
 }
@@ -60,9 +63,10 @@ func postBillPayment(tx Tx, c Command, index uint64, p *Params, res *Result, dra
 	if !pay.Tender.Valid() {
 		return Errorf(EINVALID, "", "Unknown tender %q.", pay.Tender)
 	}
-	// From ledger format 3 a payment dated on or after the bill's latest
-	// continues its account from its summary, without reading its other
-	// payments; an earlier one recomputes from all of them (billpayments.go).
+	card, err := receiptCard(tx, pay.Card, pay.Tender)
+	if err != nil {
+		return err
+	}
 	bill, ok, err := loadBill(tx, pay.BillID, false)
 	if err != nil {
 		return err
@@ -76,12 +80,7 @@ func postBillPayment(tx Tx, c Command, index uint64, p *Params, res *Result, dra
 	if err := checkTaxRollOpen(tx, bill, c.At, p); err != nil {
 		return err
 	}
-	if !bill.allPayments() && !bill.continues(c.At.Date, p) {
-		if bill, _, err = loadBill(tx, pay.BillID, true); err != nil {
-			return err
-		}
-	}
-	bill.Payments = append(bill.Payments, BillPayment{
+	line, err := postOnBill(tx, &bill, BillPayment{
 		CommandID: c.ID,
 		Receipt:   c.ReceiptNumber(),
 		At:        c.At,
@@ -89,15 +88,8 @@ func postBillPayment(tx Tx, c Command, index uint64, p *Params, res *Result, dra
 		Tender:    pay.Tender,
 		Reference: pay.Reference,
 		Drawer:    drawer,
-	})
-	fig, err := bill.postingFigures(c.At.Date, p)
+	}, p)
 	if err != nil {
-		return err
-	}
-	last := len(bill.Payments) - 1
-	alloc := fig.Allocations[last]
-	bill.Payments[last].Allocation = alloc
-	if err := storeBill(tx, bill, p); err != nil {
 		return err
 	}
 	rc := Receipt{
@@ -112,8 +104,9 @@ func postBillPayment(tx Tx, c Command, index uint64, p *Params, res *Result, dra
 		Amount:     pay.Amount,
 		Tender:     pay.Tender,
 		Reference:  pay.Reference,
-		Allocation: alloc,
-		Balance:    fig.Balance,
+		Card:       card,
+		Allocation: line.Allocation,
+		Balance:    line.Balance,
 		Node:       c.Node,
 		Index:      index,
 	}
@@ -122,6 +115,37 @@ func postBillPayment(tx Tx, c Command, index uint64, p *Params, res *Result, dra
 	}
 	res.Receipt = &rc
 	return recordOverpayment(tx, c, rc, bill.Account, p, res)
+}
+
+// postOnBill posts payment pay on bill and writes the bill: its §5.10
+// allocation as of its intake date (postingFigures over every payment the
+// bill holds, the new one last) and the bill's balance right after it.
+// From ledger format 3 a bill read without its payments (tx.Bill,
+// loadBill) continues its account from its summary when pay is dated on
+// or after its latest payment, reading none of its other payments; an
+// earlier one reads them all and recomputes (billpayments.go). bill is
+// left as stored.
+func postOnBill(tx Tx, bill *Bill, pay BillPayment, p *Params) (ReceiptLine, error) {
+	if !bill.allPayments() && !bill.continues(pay.At.Date, p) {
+		full, _, err := loadBill(tx, bill.ID, true)
+		if err != nil {
+			return ReceiptLine{}, err
+		}
+		*bill = full
+	}
+	bill.Payments = append(bill.Payments, pay)
+	fig, err := bill.postingFigures(pay.At.Date, p)
+	if err != nil {
+		return ReceiptLine{}, err
+	}
+	last := len(bill.Payments) - 1
+	bill.Payments[last].Allocation = fig.Allocations[last]
+	stored, err := storeBill(tx, *bill, p)
+	if err != nil {
+		return ReceiptLine{}, err
+	}
+	*bill = stored
+	return ReceiptLine{BillID: bill.ID, Parcel: bill.Parcel, Amount: pay.Amount, Allocation: fig.Allocations[last], Balance: fig.Balance}, nil
 }
 
 // CheckPaymentAmount checks the amount of one payment on any channel: more

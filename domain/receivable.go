@@ -77,6 +77,12 @@ type Allocation struct {
 	Overpayment Money `json:"overpayment"`
 }
 
+// plus returns the sum of a and b, part by part: the allocation of a
+// payment over several bills.
+func (a Allocation) plus(b Allocation) Allocation {
+	return Allocation{a.Penalty.Add(b.Penalty), a.Interest.Add(b.Interest), a.Principal.Add(b.Principal), a.Overpayment.Add(b.Overpayment)}
+}
+
 // Applied returns the part of the payment that paid the bill.
 func (a Allocation) Applied() Money { return a.Penalty.Add(a.Interest).Add(a.Principal) }
 

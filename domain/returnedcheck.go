@@ -88,7 +88,7 @@ func applyReturnCheck(tx Tx, c Command, p *Params, res *Result) error {
 	if RulesFormat(tx) >= 2 {
 		bill.Reversed = append(bill.Reversed, ReversedPayment{BillPayment: pay, ReversedOn: c.At.Date, ReturnID: in.ReturnID})
 	}
-	if err := storeBill(tx, bill, p); err != nil {
+	if _, err := storeBill(tx, bill, p); err != nil {
 		return err
 	}
 	if RulesFormat(tx) >= 2 {

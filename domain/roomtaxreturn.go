@@ -286,6 +286,9 @@ type PayRoomTax struct {
 	Amount    Money  `json:"amount"`
 	Reference string `json:"reference"` // the terminal's approval
 	Payer     string `json:"payer,omitempty"`
+	// Card is what the terminal showed of the card (card.go); the kiosk
+	// sends it from ledger format 3.
+	Card *CardShown `json:"card,omitempty"`
 }
 
 // RoomTaxWindowPayment is a cash or check payment toward a return taken
@@ -450,12 +453,16 @@ var (
 		},
 		Apply: func(tx Tx, c Command, env Env, res *Result) error {
 			p := c.Payload.(*PayRoomTax)
-			return postRoomTaxPayment(tx, c, env, res, p.Return, RoomTaxPayment{Amount: p.Amount, Tender: Card, Reference: p.Reference, Payer: p.Payer}, true)
+			card, err := receiptCard(tx, p.Card, Card)
+			if err != nil {
+				return err
+			}
+			return postRoomTaxPayment(tx, c, env, res, p.Return, RoomTaxPayment{Amount: p.Amount, Tender: Card, Reference: p.Reference, Payer: p.Payer}, card, true)
 		},
 		Receipt: func(c Command) *Receipt {
 			p := c.Payload.(*PayRoomTax)
 			rc := provisional(c)
-			rc.BillID, rc.Payer, rc.Amount, rc.Tender, rc.Reference = p.Return, p.Payer, p.Amount, Card, p.Reference
+			rc.BillID, rc.Payer, rc.Amount, rc.Tender, rc.Reference, rc.Card = p.Return, p.Payer, p.Amount, Card, p.Reference, p.Card.shown()
 			return rc
 		},
 	}
@@ -673,7 +680,7 @@ func sameFigures(a, b RoomTaxFiling) bool {
 // tax first when the figures are computed. A card payment also gets a
 // receipt the kiosk reads back; it carries what was paid, never the
 // return's figures.
-func postRoomTaxPayment(tx Tx, c Command, env Env, res *Result, ref string, pay RoomTaxPayment, receipt bool) error {
+func postRoomTaxPayment(tx Tx, c Command, env Env, res *Result, ref string, pay RoomTaxPayment, card *CardShown, receipt bool) error {
 	opID, q, err := ParseQuarterlyReturnID(ref)
 	if err != nil {
 		return err
@@ -696,7 +703,7 @@ func postRoomTaxPayment(tx Tx, c Command, env Env, res *Result, ref string, pay 
 	}
 	if receipt {
 		rc := Receipt{Number: pay.Receipt, Kind: c.Kind, CommandID: c.ID, Status: Posted, BillID: id, Account: opID, Payer: pay.Payer,
-			At: c.At, Amount: pay.Amount, Tender: pay.Tender, Reference: pay.Reference, Node: c.Node, Index: env.Index}
+			At: c.At, Amount: pay.Amount, Tender: pay.Tender, Reference: pay.Reference, Card: card, Node: c.Node, Index: env.Index}
 		if err := tx.PutReceipt(rc); err != nil {
 			return err
 		}
@@ -734,7 +741,7 @@ func applyRoomTaxWindowPayment(tx Tx, c Command, env Env, res *Result) error {
 			return Errorf(EINVALID, "", "The check number is required.")
 		}
 	}
-	if err := postRoomTaxPayment(tx, c, env, res, in.Return, RoomTaxPayment{Amount: in.Amount, Tender: in.Tender, Reference: in.Reference, Payer: in.Payer, Drawer: d.ID}, false); err != nil {
+	if err := postRoomTaxPayment(tx, c, env, res, in.Return, RoomTaxPayment{Amount: in.Amount, Tender: in.Tender, Reference: in.Reference, Payer: in.Payer, Drawer: d.ID}, nil, false); err != nil {
 		return err
 	}
 	d.Payments = append(d.Payments, dp)

@@ -28,6 +28,9 @@ type RequestStatusLetter struct {
 	Fee       Money  `json:"fee"`     // the fee the requester was shown and paid
 	Tender    Tender `json:"tender"`
 	Reference string `json:"reference,omitempty"` // card terminal approval
+	// Card is what the terminal showed of the card (card.go); the kiosk
+	// sends it from ledger format 3.
+	Card *CardShown `json:"card,omitempty"`
 }
 
 // StatusRequest is a request for a status letter as the ledger keeps it:
@@ -98,6 +101,10 @@ func applyRequestStatusLetter(tx Tx, c Command, index uint64, p *Params, res *Re
 	if !in.Tender.Valid() {
 		return Errorf(EINVALID, "", "Unknown tender %q.", in.Tender)
 	}
+	card, err := receiptCard(tx, in.Card, in.Tender)
+	if err != nil {
+		return err
+	}
 	pc, ok, err := tx.Parcel(in.Parcel)
 	if err != nil {
 		return err
@@ -154,6 +161,7 @@ func applyRequestStatusLetter(tx Tx, c Command, index uint64, p *Params, res *Re
 		Amount:    sl.Fee,
 		Tender:    in.Tender,
 		Reference: in.Reference,
+		Card:      card,
 		Node:      c.Node,
 		Index:     index,
 	}
@@ -180,7 +188,7 @@ var requestStatusLetterKind = &Descriptor{
 	Receipt: func(c Command) *Receipt {
 		p := c.Payload.(*RequestStatusLetter)
 		rc := provisional(c)
-		rc.Parcel, rc.Payer, rc.Amount, rc.Tender, rc.Reference = p.Parcel, p.Requester, p.Fee, p.Tender, p.Reference
+		rc.Parcel, rc.Payer, rc.Amount, rc.Tender, rc.Reference, rc.Card = p.Parcel, p.Requester, p.Fee, p.Tender, p.Reference, p.Card.shown()
 		return rc
 	},
 }

@@ -187,6 +187,9 @@ type PayPropertyTax struct {
 	Tender    Tender    `json:"tender"`
 	Reference string    `json:"reference,omitempty"`
 	Payer     string    `json:"payer,omitempty"`
+	// Card is what the terminal showed of the card (card.go); the kiosk
+	// sends it from ledger format 3.
+	Card *CardShown `json:"card,omitempty"`
 }
 
 // applyPayPropertyTax posts a payment to a property tax bill (Ch. 74): the
@@ -206,6 +209,10 @@ func applyPayPropertyTax(tx Tx, c Command, index uint64, p *Params, res *Result)
 	}
 	if !pay.Option.Valid() {
 		return Errorf(EINVALID, sectionInstallment, "Unknown payment option %q.", pay.Option)
+	}
+	card, err := receiptCard(tx, pay.Card, pay.Tender)
+	if err != nil {
+		return err
 	}
 	var t TaxBill
 	found, err := tx.Get(TaxBills, pay.TaxBillID, &t)
@@ -262,6 +269,7 @@ func applyPayPropertyTax(tx Tx, c Command, index uint64, p *Params, res *Result)
 		Amount:    pay.Amount,
 		Tender:    pay.Tender,
 		Reference: pay.Reference,
+		Card:      card,
 		// The receivable's allocation fields carry the tax's: special
 		// items in Penalty's place would mislead, so only the total
 		// applied (Principal) and the overpayment are set.
@@ -346,7 +354,7 @@ var payPropertyTaxKind = &Descriptor{
 	Receipt: func(c Command) *Receipt {
 		p := c.Payload.(*PayPropertyTax)
 		rc := provisional(c)
-		rc.BillID, rc.Payer, rc.Amount, rc.Tender, rc.Reference = p.TaxBillID, p.Payer, p.Amount, p.Tender, p.Reference
+		rc.BillID, rc.Payer, rc.Amount, rc.Tender, rc.Reference, rc.Card = p.TaxBillID, p.Payer, p.Amount, p.Tender, p.Reference, p.Card.shown()
 		return rc
 	},
 }

@@ -18,7 +18,11 @@ func (s *Server) showAccountPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := s.page(r, selfURL(r), "title.account", "number", a.Number)
-	g, err := s.accountGroup(p, s.rows(), a)
+	rows := s.rows()
+	g, err := s.accountGroup(p, rows, a)
+	if err == nil {
+		g.PayAll, err = s.payAll(p, rows, a.Number)
+	}
 	if err != nil {
 		s.fail(w, r, err)
 		return

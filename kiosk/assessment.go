@@ -211,8 +211,8 @@ func (p *assessmentPayment) confirmation(pg view.Page, c chargeForm) (templ.Comp
 	}), nil
 }
 
-func (p *assessmentPayment) payload(ref string) domain.Payload {
-	return &domain.PayAssessment{AssessmentID: p.a.ID, Option: p.option, Amount: p.pay, Tender: domain.Card, Reference: ref}
+func (p *assessmentPayment) payload(ref string, card *domain.CardShown) domain.Payload {
+	return &domain.PayAssessment{AssessmentID: p.a.ID, Option: p.option, Amount: p.pay, Tender: domain.Card, Reference: ref, Card: card}
 }
 
 // assessmentReceipt names the assessment on its receipt.

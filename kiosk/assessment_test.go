@@ -104,6 +104,9 @@ func TestAssessmentPaidAtTheKiosk(t *testing.T) {
 	if rc.text("receipt-amount") != "$333.34" || rc.text("receipt-balance") != "$666.66" {
 		t.Fatalf("receipt %q %q", rc.text("receipt-amount"), rc.text("receipt-balance"))
 	}
+	if got := rc.text("receipt-card"); got != "Visa •••• 4242" {
+		t.Errorf("receipt card %q, want the simulator's test card", got)
+	}
 	if !strings.Contains(rc.doc.Text(), "Sewer lateral replacement") {
 		t.Fatal("the receipt does not name the assessment")
 	}

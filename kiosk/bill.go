@@ -21,7 +21,11 @@ func (s *Server) showBillPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := s.page(r, selfURL(r), "title.bill", "id", b.ID)
-	v, err := s.rows().detail(b)
+	rows := s.rows()
+	v, err := rows.detail(b)
+	if err == nil && v.Payable {
+		v.PayAll, err = s.payAll(p, rows, b.Account)
+	}
 	if err != nil {
 		s.fail(w, r, err)
 		return

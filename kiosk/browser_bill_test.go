@@ -104,6 +104,8 @@ func TestBrowserTaxOtherAmount(t *testing.T) {
 	b.check("03-otro-importe-confirmar")
 	b.click(tid("charge-button"), "receipt-number")
 	b.expectText("receipt-amount", "$2,000.50")
+	// More than the first installment: not labelled as only that.
+	b.expectText("receipt-option", "Primera cuota y parte de la segunda")
 	if _, a := h.ledger.counts(); a != 1 || len(h.sim.Approved()) != 1 {
 		t.Errorf("applied %d, charges %d", a, len(h.sim.Approved()))
 	}

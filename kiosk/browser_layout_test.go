@@ -114,7 +114,7 @@ func TestBrowserPrimaryActionInView(t *testing.T) {
 		{"find", openPage("/find", "search-input"), []string{"search-input", "search-button"}},
 		{"find-results", openPage("/find?q=145+W+Main", "result-group"), []string{"search-button", "bill-row"}},
 		{"find-nothing", openPage("/find?q=ZZZ", "error-message"), []string{"error-message", "search-button"}},
-		{"account", openPage("/accounts/100101", "result-group"), []string{"bill-row"}},
+		{"account", openPage("/accounts/100101", "result-group"), []string{"bill-row", "pay-all"}},
 		{"bill-past-due", openPage("/bills/"+pastDueBill, "amount-due"), []string{"amount-due", "pay-button"}},
 		{"bill-current", openPage("/bills/"+currentBill, "amount-due"), []string{"amount-due", "pay-button"}},
 		{"bill-tax-roll", openPage("/bills/"+taxRollBill, "tax-roll-notice"), []string{"amount-due", "tax-roll-link"}},
@@ -157,6 +157,11 @@ func TestBrowserPrimaryActionInView(t *testing.T) {
 			openPage("/letters", "letter-form")(b, lang)
 			b.do("focus contact", chromedp.Focus(tid("letter-contact")), chromedp.WaitVisible(tid("osk")))
 		}, []string{"letter-contact", "letter-continue", "osk-enter"}},
+		{"cart", openPage("/accounts/100101/pay", "cart-form"), []string{"cart-bills", "cart-continue"}},
+		{"cart-confirm", func(b *browser, lang string) {
+			openPage("/accounts/100101/pay", "cart-form")(b, lang)
+			b.click(tid("cart-continue"), "cart-lines")
+		}, []string{"confirm-amount", "charge-button"}},
 		{"property-tax", openPage("/property-tax", "tax-search-input"), []string{"tax-search-input", "tax-search-button"}},
 		{"room-tax", openPage("/room-tax", "room-tax-form"), []string{"room-tax-ref", "room-tax-continue"}},
 	}

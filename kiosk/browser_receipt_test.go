@@ -3,6 +3,7 @@ package kiosk_test
 import (
 	"context"
 	"io"
+	"mime/quotedprintable"
 	"net"
 	"net/textproto"
 	"strings"
@@ -37,7 +38,9 @@ func (b *browser) payTen(lang string) {
 // configuration names the village (issue #20, item 9): the letterhead has
 // its name, address and telephone, the foot says where questions go, and
 // a QR code holds the receipt's address on the village's public site, in
-// both languages; without a public site there is no QR code.
+// both languages; without a public site there is no QR code. The
+// simulator's test card is named by its brand and last four digits, and
+// a terminal that gives no card details leaves them off.
 func TestBrowserReceiptLetterhead(t *testing.T) {
 	h := newHarness(t, withVillage(belleville))
 	b := openBrowser(t, h, browsertest.Options{Timeout: 2 * time.Minute})
@@ -46,6 +49,8 @@ func TestBrowserReceiptLetterhead(t *testing.T) {
 		b.expectText("letterhead-name", "Village of Belleville")
 		b.expectText("letterhead-address", "24 W Main St, Belleville, WI 53508")
 		b.expectText("letterhead-phone", "608-555-0142")
+		b.expectText("receipt-tender", map[string]string{"en": "Card", "es": "Tarjeta"}[lang])
+		b.expectText("receipt-card", "Visa •••• 4242")
 		number := b.text("receipt-number")
 		q := map[string]string{"en": "Questions? Call 608-555-0142 or write to clerk@belleville.example, giving receipt " + number,
 			"es": "¿Preguntas? Llame al 608-555-0142 o escriba a clerk@belleville.example, indicando el recibo " + number}[lang]
@@ -71,6 +76,17 @@ func TestBrowserReceiptLetterhead(t *testing.T) {
 		t.Error("a QR code without a public site")
 	}
 	pb.expectText("receipt-questions", "Ask at the clerk's window")
+	pb.expectText("receipt-card", "•••• 4242")
+
+	// A terminal that gives no card details: the receipt says "Card" and
+	// no digits.
+	plain.sim.SetCard(nil)
+	pb.payTen("es")
+	if pb.visible("receipt-card") || strings.Contains(pb.text("receipt-tender"), "••••") {
+		t.Errorf("a card shown that the terminal did not give: %q", pb.text("receipt-tender"))
+	}
+	pb.expectText("receipt-tender", "Tarjeta")
+	pb.check("es-receipt-no-card")
 }
 
 // smtpRelay is a real SMTP server on 127.0.0.1 for the tests: it takes
@@ -135,7 +151,7 @@ func TestBrowserReceiptEmail(t *testing.T) {
 	}
 	addr := probe.Addr().String()
 	probe.Close() // the relay is down: the node is offline
-	q, err := mail.New(mail.Config{Relay: addr, From: "Village of Belleville <kiosk@belleville.example>", Retry: time.Hour})
+	q, err := mail.New(mail.Config{Relay: addr, From: "Village of Belleville <kiosk@belleville.example>", Dir: t.TempDir(), Retry: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,6 +193,11 @@ func TestBrowserReceiptEmail(t *testing.T) {
 	case msg := <-got:
 		if !strings.Contains(msg, "To: ana@example.com") || !strings.Contains(msg, number) || !strings.Contains(msg, "608-555-0142") {
 			t.Errorf("the copy:\n%s", msg)
+		}
+		_, body, _ := strings.Cut(msg, "\n\n")
+		text, err := io.ReadAll(quotedprintable.NewReader(strings.NewReader(body)))
+		if err != nil || !strings.Contains(string(text), "Card Visa •••• 4242") {
+			t.Errorf("the copy does not name the card (%v):\n%s", err, text)
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("the copy was not sent when the relay answered")

@@ -63,6 +63,29 @@ func (s *Server) refundCharge(r *http.Request, a terminal.Approval, why string) 
 	return s.terminal.Refund(ctx, terminal.RefundRequest{Key: a.Key + "-void", ChargeKey: a.Key, Reference: a.Reference, Amount: a.Amount, Reason: why})
 }
 
+// formatReader is implemented by a ledger that knows the replicated
+// ledger's format (replica.Node).
+type formatReader interface {
+	LedgerFormat() int
+}
+
+// cardShown returns what a payment's command carries of the card that
+// paid (its brand and last four digits, for the receipt), or nil: when the
+// terminal gave none, or while the cluster's ledger is below the format
+// that records it (domain.CardShownSince). A node of an earlier release
+// refuses a payload field it does not know and halts on it, so the field
+// enters the log only once every member applies it. A ledger that does not
+// say its format is this build's.
+func (s *Server) cardShown(a terminal.Approval) *domain.CardShown {
+	if a.Card == nil || a.Card.Check() != nil {
+		return nil
+	}
+	if f, ok := s.ledger.(formatReader); ok && f.LedgerFormat() < domain.CardShownSince {
+		return nil
+	}
+	return &domain.CardShown{Brand: a.Card.Brand, Last4: a.Card.Last4}
+}
+
 // outcomes returns the simulator's outcomes, for its panel.
 func outcomes() []string {
 	var out []string

@@ -83,6 +83,7 @@ type checkout struct {
 var checkouts = []*checkout{billPayments, letterFees, taxPayments,
 	roomTaxPayments,    // roomtax.go, §5.22
 	assessmentPayments, // assessment.go, §5.14
+	billCart,           // cart.go, §5.10: several bills, one charge
 }
 
 // checkoutOf returns the checkout of a receipt's kind; a receipt of no
@@ -126,8 +127,9 @@ type payable interface {
 	// the card.
 	confirmation(p view.Page, c chargeForm) (templ.Component, error)
 	// payload is the command's payload once the card is approved with
-	// reference ref.
-	payload(ref string) domain.Payload
+	// reference ref; card is what the receipt shows of the card, or nil
+	// (Server.cardShown).
+	payload(ref string, card *domain.CardShown) domain.Payload
 	// attrs name the payment in the log.
 	attrs() []any
 }
@@ -321,7 +323,7 @@ func (s *Server) submitCheckout(k *checkout) http.HandlerFunc {
 		cmd, err := s.ledger.NewCommand(k.kind, "kiosk")
 		if err == nil {
 			cmd.ID, cmd.At = f.commandID, at
-			cmd.Payload = p.payload(approval.Reference)
+			cmd.Payload = p.payload(approval.Reference, s.cardShown(approval))
 		}
 		var rc domain.Receipt
 		readBack := false

@@ -38,6 +38,8 @@ type fakeLedger struct {
 	records     map[string][]byte        // "collection/id" → JSON
 	index       map[string]bool          // "index/key"
 	consistency domain.Consistency
+	format      int              // the replicated ledger's format; 0 is this build's
+	submitted   []domain.Command // every command Submit was given
 	offline     bool
 	bare        bool  // offline, answering like a ledger that makes no provisional receipt for a kind
 	refuse      error // Submit and NewCommand fail with it when set
@@ -67,6 +69,7 @@ func (l *fakeLedger) Submit(ctx context.Context, cmd domain.Command) (domain.Res
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.submits++
+	l.submitted = append(l.submitted, cmd)
 	if l.refuse != nil {
 		return domain.Result{}, l.refuse
 	}
@@ -119,6 +122,17 @@ func (l *fakeLedger) Submit(ctx context.Context, cmd domain.Command) (domain.Res
 	l.applied++
 	return res, nil
 }
+
+// LedgerFormat is the replicated ledger's format, as replica.Node says it.
+func (l *fakeLedger) LedgerFormat() int {
+	if l.format != 0 {
+		return l.format
+	}
+	return domain.LedgerFormat
+}
+
+// LedgerFormat makes the rules apply at the fake ledger's format.
+func (t *fakeTx) LedgerFormat() int { return t.l.LedgerFormat() }
 
 // CheckStamp is the replica's question before a card is charged: would
 // NewCommand refuse now?

@@ -202,8 +202,8 @@ func (p *letterFee) confirmation(pg view.Page, c chargeForm) (templ.Component, e
 	}), nil
 }
 
-func (p *letterFee) payload(ref string) domain.Payload {
-	return &domain.RequestStatusLetter{Parcel: p.parcel.ID, Requester: p.f.get("name"), Contact: p.f.get("contact"), Fee: p.fee, Tender: domain.Card, Reference: ref}
+func (p *letterFee) payload(ref string, card *domain.CardShown) domain.Payload {
+	return &domain.RequestStatusLetter{Parcel: p.parcel.ID, Requester: p.f.get("name"), Contact: p.f.get("contact"), Fee: p.fee, Tender: domain.Card, Reference: ref, Card: card}
 }
 
 // letterClaim fills in a status letter's claim: from the stored request

@@ -287,8 +287,8 @@ func (p *billPayment) confirmation(pg view.Page, c chargeForm) (templ.Component,
 	}), nil
 }
 
-func (p *billPayment) payload(ref string) domain.Payload {
-	return &domain.PayBill{BillID: p.bill.ID, Amount: p.pay, Tender: domain.Card, Reference: ref}
+func (p *billPayment) payload(ref string, card *domain.CardShown) domain.Payload {
+	return &domain.PayBill{BillID: p.bill.ID, Amount: p.pay, Tender: domain.Card, Reference: ref, Card: card}
 }
 
 // billReceipt names the bill a receipt paid and links to it.

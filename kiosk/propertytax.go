@@ -307,12 +307,12 @@ func (p *taxPayment) confirmation(pg view.Page, c chargeForm) (templ.Component, 
 	}), nil
 }
 
-func (p *taxPayment) payload(ref string) domain.Payload {
+func (p *taxPayment) payload(ref string, card *domain.CardShown) domain.Payload {
 	opt := p.option
 	if opt == taxOther {
 		opt = otherOption(p.pay, p.fig)
 	}
-	return &domain.PayPropertyTax{TaxBillID: p.bill.ID, Option: opt, Amount: p.pay, Tender: domain.Card, Reference: ref}
+	return &domain.PayPropertyTax{TaxBillID: p.bill.ID, Option: opt, Amount: p.pay, Tender: domain.Card, Reference: ref, Card: card}
 }
 
 // taxReceipt fills in the roll year, county and option of a property tax
@@ -324,13 +324,26 @@ func (s *Server) taxReceipt(v *view.Receipt, rc domain.Receipt) error {
 	}
 	v.TaxYear, v.County, v.Parcel = t.TaxYear, t.County.Title(), t.Parcel
 	v.BillURL = taxBillURL(t.ID)
-	for _, pay := range t.Payments {
-		if pay.CommandID == rc.CommandID {
-			v.Option = pay.Option
+	for i, pay := range t.Payments {
+		if pay.CommandID != rc.CommandID {
+			continue
+		}
+		v.Option = pay.Option
+		// Another amount is recorded as the first installment when it
+		// pays less than the whole bill (otherOption); more than was left
+		// of the first installment also paid part of the second.
+		before := t
+		before.Payments = t.Payments[:i]
+		if fig, err := before.Figures(s.ledger.Params()); err == nil && pay.Option == domain.TaxFirstInstallment && pay.Amount.GreaterThan(fig.FirstLeft) {
+			v.Option = taxFirstAndMore
 		}
 	}
 	return nil
 }
+
+// taxFirstAndMore is how a receipt names another amount that paid the
+// rest of the first installment and part of the second.
+const taxFirstAndMore domain.TaxOption = "first_and_more"
 
 // submitTaxOther reads another amount to pay on a tax bill, in the page's
 // language, and leads to the confirmation; an amount outside otherRange

@@ -119,6 +119,13 @@ func (s *Server) receiptView(r *http.Request, rc domain.Receipt, email *view.Rec
 		Index:      rc.Index,
 		DoneURL:    "/reset",
 	}
+	if c := rc.Card; c != nil {
+		if b := c.BrandName(); b != "" {
+			v.Card = p.T("receipt.card", "brand", b, "last4", c.Last4)
+		} else {
+			v.Card = p.T("receipt.card_digits", "last4", c.Last4)
+		}
+	}
 	if k, ok := checkoutOf(rc.Kind); ok {
 		if err := k.receipt(s, &v, rc); err != nil {
 			return p, v, err

@@ -92,6 +92,9 @@ func receiptText(p view.Page, v view.Receipt) string {
 	}
 	line(p.T("receipt.tender") + ": " + tender)
 	line(p.T("receipt.amount") + ": " + p.Money(v.Amount))
+	for _, l := range v.Lines {
+		line("  " + p.T("receipt.bill") + " " + l.BillID + ": " + p.Money(l.Amount))
+	}
 	if !v.Letter() {
 		line(p.T("receipt.balance") + " " + p.Money(v.Balance))
 	}

@@ -113,6 +113,9 @@ func TestStatusLetterRequest(t *testing.T) {
 	if !strings.Contains(rc.text("claim-ready"), "October 22, 2026") || rc.text("receipt-amount") != "$45.00" || rc.text("receipt-requester") != "Dana Title Co." {
 		t.Errorf("claim page %q %q %q", rc.text("claim-ready"), rc.text("receipt-amount"), rc.text("receipt-requester"))
 	}
+	if got := rc.text("receipt-card"); got != "Visa •••• 4242" {
+		t.Errorf("receipt card %q, want the simulator's test card", got)
+	}
 	// The clerk's queue finds it by ready-by date.
 	keys, _ := h.ledger.Keys(domain.StatusRequestsByReadyDate, "2026-10-22/")
 	if len(keys) != 1 || keys[0] != "2026-10-22/"+claim {
@@ -196,6 +199,9 @@ func TestPropertyTaxFirstInstallment(t *testing.T) {
 	if rc.text("receipt-amount") != "$1,732.11" || rc.text("receipt-balance") != "$1,500.62" || rc.text("receipt-option") != "First installment" {
 		t.Fatalf("receipt %q %q %q", rc.text("receipt-amount"), rc.text("receipt-balance"), rc.text("receipt-option"))
 	}
+	if got := rc.text("receipt-card"); got != "Visa •••• 4242" {
+		t.Errorf("receipt card %q, want the simulator's test card", got)
+	}
 	// Reloading the confirmation leads to the receipt, never a second charge.
 	again := h.get(r.location)
 	h.expect(again, http.StatusSeeOther)
@@ -218,6 +224,9 @@ func TestPropertyTaxInSpanishInFull(t *testing.T) {
 	rc := h.get(done.location)
 	if rc.lang() != "es" || rc.text("receipt-amount") != "$2,480.40" || rc.text("receipt-balance") != "$0.00" || !strings.Contains(rc.text("receipt-bill"), "Condado de Green") {
 		t.Errorf("receipt %q %q %q", rc.text("receipt-amount"), rc.text("receipt-balance"), rc.text("receipt-bill"))
+	}
+	if got := rc.text("receipt-card"); got != "Visa •••• 4242" {
+		t.Errorf("receipt card %q, want the simulator's test card", got)
 	}
 }
 
@@ -369,5 +378,8 @@ func TestProvisionalWithoutReadBack(t *testing.T) {
 	h.expect(p, http.StatusOK)
 	if p.text("receipt-amount") != "$3,232.73" || p.count("provisional-note") != 1 {
 		t.Errorf("amount %q, provisional %d", p.text("receipt-amount"), p.count("provisional-note"))
+	}
+	if got := p.text("receipt-card"); got != "Visa •••• 4242" {
+		t.Errorf("receipt card %q, want the simulator's test card", got)
 	}
 }

@@ -153,8 +153,8 @@ func (p *roomTaxPayment) confirmation(pg view.Page, c chargeForm) (templ.Compone
 	}), nil
 }
 
-func (p *roomTaxPayment) payload(ref string) domain.Payload {
-	return &domain.PayRoomTax{Return: p.ret.ID, Amount: p.pay, Reference: ref}
+func (p *roomTaxPayment) payload(ref string, card *domain.CardShown) domain.Payload {
+	return &domain.PayRoomTax{Return: p.ret.ID, Amount: p.pay, Reference: ref, Card: card}
 }
 
 // roomTaxReceipt names the return a receipt paid toward.

@@ -83,6 +83,9 @@ func TestRoomTaxByCard(t *testing.T) {
 	if rc.text("receipt-amount") != "$300.00" || rc.count("receipt-balance") != 0 || !strings.Contains(rc.text("receipt-bill"), "2026-Q3") {
 		t.Fatalf("receipt: %q balance shown %d %q", rc.text("receipt-amount"), rc.count("receipt-balance"), rc.text("receipt-bill"))
 	}
+	if got := rc.text("receipt-card"); got != "Visa •••• 4242" {
+		t.Errorf("receipt card %q, want the simulator's test card", got)
+	}
 	// Reloading the confirmation leads to the receipt: one charge.
 	again := h.get(r.location)
 	h.expect(again, http.StatusSeeOther)

@@ -103,7 +103,7 @@ func TestQueueWhileRelayIsDown(t *testing.T) {
 	probe.Close()
 
 	failed := make(failures, 1)
-	q, err := mail.New(mail.Config{Relay: addr, From: "Village of Belleville <kiosk@belleville.example>", Retry: time.Hour, Logger: slog.New(failed)})
+	q, err := mail.New(mail.Config{Relay: addr, From: "Village of Belleville <kiosk@belleville.example>", Dir: t.TempDir(), Retry: time.Hour, Logger: slog.New(failed)})
 	if err != nil {
 		t.Fatal(err)
 	}

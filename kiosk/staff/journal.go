@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -71,7 +72,7 @@ func (f journalFilter) match(e JournalEntry, facts map[string]commandFact) bool 
 		f.Outcome != "" && e.Outcome != f.Outcome,
 		!f.From.IsZero() && e.At.Date.Before(f.From),
 		!f.To.IsZero() && e.At.Date.After(f.To),
-		f.Bill != "" && !strings.EqualFold(x.Bill, f.Bill),
+		f.Bill != "" && !slices.ContainsFunc(strings.Fields(x.Bill), func(b string) bool { return strings.EqualFold(b, f.Bill) }),
 		f.Receipt != "" && !strings.EqualFold(x.Receipt, f.Receipt),
 		f.Account != "" && x.Account != f.Account:
 		return false
@@ -119,6 +120,14 @@ func (s *Server) commandFacts() (map[string]commandFact, error) {
 				}
 			}
 			for _, p := range b.Payments {
+				if x, ok := out[p.CommandID]; ok && x.Receipt == p.Receipt && x.HasAmount {
+					// One payment of several bills (pay_bills): every
+					// bill, and the whole amount.
+					x.Bill += " " + b.ID
+					x.Amount = x.Amount.Add(p.Amount)
+					out[p.CommandID] = x
+					continue
+				}
 				out[p.CommandID] = commandFact{Bill: b.ID, Receipt: p.Receipt, Account: b.Account, Amount: p.Amount, HasAmount: true}
 			}
 			for _, p := range b.Reversed {

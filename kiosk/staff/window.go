@@ -157,6 +157,12 @@ func (s *Server) showReceiptPage(w http.ResponseWriter, r *http.Request) {
 	}
 	v := view.Receipt{Number: rc.Number, BillID: rc.BillID, Account: rc.Account, Parcel: rc.Parcel, Payer: rc.Payer, At: rc.At.String(), Amount: rc.Amount.String(), Tender: string(rc.Tender), Reference: rc.Reference,
 		Penalty: rc.Allocation.Penalty.String(), Interest: rc.Allocation.Interest.String(), Principal: rc.Allocation.Principal.String(), Overpayment: rc.Allocation.Overpayment.String(), Balance: rc.Balance.String(), CommandID: rc.CommandID, Status: string(rc.Status)}
+	for _, l := range rc.Lines {
+		v.Lines = append(v.Lines, view.ReceiptLine{BillID: l.BillID, Amount: Dollars(l.Amount), Penalty: Dollars(l.Allocation.Penalty), Interest: Dollars(l.Allocation.Interest), Principal: Dollars(l.Allocation.Principal), Balance: Dollars(l.Balance)})
+	}
+	if rc.Card != nil {
+		v.Card = rc.Card.String()
+	}
 	pr, _ := principalFrom(r.Context())
 	v.CanReturn = Allowed(pr.user.Role, CapReturns)
 	v.Head = view.Letterhead(s.head)

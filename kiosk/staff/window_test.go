@@ -1,6 +1,7 @@
 package staff_test
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -268,5 +269,34 @@ func TestReceiptLetterheadFromConfiguration(t *testing.T) {
 		if p.Text("letterhead-name") != "Village of Belleville" || p.Text("letterhead-address") != tc.address || p.Text("letterhead-contact") != tc.contact {
 			t.Fatalf("letterhead %+v: %q / %q / %q", tc.head, p.Text("letterhead-name"), p.Text("letterhead-address"), p.Text("letterhead-contact"))
 		}
+	}
+}
+
+// TestReceiptShowsTheCard (issue 20 item 9): a card payment's receipt in
+// the office names the card's brand and last four digits as the ledger
+// recorded them; a check's names no card.
+func TestReceiptShowsTheCard(t *testing.T) {
+	h := stafftest.New(t)
+	cmd, err := h.Ledger.NewCommand(domain.KindPayBill, "kiosk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Payload = &domain.PayBill{BillID: "B-2026-0102", Amount: domain.MustMoney("50.00"), Tender: domain.Card, Reference: "SIM000001",
+		Card: &domain.CardShown{Brand: "visa", Last4: "4242"}}
+	res, err := h.Ledger.Submit(context.Background(), cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := h.SignedIn("jdoe", domain.RoleClerk)
+	p := c.Get("/staff/receipts/" + res.Receipt.Number)
+	if p.Text("receipt-card") != "Visa •••• 4242" || !strings.Contains(p.Text("receipt-tender"), "SIM000001") {
+		t.Fatalf("card receipt: card %q, tender %q", p.Text("receipt-card"), p.Text("receipt-tender"))
+	}
+
+	c.Post("/staff/window/open", url.Values{"float": {"0.00"}})
+	p = c.Post("/staff/window/pay", url.Values{"bill": {"B-2026-0101"}, "amount": {"20.00"}, "tender": {"check"}, "reference": {"77"}})
+	p = c.Get(p.Location)
+	if p.Has("receipt-card") || strings.Contains(p.Body, "••••") {
+		t.Errorf("a check's receipt names a card: %q", p.Text("receipt-tender"))
 	}
 }

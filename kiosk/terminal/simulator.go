@@ -66,6 +66,7 @@ type Simulator struct {
 	txns     []Transaction
 	now      func() time.Time
 	offline  error
+	card     *domain.CardShown // the test card every approval reports
 }
 
 // attempt is a charge waiting at the simulated terminal.
@@ -103,7 +104,27 @@ func NewSimulator() *Simulator {
 		refunds:  make(map[string]Refund),
 		refunded: make(map[string]domain.Money),
 		now:      time.Now,
+		card:     &domain.CardShown{Brand: TestCardBrand, Last4: TestCardLast4},
 	}
+}
+
+// The test card the simulator reports on its approvals unless told
+// otherwise (SetCard): Stripe's test Visa.
+const (
+	TestCardBrand = "visa"
+	TestCardLast4 = "4242"
+)
+
+// SetCard sets the card later approvals report: nil is a terminal that
+// gives no card details. An approval already made keeps its card.
+func (s *Simulator) SetCard(c *domain.CardShown) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c != nil {
+		cp := *c
+		c = &cp
+	}
+	s.card = c
 }
 
 // SetClock sets the clock the simulator dates its transactions with.
@@ -247,6 +268,9 @@ func (s *Simulator) Charge(ctx context.Context, key string, amount domain.Money)
 	defer s.mu.Unlock()
 	s.seq++
 	a := Approval{Key: key, Reference: fmt.Sprintf("SIM%06d", s.seq), Amount: amount}
+	if s.card != nil {
+		a.Card = CardOf(s.card.Brand, s.card.Last4)
+	}
 	s.approved[key] = a
 	s.log = append(s.log, a)
 	s.txns = append(s.txns, Transaction{ID: fmt.Sprintf("txn_sim_%06d", len(s.txns)+1), Type: "charge", Created: s.now(),

@@ -221,3 +221,44 @@ func TestParseOutcome(t *testing.T) {
 		t.Error("unknown outcome parsed")
 	}
 }
+
+// TestSimulatorGivesTheTestCard: an approval names the test card's brand
+// and last four digits, and nothing more; a retry of the key gives the
+// same card; a simulator told to give no card, or a card that is more
+// than a brand and four digits, gives none and still approves.
+func TestSimulatorGivesTheTestCard(t *testing.T) {
+	s := terminal.NewSimulator()
+	a, err := s.Charge(context.Background(), "k1", ten)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Card == nil || a.Card.Brand != terminal.TestCardBrand || a.Card.Last4 != terminal.TestCardLast4 || a.Card.String() != "Visa •••• 4242" {
+		t.Fatalf("approval card %+v", a.Card)
+	}
+	s.SetCard(&domain.CardShown{Brand: "mastercard", Last4: "4444"})
+	if again, err := s.Charge(context.Background(), "k1", ten); err != nil || again.Card == nil || *again.Card != *a.Card {
+		t.Errorf("a retry of an approved key: %+v, %v", again.Card, err)
+	}
+	if b, err := s.Charge(context.Background(), "k2", ten); err != nil || b.Card == nil || b.Card.String() != "Mastercard •••• 4444" {
+		t.Errorf("after SetCard: %+v, %v", b.Card, err)
+	}
+	s.SetCard(nil)
+	if c, err := s.Charge(context.Background(), "k3", ten); err != nil || c.Card != nil {
+		t.Errorf("a terminal that gives no card: %+v, %v", c.Card, err)
+	}
+	s.SetCard(&domain.CardShown{Brand: "visa", Last4: "4242424242424242"})
+	if c, err := s.Charge(context.Background(), "k4", ten); err != nil || c.Card != nil {
+		t.Errorf("a full card number was reported: %+v, %v", c.Card, err)
+	}
+}
+
+func TestCardOf(t *testing.T) {
+	if c := terminal.CardOf("", "0005"); c == nil || c.Brand != "unknown" || c.String() != "•••• 0005" {
+		t.Errorf("no brand: %+v", c)
+	}
+	for _, bad := range [][2]string{{"visa", ""}, {"visa", "42"}, {"Visa Debit", "4242"}} {
+		if c := terminal.CardOf(bad[0], bad[1]); c != nil {
+			t.Errorf("CardOf(%q, %q) = %+v, want nil", bad[0], bad[1], c)
+		}
+	}
+}

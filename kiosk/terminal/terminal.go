@@ -97,6 +97,25 @@ type Approval struct {
 	Key       string       // the charge's key: the pay_bill command id
 	Reference string       // the processor's approval reference, printed on the receipt
 	Amount    domain.Money // the amount charged
+	// Card is the card's brand and last four digits, printed on the
+	// receipt; nil when the terminal did not give them (or gave what
+	// domain.CardShown.Check refuses). Never logged.
+	Card *domain.CardShown
+}
+
+// CardOf returns the card brand and last4 describe, or nil when they are
+// not a brand and four digits (domain.CardShown.Check): a terminal
+// reports only what a receipt may print, and an approval stands without
+// it.
+func CardOf(brand, last4 string) *domain.CardShown {
+	c := &domain.CardShown{Brand: brand, Last4: last4}
+	if c.Brand == "" {
+		c.Brand = "unknown"
+	}
+	if c.Check() != nil {
+		return nil
+	}
+	return c
 }
 
 // RefundRequest asks for money back on an approved charge.

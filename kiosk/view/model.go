@@ -112,6 +112,15 @@ type Group struct {
 	// Assessments are a parcel's special assessments (§5.14), paid like
 	// its bills.
 	Assessments []AssessmentRow
+	// PayAll offers to pay the account's payable bills together; nil
+	// when fewer than two can be paid, or the kiosk takes no cards.
+	PayAll *PayAll
+}
+
+// PayAll is a link to pay several bills of an account with one charge.
+type PayAll struct {
+	URL   string
+	Label string // already translated: "Pay 3 bills together: $412.30"
 }
 
 // BillRow is one bill in a list, with its figures as of today.
@@ -163,8 +172,9 @@ type Bill struct {
 	CardOff        *CardOff // payable, but not by card at this kiosk: where to pay instead
 	PayURL         string
 	AccountURL     string
-	TaxURL         string // the parcel's property tax bills, where a bill on the roll is paid
-	Section        string // the ordinance section cited: "§5.10"
+	PayAll         *PayAll // the account's payable bills paid together, when there are two or more
+	TaxURL         string  // the parcel's property tax bills, where a bill on the roll is paid
+	Section        string  // the ordinance section cited: "§5.10"
 }
 
 // LastUnpaidDay returns the last day the bill can be paid before the
@@ -242,6 +252,9 @@ type Receipt struct {
 	Card string
 	// Email is the form to e-mail a copy; nil when the node has no relay.
 	Email *ReceiptEmail
+	// Lines are the bills of a payment of several (Cart), each with its
+	// part, its allocation and its balance after.
+	Lines []ReceiptLine
 
 	// Kind says what was paid for: a village bill (empty), a status
 	// letter's fee, or property tax.

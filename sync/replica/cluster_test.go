@@ -297,23 +297,29 @@ func TestJoinAndRemove(t *testing.T) {
 		}
 		joined = append(joined, n)
 	}
-	if _, err := leader.Pay(synctest.BillID(0), "5.00"); err != nil {
+	paid, err := leader.Pay(synctest.BillID(0), "5.00")
+	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := leader.Node.FSM().StateHash()
-	deadline := time.Now().Add(15 * time.Second)
-	for _, n := range joined {
-		for {
-			h, _ := n.FSM().StateHash()
-			if h == want {
-				break
+	// Every node has applied the payment and holds the same ledger. (Not
+	// node-1's hash read at once: on a busy machine a joined node may
+	// have been elected meanwhile, node-1 then applies the payment after
+	// its leader, and a hash read before that is one nobody keeps.)
+	nodes := append([]*replica.Node{leader.Node}, joined...)
+	waitFor(t, 15*time.Second, "the joined nodes to hold node-1's ledger with the payment", func() bool {
+		var first string
+		for i, n := range nodes {
+			if n.FSM().Applied() < paid.Index {
+				return false
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("joined node %s did not catch up", n.ID())
+			h, err := n.FSM().StateHash()
+			if err != nil || i > 0 && h != first {
+				return false
 			}
-			time.Sleep(50 * time.Millisecond)
+			first = h
 		}
-	}
+		return true
+	})
 	// A node of an older release (ledger format 1) may not join a
 	// cluster whose ledger is at format 2: it could not apply it.
 	if leader.Node.FSM().Format() < 2 {

@@ -90,8 +90,8 @@ func TestLedgerFormatWaitsForEveryMember(t *testing.T) {
 	leader.Seed(2)
 	time.Sleep(2 * time.Second) // several rounds of status checks
 	for _, m := range c.Running() {
-		if f := m.Node.FSM().Format(); f != 1 {
-			t.Fatalf("%s runs ledger format %d with an old member in the cluster", m.ID, f)
+		if f := m.Node.FSM().Format(); f != 1 || m.Node.LedgerFormat() != 1 {
+			t.Fatalf("%s runs ledger format %d (says %d) with an old member in the cluster", m.ID, f, m.Node.LedgerFormat())
 		}
 		if d := m.Node.FSM().Digests(); len(d) != 0 {
 			t.Fatalf("%s hashed checkpoints %v at format 1", m.ID, d)
@@ -114,7 +114,7 @@ func TestLedgerFormatWaitsForEveryMember(t *testing.T) {
 	}
 	waitFor(t, 30*time.Second, "the format raised and checkpoints hashed everywhere", func() bool {
 		for _, m := range c.Running() {
-			if m.Node.FSM().Format() != domain.LedgerFormat {
+			if m.Node.FSM().Format() != domain.LedgerFormat || m.Node.LedgerFormat() != domain.LedgerFormat {
 				return false
 			}
 		}

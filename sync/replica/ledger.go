@@ -124,6 +124,12 @@ type Health struct {
 	Divergence *Divergence `json:"divergence,omitempty"`
 }
 
+// LedgerFormat returns the format of the ledger as this node applied it
+// (it only rises): a client puts a payload field that only a newer format
+// records into a command only once the ledger is at that format, since a
+// node of an earlier release refuses the field.
+func (n *Node) LedgerFormat() int { return n.fsm.Format() }
+
 // Health reports the node's raft state, applied index and anything wrong
 // with its ledger.
 func (n *Node) Health() Health {

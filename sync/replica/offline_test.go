@@ -92,6 +92,63 @@ func TestOfflinePaymentReplaysExactlyOnce(t *testing.T) {
 	}
 }
 
+// TestOfflineCartReplaysOnce: a payment of several bills taken on a node
+// cut off from the others (pay_bills) gets a provisional receipt listing
+// its bills, is held to the offline card limit by its total, and posts
+// once on every bill when the others return: one receipt, the same on
+// every node.
+func TestOfflineCartReplaysOnce(t *testing.T) {
+	c := offlineCluster(t)
+	leader := c.Leader(10 * time.Second)
+	leader.Seed(3)
+	c.Converge(10 * time.Second)
+	kiosk := c.Follower(10 * time.Second)
+	for _, m := range c.Members {
+		if m != kiosk {
+			m.Stop()
+		}
+	}
+	time.Sleep(1500 * time.Millisecond) // the leader's lease runs out
+	cart := func(amounts ...string) (domain.Result, error) {
+		return kiosk.Submit(domain.KindPayBills, func(cmd *domain.Command) {
+			p := &domain.PayBills{Account: "100101", Tender: domain.Card, Reference: "SIM"}
+			for i, a := range amounts {
+				p.Bills = append(p.Bills, domain.BillAmount{BillID: synctest.BillID(i), Amount: domain.MustMoney(a)})
+			}
+			cmd.Payload = p
+		})
+	}
+	if _, err := cart("300.00", "300.00"); domain.ErrorCode(err) != domain.EUNAVAILABLE {
+		t.Fatalf("a cart over the offline limit in total: %v, want refused", err)
+	}
+	res, err := cart("40.00", "25.00")
+	if err != nil || res.Receipt == nil || res.Receipt.Status != domain.Provisional || len(res.Receipt.Lines) != 2 || !res.Receipt.Amount.Equal(domain.MustMoney("65.00")) {
+		t.Fatalf("offline cart: %+v, %v; want a provisional receipt of two bills", res.Receipt, err)
+	}
+	for _, m := range c.Members {
+		m.Start()
+	}
+	posted := waitPosted(t, kiosk, res.Receipt.Number)
+	if len(posted.Lines) != 2 || posted.Index == 0 || posted.At != res.Receipt.At {
+		t.Fatalf("posted receipt %+v", posted)
+	}
+	c.Converge(20 * time.Second)
+	for _, m := range c.Members {
+		for i, want := range []string{"40.00", "25.00"} {
+			b, _ := m.Node.Bill(synctest.BillID(i))
+			if len(b.Payments) != 1 || b.Payments[0].CommandID != res.CommandID || b.Payments[0].Receipt != posted.Number || !b.Payments[0].Amount.Equal(domain.MustMoney(want)) {
+				t.Fatalf("%s: bill %d payments %+v, want the cart's %s once", m.ID, i, b.Payments, want)
+			}
+		}
+		if b, _ := m.Node.Bill(synctest.BillID(2)); len(b.Payments) != 0 {
+			t.Fatalf("%s: a bill outside the cart was paid", m.ID)
+		}
+		if r, err := m.Node.Receipt(posted.Number); err != nil || len(r.Lines) != 2 {
+			t.Fatalf("%s: receipt %+v, %v", m.ID, r, err)
+		}
+	}
+}
+
 // TestReplayedPaymentBecomesRefundDue: a payment taken offline on a bill
 // that the rest of the village paid in full meanwhile posts as an
 // overpayment with a refund due under §5.07(1) — nothing is dropped.

@@ -178,8 +178,18 @@ type Receipt struct {
 	Number, BillID, Account, Parcel, Payer, At, Amount, Tender, Reference string
 	Penalty, Interest, Principal, Overpayment, Balance                    string
 	CommandID, Status, Tendered, Change                                   string
-	CanReturn                                                             bool
-	Head                                                                  Letterhead
+	// Card is the card's brand and last four digits ("Visa •••• 4242"),
+	// when the terminal gave them.
+	Card      string
+	CanReturn bool
+	Head      Letterhead
+	// Lines are the bills of a payment of several at the kiosk (pay_bills).
+	Lines []ReceiptLine
+}
+
+// ReceiptLine is one bill of a receipt that paid several.
+type ReceiptLine struct {
+	BillID, Amount, Penalty, Interest, Principal, Balance string
 }
 
 // Letterhead is the village hall on a printed receipt; zero fields keep

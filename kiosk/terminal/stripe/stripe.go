@@ -180,7 +180,7 @@ func (d *Driver) Charge(ctx context.Context, key string, amount domain.Money) (t
 	}
 	// The idempotent create answers what it answered first; read the
 	// payment as it is now (a retry of a charge already approved).
-	if cur, err := d.api.V1PaymentIntents.Retrieve(wait, pi.ID, nil); err == nil {
+	if cur, err := d.api.V1PaymentIntents.Retrieve(wait, pi.ID, withCharge()); err == nil {
 		pi = cur
 	} else {
 		return terminal.Approval{}, unavailable("read the payment", err)
@@ -237,7 +237,7 @@ func (d *Driver) poll(ctx context.Context, id, key string, amount domain.Money, 
 		}
 		return terminal.Approval{}, true, terminal.Declined{Reason: reason}
 	}
-	pi, err := d.api.V1PaymentIntents.Retrieve(ctx, id, nil)
+	pi, err := d.api.V1PaymentIntents.Retrieve(ctx, id, withCharge())
 	if err != nil {
 		return terminal.Approval{}, false, nil
 	}
@@ -262,7 +262,7 @@ func (d *Driver) settled(pi *stripeapi.PaymentIntent, key string, amount domain.
 		if pi.AmountReceived != 0 && pi.AmountReceived != amount.Cents() {
 			return terminal.Approval{}, true, fmt.Errorf("%w: payment %s received %d cents, not %d", terminal.ErrUnavailable, pi.ID, pi.AmountReceived, amount.Cents())
 		}
-		return terminal.Approval{Key: key, Reference: pi.ID, Amount: amount}, true, nil
+		return terminal.Approval{Key: key, Reference: pi.ID, Amount: amount, Card: cardOf(pi)}, true, nil
 	case pi.Status == stripeapi.PaymentIntentStatusCanceled:
 		return terminal.Approval{}, true, terminal.ErrCancelled
 	case pi.LastPaymentError != nil && pi.LastPaymentError.Type == stripeapi.ErrorTypeCard && attempt(pi) != before:
@@ -273,6 +273,35 @@ func (d *Driver) settled(pi *stripeapi.PaymentIntent, key string, amount domain.
 		return terminal.Approval{}, true, terminal.Declined{Reason: reason}
 	}
 	return terminal.Approval{}, false, nil
+}
+
+// withCharge asks for a PaymentIntent with its latest charge, whose
+// payment method details name the card's brand and last four digits.
+func withCharge() *stripeapi.PaymentIntentRetrieveParams {
+	p := &stripeapi.PaymentIntentRetrieveParams{}
+	p.AddExpand("latest_charge")
+	return p
+}
+
+// cardOf returns the brand and last four digits of the card that paid pi,
+// from its latest charge: card_present for a tap, dip or swipe at the
+// reader, interac_present for a Canadian debit card, card for a card not
+// present (what stripe-mock answers). Nil when Stripe did not say, or
+// said what is not a brand and four digits: the approval stands without
+// them. Nothing else of the card is read.
+func cardOf(pi *stripeapi.PaymentIntent) *domain.CardShown {
+	if pi.LatestCharge == nil || pi.LatestCharge.PaymentMethodDetails == nil {
+		return nil
+	}
+	switch m := pi.LatestCharge.PaymentMethodDetails; {
+	case m.CardPresent != nil:
+		return terminal.CardOf(string(m.CardPresent.Brand), m.CardPresent.Last4)
+	case m.InteracPresent != nil:
+		return terminal.CardOf(m.InteracPresent.Brand, m.InteracPresent.Last4)
+	case m.Card != nil:
+		return terminal.CardOf(string(m.Card.Brand), m.Card.Last4)
+	}
+	return nil
 }
 
 // abandon ends a charge whose wait ended: the deadline passed, the
@@ -286,7 +315,7 @@ func (d *Driver) abandon(ctx context.Context, id, key string, amount domain.Mone
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 	defer cancel()
 	_, cancelErr := d.api.V1TerminalReaders.CancelAction(cctx, d.cfg.Reader, nil)
-	pi, err := d.api.V1PaymentIntents.Retrieve(cctx, id, nil)
+	pi, err := d.api.V1PaymentIntents.Retrieve(cctx, id, withCharge())
 	if err != nil {
 		// Nothing is known: it may have been charged. The kiosk says so
 		// and names the command id the clerk finds it by.

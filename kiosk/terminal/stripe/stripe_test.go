@@ -145,6 +145,12 @@ func TestChargeApproved(t *testing.T) {
 	if a.Key != "cmd-approve" || !strings.HasPrefix(a.Reference, "pi_") || !a.Amount.Equal(amount) {
 		t.Errorf("approval %+v", a)
 	}
+	// stripe-mock expands the latest charge as a card charge (brand visa,
+	// last4 4242) when asked to (expand[]=latest_charge; unexpanded it is an
+	// id): the approval names them for the receipt.
+	if a.Card == nil || a.Card.Brand != "visa" || a.Card.Last4 != "4242" {
+		t.Errorf("approval card %+v, want visa 4242 from stripe-mock's latest charge", a.Card)
+	}
 	create := tr.made("POST", "/v1/payment_intents")
 	if len(create) != 1 {
 		t.Fatalf("%d creates", len(create))
@@ -449,5 +455,53 @@ func TestTransactions(t *testing.T) {
 	c := tr.made("GET", "/v1/balance_transactions")
 	if len(c) != 1 {
 		t.Fatalf("%d list calls", len(c))
+	}
+}
+
+// TestChargeApprovedNamesTheCard: the approval carries the brand and last
+// four digits of the card from the payment's latest charge, as a reader's
+// tap leaves it (payment_method_details.card_present, rewritten: stripe-mock
+// answers a card-not-present charge), and nothing when Stripe gives no
+// charge details or gives what is not a brand and four digits; the
+// approval stands either way.
+func TestChargeApprovedNamesTheCard(t *testing.T) {
+	for _, row := range []struct {
+		name    string
+		charge  any // the latest_charge the rewrite answers; nil leaves stripe-mock's
+		replace bool
+		want    string // the card as a receipt prints it; "" for none
+	}{
+		{"stripe-mock's charge", nil, false, "Visa •••• 4242"},
+		{"a tap at the reader", map[string]any{"id": "ch_1", "object": "charge", "payment_method_details": map[string]any{"type": "card_present",
+			"card_present": map[string]any{"brand": "mastercard", "last4": "0005", "exp_month": 12, "exp_year": 2029, "fingerprint": "fp_x"}}}, true, "Mastercard •••• 0005"},
+		{"an Interac debit card", map[string]any{"id": "ch_2", "object": "charge", "payment_method_details": map[string]any{"type": "interac_present",
+			"interac_present": map[string]any{"brand": "interac", "last4": "1234"}}}, true, "Interac •••• 1234"},
+		{"no charge details", nil, true, ""},
+		{"a garbled last4", map[string]any{"id": "ch_3", "object": "charge", "payment_method_details": map[string]any{"type": "card_present",
+			"card_present": map[string]any{"brand": "visa", "last4": "4242424242424242"}}}, true, ""},
+	} {
+		t.Run(row.name, func(t *testing.T) {
+			d, tr := newDriver(t, nil)
+			tr.setRewrite(func(c call, status int, body map[string]any) (int, map[string]any, []byte) {
+				if c.method == "GET" && strings.HasPrefix(c.path, "/v1/payment_intents/") && handedOver(tr) {
+					body["status"], body["amount_received"], body["last_payment_error"] = "succeeded", 1050, nil
+					if row.replace {
+						body["latest_charge"] = row.charge
+					}
+				}
+				return status, body, nil
+			})
+			a, err := d.Charge(context.Background(), "cmd-card-"+strings.ReplaceAll(row.name, " ", "-"), amount)
+			if err != nil || a.Reference == "" {
+				t.Fatalf("approval %+v, %v", a, err)
+			}
+			got := ""
+			if a.Card != nil {
+				got = a.Card.String()
+			}
+			if got != row.want {
+				t.Errorf("card %q, want %q", got, row.want)
+			}
+		})
 	}
 }

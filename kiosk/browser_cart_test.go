@@ -1,0 +1,78 @@
+package kiosk_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/villagehall/appliance/kiosk/browsertest"
+)
+
+// TestBrowserPayAllBills is issue #20, item 5, in Chromium on the touch
+// screen, by tapping only: account 100101's two bills paid together with
+// one card charge, and one receipt listing both, each paid in full. Then
+// the other way: one bill unticked stays as it was. axe-core runs on the
+// cart, its confirmation and the receipt.
+func TestBrowserPayAllBills(t *testing.T) {
+	h := newHarness(t, withSimulatorPanel)
+	b := openBrowser(t, h)
+	b.touchScreen()
+	total := h.owes(pastDueBill).Add(h.owes(currentBill))
+
+	b.open("/accounts/100101", "pay-all")
+	b.expectText("pay-all", "$"+total.String())
+	b.tap("pay-all")
+	b.do("cart", chromedp.WaitVisible(tid("cart-form")))
+	browsertest.Axe(t, b.ctx, "the cart")
+	b.shot("cart")
+	b.tap("cart-continue")
+	b.do("confirmation", chromedp.WaitVisible(tid("cart-lines")))
+	b.expectText("confirm-amount", "$"+total.String())
+	browsertest.Axe(t, b.ctx, "the cart's confirmation")
+	b.shot("cart-confirm")
+	b.tap("sim-approve")
+	b.tap("charge-button")
+	b.do("receipt", chromedp.WaitVisible(tid("receipt-number")))
+	browsertest.Axe(t, b.ctx, "the receipt of several bills")
+	b.shot("cart-receipt")
+	b.expectText("receipt-amount", "$"+total.String())
+	b.expectText("receipt-card", "Visa •••• 4242")
+	for _, id := range []string{pastDueBill, currentBill} {
+		if !strings.Contains(b.text("cart-lines"), id) {
+			t.Errorf("the receipt does not list %s: %q", id, b.text("cart-lines"))
+		}
+		if !h.owes(id).IsZero() {
+			t.Errorf("%s owes %s after paying all", id, h.owes(id))
+		}
+	}
+	if a := h.sim.Approved(); len(a) != 1 || !a[0].Amount.Equal(total) {
+		t.Fatalf("charges %+v, want one of %s", a, total)
+	}
+}
+
+// TestBrowserPayChosenBills: the resident unticks a bill by tapping it;
+// only the other is charged and paid.
+func TestBrowserPayChosenBills(t *testing.T) {
+	h := newHarness(t, withSimulatorPanel)
+	b := openBrowser(t, h)
+	b.touchScreen()
+	past, cur := h.owes(pastDueBill), h.owes(currentBill)
+	b.open("/accounts/100101/pay?lang=es", "cart-form")
+	b.tap("cart-choice-" + pastDueBill)
+	if checked, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`document.querySelector('[data-testid="cart-choice-`+pastDueBill+`"]').checked`)); err != nil || checked {
+		t.Fatalf("after a tap the bill is still ticked (%v)", err)
+	}
+	b.tap("cart-continue")
+	b.do("confirmation", chromedp.WaitVisible(tid("cart-lines")))
+	b.expectText("confirm-amount", "$"+cur.String())
+	if b.lang() != "es" {
+		t.Errorf("confirmation in %q, want es", b.lang())
+	}
+	b.tap("sim-approve")
+	b.tap("charge-button")
+	b.do("receipt", chromedp.WaitVisible(tid("receipt-number")))
+	if !h.owes(currentBill).IsZero() || !h.owes(pastDueBill).Equal(past) {
+		t.Errorf("%s owes %s, %s owes %s (was %s)", currentBill, h.owes(currentBill), pastDueBill, h.owes(pastDueBill), past)
+	}
+}
