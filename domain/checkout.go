@@ -53,8 +53,22 @@ func (b Bill) PreviewPayment(at DateTime, amount Money, p *Params) (PaymentPrevi
 	if b.Certified != nil && !at.Before(b.Certified.At) {
 		return PaymentPreview{}, taxRollClosed(b, b.Certified)
 	}
+	pay := BillPayment{At: at, Amount: amount, Tender: Card}
+	if b.continues(at.Date, p) {
+		// Stored at ledger format 3 and dated on or after its latest
+		// payment: posting continues the bill's account from its summary,
+		// and so does the preview, whatever the bill's history.
+		s := b.Summary.clone()
+		s.all = false
+		b.Summary, b.Payments = s, []BillPayment{pay}
+		fig, err := b.postingFigures(at.Date, p)
+		if err != nil {
+			return PaymentPreview{}, err
+		}
+		return PaymentPreview{Allocation: fig.Allocations[0], Balance: fig.Balance}, nil
+	}
 	// Clip: appending must never write into the caller's slice.
-	b.Payments = append(slices.Clip(b.Payments), BillPayment{At: at, Amount: amount, Tender: Card})
+	b.Payments = append(slices.Clip(b.Payments), pay)
 	fig, err := b.postingFigures(at.Date, p)
 	if err != nil {
 		return PaymentPreview{}, err

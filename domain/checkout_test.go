@@ -61,7 +61,7 @@ func TestPreviewPaymentIsWhatPosts(t *testing.T) {
 			for _, p := range row.before {
 				post(p)
 			}
-			b := tx.bills[bill.ID]
+			b := tx.bill(t, bill.ID)
 			paid := len(b.Payments)
 			at, _ := ParseDateTime(row.pay.at)
 			pv, err := b.PreviewPayment(at, MustMoney(row.pay.amount), DefaultParams())
@@ -71,7 +71,7 @@ func TestPreviewPaymentIsWhatPosts(t *testing.T) {
 			if got := allocString(pv.Allocation); got != row.want || pv.Balance.String() != row.balance {
 				t.Errorf("preview %s, balance %s; want %s, balance %s", got, pv.Balance, row.want, row.balance)
 			}
-			if len(b.Payments) != paid || len(tx.bills[bill.ID].Payments) != paid {
+			if len(b.Payments) != paid || len(tx.bill(t, bill.ID).Payments) != paid {
 				t.Fatal("previewing changed the bill")
 			}
 			rc := post(row.pay).Receipt

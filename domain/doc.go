@@ -26,6 +26,9 @@
 //	Ch. 74      installment.go     (property tax installments, adopted by §5.03(3))
 //	§5.17       countysettlement.go (settlements with the county treasurers, Wis. Stat. 74.25)
 //	commands    command.go ledger.go
+//	            billpayments.go (how a bill's payments are stored: in its
+//	            record below ledger format 3, as records of their own with
+//	            a summary of its §5.10 account from format 3)
 //
 // Sections are cited by their content, not by the headings of the published
 // text, several of which sit over the wrong paragraphs (see RULES.md, "Known

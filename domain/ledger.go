@@ -2,6 +2,7 @@ package domain
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -99,6 +100,12 @@ type Bill struct {
 	// bill to the tax roll (§5.10, ledger format 2); nil while it is not
 	// on the roll, whatever the calendar says.
 	Certified *Certification `json:"certified,omitempty"`
+	// Summary is, for a bill stored at ledger format 3, its §5.10 account
+	// after its latest payment and where its payments are stored: its
+	// record then holds no Payments (billpayments.go). Readers get the
+	// Payments filled in (ReadBillPayments); nil for a bill stored the
+	// old way, whose record holds them.
+	Summary *BillSummary `json:"summary,omitempty"`
 }
 
 // Certification is a bill's certification to the tax roll as the ledger
@@ -135,6 +142,9 @@ type ReversedPayment struct {
 // a later payment, or a later returned check, does not change that answer.
 // A date before the bill was billed is taken as its billing date.
 func (b Bill) Figures(asOf Date, p *Params) (Receivable, error) {
+	if !b.allPayments() {
+		return Receivable{}, fmt.Errorf("bill %s: figures asked of a bill read without its payments", b.ID)
+	}
 	if asOf.Before(b.BilledOn) {
 		asOf = b.BilledOn
 	}
@@ -157,19 +167,62 @@ func (b Bill) Figures(asOf Date, p *Params) (Receivable, error) {
 // allocation per payment in the order of b.Payments: what posting a
 // payment needs (the payment's allocation, the balance after it). The
 // ledger has posted payments this way since its first release, so every
-// node computes the same allocations for the same log.
+// node computes the same allocations for the same log. A bill read
+// without its payments (loadBill) continues its account from its summary
+// over the payments b.Payments holds, which must all continue it
+// (Bill.continues): the same allocations and balance, Postings only those
+// after the summary.
 func (b Bill) postingFigures(asOf Date, p *Params) (Receivable, error) {
 	if asOf.Before(b.BilledOn) {
 		asOf = b.BilledOn
 	}
-	in := b.receivableInput(asOf)
+	// As the first release did: a payment dated after asOf moves the
+	// computation's date to it, the last such payment in b.Payments' order.
+	end := asOf
 	for _, pay := range b.Payments {
 		if pay.At.Date.After(asOf) {
-			in.AsOf = pay.At.Date
+			end = pay.At.Date
+		}
+	}
+	if !b.allPayments() && b.Summary.Latest.After(end) {
+		end = b.Summary.Latest
+	}
+	r, _, err := b.account(end, p)
+	return r, err
+}
+
+// account returns the bill's figures as of asOf (not before any payment
+// it counts) and its account right after its latest payment, as its
+// summary keeps it. A bill read without its payments continues its
+// account from its summary over b.Payments, which must all continue it.
+func (b Bill) account(asOf Date, p *Params) (Receivable, BillSummary, error) {
+	in := b.receivableInput(asOf)
+	var from *BillSummary
+	if !b.allPayments() {
+		from = b.Summary
+	}
+	for _, pay := range b.Payments {
+		if from != nil && !b.continues(pay.At.Date, p) {
+			return Receivable{}, BillSummary{}, fmt.Errorf("bill %s: a payment dated %s cannot continue its account from %s", b.ID, pay.At.Date, from.Latest)
 		}
 		in.Payments = append(in.Payments, DatedAmount{On: pay.At.Date, Amount: pay.Amount})
 	}
-	return ComputeReceivable(in, p)
+	return computeReceivable(in, p, from)
+}
+
+// latestPayment returns the date of b's latest payment, or its billing
+// date if it has none.
+func (b Bill) latestPayment() Date {
+	d := b.BilledOn
+	if !b.allPayments() && b.Summary.Latest.After(d) {
+		d = b.Summary.Latest
+	}
+	for _, pay := range b.Payments {
+		if pay.At.Date.After(d) {
+			d = pay.At.Date
+		}
+	}
+	return d
 }
 
 // ReceiptStatus says whether a receipt's payment has posted to the

@@ -31,7 +31,10 @@ const (
 // Format 3: the receipts of card payments record the card's brand and
 // last four digits (CardShown, card.go), which the card-paid kinds carry
 // as a new optional payload field; a node sends it only once the
-// cluster's ledger is at format 3.
+// cluster's ledger is at format 3. And a bill's payments are stored as
+// records of their own, with a summary of its §5.10 account in the bill's
+// record (billpayments.go), so that posting a payment costs the same
+// whatever the bill's history.
 const LedgerFormat = 3
 
 // RulesFormat returns the ledger format the rules apply at inside tx: the

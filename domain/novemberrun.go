@@ -165,7 +165,7 @@ func applyNovemberStep(tx Tx, c Command, p *Params, res *Result) error {
 			continue
 		}
 		seen[bid] = true
-		b, ok, err := tx.Bill(bid)
+		b, ok, err := loadBill(tx, bid, true)
 		if err != nil {
 			return err
 		}
@@ -194,7 +194,7 @@ func applyNovemberStep(tx Tx, c Command, p *Params, res *Result) error {
 			// The bill's place on the roll is what the ledger records
 			// here, on the day of certification (Bill.Certified).
 			b.Certified = &Certification{Year: in.Year, At: c.At, Command: c.ID, Amount: it.Balance}
-			if err := tx.PutBill(b); err != nil {
+			if _, err := storeBill(tx, b, p); err != nil {
 				return err
 			}
 		}

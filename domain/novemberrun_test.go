@@ -80,7 +80,7 @@ func TestTaxRollIsWhatTheLedgerCertified(t *testing.T) {
 	if run.CertifiedTotal.String() != "127.00" {
 		t.Fatalf("certified %s, want 127.00 (227.00 less the November 20 payment)", run.CertifiedTotal)
 	}
-	b := tx.bills["B-1"]
+	b := tx.bill(t, "B-1")
 	if b.Certified == nil || b.Certified.At.Date.String() != "2026-12-01" || b.Certified.Amount.String() != "127.00" || b.Certified.Command != cert.ID {
 		t.Fatalf("bill's certification %+v", b.Certified)
 	}

@@ -3,6 +3,7 @@ package domain
 import (
 	_ "embed"
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"strconv"
 	"strings"
@@ -339,6 +340,26 @@ func (p *Params) valuesOn(d Date) Values {
 		return p.Latest()
 	}
 	return p.At(d)
+}
+
+// receivableRates returns a fingerprint of the §5.10 rows (the due days,
+// the interest and the penalty) effective on or before d. A bill's summary
+// (BillSummary) records it for the day of its latest payment: the account
+// it keeps was computed with those rows, and a row added or replaced on or
+// before that day (a payment taken offline can be dated before a
+// resolution that applied first; a configuration file can replace a row)
+// would change the full computation, so then the bill is recomputed.
+func (p *Params) receivableRates(d Date) string {
+	h := fnv.New64a()
+	for _, name := range []string{"receivable_due_days", "receivable_interest", "receivable_penalty"} {
+		for _, r := range p.rows[name] {
+			if r.effective.After(d) {
+				break
+			}
+			fmt.Fprintf(h, "%s %s %s\n", name, r.effective, r.raw)
+		}
+	}
+	return strconv.FormatUint(h.Sum64(), 16)
 }
 
 // Holidays returns the village holidays in date order.

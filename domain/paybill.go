@@ -67,7 +67,7 @@ func postBillPayment(tx Tx, c Command, index uint64, p *Params, res *Result, dra
 	if err != nil {
 		return err
 	}
-	bill, ok, err := tx.Bill(pay.BillID)
+	bill, ok, err := loadBill(tx, pay.BillID, false)
 	if err != nil {
 		return err
 	}
@@ -120,7 +120,19 @@ func postBillPayment(tx Tx, c Command, index uint64, p *Params, res *Result, dra
 // postOnBill posts payment pay on bill and writes the bill: its §5.10
 // allocation as of its intake date (postingFigures over every payment the
 // bill holds, the new one last) and the bill's balance right after it.
+// From ledger format 3 a bill read without its payments (tx.Bill,
+// loadBill) continues its account from its summary when pay is dated on
+// or after its latest payment, reading none of its other payments; an
+// earlier one reads them all and recomputes (billpayments.go). bill is
+// left as stored.
 func postOnBill(tx Tx, bill *Bill, pay BillPayment, p *Params) (ReceiptLine, error) {
+	if !bill.allPayments() && !bill.continues(pay.At.Date, p) {
+		full, _, err := loadBill(tx, bill.ID, true)
+		if err != nil {
+			return ReceiptLine{}, err
+		}
+		*bill = full
+	}
 	bill.Payments = append(bill.Payments, pay)
 	fig, err := bill.postingFigures(pay.At.Date, p)
 	if err != nil {
@@ -128,9 +140,11 @@ func postOnBill(tx Tx, bill *Bill, pay BillPayment, p *Params) (ReceiptLine, err
 	}
 	last := len(bill.Payments) - 1
 	bill.Payments[last].Allocation = fig.Allocations[last]
-	if err := tx.PutBill(*bill); err != nil {
+	stored, err := storeBill(tx, *bill, p)
+	if err != nil {
 		return ReceiptLine{}, err
 	}
+	*bill = stored
 	return ReceiptLine{BillID: bill.ID, Parcel: bill.Parcel, Amount: pay.Amount, Allocation: fig.Allocations[last], Balance: fig.Balance}, nil
 }
 

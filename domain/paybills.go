@@ -143,7 +143,7 @@ func applyPayBills(tx Tx, c Command, index uint64, p *Params, res *Result) error
 	// every bill as it was even outside the ledger's transaction.
 	bills := make([]Bill, len(pay.Bills))
 	for i, part := range pay.Bills {
-		bill, ok, err := tx.Bill(part.BillID)
+		bill, ok, err := loadBill(tx, part.BillID, false)
 		if err != nil {
 			return err
 		}

@@ -43,7 +43,7 @@ func TestPaymentRulesOfLedgerFormat2(t *testing.T) {
 			if refused := err != nil; refused != c.refused {
 				t.Fatalf("refused = %v (%v), want %v", refused, err, c.refused)
 			}
-			if c.refused && len(tx.bills[bill.ID].Payments) != 0 {
+			if c.refused && len(tx.bill(t, bill.ID).Payments) != 0 {
 				t.Fatal("a refused payment changed the bill")
 			}
 		})

@@ -150,13 +150,29 @@ type Receivable struct {
 // Payments apply in date order (same day: input order) to penalty, then
 // interest, then principal; money beyond the balance is an overpayment.
 func ComputeReceivable(in ReceivableInput, p *Params) (Receivable, error) {
+	r, _, err := computeReceivable(in, p, nil)
+	return r, err
+}
+
+// computeReceivable is ComputeReceivable that also returns the account as
+// it stood right after the last payment in date order (the state a bill's
+// summary keeps, BillSummary), and that can continue an account instead of
+// opening it: with from, the account starts from that state and
+// in.Payments are the payments after it, each dated on or after
+// from.Latest. Those take exactly the steps the full computation takes
+// after the payments from covers (the same postThrough and pay, in the
+// same order), so the allocations and the balance are the same to the
+// cent; Postings then lists only what posted after from, and Allocations
+// only in.Payments.
+func computeReceivable(in ReceivableInput, p *Params, from *BillSummary) (Receivable, BillSummary, error) {
 	var r Receivable
+	var st BillSummary
 	if err := in.validate(); err != nil {
-		return r, err
+		return r, st, err
 	}
 	v := p.At(in.BilledOn)
 	if err := v.require(sectionReceivable, in.BilledOn, "receivable_due_days"); err != nil {
-		return r, err
+		return r, st, err
 	}
 	r.DueOn = in.BilledOn.AddDays(v.ReceivableDueDays)
 	y := r.DueOn.Year()
@@ -167,7 +183,7 @@ func ComputeReceivable(in ReceivableInput, p *Params) (Receivable, error) {
 	r.TaxRollOn = NewDate(y, time.November, 15)
 	for _, pay := range in.Payments {
 		if !in.Ledger && pay.On.After(r.TaxRollOn) {
-			return Receivable{}, Errorf(ECONFLICT, sectionReceivable,
+			return Receivable{}, BillSummary{}, Errorf(ECONFLICT, sectionReceivable,
 				"The bill is on the tax roll since %s; a payment dated %s cannot be taken on it.", r.TaxRollOn, pay.On)
 		}
 	}
@@ -181,17 +197,24 @@ func ComputeReceivable(in ReceivableInput, p *Params) (Receivable, error) {
 	slices.SortStableFunc(order, func(a, b int) int { return in.Payments[a].On.Compare(in.Payments[b].On) })
 
 	acc := receivableAccount{r: &r, p: p, principal: in.Principal, month: 1, penaltyDue: true}
+	var latest Date
+	if from != nil {
+		acc.resume(*from)
+		latest = from.Latest
+	}
 	r.Allocations = make([]Allocation, len(in.Payments))
 	for _, i := range order {
 		pay := in.Payments[i]
 		if err := acc.postThrough(pay.On); err != nil {
-			return Receivable{}, err
+			return Receivable{}, BillSummary{}, err
 		}
 		r.Allocations[i] = acc.pay(pay.Amount)
 		r.Paid = r.Paid.Add(pay.Amount)
+		latest = pay.On
 	}
+	st = acc.summary(latest)
 	if err := acc.postThrough(in.AsOf); err != nil {
-		return Receivable{}, err
+		return Receivable{}, BillSummary{}, err
 	}
 	if r.Postings == nil {
 		r.Postings = []Posting{}
@@ -218,7 +241,7 @@ func ComputeReceivable(in ReceivableInput, p *Params) (Receivable, error) {
 	default:
 		r.Status = BillCurrent
 	}
-	return r, nil
+	return r, st, nil
 }
 
 func (in ReceivableInput) validate() error {
@@ -300,6 +323,27 @@ func (a *receivableAccount) postThrough(d Date) error {
 		default:
 			return nil
 		}
+	}
+}
+
+// resume sets the account to where a bill's summary left it: the unpaid
+// amounts, the next interest month, the penalty test, and the totals.
+func (a *receivableAccount) resume(s BillSummary) {
+	a.principal, a.interest, a.penalty = s.UnpaidPrincipal, s.UnpaidInterest, s.UnpaidPenalty
+	a.month, a.penaltyDue = s.Month, s.PenaltyDue
+	a.r.Interest, a.r.InterestMonths, a.r.Penalty = s.Interest, s.InterestMonths, s.Penalty
+	a.r.Paid, a.r.Overpayment = s.Paid, s.Overpayment
+}
+
+// summary returns the account's state as a bill's summary keeps it, after
+// a payment dated latest (zero: no payment yet).
+func (a *receivableAccount) summary(latest Date) BillSummary {
+	return BillSummary{
+		Latest:          latest,
+		UnpaidPrincipal: a.principal, UnpaidInterest: a.interest, UnpaidPenalty: a.penalty,
+		Month: a.month, PenaltyDue: a.penaltyDue,
+		Interest: a.r.Interest, InterestMonths: a.r.InterestMonths, Penalty: a.r.Penalty,
+		Paid: a.r.Paid, Overpayment: a.r.Overpayment,
 	}
 }
 

@@ -57,6 +57,17 @@ func (t *residentTx) Put(c, id string, v any) error {
 func (t *residentTx) Index(i, k string) error   { t.index[i+"/"+k] = true; return nil }
 func (t *residentTx) Unindex(i, k string) error { delete(t.index, i+"/"+k); return nil }
 
+// bill returns bill id with all its payments, as the read side sees it
+// (from ledger format 3 they are records of their own).
+func (t *residentTx) bill(tb testing.TB, id string) Bill {
+	tb.Helper()
+	b, _, err := loadBill(t, id, true)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
 // run round-trips c through the log codec and applies it on a copy of tx,
 // keeping the copy only on success.
 func (t *residentTx) run(tb testing.TB, c Command) (Result, error) {

@@ -57,7 +57,7 @@ func applyReturnCheck(tx Tx, c Command, p *Params, res *Result) error {
 	} else if ok {
 		return Errorf(ECONFLICT, sectionReturnedCheck, "Returned check %s is already recorded.", in.ReturnID)
 	}
-	bill, ok, err := tx.Bill(in.BillID)
+	bill, ok, err := loadBill(tx, in.BillID, true)
 	if err != nil {
 		return err
 	}
@@ -84,11 +84,11 @@ func applyReturnCheck(tx Tx, c Command, p *Params, res *Result) error {
 	if err != nil {
 		return err
 	}
-	bill.Payments = append(bill.Payments[:at:at], bill.Payments[at+1:]...)
+	removeBillPayment(&bill, at)
 	if RulesFormat(tx) >= 2 {
 		bill.Reversed = append(bill.Reversed, ReversedPayment{BillPayment: pay, ReversedOn: c.At.Date, ReturnID: in.ReturnID})
 	}
-	if err := tx.PutBill(bill); err != nil {
+	if _, err := storeBill(tx, bill, p); err != nil {
 		return err
 	}
 	if RulesFormat(tx) >= 2 {
@@ -171,7 +171,7 @@ type IssueRefund struct {
 // posted, read from the bill, never from the command.
 func applyIssueRefund(tx Tx, c Command, res *Result) error {
 	in := c.Payload.(*IssueRefund)
-	bill, ok, err := tx.Bill(in.BillID)
+	bill, ok, err := loadBill(tx, in.BillID, true)
 	if err != nil {
 		return err
 	}

@@ -28,7 +28,7 @@ func TestReturnedCheck(t *testing.T) {
 	if _, err := tx.run(t, ret); err != nil {
 		t.Fatal(err)
 	}
-	b := tx.bills["B-1"]
+	b := tx.bill(t, "B-1")
 	if len(b.Payments) != 0 {
 		t.Fatalf("payment not reversed: %+v", b.Payments)
 	}
@@ -233,7 +233,7 @@ func TestReturnedCheckOwed(t *testing.T) {
 	var rec ReturnedCheckRecord
 	tx.Get(CollectionReturnedChecks, "RC-1", &rec)
 	fee := tx.bills["B-FEE-1"]
-	bal, total, err := ReturnedCheckOwed(tx.bills["B-1"], &fee, MustDate("2026-06-20"), DefaultParams())
+	bal, total, err := ReturnedCheckOwed(tx.bill(t, "B-1"), &fee, MustDate("2026-06-20"), DefaultParams())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +241,7 @@ func TestReturnedCheckOwed(t *testing.T) {
 		t.Fatalf("on the day: bill %s, total %s; record owed %s, fee %s", bal, total, rec.Owed, rec.Fee)
 	}
 	// July 2: the fourth month's interest; the notice's figure holds it.
-	bal, total, _ = ReturnedCheckOwed(tx.bills["B-1"], &fee, MustDate("2026-07-02"), DefaultParams())
+	bal, total, _ = ReturnedCheckOwed(tx.bill(t, "B-1"), &fee, MustDate("2026-07-02"), DefaultParams())
 	if bal.String() != "159.00" || !total.Equal(bal.Add(rec.Fee)) {
 		t.Fatalf("July 2: bill %s, total %s", bal, total)
 	}

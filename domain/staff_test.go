@@ -58,6 +58,17 @@ func (t *staffTx) Put(c, id string, v any) error {
 func (t *staffTx) Index(i, k string) error   { t.index[i+"/"+k] = true; return nil }
 func (t *staffTx) Unindex(i, k string) error { delete(t.index, i+"/"+k); return nil }
 
+// bill returns bill id with all its payments, as the read side sees it
+// (from ledger format 3 they are records of their own).
+func (t *staffTx) bill(tb testing.TB, id string) Bill {
+	tb.Helper()
+	b, _, err := loadBill(t, id, true)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
 // run applies c on a copy of tx and keeps the copy only on success, as the
 // replicated FSM does.
 func (t *staffTx) run(tb testing.TB, c Command) (Result, error) {

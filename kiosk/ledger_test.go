@@ -169,33 +169,38 @@ func notFound(what, id string) error {
 
 func (l *fakeLedger) Bill(id string) (domain.Bill, error) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	b, ok := l.bills[id]
+	l.mu.Unlock()
 	if !ok {
 		return b, notFound("bill", id)
 	}
-	return b, nil
+	return b, domain.ReadBillPayments(l, &b)
 }
 
 func (l *fakeLedger) BillsByAccount(number string) ([]domain.Bill, error) {
-	return l.billsWhere(func(b domain.Bill) bool { return b.Account == number }), nil
+	return l.billsWhere(func(b domain.Bill) bool { return b.Account == number })
 }
 
 func (l *fakeLedger) BillsByParcel(id string) ([]domain.Bill, error) {
-	return l.billsWhere(func(b domain.Bill) bool { return b.Parcel == id }), nil
+	return l.billsWhere(func(b domain.Bill) bool { return b.Parcel == id })
 }
 
-func (l *fakeLedger) billsWhere(f func(domain.Bill) bool) []domain.Bill {
+func (l *fakeLedger) billsWhere(f func(domain.Bill) bool) ([]domain.Bill, error) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	var out []domain.Bill
 	for _, id := range slices.Sorted(maps.Keys(l.bills)) {
 		if b := l.bills[id]; f(b) {
 			out = append(out, b)
 		}
 	}
+	l.mu.Unlock()
 	domain.SortBills(out)
-	return out
+	for i := range out {
+		if err := domain.ReadBillPayments(l, &out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 func (l *fakeLedger) Parcel(id string) (domain.Parcel, error) {

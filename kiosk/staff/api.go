@@ -108,6 +108,9 @@ type billJSON struct {
 
 func (s *Server) billFigures(b domain.Bill, asOf domain.Date) (billJSON, error) {
 	fig, err := b.Figures(asOf, s.ledger.Params())
+	// The summary is how the ledger stores the bill from format 3
+	// (domain.BillSummary), not part of the answer: Figures is.
+	b.Summary = nil
 	return billJSON{Bill: b, AsOf: asOf, Figures: fig}, err
 }
 

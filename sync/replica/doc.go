@@ -42,6 +42,19 @@
 //     parameters are the ledger's own (params.go), so the same log gives
 //     the same ledger on every node whatever build or file it runs.
 //
+// # Bills and their payments
+//
+// A bill is b/<bill id>. Below ledger format 3 its record holds every
+// payment posted to it. From format 3 the record holds a summary of its
+// §5.10 account after its latest payment (domain.BillSummary) and each
+// payment is the record x/bill-payments/<bill id>/<slot> of the named
+// collection domain.CollectionBillPayments, written once; a bill stored
+// the old way is converted by the first rule that stores it at format 3,
+// at the same index on every replica. The store knows nothing of this
+// (the domain reads and writes the records through domain.Tx); the reads
+// here (FSM.Bill, BillsByAccount, BillsByParcel, Bills) fill Payments in
+// with domain.ReadBillPayments, so every reader sees a bill as before.
+//
 // Divergence that gets through anyway is found: every node hashes its
 // whole ledger at the leader's checkpoints and compares with its peers
 // (digest.go, integrity.go; TestDivergedReplicaIsFlagged).
@@ -85,8 +98,10 @@
 //     Badger's value log, and unsynced, the log entry pointing at it could
 //     reach the disk first: a batch that writes one syncs after its commit
 //     (batch.commit). The window left is the commit itself; such values
-//     occur only in records near the batch limit (a bill with thousands of
-//     payments).
+//     occur only in records near the batch limit (at ledger format 2, a
+//     bill with thousands of payments; from format 3 a bill's record holds
+//     a summary of its account and each payment is a record of its own,
+//     domain/billpayments.go).
 //
 // A crash then loses only state that the log gives back: at the next
 // start raft replays the log after the snapshot and the FSM applies what

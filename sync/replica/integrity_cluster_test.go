@@ -2,6 +2,8 @@ package replica_test
 
 import (
 	"encoding/json"
+	"io"
+	"log/slog"
 	"slices"
 	"strings"
 	"testing"
@@ -179,4 +181,95 @@ func TestNodesStartedWithOtherParametersComputeTheLedgers(t *testing.T) {
 		}
 	}
 	c.Converge(time.Minute)
+}
+
+// TestBillsStoredAtFormat3AfterTheRaise (issue 19): a cluster at ledger
+// format 2 takes payments on bills that keep them in their records; its
+// members are upgraded one by one and the leader raises the format to 3
+// mid-log. From then on a bill paid again is converted (its payments
+// become records of their own, its record a summary of its account), on
+// every replica at the same index: a follower away during the raise's
+// aftermath catches up from the log to the same state, a bill not touched
+// since stays as it was, every bill reads back with all its payments, and
+// a stopped member's whole log, replayed from empty across the raise,
+// gives its ledger's state hash.
+func TestBillsStoredAtFormat3AfterTheRaise(t *testing.T) {
+	c := synctest.New(t, 3, func(cfg *replica.Config) { cfg.LedgerFormat = 2 })
+	leader := c.Leader(10 * time.Second)
+	leader.Seed(3)
+	pay := func(bill string, n int) {
+		t.Helper()
+		for range n {
+			if _, err := c.Leader(10*time.Second).Pay(bill, "1.00"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	pay(synctest.BillID(0), 5)
+	pay(synctest.BillID(1), 2)
+	c.Converge(time.Minute)
+	for _, m := range c.Running() {
+		b, err := m.Node.Bill(synctest.BillID(0))
+		if f := m.Node.FSM().Format(); err != nil || f != 2 || b.Summary != nil || len(b.Payments) != 5 {
+			t.Fatalf("%s at format %d: bill %+v, %v", m.ID, f, b, err)
+		}
+	}
+
+	tune := c.Tune
+	c.Tune = func(cfg *replica.Config) {
+		tune(cfg)
+		cfg.LedgerFormat = 0 // the upgraded build
+	}
+	for _, m := range c.Members {
+		m.Stop()
+		m.Start()
+	}
+	waitFor(t, 30*time.Second, "the ledger format raised to 3 everywhere", func() bool {
+		for _, m := range c.Running() {
+			if m.Node.FSM().Format() != 3 {
+				return false
+			}
+		}
+		return true
+	})
+	away := c.Follower(10 * time.Second)
+	away.Stop()
+	pay(synctest.BillID(0), 3) // converts it
+	pay(synctest.BillID(2), 2) // never paid before: stored at format 3 from its first payment
+	away.Start()
+	c.Converge(time.Minute)
+	for _, m := range c.Running() {
+		for _, want := range []struct {
+			bill    int
+			n       int
+			summary bool
+		}{{0, 8, true}, {1, 2, false}, {2, 2, true}} {
+			b, err := m.Node.Bill(synctest.BillID(want.bill))
+			if err != nil || len(b.Payments) != want.n || (b.Summary != nil) != want.summary {
+				t.Fatalf("%s: bill %s has %d payments, summary %v (%v); want %d, %v", m.ID, b.ID, len(b.Payments), b.Summary, err, want.n, want.summary)
+			}
+			if want.bill == 0 && (b.Summary.Slots != 8 || !b.Summary.Paid.Equal(domain.MustMoney("8.00"))) {
+				t.Fatalf("%s: bill %s summary %+v", m.ID, b.ID, b.Summary)
+			}
+		}
+		bills, err := m.Node.BillsByAccount("100101")
+		if err != nil || len(bills) != 3 || len(bills[0].Payments)+len(bills[1].Payments)+len(bills[2].Payments) != 12 {
+			t.Fatalf("%s: the account's bills %d, %v", m.ID, len(bills), err)
+		}
+	}
+
+	follower := c.Follower(10 * time.Second)
+	applied := follower.Node.FSM().Applied()
+	want, err := follower.Node.FSM().StateHash()
+	if err != nil {
+		t.Fatal(err)
+	}
+	follower.Stop()
+	got, err := replica.Replay(follower.Dir, t.TempDir(), applied, c.Params, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.From != 0 || got.StateHash != want {
+		t.Fatalf("the log replayed from %d gives %s; the ledger holds %s", got.From, got.StateHash, want)
+	}
 }

@@ -39,7 +39,37 @@ func (f *FSM) Bill(id string) (domain.Bill, error) {
 	if err == nil && !ok {
 		err = domain.Errorf(domain.ENOTFOUND, "", "There is no bill %q.", id)
 	}
+	if err == nil {
+		err = f.billPayments(&b)
+	}
 	return b, err
+}
+
+// billPayments fills in the payments of a bill stored at ledger format 3,
+// which are records of their own (domain.ReadBillPayments). A bill's slots
+// are written once, in the transaction that names them in its record, so
+// a later read transaction finds every slot the record names, as it was.
+func (f *FSM) billPayments(b *domain.Bill) error {
+	if b.Summary == nil {
+		return nil
+	}
+	if err := domain.ReadBillPayments(f, b); err != nil {
+		return fmt.Errorf("read bill %s: %w", b.ID, err)
+	}
+	return nil
+}
+
+// withPayments fills in the payments of each bill (billPayments).
+func (f *FSM) withPayments(bills []domain.Bill, err error) ([]domain.Bill, error) {
+	if err != nil {
+		return bills, err
+	}
+	for i := range bills {
+		if err := f.billPayments(&bills[i]); err != nil {
+			return nil, err
+		}
+	}
+	return bills, nil
 }
 
 // Parcel returns a parcel by id.
@@ -163,12 +193,12 @@ func (f *FSM) billsUnder(prefix string) ([]domain.Bill, error) {
 
 // BillsByAccount returns an account's bills by billing date.
 func (f *FSM) BillsByAccount(number string) ([]domain.Bill, error) {
-	return f.billsUnder(prefixBillByAcc + number + "/")
+	return f.withPayments(f.billsUnder(prefixBillByAcc + number + "/"))
 }
 
 // BillsByParcel returns a parcel's bills.
 func (f *FSM) BillsByParcel(id string) ([]domain.Bill, error) {
-	bills, err := f.billsUnder(prefixBillByPar + id + "/")
+	bills, err := f.withPayments(f.billsUnder(prefixBillByPar + id + "/"))
 	domain.SortBills(bills)
 	return bills, err
 }
@@ -177,7 +207,7 @@ func (f *FSM) BillsByParcel(id string) ([]domain.Bill, error) {
 func (f *FSM) Parcels() ([]domain.Parcel, error) { return list[domain.Parcel](f, prefixParcel) }
 
 // Bills returns every bill, by id.
-func (f *FSM) Bills() ([]domain.Bill, error) { return list[domain.Bill](f, prefixBill) }
+func (f *FSM) Bills() ([]domain.Bill, error) { return f.withPayments(list[domain.Bill](f, prefixBill)) }
 
 // RefundsDue returns the overpayments to refund, by deadline.
 func (f *FSM) RefundsDue() ([]domain.RefundDue, error) {

@@ -145,35 +145,42 @@ func notFound(what, id string) error {
 	return domain.Errorf(domain.ENOTFOUND, "", "There is no %s %q.", what, id)
 }
 
+// Bill returns a bill with its payments, which a bill stored at ledger
+// format 3 keeps as records of their own (domain.ReadBillPayments).
 func (l *Ledger) Bill(id string) (domain.Bill, error) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	b, ok := l.st.bills[id]
+	l.mu.Unlock()
 	if !ok {
 		return b, notFound("bill", id)
 	}
-	return b, nil
+	return b, domain.ReadBillPayments(l, &b)
 }
 
-func (l *Ledger) bills(f func(domain.Bill) bool) []domain.Bill {
+func (l *Ledger) bills(f func(domain.Bill) bool) ([]domain.Bill, error) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	var out []domain.Bill
 	for _, b := range l.st.bills {
 		if f(b) {
 			out = append(out, b)
 		}
 	}
+	l.mu.Unlock()
 	domain.SortBills(out)
-	return out
+	for i := range out {
+		if err := domain.ReadBillPayments(l, &out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 func (l *Ledger) BillsByAccount(n string) ([]domain.Bill, error) {
-	return l.bills(func(b domain.Bill) bool { return b.Account == n }), nil
+	return l.bills(func(b domain.Bill) bool { return b.Account == n })
 }
 
 func (l *Ledger) BillsByParcel(id string) ([]domain.Bill, error) {
-	return l.bills(func(b domain.Bill) bool { return b.Parcel == id }), nil
+	return l.bills(func(b domain.Bill) bool { return b.Parcel == id })
 }
 
 func (l *Ledger) Parcel(id string) (domain.Parcel, error) {
