@@ -56,7 +56,7 @@ func (n *Node) peerStatuses() []NodeStatus {
 		}
 	}
 	ch := make(chan answer, len(servers))
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
 	defer cancel()
 	for _, s := range servers {
 		go func(s raft.Server) {
@@ -110,31 +110,63 @@ func (n *Node) watchPeers() {
 	}
 }
 
-// compareClocks distrusts this node's clock while most peers that answer
-// read a time more than MaxClockSkew away (checkClock refuses then).
+// compareClocks distrusts this node's clock while most peers heard from
+// lately read a time more than MaxClockSkew away (checkClock refuses
+// then). A peer's last reading counts for clockMemory: one status request
+// that timed out on a busy machine must not leave a single skewed peer
+// outvoting the good clock of this node and its other peer.
 func (n *Node) compareClocks(peers []NodeStatus) {
-	answered, off := 0, 0
-	var worst time.Duration
+	now := time.Now()
+	if n.clockVotes == nil {
+		n.clockVotes = map[string]clockVote{}
+	}
 	for _, st := range peers {
 		if st.Clock.IsZero() || st.rtMid.IsZero() {
 			continue
 		}
-		answered++
 		skew := st.Clock.Sub(st.rtMid)
 		if skew < 0 {
 			skew = -skew
 		}
-		if skew > n.cfg.MaxClockSkew {
-			off++
-			worst = max(worst, skew)
-		}
+		n.clockVotes[st.ID] = clockVote{skew: skew, at: now}
 	}
-	msg := ""
-	if answered > 0 && off*2 > answered {
-		msg = fmt.Sprintf("This node's clock differs from its peers' by %s.", worst.Round(time.Second))
-		n.log.Error("clock disagrees with peers", "skew", worst)
+	msg := clockVerdict(n.clockVotes, now, 3*n.cfg.ClockCheckEvery+statusTimeout, n.cfg.MaxClockSkew)
+	if msg != "" {
+		n.log.Error("clock disagrees with peers", "why", msg)
 	}
 	n.clockErr.Store(msg)
+}
+
+// statusTimeout bounds one round of status requests to the peers.
+const statusTimeout = 2 * time.Second
+
+// A clockVote is how far a peer's clock read from this node's, and when.
+type clockVote struct {
+	skew time.Duration
+	at   time.Time
+}
+
+// clockVerdict says why this node's clock is distrusted ("" when it is
+// not): most of the peers' readings younger than memory are more than
+// maxSkew away. Older readings are forgotten.
+func clockVerdict(votes map[string]clockVote, now time.Time, memory, maxSkew time.Duration) string {
+	answered, off := 0, 0
+	var worst time.Duration
+	for id, v := range votes {
+		if now.Sub(v.at) > memory {
+			delete(votes, id)
+			continue
+		}
+		answered++
+		if v.skew > maxSkew {
+			off++
+			worst = max(worst, v.skew)
+		}
+	}
+	if answered > 0 && off*2 > answered {
+		return fmt.Sprintf("This node's clock differs from its peers' by %s.", worst.Round(time.Second))
+	}
+	return ""
 }
 
 // compareDigests compares this node's checkpoint hashes with its peers'

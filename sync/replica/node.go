@@ -125,10 +125,11 @@ type Node struct {
 	log       *slog.Logger
 
 	pending    atomic.Int64
-	readyTerm  atomic.Uint64 // the term in which this leader applied its first barrier
-	lastAt     atomic.Value  // domain.DateTime of the latest command taken here
-	clockErr   atomic.Value  // string: why the clock is distrusted, or ""
-	divergence atomic.Value  // *Divergence: the latest mismatch of checkpoint hashes
+	readyTerm  atomic.Uint64        // the term in which this leader applied its first barrier
+	lastAt     atomic.Value         // domain.DateTime of the latest command taken here
+	clockErr   atomic.Value         // string: why the clock is distrusted, or ""
+	clockVotes map[string]clockVote // the peers' latest clock readings (watchPeers only)
+	divergence atomic.Value         // *Divergence: the latest mismatch of checkpoint hashes
 	wake       chan struct{}
 	done       chan struct{}
 	wg         sync.WaitGroup
