@@ -38,6 +38,9 @@ func dateOf(t time.Time) Date {
 // ParseDate parses "2026-04-01". It refuses other layouts and impossible
 // dates ("2026-02-30") with an EINVALID error.
 func ParseDate(s string) (Date, error) {
+	if d, ok := parseDateFast(s); ok {
+		return d, nil
+	}
 	t, err := time.Parse("2006-01-02", s)
 	if err != nil {
 		return Date{}, Errorf(EINVALID, "", "The date %q is not a real date written as YYYY-MM-DD.", s)
@@ -76,7 +79,7 @@ func (d Date) String() string {
 	if d.IsZero() {
 		return ""
 	}
-	return fmt.Sprintf("%04d-%02d-%02d", d.y, int(d.m), d.d)
+	return string(appendDate(make([]byte, 0, 10), d))
 }
 
 // AddDays returns the date n days after d (before, for negative n).
@@ -150,7 +153,7 @@ func (d Date) MarshalJSON() ([]byte, error) {
 	if d.IsZero() {
 		return []byte("null"), nil
 	}
-	return json.Marshal(d.String())
+	return quoteSimple(d.String()), nil
 }
 
 // UnmarshalJSON reads "2026-04-01"; null leaves the zero Date.
@@ -159,8 +162,8 @@ func (d *Date) UnmarshalJSON(b []byte) error {
 		*d = Date{}
 		return nil
 	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
+	s, err := unquote(b)
+	if err != nil {
 		return Errorf(EINVALID, "", "A date must be a string like \"2026-04-01\".")
 	}
 	v, err := ParseDate(s)
@@ -190,6 +193,9 @@ func DateTimeOf(t time.Time) DateTime {
 
 // ParseDateTime parses "2026-11-24T16:45" or "2026-11-24T16:45:30".
 func ParseDateTime(s string) (DateTime, error) {
+	if dt, ok := parseDateTimeFast(s); ok {
+		return dt, nil
+	}
 	for _, layout := range []string{"2006-01-02T15:04", "2006-01-02T15:04:05"} {
 		if t, err := time.Parse(layout, s); err == nil {
 			return DateTimeOf(t), nil
@@ -225,7 +231,13 @@ func (dt DateTime) String() string {
 	if dt.IsZero() {
 		return ""
 	}
-	return fmt.Sprintf("%sT%02d:%02d:%02d", dt.Date.String(), dt.sec/3600, dt.sec/60%60, dt.sec%60)
+	b := appendDate(make([]byte, 0, 19), dt.Date)
+	b = append(b, 'T')
+	b = appendPadded(b, dt.sec/3600, 2)
+	b = append(b, ':')
+	b = appendPadded(b, dt.sec/60%60, 2)
+	b = append(b, ':')
+	return string(appendPadded(b, dt.sec%60, 2))
 }
 
 // Compare returns −1, 0 or +1 as dt is before, equal to or after o.
@@ -252,7 +264,7 @@ func (dt DateTime) MarshalJSON() ([]byte, error) {
 	if dt.IsZero() {
 		return []byte("null"), nil
 	}
-	return json.Marshal(dt.String())
+	return quoteSimple(dt.String()), nil
 }
 
 // UnmarshalJSON reads "2026-11-24T16:45" or "2026-11-24T16:45:30"; null
@@ -262,8 +274,8 @@ func (dt *DateTime) UnmarshalJSON(b []byte) error {
 		*dt = DateTime{}
 		return nil
 	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
+	s, err := unquote(b)
+	if err != nil {
 		return Errorf(EINVALID, "", "A time must be a string like \"2026-11-24T16:45\".")
 	}
 	v, err := ParseDateTime(s)

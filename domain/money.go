@@ -3,6 +3,7 @@ package domain
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/shopspring/decimal"
@@ -60,11 +61,23 @@ func ParseSignedMoney(s string) (Money, error) {
 	if len(whole) > 12 {
 		return Money{}, Errorf(EINVALID, "", "The amount %q is too large.", s)
 	}
-	d, err := decimal.NewFromString(t)
-	if err != nil {
-		return Money{}, Errorf(EINVALID, "", "The amount %q is not a number.", s)
+	// At most 12 whole digits and 2 decimals: the cents fit an int64, and
+	// decimal.New(cents, -2) is the same decimal that parsing the text and
+	// rounding it to the cent gives.
+	var cents int64
+	for i := 0; i < len(whole); i++ {
+		cents = cents*10 + int64(whole[i]-'0')
 	}
-	return Money{d.Round(2)}, nil
+	for i := 0; i < 2; i++ {
+		cents *= 10
+		if i < len(frac) {
+			cents += int64(frac[i] - '0')
+		}
+	}
+	if len(t) > 0 && t[0] == '-' {
+		cents = -cents
+	}
+	return Cents(cents), nil
 }
 
 func allDigits(s string) bool {
@@ -96,7 +109,25 @@ func (m Money) Decimal() decimal.Decimal { return m.d }
 func (m Money) Cents() int64 { return m.d.Mul(hundred).IntPart() }
 
 // String returns the amount with exactly two decimals, like "101.50".
-func (m Money) String() string { return m.d.StringFixed(2) }
+func (m Money) String() string {
+	// The ledger's amounts are held to the cent: written from their cents
+	// directly, as StringFixed(2) would write them.
+	if m.d.Exponent() == -2 && m.d.NumDigits() <= 18 {
+		return string(appendCents(make([]byte, 0, 24), m.d.CoefficientInt64()))
+	}
+	return m.d.StringFixed(2)
+}
+
+// appendCents appends c cents as dollars with two decimals ("-0.05").
+func appendCents(b []byte, c int64) []byte {
+	u := uint64(c)
+	if c < 0 {
+		b = append(b, '-')
+		u = -u
+	}
+	b = strconv.AppendUint(b, u/100, 10)
+	return append(b, '.', byte('0'+u%100/10), byte('0'+u%10))
+}
 
 // Add returns m + o.
 func (m Money) Add(o Money) Money { return Money{m.d.Add(o.d)} }
@@ -162,7 +193,7 @@ func SumMoney(ms ...Money) Money {
 
 // MarshalJSON writes the amount as a string with two decimals.
 func (m Money) MarshalJSON() ([]byte, error) {
-	return json.Marshal(m.String())
+	return quoteSimple(m.String()), nil
 }
 
 // UnmarshalJSON reads a signed amount from a JSON string ("12.34") or a plain
@@ -175,7 +206,8 @@ func (m *Money) UnmarshalJSON(b []byte) error {
 	}
 	var s string
 	if len(b) > 0 && b[0] == '"' {
-		if err := json.Unmarshal(b, &s); err != nil {
+		var err error
+		if s, err = unquote(b); err != nil {
 			return Errorf(EINVALID, "", "The amount is not a string or number.")
 		}
 	} else {
