@@ -99,10 +99,19 @@ func (s *Server) payableBills(rows *rowMapper, number string) ([]domain.Bill, []
 			out = append(out, rows.rowOf(b, fig))
 		}
 	}
-	if len(keep) > domain.MaxBillsPerPayment {
-		keep, out = keep[:domain.MaxBillsPerPayment], out[:domain.MaxBillsPerPayment]
-	}
 	return keep, out, nil
+}
+
+// cartBills is payableBills for one card payment, which pays at most
+// domain.MaxBillsPerPayment bills: of more, the oldest that many (the first
+// to run up interest and go on the tax roll), and how many are left out.
+func (s *Server) cartBills(rows *rowMapper, number string) ([]domain.Bill, []view.BillRow, int, error) {
+	bills, out, err := s.payableBills(rows, number)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	more := max(0, len(bills)-domain.MaxBillsPerPayment)
+	return bills[more:], out[more:], more, nil
 }
 
 // payAll is the account page's offer to pay every payable bill together,
@@ -111,7 +120,7 @@ func (s *Server) payAll(p view.Page, rows *rowMapper, number string) (*view.PayA
 	if !s.takesCards() {
 		return nil, nil
 	}
-	_, payable, err := s.payableBills(rows, number)
+	_, payable, _, err := s.cartBills(rows, number)
 	if err != nil || len(payable) < 2 {
 		return nil, err
 	}
@@ -140,7 +149,7 @@ func (s *Server) renderCart(w http.ResponseWriter, r *http.Request, status int, 
 		s.fail(w, r, err)
 		return
 	}
-	_, rows, err := s.payableBills(s.rows(), a.Number)
+	_, rows, more, err := s.cartBills(s.rows(), a.Number)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -150,7 +159,7 @@ func (s *Server) renderCart(w http.ResponseWriter, r *http.Request, status int, 
 		return
 	}
 	p := s.page(r, selfURL(r), "title.pay")
-	c := view.Cart{Account: a.Number, Action: accountURL(a.Number) + "/pay", BackURL: accountURL(a.Number), Problem: problem}
+	c := view.Cart{Account: a.Number, Action: accountURL(a.Number) + "/pay", BackURL: accountURL(a.Number), Problem: problem, More: more}
 	for _, row := range rows {
 		c.Bills = append(c.Bills, view.CartBill{Bill: row, Chosen: len(chosen) == 0 || slices.Contains(chosen, row.ID), Amount: row.Balance})
 		c.Total = c.Total.Add(row.Balance)
@@ -170,7 +179,7 @@ func (s *Server) submitCart(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	chosen := r.PostForm["bill"]
-	bills, rows, err := s.payableBills(s.rows(), number)
+	bills, rows, _, err := s.cartBills(s.rows(), number)
 	if err != nil {
 		s.fail(w, r, err)
 		return

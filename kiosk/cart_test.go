@@ -1,6 +1,7 @@
 package kiosk_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -219,5 +220,78 @@ func TestCartInSpanish(t *testing.T) {
 	c := h.cartConfirm("100101", pastDueBill, currentBill)
 	if c.lang() != "es" || !strings.Contains(c.body, "Un solo pago con tarjeta por 2 facturas") || !strings.Contains(c.body, "recargo") {
 		t.Errorf("confirmation in %q: %s", c.lang(), c.text("cart-lines"))
+	}
+}
+
+// manyBills gives account 100103 n payable bills, billed a day apart from
+// September 1, 2026, and returns their ids, oldest first.
+func (h *harness) manyBills(n int) []string {
+	h.t.Helper()
+	var ids []string
+	h.ledger.mu.Lock()
+	defer h.ledger.mu.Unlock()
+	for i := range n {
+		id := fmt.Sprintf("B-2026-9%03d", i)
+		h.ledger.bills[id] = domain.Bill{ID: id, Account: "100103", Parcel: "0601-141-2003", Description: "Water and sewer",
+			BilledOn: domain.MustDate("2026-09-01").AddDays(i), Principal: domain.Cents(int64(1000 + i))}
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// TestCartOfMoreBillsThanOnePaymentTakes: an account with more payable
+// bills than one payment pays lists the oldest that many, says how many it
+// left out, and takes no other; the clerk's window, where a kiosk takes no
+// card, still names them all.
+func TestCartOfMoreBillsThanOnePaymentTakes(t *testing.T) {
+	h := newHarness(t)
+	ids := h.manyBills(domain.MaxBillsPerPayment + 2)
+	oldest, newest := ids[:domain.MaxBillsPerPayment], ids[domain.MaxBillsPerPayment:]
+
+	acct := h.get("/accounts/100103")
+	if got := acct.text("pay-all"); !strings.HasPrefix(got, fmt.Sprintf("Pay %d bills together", domain.MaxBillsPerPayment)) {
+		t.Errorf("offer %q", got)
+	}
+	cart := h.get("/accounts/100103/pay")
+	h.expect(cart, http.StatusOK)
+	if n := cart.count("cart-bill"); n != domain.MaxBillsPerPayment {
+		t.Fatalf("%d bills listed, want %d", n, domain.MaxBillsPerPayment)
+	}
+	for _, id := range newest {
+		if cart.doc.Find(`[data-bill="`+id+`"]`).Length() != 0 {
+			t.Errorf("the newest bill %s is listed over the limit", id)
+		}
+	}
+	for _, id := range oldest {
+		if cart.doc.Find(`[data-bill="`+id+`"]`).Length() != 1 {
+			t.Errorf("the older bill %s is not listed", id)
+		}
+	}
+	want := fmt.Sprintf("This account has 2 more bills to pay. One payment takes at most %d: these are the oldest %d.", domain.MaxBillsPerPayment, domain.MaxBillsPerPayment)
+	if got := cart.text("cart-more"); !strings.HasPrefix(got, want) {
+		t.Errorf("note %q, want it to start %q", got, want)
+	}
+
+	// A bill left out, added to the form by hand, is refused and nothing
+	// is charged.
+	r := h.post("/accounts/100103/pay", url.Values{"csrf": {cart.csrf()}, "bill": {oldest[0], newest[0]}})
+	h.expect(r, http.StatusUnprocessableEntity)
+	c := h.cartConfirm("100103", oldest...)
+	if c.count("cart-line") != domain.MaxBillsPerPayment {
+		t.Errorf("confirmation of %d lines", c.count("cart-line"))
+	}
+	h.expectUntouched("a cart over the limit")
+
+	// Within the limit, no note.
+	if h.get("/accounts/100101/pay").count("cart-more") != 0 {
+		t.Error("a cart within the limit says bills were left out")
+	}
+	off := newHarness(t, withoutTerminal)
+	off.manyBills(domain.MaxBillsPerPayment + 2)
+	p := off.get("/accounts/100103/pay")
+	for _, id := range ids {
+		if !strings.Contains(p.body, id) {
+			t.Errorf("the window's amounts leave out %s", id)
+		}
 	}
 }

@@ -12,6 +12,9 @@ type Cart struct {
 	Action  string
 	BackURL string
 	Problem *Problem
+	// More is how many more bills the account has to pay than one
+	// payment takes (the oldest are listed).
+	More int
 }
 
 // CartBill is one bill of a Cart or of its confirmation: what it owes
