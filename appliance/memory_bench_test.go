@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -23,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/villagehall/appliance/domain"
 )
 
@@ -34,6 +36,22 @@ const (
 	budgetParcels = 5_000
 	budgetImports = 100
 	budgetPerFile = 1_000
+)
+
+// The year of journal on that ledger, and the serving node's load. A
+// year at a village of this size is about 20,000 payments (5,000
+// accounts paying quarterly); two clerks take them at two windows at
+// once, each from their own session, in drawers of a day's payments (250
+// business days, 80 a day). One clerk alone took 186 s for the year on
+// the development VM, two 69–84 s. Serving, a
+// resident reads account and bill pages at the kiosk back to back while
+// one clerk takes five payments a second.
+const (
+	budgetPayments  = 20_000
+	budgetPerDrawer = 80
+	budgetClerks    = 2
+	servingFor      = 30 * time.Second
+	servingEvery    = 200 * time.Millisecond
 )
 
 // BenchmarkMemoryBudget measures the memory and start-up budget of one
@@ -54,7 +72,23 @@ const (
 //     its resident memory two seconds after the last import;
 //   - cold-ready-s and cold-peak-RSS-MiB: the node started again on the
 //     data folder those imports left, until /readyz answers 200, and its
-//     peak RSS by then.
+//     peak RSS by then;
+//   - journal-s: that node then takes a year of payments at the window
+//     (budgetPayments, in drawers of a day's), and the time they took;
+//   - the serving node, the issue's target: the node started again on the
+//     ledger now holding the bills and the year of journal, ready after
+//     serving-ready-s, then for servingFor a resident reading account and
+//     bill pages at the kiosk back to back while a clerk takes a payment
+//     every servingEvery (serving-reads and serving-payments done).
+//     serving-peak-RSS-MiB is its VmHWM over the cold start and the
+//     serving (serving-ready-peak-RSS-MiB its VmHWM at ready, the cold
+//     start's share); serving-anon-MiB and serving-file-MiB the largest
+//     sampled while serving, and serving-file-{exe,sst,mem}-MiB the file
+//     pages at their largest; serving-first-post-s the time from ready
+//     until the clerk, signed in, has the drawer open (/readyz answers
+//     before the node posts: README, "Benchmarks"). It is a single-node
+//     cluster: its payments commit through its own raft log, replicated
+//     to no follower.
 func BenchmarkMemoryBudget(b *testing.B) {
 	for b.Loop() {
 		memoryBudget(b)
@@ -70,34 +104,74 @@ func BenchmarkImportHeapProfile(b *testing.B) {
 	for b.Loop() {
 		l := budgetLedger(b)
 		m := l.start(b)
-		var peak atomic.Uint64
-		stop := make(chan struct{})
-		var wg sync.WaitGroup
-		wg.Go(func() {
-			var profiled uint64
-			sample := []rtmetrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/unused:bytes"}}
-			for {
-				select {
-				case <-stop:
-					return
-				case <-time.After(20 * time.Millisecond):
-				}
-				rtmetrics.Read(sample)
-				if v := sample[0].Value.Uint64() + sample[1].Value.Uint64(); v > peak.Load() {
-					if path := os.Getenv("MEMPROFILE"); path != "" && v > profiled+8<<20 {
-						writeHeapProfile(b, path)
-						profiled = v
-					}
-					peak.Store(v)
-				}
-			}
-		})
+		peak := watchHeap(b)
 		importBills(b, l, m.Addr(), "https://"+m.StaffAddr(), func(int) {})
-		close(stop)
-		wg.Wait()
+		heap := peak()
 		m.Close()
-		b.ReportMetric(mib(int64(peak.Load())), "heap-peak-MiB")
+		b.ReportMetric(mib(int64(heap)), "heap-peak-MiB")
 	}
+}
+
+// BenchmarkServingHeapProfile builds the serving node's ledger as
+// BenchmarkMemoryBudget does (the imports, then the year of journal) with
+// a node inside the benchmark's process, starts a node on it again and
+// loads it as the serving phase does, and writes the heap profile taken
+// when the heap was largest since that start to MEMPROFILE: what holds
+// the serving node's memory. It reports that peak (serving-heap-peak-MiB)
+// and the time to ready (serving-ready-s, from Run to a leader).
+func BenchmarkServingHeapProfile(b *testing.B) {
+	for b.Loop() {
+		l := budgetLedger(b)
+		m := l.start(b)
+		_, _, bills := importBills(b, l, m.Addr(), "https://"+m.StaffAddr(), func(int) {})
+		takeYear(b, l, "https://"+m.StaffAddr(), bills)
+		m.Close()
+		peak := watchHeap(b)
+		start := time.Now()
+		m = l.start(b)
+		ready := time.Since(start)
+		clerk := &windowClerk{s: l.signIn(b, "https://"+m.StaffAddr(), "clerk1")}
+		if err := clerk.open(); err != nil {
+			b.Fatal(err)
+		}
+		reads, payments, _, _ := serveLoad(b, clerk, m.Addr(), bills)
+		heap := peak()
+		m.Close()
+		b.ReportMetric(mib(int64(heap)), "serving-heap-peak-MiB")
+		b.ReportMetric(ready.Seconds(), "serving-ready-s")
+		b.Logf("serving in process: ready in %v, %d kiosk reads and %d payments, heap at most %.0f MiB", ready.Round(time.Millisecond), reads, payments, mib(int64(heap)))
+	}
+}
+
+// watchHeap samples this process's Go heap (its objects and its unused
+// spans) every 20 ms and, with MEMPROFILE set, writes the heap profile
+// there each time the heap has grown 8 MiB past the last one written.
+// The function it returns stops the sampling and answers the largest
+// heap seen.
+func watchHeap(b *testing.B) func() uint64 {
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		var profiled uint64
+		sample := []rtmetrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/unused:bytes"}}
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			rtmetrics.Read(sample)
+			if v := sample[0].Value.Uint64() + sample[1].Value.Uint64(); v > peak.Load() {
+				if path := os.Getenv("MEMPROFILE"); path != "" && v > profiled+8<<20 {
+					writeHeapProfile(b, path)
+					profiled = v
+				}
+				peak.Store(v)
+			}
+		}
+	})
+	return func() uint64 { close(stop); wg.Wait(); return peak.Load() }
 }
 
 // budgetData is a data folder holding the budget's parcels and a clerk who
@@ -130,16 +204,19 @@ func budgetLedger(b *testing.B) budgetData {
 	if res, err := m.Node.Submit(ctx, cmd); err != nil || res.Error != nil || !strings.HasPrefix(res.Note, "loaded") {
 		b.Fatalf("seed: %v %v %q", err, res.Error, res.Note)
 	}
-	out, code := userCLI(b, m, "add", "--username", "clerk1", "--name", "Pat Clerk", "--role", "clerk")
-	if code != 0 {
-		b.Fatalf("user add: %s", out)
-	}
-	temp := tempPassword(b, out)
-	c := newStaffClient(b, m)
-	c.login("clerk1", temp)
-	c.get("/staff/password")
-	if p := c.post("/staff/password", url.Values{"current": {temp}, "new": {l.password}, "again": {l.password}}); p.status != http.StatusSeeOther {
-		b.Fatalf("password change: %d", p.status)
+	for k := range budgetClerks {
+		user := fmt.Sprintf("clerk%d", k+1)
+		out, code := userCLI(b, m, "add", "--username", user, "--name", "Pat Clerk", "--role", "clerk")
+		if code != 0 {
+			b.Fatalf("user add: %s", out)
+		}
+		temp := tempPassword(b, out)
+		c := newStaffClient(b, m)
+		c.login(user, temp)
+		c.get("/staff/password")
+		if p := c.post("/staff/password", url.Values{"current": {temp}, "new": {l.password}, "again": {l.password}}); p.status != http.StatusSeeOther {
+			b.Fatalf("password change: %d", p.status)
+		}
 	}
 	l.pool = m.Identity().CAPool()
 	return l
@@ -164,17 +241,27 @@ func (l budgetData) start(b *testing.B) *Main {
 	return m
 }
 
-// importBills signs the clerk in on the staff listener and imports the
-// budget's bills through the import page while a resident reads accounts
-// at the kiosk; after calls back after each file.
-func importBills(b *testing.B, l budgetData, kioskAddr, staffBase string, after func(file int)) (time.Duration, int64) {
+// signIn signs a clerk in on the staff listener at staffBase.
+func (l budgetData) signIn(b *testing.B, staffBase, user string) *staffClient {
 	jar, _ := cookiejar.New(nil)
 	c := &staffClient{t: b, base: staffBase, c: &http.Client{Jar: jar,
 		Transport:     &http.Transport{TLSClientConfig: &tls.Config{RootCAs: l.pool, MinVersion: tls.VersionTLS12}},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
-	if p := c.login("clerk1", l.password); p.status != http.StatusSeeOther {
-		b.Fatalf("sign-in: %d", p.status)
+	if p := c.login(user, l.password); p.status != http.StatusSeeOther {
+		b.Fatalf("sign-in of %s: %d", user, p.status)
 	}
+	return c
+}
+
+// budgetBill is an imported bill as the import page listed it.
+type budgetBill struct{ id, amount string }
+
+// importBills signs the clerk in on the staff listener and imports the
+// budget's bills through the import page while a resident reads accounts
+// at the kiosk; after calls back after each file. It returns the bills
+// the import pages listed, in import order.
+func importBills(b *testing.B, l budgetData, kioskAddr, staffBase string, after func(file int)) (time.Duration, int64, []budgetBill) {
+	c := l.signIn(b, staffBase, "clerk1")
 	stop := make(chan struct{})
 	var reads atomic.Int64
 	var wg sync.WaitGroup
@@ -195,6 +282,7 @@ func importBills(b *testing.B, l budgetData, kioskAddr, staffBase string, after 
 	})
 	defer func() { close(stop); wg.Wait() }()
 	today := domain.DateOf(villageNow)
+	bills := make([]budgetBill, 0, budgetImports*budgetPerFile)
 	start := time.Now()
 	for f := range budgetImports {
 		var csv strings.Builder
@@ -209,9 +297,17 @@ func importBills(b *testing.B, l budgetData, kioskAddr, staffBase string, after 
 		if done := p.text("import-done"); p.status != http.StatusOK || !strings.HasPrefix(done, fmt.Sprintf("Imported %d bills", budgetPerFile)) {
 			b.Fatalf("import %d: status %d %q %s", f, p.status, done, p.text("import-errors"))
 		}
+		p.doc.Find(`[data-testid="import-rows"] tbody tr`).Each(func(_ int, row *goquery.Selection) {
+			cells := row.Find("td")
+			bills = append(bills, budgetBill{id: strings.TrimSpace(cells.Eq(1).Text()), amount: strings.TrimSpace(cells.Eq(6).Text())})
+		})
 		after(f)
 	}
-	return time.Since(start), reads.Load()
+	elapsed := time.Since(start)
+	if len(bills) != budgetImports*budgetPerFile {
+		b.Fatalf("the import pages listed %d bills, want %d", len(bills), budgetImports*budgetPerFile)
+	}
+	return elapsed, reads.Load(), bills
 }
 
 func memoryBudget(b *testing.B) {
@@ -220,7 +316,7 @@ func memoryBudget(b *testing.B) {
 	node := startBudgetNode(b, bin, l.dir)
 	stop := make(chan struct{})
 	peaks := watchRSS(b, node.cmd.Process.Pid, bin, stop)
-	importTime, reads := importBills(b, l, node.http, "https://"+node.https, func(int) {})
+	importTime, reads, bills := importBills(b, l, node.http, "https://"+node.https, func(int) {})
 	close(stop)
 	peakAnon, peakFile, files := peaks()
 	during := rssOf(b, node.cmd.Process.Pid)
@@ -230,7 +326,13 @@ func memoryBudget(b *testing.B) {
 
 	cold := startBudgetNode(b, bin, l.dir)
 	coldMem := rssOf(b, cold.cmd.Process.Pid)
+	// The cold node goes on to take the year's payments.
+	journalTime := takeYear(b, l, "https://"+cold.https, bills)
 	cold.stop(b)
+
+	serving := startBudgetNode(b, bin, l.dir)
+	sv := serve(b, l, serving, bin, bills)
+	serving.stop(b)
 
 	b.ReportMetric(mib(during.peak), "peak-RSS-MiB")
 	b.ReportMetric(mib(peakAnon), "peak-anon-MiB")
@@ -242,8 +344,283 @@ func memoryBudget(b *testing.B) {
 	b.ReportMetric(importTime.Seconds(), "import-s")
 	b.ReportMetric(cold.ready.Seconds(), "cold-ready-s")
 	b.ReportMetric(mib(coldMem.peak), "cold-peak-RSS-MiB")
+	b.ReportMetric(journalTime.Seconds(), "journal-s")
+	b.ReportMetric(serving.ready.Seconds(), "serving-ready-s")
+	b.ReportMetric(mib(sv.mem.peak), "serving-peak-RSS-MiB")
+	b.ReportMetric(mib(sv.ready.peak), "serving-ready-peak-RSS-MiB")
+	b.ReportMetric(mib(sv.anon), "serving-anon-MiB")
+	b.ReportMetric(mib(sv.file), "serving-file-MiB")
+	b.ReportMetric(mib(sv.files.exe), "serving-file-exe-MiB")
+	b.ReportMetric(mib(sv.files.sst), "serving-file-sst-MiB")
+	b.ReportMetric(mib(sv.files.mem), "serving-file-mem-MiB")
+	b.ReportMetric(float64(sv.reads), "serving-reads")
+	b.ReportMetric(float64(sv.payments), "serving-payments")
+	b.ReportMetric(float64(sv.provisional), "serving-provisional")
+	b.ReportMetric(sv.firstPost.Seconds(), "serving-first-post-s")
 	b.Logf("GOMEMLIMIT=%q: %d bills in %d imports in %v (%d kiosk reads meanwhile): node's peak RSS %.0f MiB (anonymous at most %.0f, file-backed at most %.0f: executable %.0f, tables %.0f, memtable logs %.0f), %.0f MiB after; cold start to ready %v, peak RSS %.0f MiB",
 		os.Getenv("GOMEMLIMIT"), budgetImports*budgetPerFile, budgetImports, importTime.Round(time.Millisecond), reads, mib(during.peak), mib(peakAnon), mib(peakFile), mib(files.exe), mib(files.sst), mib(files.mem), mib(steady.rss), cold.ready.Round(time.Millisecond), mib(coldMem.peak))
+	b.Logf("a year of journal: %d window payments in drawers of %d by %d clerk(s) in %v; restarted on that ledger, ready in %v at a peak RSS of %.0f MiB, the clerk's first command posted %v after ready; then %v serving %d kiosk reads and %d payments (%d provisional): peak RSS %.0f MiB since start (anonymous at most %.0f, file-backed at most %.0f: executable %.0f, tables %.0f, memtable logs %.0f), %.0f MiB at the end",
+		budgetPayments, budgetPerDrawer, budgetClerks, journalTime.Round(time.Millisecond), serving.ready.Round(time.Millisecond), mib(sv.ready.peak), sv.firstPost.Round(time.Millisecond), sv.took.Round(time.Millisecond), sv.reads, sv.payments, sv.provisional, mib(sv.mem.peak), mib(sv.anon), mib(sv.file), mib(sv.files.exe), mib(sv.files.sst), mib(sv.files.mem), mib(sv.mem.rss))
+}
+
+// takeYear gives the ledger a year of journal: budgetPayments window
+// payments, every fifth imported bill paid its principal in cash, by
+// budgetClerks clerks at once, each opening a drawer, taking a day's
+// payments and closing it counted.
+func takeYear(b *testing.B, l budgetData, staffBase string, bills []budgetBill) time.Duration {
+	clerks := make([]*windowClerk, budgetClerks)
+	for k := range clerks {
+		clerks[k] = &windowClerk{s: l.signIn(b, staffBase, fmt.Sprintf("clerk%d", k+1))}
+	}
+	start := time.Now()
+	errs := make([]error, len(clerks))
+	var wg sync.WaitGroup
+	for k, c := range clerks {
+		wg.Go(func() {
+			for i := k; i < budgetPayments; i += len(clerks) {
+				if c.drawer == "" {
+					if errs[k] = c.open(); errs[k] != nil {
+						return
+					}
+				}
+				if errs[k] = c.pay(bills[5*i]); errs[k] != nil {
+					return
+				}
+				if c.taken == budgetPerDrawer {
+					if errs[k] = c.close(); errs[k] != nil {
+						return
+					}
+				}
+			}
+			if c.drawer != "" {
+				errs[k] = c.close()
+			}
+		})
+	}
+	wg.Wait()
+	for k, err := range errs {
+		if err != nil {
+			b.Fatalf("clerk%d: %v", k+1, err)
+		}
+	}
+	return time.Since(start)
+}
+
+// serving is what the serving phase measured.
+type serving struct {
+	ready           memStat // at ready: ready.peak is the cold start's peak
+	mem             memStat // at the end: mem.peak is VmHWM since start
+	anon, file      int64   // the largest sampled while serving
+	files           fileRSS // the file pages when largest
+	reads, payments int
+	provisional     int           // of the payments, answered provisionally
+	firstPost       time.Duration // from ready to the clerk signed in with the drawer open
+	took            time.Duration
+}
+
+// serve loads the restarted node (serveLoad) while watchRSS samples it.
+func serve(b *testing.B, l budgetData, n *budgetNode, bin string, bills []budgetBill) serving {
+	readyAt := time.Now()
+	sv := serving{ready: rssOf(b, n.cmd.Process.Pid)}
+	stop := make(chan struct{})
+	peaks := watchRSS(b, n.cmd.Process.Pid, bin, stop)
+	// On a failure, the sampling stops before the node is killed.
+	b.Cleanup(func() {
+		select {
+		case <-stop:
+		default:
+			close(stop)
+		}
+		peaks()
+	})
+	clerk := &windowClerk{s: l.signIn(b, "https://"+n.https, "clerk1")}
+	if err := clerk.open(); err != nil {
+		b.Fatal(err)
+	}
+	sv.firstPost = time.Since(readyAt)
+	sv.reads, sv.payments, sv.provisional, sv.took = serveLoad(b, clerk, n.http, bills)
+	close(stop)
+	sv.anon, sv.file, sv.files = peaks()
+	sv.mem = rssOf(b, n.cmd.Process.Pid)
+	return sv
+}
+
+// serveLoad is the serving node's load for servingFor: a resident
+// reading account and bill pages at the kiosk back to back, one request
+// at a time, and a clerk with an open drawer taking a payment every
+// servingEvery (bills the year left unpaid); it closes the drawer after.
+// A payment answered provisionally counts in payments and provisional.
+func serveLoad(b *testing.B, clerk *windowClerk, kioskAddr string, bills []budgetBill) (reads, payments, provisional int, took time.Duration) {
+	start := time.Now()
+	done := make(chan struct{})
+	var readErr error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		kiosk := &http.Client{}
+		for i := 0; ; i++ {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			path := fmt.Sprintf("/accounts/%06d", 200000+(i/2)%budgetParcels)
+			if i%2 == 1 {
+				path = "/bills/" + bills[(i*7919)%len(bills)].id
+			}
+			resp, err := kiosk.Get("http://" + kioskAddr + path)
+			if err != nil {
+				readErr = err
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				readErr = fmt.Errorf("GET %s: %d", path, resp.StatusCode)
+				return
+			}
+			reads++
+		}
+	})
+	tick := time.NewTicker(servingEvery)
+	for time.Since(start) < servingFor {
+		<-tick.C
+		// Bills 1, 6, 11, …: the year paid 0, 5, 10, ….
+		err := clerk.pay(bills[5*payments+1])
+		if errors.Is(err, errProvisional) {
+			provisional++
+		} else if err != nil {
+			close(done)
+			wg.Wait()
+			b.Fatal(err)
+		}
+		payments++
+	}
+	tick.Stop()
+	close(done)
+	wg.Wait()
+	took = time.Since(start)
+	if readErr != nil {
+		b.Fatalf("kiosk read: %v", readErr)
+	}
+	if err := clerk.close(); err != nil {
+		b.Fatal(err)
+	}
+	return reads, payments, provisional, took
+}
+
+// windowClerk is a clerk at the window with a drawer. Unlike staffClient's
+// its methods return their errors, so that several clerks can work at
+// once, each in a goroutine of its own.
+type windowClerk struct {
+	s      *staffClient
+	drawer string
+	cash   domain.Money // taken into the open drawer
+	taken  int
+}
+
+const budgetFloat = "100.00"
+
+// open opens a drawer with budgetFloat and reads its id off the window
+// page.
+func (w *windowClerk) open() error {
+	if _, err := w.try(http.MethodGet, "/staff/window", nil); err != nil {
+		return err
+	}
+	p, err := w.try(http.MethodPost, "/staff/window/open", url.Values{"float": {budgetFloat}})
+	if err != nil {
+		return err
+	}
+	// A provisional answer (503: recorded, not yet confirmed) posts later:
+	// the clerk looks at the window page until the drawer shows open, as
+	// the message asks.
+	provisional := p.status == http.StatusServiceUnavailable && strings.Contains(p.text("window-error"), "no quorum")
+	if p.status != http.StatusSeeOther && !provisional {
+		return fmt.Errorf("open drawer: %d %s", p.status, p.text("window-error"))
+	}
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		if p, err = w.try(http.MethodGet, "/staff/window", nil); err != nil {
+			return err
+		}
+		if w.drawer = p.text("drawer-id"); w.drawer != "" {
+			break
+		}
+		if time.Since(start) > time.Minute {
+			return fmt.Errorf("the drawer opened provisionally did not post within a minute")
+		}
+	}
+	w.cash, w.taken = domain.Cents(0), 0
+	return nil
+}
+
+// errProvisional is a payment the node recorded but the cluster had not
+// confirmed within the node's wait (a 503 naming "no quorum"); it posts
+// later.
+var errProvisional = errors.New("provisional")
+
+// pay takes a bill's principal in cash, exactly tendered.
+func (w *windowClerk) pay(bill budgetBill) error {
+	p, err := w.try(http.MethodPost, "/staff/window/pay", url.Values{"bill": {bill.id}, "amount": {bill.amount}, "tender": {"cash"}, "tendered": {bill.amount}, "confirm": {"yes"}})
+	if err != nil {
+		return err
+	}
+	if p.status == http.StatusServiceUnavailable && strings.Contains(p.text("window-error"), "no quorum") {
+		w.cash = w.cash.Add(domain.MustMoney(bill.amount))
+		w.taken++
+		return fmt.Errorf("pay %s: %w: %s", bill.id, errProvisional, p.text("window-error"))
+	}
+	if p.status != http.StatusSeeOther || !strings.HasPrefix(p.location, "/staff/receipts/") {
+		return fmt.Errorf("pay %s %s: %d → %q %s", bill.id, bill.amount, p.status, p.location, p.text("window-error"))
+	}
+	w.cash = w.cash.Add(domain.MustMoney(bill.amount))
+	w.taken++
+	return nil
+}
+
+// close counts the drawer exactly: the float and the cash taken.
+func (w *windowClerk) close() error {
+	if _, err := w.try(http.MethodGet, "/staff/window/close", nil); err != nil {
+		return err
+	}
+	cash := w.cash.Add(domain.MustMoney(budgetFloat)).String()
+	p, err := w.try(http.MethodPost, "/staff/window/close", url.Values{"drawer": {w.drawer}, "cash": {cash}, "checks": {"0"}, "check_count": {"0"}})
+	if err != nil {
+		return err
+	}
+	if p.status != http.StatusSeeOther {
+		return fmt.Errorf("close drawer %s: %d %s", w.drawer, p.status, p.text("close-error"))
+	}
+	w.drawer = ""
+	return nil
+}
+
+// try is staffClient.get and .post returning errors instead of failing
+// the benchmark.
+func (w *windowClerk) try(method, path string, form url.Values) (staffPage, error) {
+	var body io.Reader
+	if form != nil {
+		form.Set("csrf", w.s.csrf)
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequest(method, w.s.base+path, body)
+	if err != nil {
+		return staffPage{}, err
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	resp, err := w.s.c.Do(req)
+	if err != nil {
+		return staffPage{}, fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	doc, err := goquery.NewDocumentFromReader(resp.Body)
+	if err != nil {
+		return staffPage{}, fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	if tok := doc.Find(`input[name="csrf"]`).First().AttrOr("value", ""); tok != "" {
+		w.s.csrf = tok
+	}
+	return staffPage{resp.StatusCode, resp.Header.Get("Location"), doc}, nil
 }
 
 // budgetNode is the appliance binary serving a data folder.
