@@ -60,8 +60,11 @@ func (n *Node) alive() error {
 
 // Readiness says whether the node is ready to take payments now, and if
 // not, why (sentences): its ledger is healthy (not halted, not diverged),
-// its clock can date commands, and it is in touch with a leader, so that a
-// payment posts instead of waiting in the outbox. /readyz serves it.
+// its clock can date commands, it is in touch with a leader, and its
+// ledger has worked through its log (after a restart raft hands the FSM
+// every entry since the newest snapshot again, and after an outage a
+// follower catches up), so that a payment posts at once instead of
+// waiting behind them or in the outbox. /readyz serves it.
 func (n *Node) Readiness() (bool, []string) {
 	reasons := n.Problems()
 	if err := n.checkClock(domainNow(n)); err != nil {
@@ -70,7 +73,30 @@ func (n *Node) Readiness() (bool, []string) {
 	if !n.connected() {
 		reasons = append(reasons, "this node is not in touch with a leader: payments would be provisional until the cluster is reachable")
 	}
+	if behind := n.applyLag(); behind > 0 {
+		reasons = append(reasons, fmt.Sprintf("this node's ledger is %d log entries behind (working through its log after a restart or an outage): a payment would wait behind them", behind))
+	}
 	return len(reasons) == 0, reasons
+}
+
+// readyLag is how far the ledger may trail the commit index and the node
+// still count as caught up: entries in flight between raft and the FSM
+// under steady load (one batch of MaxAppendEntries).
+const readyLag = 256
+
+// applyLag returns how many log entries the ledger has yet to work through
+// before a new command would apply without waiting: those raft replays
+// after a restart up to what the ledger had applied before it, and beyond
+// readyLag, those committed and not yet handed to the FSM.
+func (n *Node) applyLag() uint64 {
+	seen := n.fsm.Seen()
+	if seen < n.replayTo {
+		return n.replayTo - seen
+	}
+	if c := n.raft.CommitIndex(); c > seen+readyLag {
+		return c - seen
+	}
+	return 0
 }
 
 // outboxOldest returns the intake time of the oldest command waiting in

@@ -47,9 +47,14 @@ type FSM struct {
 	snapMu    sync.Mutex             // guards snaps
 	snaps     map[*snapshot]struct{} // snapshots raft has not released (snapshot.go)
 	applied   atomic.Uint64
-	head      []byte       // journal head hash; guarded by mu
-	jseq      uint64       // journal entries so far; guarded by mu
-	latest    atomic.Value // domain.DateTime: the latest intake time applied
+	// seen is the highest log index raft has handed to ApplyBatch since
+	// this process opened the ledger (entries replayed after a restart
+	// included, which are skipped): a node whose seen lags its log is
+	// still working through it (Node.Readiness).
+	seen   atomic.Uint64
+	head   []byte       // journal head hash; guarded by mu
+	jseq   uint64       // journal entries so far; guarded by mu
+	latest atomic.Value // domain.DateTime: the latest intake time applied
 
 	restores atomic.Int64 // snapshots restored since open
 
@@ -306,6 +311,7 @@ func (f *FSM) Apply(l *raft.Log) any { return f.ApplyBatch([]*raft.Log{l})[0] }
 // A storage failure while applying panics: a replica that cannot write its
 // state must stop rather than acknowledge and diverge.
 func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
+	f.pauseAt("fsm.apply")
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	start := time.Now()
@@ -356,9 +362,15 @@ func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
 	}
 	b.commit()
 	f.applied.Store(applied)
+	if n := len(logs); n > 0 && logs[n-1].Index > f.seen.Load() {
+		f.seen.Store(logs[n-1].Index)
+	}
 	f.stats.batch(time.Since(start))
 	return out
 }
+
+// Seen returns the highest log index handed to the FSM since it opened.
+func (f *FSM) Seen() uint64 { return f.seen.Load() }
 
 // batch is the write transaction of ApplyBatch with a running estimate
 // of its size, so that it is committed before an entry that would not fit

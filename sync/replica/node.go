@@ -122,6 +122,7 @@ type Node struct {
 	box       *outbox
 	transport raft.Transport
 	snaps     raft.SnapshotStore
+	replayTo  uint64 // the ledger's applied index at start, when raft replays up to it (open)
 	log       *slog.Logger
 
 	pending    atomic.Int64
@@ -260,6 +261,20 @@ func (n *Node) open() error {
 		return fmt.Errorf("open snapshot store: %w", err)
 	}
 	n.snaps = snaps
+	// Raft hands the FSM again every entry after its newest snapshot
+	// (skipped when the ledger holds it already): until it has come to the
+	// last the ledger applied before this start, a new command waits behind
+	// them (Readiness).
+	n.replayTo = 0
+	if list, err := snaps.List(); err == nil {
+		var snapIndex uint64
+		if len(list) > 0 {
+			snapIndex = list[0].Index
+		}
+		if a := n.fsm.Applied(); a > snapIndex {
+			n.replayTo = a
+		}
+	}
 	n.transport = cfg.Transport
 	if n.transport == nil {
 		_, n.transport = raft.NewInmemTransport(raft.ServerAddress(cfg.ID))

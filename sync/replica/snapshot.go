@@ -338,6 +338,9 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 	}
 	f.incomplete = false
 	f.restores.Add(1)
+	if a := f.applied.Load(); a > f.seen.Load() {
+		f.seen.Store(a)
+	}
 	f.log.Info("restored snapshot", "applied", f.applied.Load(), "bytes", size)
 	return nil
 }
