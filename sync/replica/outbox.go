@@ -344,7 +344,15 @@ func (o *outbox) prune(cutoff domain.DateTime) (int, error) {
 			if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &e) }); err != nil {
 				return err
 			}
-			if e.State != statePending && e.Command.At.Before(cutoff) {
+			if !e.Command.At.Before(cutoff) {
+				// Entries follow their sequence, which the node hands out
+				// in intake order: the rest are as recent, give or take
+				// the seconds between concurrent intakes (left for the
+				// next pruning). A start reads what it prunes and one
+				// more, not the month it keeps.
+				break
+			}
+			if e.State != statePending {
 				seqs = append(seqs, e.Seq)
 				ids = append(ids, e.Command.ID)
 			}

@@ -43,6 +43,21 @@ func TestOutboxPruneKeepsPending(t *testing.T) {
 	if _, ok, _ := o.get(3); !ok {
 		t.Fatal("the recent answered entry was pruned")
 	}
+
+	// Pruning reads in sequence order and stops at the first entry it
+	// keeps for its age: an old entry after it (intake times a little out
+	// of order) waits for a later pruning.
+	late := payCommand("late-done", 4, "B1", "1.00", "2026-01-04T10:00")
+	if _, _, err := o.put(late); err != nil {
+		t.Fatal(err)
+	}
+	o.finish(4, domain.Result{CommandID: late.ID, Index: 11})
+	if n, err := o.prune(domain.NewDateTime(domain.MustDate("2026-02-01"), 0, 0, 0)); err != nil || n != 0 {
+		t.Fatalf("pruned %d, %v past the first recent entry", n, err)
+	}
+	if n, err := o.prune(domain.NewDateTime(domain.MustDate("2026-04-01"), 0, 0, 0)); err != nil || n != 2 {
+		t.Fatalf("pruned %d, %v once both are old; want 2", n, err)
+	}
 }
 
 // TestOutboxPendingAfterLowerPut checks the pending scan's starting point:
