@@ -162,10 +162,11 @@ profile:
 
 ## bench-memory: the memory and start-up budget of one node (issue 17),
 ## reported and never asserted: 100,000 bills imported through the clerk's
-## page into a ledger of 20,000 parcels, with and without the Pi's
-## GOMEMLIMIT (each run its own process, so each peak RSS is its own); a
-## node 10,000 payments behind catching up; the heap profile of the Pi run
-## is left in bin/memory-import.pprof
+## page into a ledger of 5,000 parcels, a year of window payments, then the
+## node started cold and serving, with and without the Pi's GOMEMLIMIT
+## (each run its own process, so each peak RSS is its own); a node 10,000
+## payments behind catching up; the heap profiles of the Pi runs (imports,
+## serving) are left in bin/memory-{import,serving}.pprof
 bench-memory:
 	@mkdir -p $(BIN)
 	GOMEMLIMIT=64MiB $(GO) test -run '^$$' -bench '^BenchmarkMemoryBudget$$' -benchtime 1x -timeout 30m ./appliance/
@@ -173,6 +174,8 @@ bench-memory:
 	$(GO) test -run '^$$' -bench '^BenchmarkCatchUp10000$$' -benchtime 1x -timeout 10m ./sync/replica/
 	GOMEMLIMIT=64MiB MEMPROFILE=$(CURDIR)/$(BIN)/memory-import.pprof $(GO) test -run '^$$' -bench '^BenchmarkImportHeapProfile$$' -benchtime 1x -timeout 30m ./appliance/
 	$(GO) tool pprof -sample_index=inuse_space -top -nodecount=12 $(BIN)/memory-import.pprof
+	GOMEMLIMIT=64MiB MEMPROFILE=$(CURDIR)/$(BIN)/memory-serving.pprof $(GO) test -run '^$$' -bench '^BenchmarkServingHeapProfile$$' -benchtime 1x -timeout 30m ./appliance/
+	$(GO) tool pprof -sample_index=inuse_space -top -nodecount=12 $(BIN)/memory-serving.pprof
 
 ## lint: staticcheck from .ci/tools.mod (the app's go.mod stays clean)
 lint:
