@@ -88,13 +88,17 @@ const readyLag = 256
 // before a new command would apply without waiting: those raft replays
 // after a restart up to what the ledger had applied before it, and beyond
 // readyLag, those committed and not yet handed to the FSM.
-func (n *Node) applyLag() uint64 {
-	seen := n.fsm.Seen()
-	if seen < n.replayTo {
-		return n.replayTo - seen
+func (n *Node) applyLag() uint64 { return applyLag(n.fsm.Seen(), n.replayTo, n.raft.CommitIndex()) }
+
+// applyLag is Node.applyLag of the highest index handed to the FSM, the
+// ledger's applied index at start (0 when raft replays nothing), and the
+// commit index.
+func applyLag(seen, replayTo, commit uint64) uint64 {
+	if seen < replayTo {
+		return replayTo - seen
 	}
-	if c := n.raft.CommitIndex(); c > seen+readyLag {
-		return c - seen
+	if commit > seen+readyLag {
+		return commit - seen
 	}
 	return 0
 }

@@ -210,3 +210,25 @@ func eventually(t *testing.T, what string, ok func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestApplyLag: behind while the replay after a restart has not come to
+// the ledger's applied index, or while the commit index is more than a
+// batch ahead (a follower catching up); caught up within a batch.
+func TestApplyLag(t *testing.T) {
+	for _, c := range []struct {
+		seen, replayTo, commit, want uint64
+	}{
+		{0, 0, 0, 0},                                // a new node
+		{0, 9400, 0, 9400},                          // restarted, no leader yet
+		{5000, 9400, 9401, 4400},                    // replaying
+		{9400, 9400, 9401, 0},                       // replayed
+		{9400, 9400, 9400 + readyLag, 0},            // a batch in flight
+		{9400, 9400, 9401 + readyLag, readyLag + 1}, // more than a batch behind
+		{100, 0, 10100, 10000},                      // a follower back from an outage
+		{10100, 0, 10100, 0},                        // caught up
+	} {
+		if got := applyLag(c.seen, c.replayTo, c.commit); got != c.want {
+			t.Errorf("applyLag(seen %d, replay to %d, commit %d) = %d, want %d", c.seen, c.replayTo, c.commit, got, c.want)
+		}
+	}
+}
