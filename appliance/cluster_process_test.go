@@ -40,7 +40,7 @@ func (n *node) start(t *testing.T, bin string, demo bool) {
 // startArgs runs the binary with args and waits for its /healthz.
 func startArgs(t *testing.T, bin, httpAddr string, args ...string) *process {
 	t.Helper()
-	p := &process{base: "http://" + httpAddr, log: &lockedBuffer{}}
+	p := &process{base: "http://" + httpAddr, log: &syncBuffer{}}
 	p.cmd = exec.Command(bin, args...)
 	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
 	if err := p.cmd.Start(); err != nil {

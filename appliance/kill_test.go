@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -41,32 +40,12 @@ func freeAddr(t testing.TB) string {
 type process struct {
 	cmd  *exec.Cmd
 	base string
-	log  *lockedBuffer
-}
-
-// lockedBuffer is a process's output: written by exec's copying goroutine
-// while the process runs and read by the test, even before it ends (in a
-// failure's message).
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	log  *syncBuffer // written by exec while the process runs, read in failures
 }
 
 func startProcess(t *testing.T, bin, dir, addr string) *process {
 	t.Helper()
-	p := &process{base: "http://" + addr, log: &lockedBuffer{}}
+	p := &process{base: "http://" + addr, log: &syncBuffer{}}
 	p.cmd = exec.Command(bin, "serve", "--data", dir, "--http", addr, "--https", "127.0.0.1:0", "--demo")
 	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
 	if err := p.cmd.Start(); err != nil {
