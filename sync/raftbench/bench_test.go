@@ -152,10 +152,12 @@ func (rep report) median() map[key]result {
 	m := map[key]result{}
 	for k, rs := range rep {
 		m[k] = result{
-			n:    median(rs, func(r result) float64 { return float64(r.n) }),
-			rate: median(rs, func(r result) float64 { return r.rate }),
-			p50:  time.Duration(median(rs, func(r result) float64 { return float64(r.p50) })),
-			p99:  time.Duration(median(rs, func(r result) float64 { return float64(r.p99) })),
+			n:     median(rs, func(r result) float64 { return float64(r.n) }),
+			rate:  median(rs, func(r result) float64 { return r.rate }),
+			p50:   time.Duration(median(rs, func(r result) float64 { return float64(r.p50) })),
+			p99:   time.Duration(median(rs, func(r result) float64 { return float64(r.p99) })),
+			cpu:   time.Duration(median(rs, func(r result) float64 { return float64(r.cpu) })),
+			cores: median(rs, func(r result) float64 { return r.cores }),
 		}
 	}
 	return m
@@ -307,10 +309,10 @@ func table(m map[key]result, rs []ratio) string {
 		}
 		return a.conc - b.conc
 	})
-	fmt.Fprintf(&sb, "%-10s %-7s %4s %8s %9s %9s %9s\n", "setup", "path", "conc", "cmds", "cmds/s", "p50-ms", "p99-ms")
+	fmt.Fprintf(&sb, "%-10s %-7s %4s %8s %9s %9s %9s %11s %6s\n", "setup", "path", "conc", "cmds", "cmds/s", "p50-ms", "p99-ms", "cpu-µs/cmd", "cores")
 	for _, k := range keys {
 		r := m[k]
-		fmt.Fprintf(&sb, "%-10s %-7s %4d %8.0f %9.0f %9.2f %9.2f\n", k.setup, k.path, k.conc, r.n, r.rate, millis(r.p50), millis(r.p99))
+		fmt.Fprintf(&sb, "%-10s %-7s %4d %8.0f %9.0f %9.2f %9.2f %11.0f %6.2f\n", k.setup, k.path, k.conc, r.n, r.rate, millis(r.p50), millis(r.p99), micros(r.cpu), r.cores)
 	}
 	sb.WriteString("\n")
 	fmt.Fprintf(&sb, "%-36s %7s %8s %s\n", "ratio", "value", "target", "")

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -92,6 +93,11 @@ type result struct {
 	n        float64
 	rate     float64
 	p50, p99 time.Duration
+	// cpu is the process's CPU time (user and system, all three voters
+	// and the clients) per command, and cores the CPU time over the wall
+	// time: how near the path is to what the machine's cores can give.
+	cpu   time.Duration
+	cores float64
 }
 
 // measureOnLeader measures p on the cluster's leader with conc clients.
@@ -130,6 +136,7 @@ func measure(b *testing.B, conc int, op func(int) error) (result, error) {
 	runtime.GC()
 	b.ResetTimer()
 	b.StartTimer()
+	cpu0 := processCPU()
 	start := time.Now()
 	for range conc {
 		wg.Go(func() {
@@ -149,6 +156,7 @@ func measure(b *testing.B, conc int, op func(int) error) (result, error) {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	cpu := processCPU() - cpu0
 	b.StopTimer()
 	if p := failed.Load(); p != nil {
 		return result{}, fmt.Errorf("command failed: %w", *p)
@@ -157,11 +165,24 @@ func measure(b *testing.B, conc int, op func(int) error) (result, error) {
 	r := result{
 		n: float64(b.N), rate: float64(b.N) / elapsed.Seconds(),
 		p50: latencies[len(latencies)/2], p99: latencies[min(len(latencies)-1, len(latencies)*99/100)],
+		cpu: cpu / time.Duration(b.N), cores: cpu.Seconds() / elapsed.Seconds(),
 	}
 	b.ReportMetric(r.rate, "cmds/s")
 	b.ReportMetric(micros(r.p50), "p50-µs")
 	b.ReportMetric(micros(r.p99), "p99-µs")
+	b.ReportMetric(micros(r.cpu), "cpu-µs/cmd")
+	b.ReportMetric(r.cores, "cores")
 	return r, nil
+}
+
+// processCPU returns the CPU time the process has used so far, in user
+// and system mode.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
