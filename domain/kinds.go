@@ -15,6 +15,7 @@ var Kinds = NewTable(
 	staffUserKind,     // staffuser.go
 	apiTokenKind,      // staffuser.go
 	createBillsKind,   // billing.go
+	parcelRollKind,    // parcelroll.go: the counties' parcel rolls
 	drawerOpenKind,    // drawer.go
 	windowPaymentKind, // drawer.go, §5.10
 	drawerCloseKind,   // drawer.go

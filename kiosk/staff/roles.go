@@ -16,7 +16,7 @@ type Capability string
 const (
 	CapDashboard Capability = "dashboard"  // the start page: any signed-in role
 	CapReadBills Capability = "read-bills" // bills, accounts and their history
-	CapBills     Capability = "bills"      // create and import bills
+	CapBills     Capability = "bills"      // create and import bills; import the counties' parcel rolls
 	CapWindow    Capability = "window"     // open a drawer, take cash and checks, close the drawer
 	CapDeposit   Capability = "deposit"    // make deposit slips (§5.06)
 	CapReadCash  Capability = "read-cash"  // drawers and deposit slips, the undeposited alert

@@ -28,6 +28,8 @@ var routes = []stafftest.Route{
 	{Method: "POST", Path: "/staff/bills", Cap: staff.CapBills, Form: url.Values{"account": {"100101"}, "parcel": {"0601-141-2001"}, "description": {"x"}, "billed_on": {"2026-11-02"}, "amount": {"1.00"}}},
 	{Method: "GET", Path: "/staff/bills/import", Cap: staff.CapBills},
 	{Method: "POST", Path: "/staff/bills/import", Cap: staff.CapBills, Form: url.Values{"csv": {"account,parcel,description,billed_on,amount\n"}}},
+	{Method: "GET", Path: "/staff/parcels/import", Cap: staff.CapBills},
+	{Method: "POST", Path: "/staff/parcels/import", Cap: staff.CapBills, Form: url.Values{"csv": {"parcel,address,county,owner\n"}}},
 	{Method: "GET", Path: "/staff/bills/B-2026-0101", Cap: staff.CapReadBills},
 	{Method: "GET", Path: "/staff/accounts", Cap: staff.CapReadBills},
 	{Method: "GET", Path: "/staff/accounts/100101", Cap: staff.CapReadBills},

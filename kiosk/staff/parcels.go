@@ -1,0 +1,203 @@
+package staff
+
+import (
+	"encoding/csv"
+	"errors"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/staff/view"
+)
+
+// RollCSVHeader is the layout of a parcel roll import (README, "Clerk's
+// office"): a header line naming these columns in any order. The first
+// four are required; floodplain is yes/no (empty: no); account and
+// account_name name the village billing account that pays for the parcel.
+var RollCSVHeader = []string{"parcel", "address", "county", "owner", "floodplain", "account", "account_name"}
+
+// rollPage is the page's title.
+const rollPage = "Import parcel roll"
+
+// parseRollCSV reads a roll file. It returns the parcels and every error
+// with its line number; line 1 is the header.
+func parseRollCSV(rd io.Reader) ([]domain.RollParcel, []error) {
+	cr := csv.NewReader(rd)
+	cr.FieldsPerRecord = -1
+	cr.TrimLeadingSpace = true
+	head, err := cr.Read()
+	if err != nil {
+		return nil, []error{domain.Errorf(domain.EINVALID, "", "Line 1: the file has no header line (%s).", strings.Join(RollCSVHeader, ","))}
+	}
+	col := map[string]int{}
+	for i, h := range head {
+		col[strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))] = i
+	}
+	var errs []error
+	for _, need := range RollCSVHeader[:4] {
+		if _, ok := col[need]; !ok {
+			errs = append(errs, domain.Errorf(domain.EINVALID, "", "Line 1: the header has no column %q (it needs %s).", need, strings.Join(RollCSVHeader[:4], ",")))
+		}
+	}
+	if errs != nil {
+		return nil, errs
+	}
+	var parcels []domain.RollParcel
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		line, _ := cr.FieldPos(0)
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				line = pe.Line
+			}
+			errs = append(errs, domain.Errorf(domain.EINVALID, "", "Line %d: the line cannot be read as CSV.", line))
+			break
+		}
+		get := func(name string) string {
+			i, ok := col[name]
+			if !ok || i >= len(rec) {
+				return ""
+			}
+			return strings.TrimSpace(rec[i])
+		}
+		if strings.Join(rec, "") == "" {
+			continue
+		}
+		p := domain.RollParcel{ID: get("parcel"), Address: get("address"), County: domain.County(strings.ToLower(get("county"))),
+			Owner: get("owner"), Account: get("account"), AccountName: get("account_name"), Line: line}
+		switch strings.ToLower(get("floodplain")) {
+		case "", "no", "n", "false", "0":
+		case "yes", "y", "true", "1":
+			p.Floodplain = true
+		default:
+			errs = append(errs, domain.Errorf(domain.EINVALID, "", "Line %d: floodplain %q is not yes or no.", line, get("floodplain")))
+			continue
+		}
+		parcels = append(parcels, p)
+	}
+	if len(parcels) == 0 && len(errs) == 0 {
+		errs = append(errs, domain.Errorf(domain.EINVALID, "", "The file holds no parcels."))
+	}
+	return parcels, errs
+}
+
+func (s *Server) showRollPage(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, http.StatusOK, view.RollPage(s.page(r, rollPage), view.Roll{Header: strings.Join(RollCSVHeader, ",")}))
+}
+
+// submitRoll checks an uploaded (or pasted) parcel roll. A dry run shows
+// what each line would do (a new parcel, a change of owner or address, an
+// account made) and every error by line; an import takes every line in
+// one command, or none.
+func (s *Server) submitRoll(w http.ResponseWriter, r *http.Request) {
+	v := view.Roll{Header: strings.Join(RollCSVHeader, ","), CSV: r.PostForm.Get("csv"), Name: "pasted"}
+	if r.MultipartForm != nil {
+		if fh := r.MultipartForm.File["file"]; len(fh) > 0 {
+			f, err := fh[0].Open()
+			if err != nil {
+				s.fail(w, r, err)
+				return
+			}
+			b, err := io.ReadAll(io.LimitReader(f, maxCSVBytes))
+			f.Close()
+			if err != nil {
+				s.fail(w, r, err)
+				return
+			}
+			v.CSV, v.Name = string(b), fh[0].Filename
+		}
+	}
+	if n := formValue(r, "name"); n != "" && v.Name == "pasted" {
+		v.Name = n
+	}
+	parcels, errs := parseRollCSV(strings.NewReader(v.CSV))
+	if len(parcels) > 0 {
+		errs = append(errs, domain.CheckRoll(parcels)...)
+	}
+	sort.SliceStable(errs, func(i, j int) bool { return errLine(errs[i]) < errLine(errs[j]) })
+	if len(errs) == 0 {
+		plan, err := domain.PlanRoll(parcels, ledgerRollReader{s.ledger})
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		v.Rows = rollRows(plan)
+	}
+	for _, e := range errs {
+		v.Errors = append(v.Errors, domain.ErrorMessage(e))
+	}
+	status := http.StatusOK
+	if len(errs) > 0 {
+		status = http.StatusUnprocessableEntity
+	}
+	if len(errs) > 0 || r.PostForm.Get("mode") != "import" {
+		v.DryRun = true
+		s.render(w, r, status, view.RollPage(s.page(r, rollPage), v))
+		return
+	}
+	res, err := s.submit(r, domain.KindParcelRoll, func(c *domain.Command) {
+		c.Payload = &domain.ParcelRoll{Parcels: parcels, Source: v.Name}
+	})
+	if err != nil {
+		v.DryRun = true
+		v.Errors = []string{domain.ErrorMessage(err)}
+		s.render(w, r, errorStatus(err), view.RollPage(s.page(r, rollPage), v))
+		return
+	}
+	v.Imported, v.CommandID, v.Note, v.CSV = true, res.CommandID, res.Note, ""
+	s.render(w, r, http.StatusOK, view.RollPage(s.page(r, rollPage), v))
+}
+
+// rollRows maps a roll's plan to the page's rows.
+func rollRows(plan []domain.RollLine) []view.RollRow {
+	rows := make([]view.RollRow, 0, len(plan))
+	for _, l := range plan {
+		row := view.RollRow{Line: l.Line, Parcel: l.ID, Address: l.Address, County: l.County.Title(), Owner: l.Owner, Floodplain: l.Floodplain,
+			Change: string(l.Change), Account: l.Account}
+		if l.Was != nil && l.Change == domain.RollChanged {
+			var was []string
+			if l.Was.Owner != l.Owner {
+				was = append(was, "owner "+l.Was.Owner)
+			}
+			if l.Was.Address != l.Address {
+				was = append(was, "address "+l.Was.Address)
+			}
+			if l.Was.County != l.County {
+				was = append(was, "county "+l.Was.County.Title())
+			}
+			if l.Was.Floodplain != l.Floodplain {
+				was = append(was, "floodplain flag")
+			}
+			row.Was = strings.Join(was, "; ")
+		}
+		switch {
+		case l.NewAccount:
+			row.AccountChange = "new account"
+		case l.Linked:
+			row.AccountChange = "added to account"
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// ledgerRollReader reads the ledger's current state for a roll's plan.
+type ledgerRollReader struct{ l domain.Ledger }
+
+func (r ledgerRollReader) Parcel(id string) (domain.Parcel, bool, error) {
+	p, err := r.l.Parcel(id)
+	ok, err := exists(err)
+	return p, ok, err
+}
+
+func (r ledgerRollReader) Account(n string) (domain.Account, bool, error) {
+	a, err := r.l.Account(n)
+	ok, err := exists(err)
+	return a, ok, err
+}
