@@ -64,11 +64,55 @@ func (h Hasher) check() error {
 	return nil
 }
 
+// hashSlots bounds how many argon2id computations run at once in the
+// process, sign-ins and password changes together. Each holds its whole
+// memory cost (19 MiB by default, up to maxHashMemory) while it runs, and
+// the limiter bounds attempts per address, not in all: sign-ins sent at
+// once from many addresses would otherwise stack that memory up past
+// what a Pi has. Two at once keep at most 128 MiB of it at the bounds
+// (38 MiB at the default cost); a third waits its turn, which on a Pi is
+// about a tenth of a second per hash ahead of it.
+var hashSlots = newGate(2)
+
+// gate is a counting semaphore that records the most holders it has had
+// at once (for its test).
+type gate struct {
+	slots chan struct{}
+	mu    sync.Mutex
+	n     int
+	peak  int
+}
+
+func newGate(n int) *gate { return &gate{slots: make(chan struct{}, n)} }
+
+// do runs f holding one of the gate's slots.
+func (g *gate) do(f func()) {
+	g.slots <- struct{}{}
+	g.mu.Lock()
+	g.n++
+	g.peak = max(g.peak, g.n)
+	g.mu.Unlock()
+	defer func() {
+		g.mu.Lock()
+		g.n--
+		g.mu.Unlock()
+		<-g.slots
+	}()
+	f()
+}
+
+// idKey is argon2.IDKey run under hashSlots.
+func idKey(password, salt []byte, time, memory uint32, threads uint8, keyLen uint32) []byte {
+	var key []byte
+	hashSlots.do(func() { key = argon2.IDKey(password, salt, time, memory, threads, keyLen) })
+	return key
+}
+
 // Hash returns the encoded argon2id hash of password with a fresh salt.
 func (h Hasher) Hash(password string) string {
 	salt := make([]byte, 16)
 	_, _ = rand.Read(salt)
-	key := argon2.IDKey([]byte(password), salt, h.Time, h.Memory, h.Threads, 32)
+	key := idKey([]byte(password), salt, h.Time, h.Memory, h.Threads, 32)
 	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, h.Memory, h.Time, h.Threads,
 		base64.RawStdEncoding.EncodeToString(salt), base64.RawStdEncoding.EncodeToString(key))
 }
@@ -82,7 +126,7 @@ func CheckPassword(encoded, password string) bool {
 	if !ok {
 		return false
 	}
-	got := argon2.IDKey([]byte(password), salt, h.Time, h.Memory, h.Threads, uint32(len(want)))
+	got := idKey([]byte(password), salt, h.Time, h.Memory, h.Threads, uint32(len(want)))
 	return subtle.ConstantTimeCompare(got, want) == 1
 }
 

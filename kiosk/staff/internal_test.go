@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"sync"
 	"testing"
 	"time"
 )
@@ -171,5 +172,44 @@ func TestAnonymousSessionsAreBounded(t *testing.T) {
 	}
 	if anon != ss.anon || anon != maxAnonymous {
 		t.Fatalf("counted %d anonymous sessions, kept count %d, want %d", anon, ss.anon, maxAnonymous)
+	}
+}
+
+// TestArgon2RunsTwoAtATime: sign-ins and password changes sent at once
+// run their argon2id computations at most two at a time (hashSlots), so
+// that a burst of sign-ins from many addresses cannot stack their memory
+// cost up; every one still gets its right answer.
+func TestArgon2RunsTwoAtATime(t *testing.T) {
+	hashSlots.mu.Lock()
+	hashSlots.peak = 0
+	hashSlots.mu.Unlock()
+	h := Hasher{Memory: 4 * 1024, Time: 1, Threads: 1}
+	good := h.Hash("correct horse battery")
+	var wg sync.WaitGroup
+	wrong := make(chan int, 32)
+	for i := range 32 {
+		wg.Go(func() {
+			pw := "correct horse battery"
+			if i%2 == 1 {
+				pw = "wrong"
+			}
+			if CheckPassword(good, pw) != (i%2 == 0) {
+				wrong <- i
+			}
+			if i%8 == 0 {
+				_ = h.Hash(pw)
+			}
+		})
+	}
+	wg.Wait()
+	close(wrong)
+	for i := range wrong {
+		t.Errorf("attempt %d got the wrong answer", i)
+	}
+	hashSlots.mu.Lock()
+	peak := hashSlots.peak
+	hashSlots.mu.Unlock()
+	if peak < 1 || peak > 2 {
+		t.Fatalf("%d argon2 computations ran at once at the most, want at most 2 (and some through the gate)", peak)
 	}
 }
