@@ -111,8 +111,31 @@ func applyBoardMember(tx Tx, c Command, env Env, res *Result) error {
 			return Errorf(ECONFLICT, "§5.03", "On %s the board would have %d members sitting; it has %d seats.", d, n, size)
 		}
 	}
+	if m.Seat == "president" && RulesFormat(tx) >= 3 {
+		// One Village President at a time: the terms of two members in
+		// the President's seat may not overlap (from ledger format 3, so
+		// that older logs replay as they applied).
+		for _, x := range members {
+			if x.ID != m.ID && x.Seat == "president" && termsOverlap(x, m) {
+				return Errorf(ECONFLICT, "§5.03", "%s sits in the President's seat from %s%s; end that term before %s begins.", x.Name, x.From, termEnd(x), m.From)
+			}
+		}
+	}
 	res.Note = "board member " + m.ID
 	return putBoard(tx, members)
+}
+
+// termsOverlap reports whether two members' terms share a day.
+func termsOverlap(a, b BoardMember) bool {
+	return (b.To.IsZero() || !a.From.After(b.To)) && (a.To.IsZero() || !b.From.After(a.To))
+}
+
+// termEnd says when a member's term ends, for a message.
+func termEnd(m BoardMember) string {
+	if m.To.IsZero() {
+		return ""
+	}
+	return " to " + m.To.String()
 }
 
 const boardRecord = "members"

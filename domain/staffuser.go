@@ -235,9 +235,53 @@ func applyStaffUser(tx Tx, c Command, res *Result) error {
 	default:
 		return Errorf(EINVALID, "", "Unknown staff account operation %q.", ch.Op)
 	}
+	if err := holdOffice(tx, u); err != nil {
+		return err
+	}
 	u.Changed, u.ChangedBy = c.At, c.Actor
 	res.Note = fmt.Sprintf("staff account %s: %s", u.Username, ch.Op)
 	return tx.Put(CollectionStaffUsers, u.Username, u)
+}
+
+// CollectionOffices holds the offices one person holds at a time, by
+// office: id: "president" → Office.
+const CollectionOffices = "offices"
+
+// Office is who holds a one-person office.
+type Office struct {
+	Username string `json:"username"`
+}
+
+// holdOffice keeps the Village President's office with one account (from
+// ledger format 3): an enabled account given the President's role while
+// another enabled account holds it is refused, and the office is free
+// again once its holder's account has another role or is disabled. The
+// President alone decides on the Village Attorney for a legal claim
+// (§5.08), so two accounts holding the role would be two Presidents.
+func holdOffice(tx Tx, u StaffUser) error {
+	if RulesFormat(tx) < 3 {
+		return nil
+	}
+	var o Office
+	if _, err := tx.Get(CollectionOffices, "president", &o); err != nil {
+		return err
+	}
+	holds := u.Role == RolePresident && !u.Disabled
+	switch {
+	case holds && o.Username != "" && o.Username != u.Username:
+		var h StaffUser
+		if ok, err := tx.Get(CollectionStaffUsers, o.Username, &h); err != nil {
+			return err
+		} else if ok && h.Role == RolePresident && !h.Disabled {
+			return Errorf(ECONFLICT, "§5.08", "%s (%s) is the Village President: give that account another role, or disable it, first.", h.Name, h.Username)
+		}
+		return tx.Put(CollectionOffices, "president", Office{Username: u.Username})
+	case holds && o.Username == "":
+		return tx.Put(CollectionOffices, "president", Office{Username: u.Username})
+	case !holds && o.Username == u.Username:
+		return tx.Put(CollectionOffices, "president", Office{})
+	}
+	return nil
 }
 
 // roleKnown reports whether the ledger gives accounts role r: the

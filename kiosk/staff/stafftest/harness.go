@@ -357,11 +357,15 @@ func (c *Client) Upload(path string, fields map[string]string, file, content str
 	return c.Do(req)
 }
 
-// Token makes a ready account of role named username and issues it an
-// API token, which it returns.
+// Token makes a ready account of role named username, unless the ledger
+// has it already, and issues it an API token, which it returns.
 func (h *Harness) Token(username string, role domain.Role) string {
 	h.T.Helper()
-	h.AddUser(username, role, true)
+	if _, err := domain.ReadsOf(h.Ledger).StaffUser(username); domain.ErrorCode(err) == domain.ENOTFOUND {
+		h.AddUser(username, role, true)
+	} else if err != nil {
+		h.T.Fatal(err)
+	}
 	id, tok, hash := staff.NewAPIToken()
 	h.Submit("setup", &domain.APITokenChange{Op: "issue", ID: id, Username: username, SecretHash: hash})
 	return tok
