@@ -270,20 +270,26 @@ func others(id string) []string {
 // settle waits until every node is running, has an empty outbox and holds
 // the same state as the others, and returns their states. On timeout it
 // returns the last states read and an error.
+//
+// Each round reads every node's outbox first and the ledgers after: a
+// node's outbox empties only once the leader has applied what it held, so
+// ledgers read after every outbox was seen empty hold all of it. Read the
+// other way round, node by node, the nodes read first could be seen before
+// an entry applied and a later node's outbox after it was answered: equal
+// ledgers, empty outboxes, and the entry missing from what was checked.
 func settle(target Target, timeout time.Duration) ([]faults.NodeState, error) {
 	deadline := time.Now().Add(timeout)
 	var states []faults.NodeState
 	var why string
 	for {
-		states = states[:0]
-		why = ""
-		for _, id := range IDs {
-			s, err := target.State(id)
-			if err != nil {
-				why = fmt.Sprintf("%s: %v", id, err)
-				break
+		var queued bool
+		if states, why = readStates(target); why == "" {
+			for _, s := range states {
+				queued = queued || s.Pending > 0
 			}
-			states = append(states, s)
+			if !queued {
+				states, why = readStates(target)
+			}
 		}
 		if why == "" {
 			why = settledWhy(states)
@@ -299,6 +305,20 @@ func settle(target Target, timeout time.Duration) ([]faults.NodeState, error) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// readStates reads every node's state, in IDs order, or says which node
+// could not be read.
+func readStates(target Target) ([]faults.NodeState, string) {
+	var states []faults.NodeState
+	for _, id := range IDs {
+		s, err := target.State(id)
+		if err != nil {
+			return states, fmt.Sprintf("%s: %v", id, err)
+		}
+		states = append(states, s)
+	}
+	return states, ""
 }
 
 func settledWhy(states []faults.NodeState) string {

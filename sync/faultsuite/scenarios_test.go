@@ -3,6 +3,7 @@ package faultsuite
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -86,6 +87,24 @@ func (s *scenario) check() Report {
 					s.t.Logf("%s refused %s (%s): %v", id, e.Command.ID, e.Command.Kind, e.Error)
 				}
 				s.t.Logf("%s: %+v, applied %d", id, n.Consistency(), n.FSM().Applied())
+			}
+		}
+		// What each ledger recorded for the commands it misses, and
+		// what the node that took each one answered it.
+		for _, op := range s.hist.Ops() {
+			if op.Read || op.Status != Provisional && op.Status != Posted {
+				continue
+			}
+			for _, id := range IDs {
+				n := s.p.Node(id)
+				if n == nil {
+					continue
+				}
+				if b, err := n.Bill(op.Bill); err == nil && slices.ContainsFunc(b.Payments, func(p domain.BillPayment) bool { return p.CommandID == op.CommandID }) {
+					continue
+				}
+				res, ok, err := n.FSM().CommandResult(op.CommandID)
+				s.t.Logf("%s misses %s (%s at %s): command record %v %+v %v", id, op.CommandID, op.Status, op.Node, ok, res, err)
 			}
 		}
 	}
