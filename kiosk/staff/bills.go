@@ -1,8 +1,6 @@
 package staff
 
 import (
-	"encoding/csv"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -111,51 +109,12 @@ func parseNewBill(account, parcel, description, billedOn, amount, id string, lin
 // parseBillCSV reads an import file. It returns the bills and every error
 // with its line number; line 1 is the header.
 func parseBillCSV(rd io.Reader) ([]domain.NewBill, []error) {
-	cr := csv.NewReader(rd)
-	cr.FieldsPerRecord = -1
-	cr.TrimLeadingSpace = true
-	head, err := cr.Read()
-	if err != nil {
-		return nil, []error{domain.Errorf(domain.EINVALID, "", "Line 1: the file has no header line (%s).", strings.Join(BillCSVHeader, ","))}
-	}
-	col := map[string]int{}
-	for i, h := range head {
-		col[strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))] = i
-	}
-	var errs []error
-	for _, need := range BillCSVHeader[:5] {
-		if _, ok := col[need]; !ok {
-			errs = append(errs, domain.Errorf(domain.EINVALID, "", "Line 1: the header has no column %q (it needs %s).", need, strings.Join(BillCSVHeader[:5], ",")))
-		}
-	}
+	f, errs := openCSV(rd, BillCSVHeader[:5], BillCSVHeader)
 	if errs != nil {
 		return nil, errs
 	}
 	var bills []domain.NewBill
-	for {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		line, _ := cr.FieldPos(0)
-		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				line = pe.Line
-			}
-			errs = append(errs, domain.Errorf(domain.EINVALID, "", "Line %d: the line cannot be read as CSV.", line))
-			break
-		}
-		get := func(name string) string {
-			i, ok := col[name]
-			if !ok || i >= len(rec) {
-				return ""
-			}
-			return strings.TrimSpace(rec[i])
-		}
-		if strings.Join(rec, "") == "" {
-			continue
-		}
+	err := f.each(func(line int, get func(string) string) {
 		id := get("bill_id")
 		if id == "" {
 			id = fmt.Sprintf("pending-%d", line)
@@ -163,9 +122,12 @@ func parseBillCSV(rd io.Reader) ([]domain.NewBill, []error) {
 		nb, err := parseNewBill(get("account"), get("parcel"), get("description"), get("billed_on"), get("amount"), id, line)
 		if err != nil {
 			errs = append(errs, err)
-			continue
+			return
 		}
 		bills = append(bills, nb)
+	})
+	if err != nil {
+		errs = append(errs, err)
 	}
 	if len(bills) == 0 && len(errs) == 0 {
 		errs = append(errs, domain.Errorf(domain.EINVALID, "", "The file holds no bills."))
@@ -184,25 +146,11 @@ func (s *Server) showImportPage(w http.ResponseWriter, r *http.Request) {
 // shows what would be created and every error by line; an import creates
 // every bill in one command, or none.
 func (s *Server) submitImport(w http.ResponseWriter, r *http.Request) {
-	v := view.Import{Header: strings.Join(BillCSVHeader, ","), CSV: r.PostForm.Get("csv"), Name: "pasted"}
-	if r.MultipartForm != nil {
-		if fh := r.MultipartForm.File["file"]; len(fh) > 0 {
-			f, err := fh[0].Open()
-			if err != nil {
-				s.fail(w, r, err)
-				return
-			}
-			b, err := io.ReadAll(io.LimitReader(f, maxCSVBytes))
-			f.Close()
-			if err != nil {
-				s.fail(w, r, err)
-				return
-			}
-			v.CSV, v.Name = string(b), fh[0].Filename
-		}
-	}
-	if n := formValue(r, "name"); n != "" && v.Name == "pasted" {
-		v.Name = n
+	v := view.Import{Header: strings.Join(BillCSVHeader, ",")}
+	var err error
+	if v.CSV, v.Name, err = importedCSV(r); err != nil {
+		s.fail(w, r, err)
+		return
 	}
 	bills, errs := parseBillCSV(strings.NewReader(v.CSV))
 	errs = append(errs, domain.CheckNewBills(bills, ledgerReader{s.ledger})...)

@@ -1,8 +1,6 @@
 package staff
 
 import (
-	"encoding/csv"
-	"errors"
 	"io"
 	"net/http"
 	"sort"
@@ -24,51 +22,12 @@ const rollPage = "Import parcel roll"
 // parseRollCSV reads a roll file. It returns the parcels and every error
 // with its line number; line 1 is the header.
 func parseRollCSV(rd io.Reader) ([]domain.RollParcel, []error) {
-	cr := csv.NewReader(rd)
-	cr.FieldsPerRecord = -1
-	cr.TrimLeadingSpace = true
-	head, err := cr.Read()
-	if err != nil {
-		return nil, []error{domain.Errorf(domain.EINVALID, "", "Line 1: the file has no header line (%s).", strings.Join(RollCSVHeader, ","))}
-	}
-	col := map[string]int{}
-	for i, h := range head {
-		col[strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))] = i
-	}
-	var errs []error
-	for _, need := range RollCSVHeader[:4] {
-		if _, ok := col[need]; !ok {
-			errs = append(errs, domain.Errorf(domain.EINVALID, "", "Line 1: the header has no column %q (it needs %s).", need, strings.Join(RollCSVHeader[:4], ",")))
-		}
-	}
+	f, errs := openCSV(rd, RollCSVHeader[:4], RollCSVHeader)
 	if errs != nil {
 		return nil, errs
 	}
 	var parcels []domain.RollParcel
-	for {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		line, _ := cr.FieldPos(0)
-		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				line = pe.Line
-			}
-			errs = append(errs, domain.Errorf(domain.EINVALID, "", "Line %d: the line cannot be read as CSV.", line))
-			break
-		}
-		get := func(name string) string {
-			i, ok := col[name]
-			if !ok || i >= len(rec) {
-				return ""
-			}
-			return strings.TrimSpace(rec[i])
-		}
-		if strings.Join(rec, "") == "" {
-			continue
-		}
+	err := f.each(func(line int, get func(string) string) {
 		p := domain.RollParcel{ID: get("parcel"), Address: get("address"), County: domain.County(strings.ToLower(get("county"))),
 			Owner: get("owner"), Account: get("account"), AccountName: get("account_name"), Line: line}
 		switch strings.ToLower(get("floodplain")) {
@@ -77,9 +36,12 @@ func parseRollCSV(rd io.Reader) ([]domain.RollParcel, []error) {
 			p.Floodplain = true
 		default:
 			errs = append(errs, domain.Errorf(domain.EINVALID, "", "Line %d: floodplain %q is not yes or no.", line, get("floodplain")))
-			continue
+			return
 		}
 		parcels = append(parcels, p)
+	})
+	if err != nil {
+		errs = append(errs, err)
 	}
 	if len(parcels) == 0 && len(errs) == 0 {
 		errs = append(errs, domain.Errorf(domain.EINVALID, "", "The file holds no parcels."))
@@ -96,25 +58,11 @@ func (s *Server) showRollPage(w http.ResponseWriter, r *http.Request) {
 // account made) and every error by line; an import takes every line in
 // one command, or none.
 func (s *Server) submitRoll(w http.ResponseWriter, r *http.Request) {
-	v := view.Roll{Header: strings.Join(RollCSVHeader, ","), CSV: r.PostForm.Get("csv"), Name: "pasted"}
-	if r.MultipartForm != nil {
-		if fh := r.MultipartForm.File["file"]; len(fh) > 0 {
-			f, err := fh[0].Open()
-			if err != nil {
-				s.fail(w, r, err)
-				return
-			}
-			b, err := io.ReadAll(io.LimitReader(f, maxCSVBytes))
-			f.Close()
-			if err != nil {
-				s.fail(w, r, err)
-				return
-			}
-			v.CSV, v.Name = string(b), fh[0].Filename
-		}
-	}
-	if n := formValue(r, "name"); n != "" && v.Name == "pasted" {
-		v.Name = n
+	v := view.Roll{Header: strings.Join(RollCSVHeader, ",")}
+	var err error
+	if v.CSV, v.Name, err = importedCSV(r); err != nil {
+		s.fail(w, r, err)
+		return
 	}
 	parcels, errs := parseRollCSV(strings.NewReader(v.CSV))
 	if len(parcels) > 0 {
