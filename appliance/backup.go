@@ -513,7 +513,13 @@ func verifyCommand(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(scratch)
-	rep, err := replica.Replay(*dir, scratch, applied, params, logger)
+	// The node checks its entries' signatures against its village CA;
+	// the replay does the same, or it would not reach the same ledger.
+	var ca *x509.Certificate
+	if id, err := pki.LoadIdentity(pkiDir(*dir)); err == nil {
+		ca = id.CACertificate()
+	}
+	rep, err := replica.Replay(*dir, scratch, applied, params, ca, logger)
 	switch {
 	case errors.Is(err, replica.ErrNoReplay):
 		why := err.Error()

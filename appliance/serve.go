@@ -249,6 +249,9 @@ func (m *Main) Run(ctx context.Context) error {
 		if m.identity, err = localIdentity(cfg.DataDir, cfg.NodeID); err != nil {
 			return err
 		}
+		// A node alone signs its entries like a clustered one, so its
+		// log reads the same wherever it is replayed.
+		rcfg.Identity = m.identity
 		m.Node, err = replica.Open(rcfg)
 	}
 	if err != nil {

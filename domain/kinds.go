@@ -103,4 +103,5 @@ var Kinds = NewTable(
 	ledgerFormatKind, // ledgerformat.go
 	checkpointKind,   // ledgerformat.go
 	revokeNodeKind,   // ledgerformat.go
+	nodeMarkKind,     // ledgerformat.go: each node's receipt sequences and time
 )

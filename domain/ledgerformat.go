@@ -18,6 +18,12 @@ const (
 	// KindRevokeNode revokes the certificates of a node the cluster
 	// removed: every node refuses them at the TLS handshake from then on.
 	KindRevokeNode Kind = "revoke_node"
+	// KindNodeMark records, for each node the leader is in touch with, the
+	// highest receipt sequence the node has handed out, the sequence up to
+	// which the ledger has answered every one of its commands, and when:
+	// a command from the node dated before the mark that preceded its
+	// sequence is back-dated, and refused (replica's sequence rules).
+	KindNodeMark Kind = "node_mark"
 )
 
 // LedgerFormat is the newest ledger format this build applies. A ledger
@@ -35,7 +41,14 @@ const (
 // records of their own, with a summary of its §5.10 account in the bill's
 // record (billpayments.go), so that posting a payment costs the same
 // whatever the bill's history.
-const LedgerFormat = 3
+//
+// Format 4: every log entry is signed by the node that made it and the
+// ledger applies only what a node of the cluster signed, with a role that
+// may take its kind (replica's signed entries); each node's receipt
+// sequences are used once and a command may not be dated before its
+// node's last mark (KindNodeMark); a receipt, once posted, is never
+// written again; and demo data loads only into a ledger without staff.
+const LedgerFormat = 4
 
 // RulesFormat returns the ledger format the rules apply at inside tx: the
 // replicated ledger's format when tx knows it (the replica's transaction
@@ -79,6 +92,25 @@ func (*Checkpoint) Kind() Kind { return KindCheckpoint }
 // Kind names the payload's kind.
 func (*RevokeNode) Kind() Kind { return KindRevokeNode }
 
+// NodeMarks carries the leader's marks of the nodes it is in touch with.
+type NodeMarks struct {
+	Marks []NodeMark `json:"marks"`
+}
+
+// NodeMark is what one node said of its receipt sequences when the leader
+// asked: Issued is the highest it had handed out, Answered the highest
+// below which the ledger has answered every command it took, and At when
+// it said so (on its clock, no later than the mark's own date).
+type NodeMark struct {
+	Node     string   `json:"node"`
+	Issued   uint64   `json:"issued"`
+	Answered uint64   `json:"answered"`
+	At       DateTime `json:"at"`
+}
+
+// Kind names the payload's kind.
+func (*NodeMarks) Kind() Kind { return KindNodeMark }
+
 // The cluster's kinds: the leader appends them and the replica applies
 // them itself.
 var (
@@ -95,6 +127,18 @@ var (
 	checkpointKind = &Descriptor{
 		Kind: KindCheckpoint, Since: 2, Cluster: true,
 		New: func() Payload { return new(Checkpoint) },
+	}
+	nodeMarkKind = &Descriptor{
+		Kind: KindNodeMark, Since: 4, Cluster: true,
+		New: func() Payload { return new(NodeMarks) },
+		Check: func(c Command) error {
+			for _, m := range c.Payload.(*NodeMarks).Marks {
+				if m.Node == "" || m.At.IsZero() || m.Answered > m.Issued {
+					return Errorf(EINVALID, "", "a node mark names a node, a time, and an answered sequence no higher than the issued one")
+				}
+			}
+			return nil
+		},
 	}
 	revokeNodeKind = &Descriptor{
 		Kind: KindRevokeNode, Since: 2, Cluster: true,

@@ -44,10 +44,13 @@ func (*SeedDemo) Kind() Kind { return KindSeedDemo }
 var seedDemoKind = &Descriptor{
 	Kind:    KindSeedDemo,
 	Offline: true,
-	// Demo data loads only into an empty ledger, so any node may send it.
-	Resident: true,
-	New:      func() Payload { return new(SeedDemo) },
-	Apply:    applySeedDemo,
+	// Demo data loads only into an empty ledger, and only by the operator
+	// of the node that runs the demo: the kiosk in the public hallway
+	// never takes it (it is not a resident's), and from ledger format 4
+	// the leader never takes it from another node (replica.ForwardHandler)
+	// and the ledger refuses it from a kiosk's key.
+	New:   func() Payload { return new(SeedDemo) },
+	Apply: applySeedDemo,
 }
 
 // demoTable is the table a demo's history applies with: Kinds, which holds

@@ -76,7 +76,7 @@ func (n *Node) ForwardHandler(peerID func(*http.Request) (string, bool)) http.Ha
 		}
 		cmds := make([]domain.Command, len(req.Commands))
 		for i, data := range req.Commands {
-			cmd, err := n.kinds.Decode(data)
+			cmd, err := n.openForwarded(data, caller)
 			if err != nil {
 				writeJSON(w, http.StatusBadRequest, forwardResponse{Error: fmt.Sprintf("command %d: %v", i, err)})
 				return
@@ -100,7 +100,7 @@ func (n *Node) ForwardHandler(peerID func(*http.Request) (string, bool)) http.Ha
 			writeJSON(w, http.StatusMisdirectedRequest, forwardResponse{Leader: string(addr), Error: ErrNotLeader.Error()})
 			return
 		}
-		results, err := n.applyAsLeader(cmds, req.Commands, role)
+		results, err := n.applyAsLeader(cmds, req.Commands, role, true)
 		if err != nil && len(results) == 0 {
 			writeJSON(w, http.StatusServiceUnavailable, forwardResponse{Error: err.Error()})
 			return

@@ -2,6 +2,7 @@ package replica
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -237,7 +238,7 @@ func (p *pipeline) submit(entries []outboxEntry) bool {
 	data := make([][]byte, len(entries))
 	for i, e := range entries {
 		var err error
-		if data[i], err = domain.EncodeCommand(e.Command); err != nil {
+		if data[i], err = n.encodeEntry(e.Command); err != nil {
 			n.log.Error("encode queued command", "id", e.Command.ID, "err", err)
 			return false
 		}
@@ -258,7 +259,7 @@ func (p *pipeline) submit(entries []outboxEntry) bool {
 		p.out[e.Seq] = true
 	}
 	p.mu.Unlock()
-	wait := n.proposeAsLeader(cmds, data, n.cfg.Role)
+	wait := n.proposeAsLeader(cmds, data, n.cfg.Role, false)
 	p.wg.Add(1) // done by settle
 	go func() {
 		results, err := wait()
@@ -274,26 +275,33 @@ func (p *pipeline) submit(entries []outboxEntry) bool {
 // prefix it can: at the first command whose outcome is unknown (leadership
 // lost, a timeout) it stops and returns why; the caller retries the rest
 // under the same ids, which the ledger applies at most once.
-func (n *Node) applyAsLeader(cmds []domain.Command, data [][]byte, role domain.NodeRole) ([]domain.Result, error) {
-	return n.proposeAsLeader(cmds, data, role)()
+func (n *Node) applyAsLeader(cmds []domain.Command, data [][]byte, role domain.NodeRole, forwarded bool) ([]domain.Result, error) {
+	return n.proposeAsLeader(cmds, data, role, forwarded)()
 }
 
 // proposeAsLeader admits and proposes commands as applyAsLeader does and
 // returns at once, with a function that waits for their answers.
-func (n *Node) proposeAsLeader(cmds []domain.Command, data [][]byte, role domain.NodeRole) func() ([]domain.Result, error) {
+func (n *Node) proposeAsLeader(cmds []domain.Command, data [][]byte, role domain.NodeRole, forwarded bool) func() ([]domain.Result, error) {
 	futures := make([]raft.ApplyFuture, len(cmds))
 	refused := make([]*domain.Error, len(cmds))
 	for i := range cmds {
-		if refused[i] = n.admit(cmds[i], role); refused[i] == nil {
+		if refused[i] = n.admit(cmds[i], role, forwarded); refused[i] == nil {
 			futures[i] = n.raft.Apply(data[i], 5*time.Second)
 		}
 	}
-	return func() ([]domain.Result, error) { return answers(cmds, futures, refused) }
+	return func() ([]domain.Result, error) { return answers(cmds, data, futures, refused) }
 }
 
-// answers waits for the futures of proposed commands, in order, and
-// returns the longest prefix of answers it has (see applyAsLeader).
-func answers(cmds []domain.Command, futures []raft.ApplyFuture, refused []*domain.Error) ([]domain.Result, error) {
+// errSignAgain is why an answer is withheld: the command was encoded
+// unsigned just before the ledger's format came to ask for signatures,
+// and the ledger refused it unread (it took nothing of it, not even its
+// id); the node sends it again, signed.
+var errSignAgain = errors.New("the ledger now takes signed entries only: sending again, signed")
+
+// answers waits for the futures of proposed commands (data their
+// entries), in order, and returns the longest prefix of answers it has
+// (see applyAsLeader).
+func answers(cmds []domain.Command, data [][]byte, futures []raft.ApplyFuture, refused []*domain.Error) ([]domain.Result, error) {
 	results := make([]domain.Result, 0, len(cmds))
 	for i, f := range futures {
 		if refused[i] != nil {
@@ -304,6 +312,9 @@ func answers(cmds []domain.Command, futures []raft.ApplyFuture, refused []*domai
 			return results, err
 		}
 		res, _ := f.Response().(domain.Result)
+		if res.Error != nil && res.Error.Code == domain.EUNAUTHENTICATED && !signed(data[i]) {
+			return results, errSignAgain
+		}
 		results = append(results, res)
 	}
 	return results, nil

@@ -3,6 +3,7 @@ package replica
 import (
 	"bytes"
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -79,6 +80,14 @@ type FSM struct {
 	// value in its value log instead of the LSM tree.
 	lazy     bool
 	bigValue int
+
+	// ca is the village CA whose nodes sign the entries (Trust); nil
+	// reads entries unchecked. keys are the certificates the ledger
+	// holds (signed.go), by SHA-256.
+	ca     *x509.Certificate
+	caSum  [32]byte
+	keysMu sync.RWMutex
+	keys   map[[32]byte]*nodeKey
 }
 
 func (f *FSM) pauseAt(point string) {
@@ -202,6 +211,9 @@ func (f *FSM) loadMeta() error {
 			return fmt.Errorf("read applied index: %w", err)
 		}
 		if err := f.loadRevocations(txn); err != nil {
+			return err
+		}
+		if err := f.loadNodeKeys(txn); err != nil {
 			return err
 		}
 		if err := f.loadParams(txn); err != nil {
@@ -331,15 +343,24 @@ func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
 			out[i] = f.replayed(b.txn, l)
 			continue
 		}
-		cmd, err := f.kinds.Decode(l.Data)
+		op, err := f.open(l.Data)
+		var nu *unsigned
+		if errors.As(err, &nu) {
+			res, writes := f.refuseEntry(l.Index, op.cmd, nu)
+			out[i] = res
+			b.add(append(writes, kv{keyApplied, uint64Bytes(l.Index)}, kv{keyJournal, append(uint64Bytes(f.jseq), f.head...)}))
+			applied = l.Index
+			continue
+		}
 		if err != nil {
-			h := &HaltError{Index: l.Index, Reason: fmt.Sprintf("the entry cannot be decoded by this build (ledger format %d): %v", domain.LedgerFormat, err)}
+			h := &HaltError{Index: l.Index, Reason: err.Error()}
 			f.halt.Store(h)
 			f.log.Error("halting: a committed log entry cannot be applied", "index", l.Index, "err", err)
 			out[i] = domain.Result{Index: l.Index, Error: domain.Errorf(domain.EUNAVAILABLE, "", "%s", h.Error())}
 			continue
 		}
-		res, writes := f.applyOne(b.txn, l.Index, cmd, len(l.Data))
+		cmd := op.cmd
+		res, writes := f.applyOne(b.txn, l.Index, op, len(l.Data))
 		out[i] = res
 		f.stats.command(cmd, res)
 		writes = append(writes, kv{keyApplied, uint64Bytes(l.Index)}, kv{keyJournal, append(uint64Bytes(f.jseq), f.head...)})
@@ -450,10 +471,62 @@ func (b *batch) commit() {
 
 func (b *batch) discard() { b.txn.Discard() }
 
+// open reads a committed entry: a signed one is checked (signed.go) where
+// the ledger's format asks for signatures; an FSM that checks none (no
+// village CA) reads either form unchecked. The error is an *unsigned
+// (refuse the entry) or another (halt).
+func (f *FSM) open(data []byte) (opened, error) {
+	switch {
+	case f.checksSignatures() && !signed(data):
+		// Read, untrusted, only to name it in the journal and answer
+		// its sender: a node that encoded it before the ledger's format
+		// asked for signatures sends it again, signed (answers).
+		cmd, _ := f.kinds.Decode(data)
+		return opened{cmd: cmd}, &unsigned{"it is not signed"}
+	case f.checksSignatures():
+		op, err := f.openEntry(data)
+		var h *halting
+		if errors.As(err, &h) {
+			return op, h.err
+		}
+		return op, err
+	case signed(data) && f.ca != nil:
+		return opened{}, &unsigned{fmt.Sprintf("signed entries are taken from ledger format %d (the ledger is at %d)", signedFormat, f.Format())}
+	case signed(data):
+		env, err := parseEnvelope(data)
+		if err != nil {
+			return opened{}, &unsigned{err.Error()}
+		}
+		data = env.command
+	}
+	cmd, err := f.kinds.Decode(data)
+	if err != nil {
+		return opened{}, fmt.Errorf("the entry cannot be decoded by this build (ledger format %d): %w", domain.LedgerFormat, err)
+	}
+	return opened{cmd: cmd}, nil
+}
+
+// refuseEntry journals an entry that is not what a node of this cluster
+// signed, and changes nothing else: its command id stays free, no
+// sequence is used, the latest date does not move.
+func (f *FSM) refuseEntry(index uint64, cmd domain.Command, why *unsigned) (domain.Result, []kv) {
+	if cmd.ID == "" {
+		cmd.ID = fmt.Sprintf("entry-%d", index)
+	}
+	res := domain.Result{CommandID: cmd.ID, Kind: cmd.Kind, Index: index, Error: domain.Errorf(domain.EUNAUTHENTICATED, "", "%s", why.Error())}
+	f.stats.refusedEntry()
+	f.log.Warn("refused a log entry no node of this cluster signed", "index", index, "reason", why.reason)
+	return res, []kv{f.journal(index, cmd, res)}
+}
+
 // replayed answers for an entry at or below the applied index (replayed
 // after a restart): its stored result, if it decodes.
 func (f *FSM) replayed(txn *badger.Txn, l *raft.Log) any {
-	cmd, err := f.kinds.Decode(l.Data)
+	data := l.Data
+	if env, err := parseEnvelope(data); err == nil {
+		data = env.command
+	}
+	cmd, err := f.kinds.Decode(data)
 	if err != nil {
 		return domain.Result{Error: domain.Errorf(domain.EINVALID, "", "undecodable command")}
 	}
@@ -482,10 +555,15 @@ func setAll(txn *badger.Txn, writes []kv) error {
 
 // applyOne runs one command and returns its result and every write it
 // makes: the records, the dedupe record and the journal link.
-func (f *FSM) applyOne(txn *badger.Txn, index uint64, cmd domain.Command, size int) (domain.Result, []kv) {
+func (f *FSM) applyOne(txn *badger.Txn, index uint64, op opened, size int) (domain.Result, []kv) {
+	cmd := op.cmd
+	var keyWrites []kv
+	if op.newKey != nil {
+		keyWrites = append(keyWrites, f.keyWrite(op.newKey, op.keySum))
+	}
 	if cmd.Kind == domain.KindCheckpoint && f.kinds.Since(cmd.Kind) <= f.Format() {
 		// Nothing to record: its index is the point the replicas hash.
-		return domain.Result{CommandID: cmd.ID, Kind: cmd.Kind, Index: index}, nil
+		return domain.Result{CommandID: cmd.ID, Kind: cmd.Kind, Index: index}, keyWrites
 	}
 	rec, seen, err := getJSON[commandRecord](txn, key(prefixCommand, cmd.ID))
 	if err != nil {
@@ -495,13 +573,22 @@ func (f *FSM) applyOne(txn *badger.Txn, index uint64, cmd domain.Command, size i
 		if !sameRequest(rec.Command, cmd) && f.Format() >= 2 {
 			// The id was used for another request: this one is refused,
 			// the first keeps its record (ledger format 2).
-			return domain.Result{CommandID: cmd.ID, Kind: cmd.Kind, Index: index, Error: errReused(cmd.ID)}, nil
+			return domain.Result{CommandID: cmd.ID, Kind: cmd.Kind, Index: index, Error: errReused(cmd.ID)}, keyWrites
 		}
-		return rec.Result, f.aliasWrites(txn, cmd, rec)
+		return rec.Result, append(keyWrites, f.aliasWrites(txn, cmd, rec)...)
 	}
 	ov := &overlay{txn: txn, writes: map[string][]byte{}, format: f.Format()}
 	var res domain.Result
+	seqErr, err := f.checkSequence(txn, cmd)
+	if err != nil {
+		panic(fmt.Sprintf("replica: read receipt sequences: %v", err))
+	}
+	if seqErr == nil {
+		seqErr = f.checkAuthority(ov, op, cmd)
+	}
 	switch {
+	case seqErr != nil:
+		err = seqErr
 	case cmd.Kind != domain.KindLedgerFormat && f.kinds.Since(cmd.Kind) > f.Format():
 		// The leader checks this before proposing; a forged or racing
 		// proposal is refused the same way on every replica.
@@ -510,6 +597,8 @@ func (f *FSM) applyOne(txn *badger.Txn, index uint64, cmd domain.Command, size i
 		res, err = f.applyLedgerFormat(ov, cmd, index)
 	case cmd.Kind == domain.KindRevokeNode:
 		res, err = f.applyRevokeNode(ov, cmd, index)
+	case cmd.Kind == domain.KindNodeMark:
+		res, err = f.applyNodeMark(ov, cmd, index)
 	default:
 		res, err = f.kinds.Apply(ov, cmd, domain.Env{Index: index, Params: f.Params()})
 	}
@@ -534,8 +623,16 @@ func (f *FSM) applyOne(txn *badger.Txn, index uint64, cmd domain.Command, size i
 	} else {
 		writes = ov.sorted()
 	}
+	writes = append(writes, keyWrites...)
 	writes = append(writes, f.seqWrites(txn, cmd)...)
-	if cmd.At.After(f.Latest()) {
+	if seqErr == nil && cmd.Seq != 0 && f.Format() >= signedFormat {
+		writes = append(writes, seqUsedWrite(cmd))
+	}
+	// The village clock's floor moves with what the cluster's own nodes
+	// date; from the signed format a kiosk's date does not move it, so
+	// that no command a stolen kiosk signs, dated ahead, can make every
+	// node refuse to date payments.
+	if cmd.At.After(f.Latest()) && (!f.checksSignatures() || op.role == domain.NodeClerk || op.role == domain.NodeBackup) {
 		f.latest.Store(cmd.At)
 		at, _ := json.Marshal(cmd.At)
 		writes = append(writes, kv{keyLatest, at})
@@ -582,7 +679,16 @@ func (f *FSM) aliasWrites(txn *badger.Txn, cmd domain.Command, rec commandRecord
 	if again == first {
 		return nil
 	}
-	return append(f.seqWrites(txn, cmd), kv{key(prefixAlias, again), []byte(rec.Result.Receipt.Number)})
+	if f.Format() >= signedFormat {
+		if _, err := txn.Get(seqRecordKey(prefixSeqUsed, cmd.Node, cmd.Seq)); err == nil {
+			return nil // that number is another command's: it is no alias
+		}
+	}
+	writes := append(f.seqWrites(txn, cmd), kv{key(prefixAlias, again), []byte(rec.Result.Receipt.Number)})
+	if f.Format() >= signedFormat {
+		writes = append(writes, seqUsedWrite(cmd))
+	}
+	return writes
 }
 
 // applyLedgerFormat raises the ledger format. It never lowers it, and it
@@ -850,7 +956,19 @@ func (o *overlay) Account(n string) (domain.Account, bool, error) {
 
 func (o *overlay) PutAccount(a domain.Account) error { return o.put(key(prefixAccount, a.Number), a) }
 
-func (o *overlay) PutReceipt(r domain.Receipt) error { return o.put(key(prefixReceipt, r.Number), r) }
+// PutReceipt posts a receipt. From the signed format a receipt is written
+// once: a second one under its number is refused, whatever command asks
+// (the receipt sequences make that a forgery or a bug).
+func (o *overlay) PutReceipt(r domain.Receipt) error {
+	if o.format >= signedFormat {
+		if _, ok, err := o.get(key(prefixReceipt, r.Number)); err != nil {
+			return err
+		} else if ok {
+			return domain.Errorf(domain.ECONFLICT, "", "Receipt %s is already posted; a receipt is never replaced.", r.Number)
+		}
+	}
+	return o.put(key(prefixReceipt, r.Number), r)
+}
 
 func (o *overlay) PutRefundDue(r domain.RefundDue) error {
 	return o.put(key(prefixRefund, r.RefundBy.String(), "/", r.CommandID), r)
@@ -862,7 +980,13 @@ func (o *overlay) Empty() (bool, error) {
 			return false, nil
 		}
 	}
-	for _, p := range []string{prefixParcel, prefixAccount, prefixBill} {
+	prefixes := []string{prefixParcel, prefixAccount, prefixBill}
+	if o.format >= signedFormat {
+		// A ledger with staff accounts is a village's, even before its
+		// parcel roll is loaded: demo data must not reach it.
+		prefixes = append(prefixes, string(recordKey(domain.CollectionStaffUsers, "")))
+	}
+	for _, p := range prefixes {
 		it := o.txn.NewIterator(badger.IteratorOptions{Prefix: []byte(p)})
 		it.Rewind()
 		found := it.Valid()

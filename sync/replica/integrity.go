@@ -98,9 +98,10 @@ func (n *Node) watchPeers() {
 		peers := n.peerStatuses()
 		n.compareClocks(peers)
 		n.compareDigests(peers)
-		if n.raft.State() == raft.Leader {
+		if n.raft.State() == raft.Leader && n.appendsForCluster() {
 			n.raiseFormat(peers)
 			n.seedParams()
+			n.markPeers(peers)
 		}
 		select {
 		case <-n.done:
@@ -273,6 +274,37 @@ func (n *Node) raiseFormat(peers []NodeStatus) {
 	n.log.Info("ledger format raised", "to", to)
 }
 
+// markPeers appends, at most every MarkEvery, the marks of the peers that
+// answered: each one's receipt sequences and clock (sequence.go). A peer
+// that did not answer is not marked: a node cut off keeps its last mark,
+// and the commands it takes meanwhile are dated after it.
+func (n *Node) markPeers(peers []NodeStatus) {
+	if n.fsm.Format() < domain.KindNodeMark.Since() || len(peers) == 0 || time.Since(n.marked) < n.cfg.MarkEvery {
+		return
+	}
+	marks := &domain.NodeMarks{}
+	for _, st := range peers {
+		if st.ID == n.cfg.ID || st.Clock.IsZero() || st.Answered > st.Issued {
+			continue
+		}
+		marks.Marks = append(marks.Marks, domain.NodeMark{Node: st.ID, Issued: st.Issued, Answered: st.Answered,
+			At: domain.DateTimeOf(st.Clock.In(n.cfg.Location))})
+	}
+	if len(marks.Marks) == 0 {
+		return
+	}
+	cmd, err := n.internalCommand(domain.KindNodeMark)
+	if err != nil {
+		return
+	}
+	cmd.Payload = marks
+	if err := n.applyInternal(cmd); err != nil {
+		n.log.Warn("mark peers", "err", err)
+		return
+	}
+	n.marked = time.Now()
+}
+
 // watchCheckpoints appends a checkpoint every CheckpointEvery while this
 // node leads and the ledger moved since the last one.
 func (n *Node) watchCheckpoints() {
@@ -286,7 +318,7 @@ func (n *Node) watchCheckpoints() {
 			return
 		case <-tick.C:
 		}
-		if n.raft.State() != raft.Leader || n.fsm.Format() < domain.KindCheckpoint.Since() || n.fsm.Applied() == last {
+		if n.raft.State() != raft.Leader || !n.appendsForCluster() || n.fsm.Format() < domain.KindCheckpoint.Since() || n.fsm.Applied() == last {
 			continue
 		}
 		cmd, err := n.internalCommand(domain.KindCheckpoint)
@@ -304,18 +336,38 @@ func (n *Node) watchCheckpoints() {
 
 // internalCommand makes a command the leader appends on its own: no
 // receipt sequence, dated by its clock.
+//
+// A kind of the clerk's office (the parameters' first resolution) takes a
+// receipt sequence like any command the node takes: the ledger holds
+// every node to its numbers (sequence.go).
 func (n *Node) internalCommand(k domain.Kind) (domain.Command, error) {
 	at := domainNow(n)
 	if err := n.checkClock(at); err != nil {
 		return domain.Command{}, err
 	}
-	return domain.Command{ID: n.cfg.NewID(), Kind: k, At: at, Node: n.cfg.ID, Actor: "replica"}, nil
+	cmd := domain.Command{ID: n.cfg.NewID(), Kind: k, At: at, Node: n.cfg.ID, Actor: "replica"}
+	if !n.kinds.Cluster(k) {
+		seq, err := n.box.nextSeq(max(n.fsm.MaxSeq(n.cfg.ID), n.fsm.Answered(n.cfg.ID)))
+		if err != nil {
+			return domain.Command{}, err
+		}
+		cmd.Seq = seq
+	}
+	return cmd, nil
+}
+
+// appendsForCluster reports whether this node may append the cluster's
+// own entries (checkpoints, format raises, marks, revocations): the
+// ledger takes them only from a clerk or backup node, never from the
+// kiosk in the public hallway, even while it leads.
+func (n *Node) appendsForCluster() bool {
+	return n.cfg.Role == domain.NodeClerk || n.cfg.Role == domain.NodeBackup
 }
 
 // applyInternal appends cmd to the log on this (leading) node and waits
 // for the ledger's answer.
 func (n *Node) applyInternal(cmd domain.Command) error {
-	data, err := domain.EncodeCommand(cmd)
+	data, err := n.encodeEntry(cmd)
 	if err != nil {
 		return err
 	}

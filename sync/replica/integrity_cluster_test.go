@@ -218,7 +218,7 @@ func TestBillsStoredAtFormat3AfterTheRaise(t *testing.T) {
 	tune := c.Tune
 	c.Tune = func(cfg *replica.Config) {
 		tune(cfg)
-		cfg.LedgerFormat = 0 // the upgraded build
+		cfg.LedgerFormat = 3 // the build that brought format 3
 	}
 	for _, m := range c.Members {
 		m.Stop()
@@ -265,7 +265,7 @@ func TestBillsStoredAtFormat3AfterTheRaise(t *testing.T) {
 		t.Fatal(err)
 	}
 	follower.Stop()
-	got, err := replica.Replay(follower.Dir, t.TempDir(), applied, c.Params, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	got, err := replica.Replay(follower.Dir, t.TempDir(), applied, c.Params, c.CA.Certificate(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}

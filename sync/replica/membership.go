@@ -44,6 +44,12 @@ type NodeStatus struct {
 	Digests []Digest `json:"digests,omitempty"`
 	// Halted says why the node stopped applying the log, if it did.
 	Halted string `json:"halted,omitempty"`
+	// Issued is the highest receipt sequence the node has handed out, and
+	// Answered the highest at or below which the ledger has answered
+	// every command it took (outbox.marks): the leader marks them in the
+	// ledger with Clock (sequence.go).
+	Issued   uint64 `json:"issued,omitempty"`
+	Answered uint64 `json:"answered,omitempty"`
 
 	rtMid  time.Time // the asker's clock half way through the request
 	serial string    // the serial of the certificate the node answered with
@@ -68,6 +74,10 @@ func (n *Node) Status() NodeStatus {
 	if err := n.fsm.Halted(); err != nil {
 		s.Halted = err.Error()
 	}
+	if issued, answered, err := n.box.marks(); err == nil {
+		s.Issued, s.Answered = issued, answered
+	}
+	s.Clock = n.cfg.Now() // after the marks: a number handed out later is dated later
 	if n.raft.State() == raft.Leader {
 		s.LastContact = time.Now()
 	} else {

@@ -13,7 +13,7 @@ type Collector struct {
 
 	state, applied, lastIndex, term, pending, lastContact, clockOK, halted, diverged, format *prometheus.Desc
 
-	commit, oldest, snapshotAge, commands, payments, applySeconds *prometheus.Desc
+	commit, oldest, snapshotAge, commands, payments, applySeconds, unsigned *prometheus.Desc
 }
 
 // NewCollector returns a collector for n.
@@ -39,6 +39,7 @@ func NewCollector(n *Node) *Collector {
 		oldest:       d("outbox_oldest_seconds", "Age of the oldest command waiting in the outbox (0 when none waits)."),
 		snapshotAge:  d("snapshot_age_seconds", "Seconds since the newest raft snapshot on disk was taken (-1 when there is none)."),
 		commands:     d("commands_total", "Commands the ledger applied or refused since the node started, by kind.", "kind", "outcome"),
+		unsigned:     d("unsigned_entries_total", "Log entries the ledger refused since the node started because no node of the cluster signed them: a forgery, or a bug."),
 		payments:     d("payments_total", "Payments posted by the ledger since the node started, by tender.", "tender"),
 		applySeconds: d("apply_seconds", "Time to apply one batch of committed entries and commit it to the ledger store."),
 	}
@@ -47,7 +48,7 @@ func NewCollector(n *Node) *Collector {
 // Describe sends the descriptors of the metrics.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.state, c.applied, c.lastIndex, c.term, c.pending, c.lastContact, c.clockOK, c.halted, c.diverged, c.format,
-		c.commit, c.oldest, c.snapshotAge, c.commands, c.payments, c.applySeconds} {
+		c.commit, c.oldest, c.snapshotAge, c.commands, c.payments, c.applySeconds, c.unsigned} {
 		ch <- d
 	}
 }
@@ -103,6 +104,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(c.payments, prometheus.CounterValue, float64(counts.payments[t]), string(t))
 	}
 	ch <- prometheus.MustNewConstHistogram(c.applySeconds, counts.total, counts.sum, counts.buckets)
+	ch <- prometheus.MustNewConstMetric(c.unsigned, prometheus.CounterValue, float64(counts.unsigned))
 }
 
 func flag(b bool) float64 {

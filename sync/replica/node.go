@@ -20,6 +20,7 @@ import (
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/sync/badgerstore"
+	"github.com/villagehall/appliance/sync/pki"
 )
 
 // Config configures a Node.
@@ -39,6 +40,12 @@ type Config struct {
 	// the node takes (domain.NodeRole.MayTake). Empty means clerk: a node
 	// alone is the whole office.
 	Role domain.NodeRole
+	// Identity is the node's village certificate and key (OpenPeer sets
+	// it). From ledger format 4 the node signs every log entry it makes
+	// with it, and its ledger applies only entries that a node of the
+	// same village CA signed (signed.go). Nil: the node neither signs nor
+	// checks (a ledger alone in tests of the rules).
+	Identity *pki.Identity
 	// Location is the village's time zone (America/Chicago).
 	Location *time.Location
 	// Now reads the clock; tests pin it.
@@ -83,6 +90,10 @@ type Config struct {
 	// checkpoint for the replicas to hash, when the ledger moved since the
 	// last one (default 30 s; see digest.go).
 	CheckpointEvery time.Duration
+	// MarkEvery is how often a leading clustered node marks its peers'
+	// receipt sequences and clocks in the ledger (default 1 minute): a
+	// command may not be dated before its node's last mark (sequence.go).
+	MarkEvery time.Duration
 	// MaxClockSkew is how far this node's clock may be from its peers'
 	// (and behind the latest command applied) before it refuses to date
 	// commands (default 2 minutes).
@@ -130,6 +141,7 @@ type Node struct {
 	lastAt     atomic.Value         // domain.DateTime of the latest command taken here
 	clockErr   atomic.Value         // string: why the clock is distrusted, or ""
 	clockVotes map[string]clockVote // the peers' latest clock readings (watchPeers only)
+	marked     time.Time            // when this node last marked its peers (watchPeers only)
 	divergence atomic.Value         // *Divergence: the latest mismatch of checkpoint hashes
 	wake       chan struct{}
 	done       chan struct{}
@@ -185,6 +197,9 @@ func Open(cfg Config) (*Node, error) {
 	}
 	if cfg.LedgerFormat == 0 {
 		cfg.LedgerFormat = domain.LedgerFormat
+	}
+	if cfg.MarkEvery == 0 {
+		cfg.MarkEvery = time.Minute
 	}
 	if cfg.CheckpointEvery == 0 {
 		cfg.CheckpointEvery = 30 * time.Second
@@ -242,6 +257,9 @@ func (n *Node) open() error {
 		return err
 	}
 	n.fsm.pause, n.fsm.kinds = cfg.Pause, cfg.Kinds
+	if cfg.Identity != nil {
+		n.fsm.Trust(cfg.Identity.CACertificate())
+	}
 
 	pend, err := n.box.pending(0)
 	if err != nil {

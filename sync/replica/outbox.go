@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 
@@ -76,7 +77,17 @@ type outbox struct {
 	// only from a view no put raced with (a put may commit a lower
 	// sequence than one already committed).
 	low, puts uint64
+	// stamped holds the sequences handed out and not yet put, and when:
+	// a command is numbered a moment before it is queued (its number is
+	// in its payload), and until then no mark may say its number was
+	// settled (marks). A number never queued (a crash in between) is
+	// forgotten after stampedFor.
+	stamped map[uint64]time.Time
 }
+
+// stampedFor is how long a sequence handed out counts as on its way to
+// the outbox.
+const stampedFor = 10 * time.Minute
 
 // openOutbox reads the outbox's sequence: the larger of the stored counter
 // and the newest entry's.
@@ -120,7 +131,44 @@ func (o *outbox) nextSeq(floor uint64) (uint64, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.seq = max(o.seq, floor) + 1
+	if o.stamped == nil {
+		o.stamped = map[uint64]time.Time{}
+	}
+	o.stamped[o.seq] = time.Now()
 	return o.seq, nil
+}
+
+// marks returns the highest sequence this node has handed out, and the
+// highest at or below which every command it took has been answered by
+// the ledger (none pending, none numbered and on its way): what the
+// leader records of this node (KindNodeMark).
+func (o *outbox) marks() (issued, answered uint64, err error) {
+	o.mu.Lock()
+	issued = o.seq
+	lowest := issued + 1
+	for seq, at := range o.stamped {
+		if time.Since(at) > stampedFor {
+			delete(o.stamped, seq)
+			continue
+		}
+		lowest = min(lowest, seq)
+	}
+	low := o.low
+	o.mu.Unlock()
+	// A put removes its sequence from stamped only after it committed
+	// and lowered low, so the view below sees every entry that left
+	// stamped before the lock above.
+	err = o.db.View(func(txn *badger.Txn) error {
+		prefix := []byte(prefixOutbox + "p/")
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+		defer it.Close()
+		it.Seek(pendingKey(low))
+		if it.Valid() {
+			lowest = min(lowest, binary.BigEndian.Uint64(it.Item().Key()[len(prefix):]))
+		}
+		return nil
+	})
+	return issued, lowest - 1, err
 }
 
 // put enqueues a command (or finds it already queued by id). It reports
@@ -179,12 +227,13 @@ func (o *outbox) put(cmd domain.Command) (outboxEntry, bool, error) {
 	if err != nil {
 		return e, false, fmt.Errorf("write outbox: %w", err)
 	}
+	o.mu.Lock()
 	if created {
-		o.mu.Lock()
 		o.low = min(o.low, cmd.Seq)
 		o.puts++
-		o.mu.Unlock()
 	}
+	delete(o.stamped, cmd.Seq)
+	o.mu.Unlock()
 	return e, created, nil
 }
 

@@ -60,6 +60,7 @@ func OpenPeer(cfg Config, peer PeerConfig) (*Node, error) {
 		return nil, fmt.Errorf("replica: node id %q does not match its certificate (%q)", cfg.ID, peer.Identity.NodeID())
 	}
 	cfg.Role = domain.NodeRole(peer.Identity.Role())
+	cfg.Identity = peer.Identity
 	if peer.Advertise == "" {
 		peer.Advertise = peer.Listen
 	}

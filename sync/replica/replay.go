@@ -3,6 +3,7 @@ package replica
 import (
 	"bytes"
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -89,8 +90,11 @@ var ErrNoReplay = errors.New("nothing to replay from")
 // every entry after it up to upTo with this build's rules. Its state hash
 // must equal the node's own at upTo; a difference means the ledger on
 // disk is not what its log says. params are the parameters the node
-// started with (they count only before the ledger holds its own).
-func Replay(dataDir, scratch string, upTo uint64, params *domain.Params, logger *slog.Logger) (Replayed, error) {
+// started with (they count only before the ledger holds its own). ca is
+// the village CA whose nodes sign the entries, as the node checks them
+// (FSM.Trust); nil replays them unchecked, as a node without certificates
+// applies them.
+func Replay(dataDir, scratch string, upTo uint64, params *domain.Params, ca *x509.Certificate, logger *slog.Logger) (Replayed, error) {
 	var out Replayed
 	raftDir := filepath.Join(dataDir, "raft")
 	if entries, err := os.ReadDir(raftDir); err != nil || len(entries) == 0 {
@@ -110,6 +114,9 @@ func Replay(dataDir, scratch string, upTo uint64, params *domain.Params, logger 
 		return out, err
 	}
 	defer fsm.Close()
+	if ca != nil {
+		fsm.Trust(ca)
+	}
 
 	snaps, err := raft.NewFileSnapshotStoreWithLogger(filepath.Join(dataDir, "snapshots"), 2, hclogFor(logger))
 	if err != nil {

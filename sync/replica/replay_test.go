@@ -56,7 +56,7 @@ func TestReplayGivesTheLedgerOnDisk(t *testing.T) {
 	for _, snap := range []bool{false, true} {
 		dir := t.TempDir()
 		applied, hash := stoppedNode(t, dir, snap)
-		got, err := Replay(dir, filepath.Join(t.TempDir(), "scratch"), applied, params, quietLogger())
+		got, err := Replay(dir, filepath.Join(t.TempDir(), "scratch"), applied, params, nil, quietLogger())
 		if err != nil {
 			t.Fatalf("snapshot %v: replay: %v", snap, err)
 		}
@@ -84,12 +84,12 @@ func TestReplayGivesTheLedgerOnDisk(t *testing.T) {
 		}
 		tampered, _ := f.StateHash()
 		f.Close()
-		got, err = Replay(dir, filepath.Join(t.TempDir(), "scratch"), applied, params, quietLogger())
+		got, err = Replay(dir, filepath.Join(t.TempDir(), "scratch"), applied, params, nil, quietLogger())
 		if err != nil || got.StateHash == tampered {
 			t.Fatalf("snapshot %v: replay of a tampered ledger: %+v, %v", snap, got, err)
 		}
 	}
-	if _, err := Replay(t.TempDir(), filepath.Join(t.TempDir(), "scratch"), 5, params, quietLogger()); !errors.Is(err, ErrNoReplay) {
+	if _, err := Replay(t.TempDir(), filepath.Join(t.TempDir(), "scratch"), 5, params, nil, quietLogger()); !errors.Is(err, ErrNoReplay) {
 		t.Fatalf("replay of an empty folder: %v", err)
 	}
 }

@@ -24,6 +24,15 @@ type applyStats struct {
 	counts []uint64
 	sum    float64
 	total  uint64
+	// unsigned counts the entries refused because no node of the
+	// cluster signed them (signed.go): forgeries, or a bug.
+	unsigned uint64
+}
+
+func (s *applyStats) refusedEntry() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.unsigned++
 }
 
 // applyBuckets are the upper bounds, in seconds, of the apply-time
@@ -70,13 +79,14 @@ type applyCounts struct {
 	buckets  map[float64]uint64 // cumulative, as Prometheus wants them
 	sum      float64
 	total    uint64
+	unsigned uint64
 }
 
 func (s *applyStats) read() applyCounts {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := applyCounts{applied: map[domain.Kind]uint64{}, refused: map[domain.Kind]uint64{}, payments: map[domain.Tender]uint64{},
-		buckets: map[float64]uint64{}, sum: s.sum, total: s.total}
+		buckets: map[float64]uint64{}, sum: s.sum, total: s.total, unsigned: s.unsigned}
 	seen := map[domain.Kind]bool{}
 	for k, v := range s.applied {
 		c.applied[k], seen[k] = v, true

@@ -33,7 +33,7 @@ func (n *Node) NewCommand(k domain.Kind, actor string) (domain.Command, error) {
 	}
 	// The ledger knows the highest sequence this node id ever used: a node
 	// rebuilt on an empty folder must not hand out those numbers again.
-	seq, err := n.box.nextSeq(n.fsm.MaxSeq(n.cfg.ID))
+	seq, err := n.box.nextSeq(max(n.fsm.MaxSeq(n.cfg.ID), n.fsm.Answered(n.cfg.ID)))
 	if err != nil {
 		return domain.Command{}, err
 	}
@@ -75,7 +75,13 @@ func (n *Node) checkKind(k domain.Kind) error {
 // admit is the leader's check of a command before it enters the log
 // (domain.CheckAdmission): the node's role may take its kind, and it is
 // not dated after the leader's clock by more than the allowed skew.
-func (n *Node) admit(cmd domain.Command, role domain.NodeRole) *domain.Error {
+//
+// Demo data is never taken from another node: only the operator of the
+// node that runs the demo loads it, into its own empty ledger.
+func (n *Node) admit(cmd domain.Command, role domain.NodeRole, forwarded bool) *domain.Error {
+	if forwarded && cmd.Kind == domain.KindSeedDemo && n.fsm.Format() >= signedFormat {
+		return domain.Errorf(domain.EFORBIDDEN, "", "Demo data loads only on the node that runs the demo, never from another node.")
+	}
 	return domain.CheckAdmission(n.kinds, cmd, role, domainNow(n), n.cfg.MaxClockSkew)
 }
 

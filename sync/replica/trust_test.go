@@ -44,27 +44,36 @@ func leaderAddr(t *testing.T, c *synctest.Cluster) raft.ServerAddress {
 }
 
 // forgedAdmin is a staff_user add of an administrator, as the security
-// probe sent it with the kiosk's certificate: its own node name, any actor.
-func forgedAdmin(node string, at domain.DateTime) []byte {
-	cmd := domain.Command{ID: "forged-admin", Kind: domain.KindStaffUser, At: at, Node: node, Seq: 9999, Actor: "admin",
+// probe sent it with the kiosk's certificate: its own node name, any
+// actor, signed with the kiosk's key (or not at all).
+func forgedAdmin(t *testing.T, kiosk *pki.Identity, at domain.DateTime) [][]byte {
+	cmd := domain.Command{V: 1, ID: "forged-admin", Kind: domain.KindStaffUser, At: at, Node: kiosk.NodeID(), Seq: 9999, Actor: "admin",
 		Payload: &domain.StaffUserChange{Op: domain.StaffAdd, Username: "mallory", Name: "Mallory", Role: domain.RoleAdministrator, PasswordHash: "x"}}
-	data, _ := domain.EncodeCommand(cmd)
-	return data
+	plain, _ := domain.EncodeCommand(cmd)
+	signed, err := replica.SignEntry(kiosk, cmd, string(domain.RoleAdministrator), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return [][]byte{plain, signed}
 }
 
 // TestKioskCertificateCannotForgeStaffCommands replays the probe: with the
-// kiosk's own certificate, a staff_user add forwarded to the leader is
-// refused and never enters the log; a resident payment is taken. The
-// kiosk node itself refuses staff kinds at intake.
+// kiosk's own certificate, a staff_user add forwarded to the leader,
+// unsigned or signed with the kiosk's key, is refused and never enters the
+// log; a resident payment is taken. The kiosk node itself refuses staff
+// kinds at intake.
 func TestKioskCertificateCannotForgeStaffCommands(t *testing.T) {
 	c := trustCluster(t)
 	leader := c.Leader(10 * time.Second)
+	waitFor(t, 20*time.Second, "the ledger format that signs entries", func() bool { return leader.Node.FSM().Format() >= 4 })
 	before := leader.Node.FSM().Applied()
 	kiosk := replica.NewPeerClient(member(c, "hall-kiosk").Identity.ClientTLS())
 	now := domain.DateTimeOf(c.Now())
-	res, err := kiosk.Forward(context.Background(), leaderAddr(t, c), [][]byte{forgedAdmin("hall-kiosk", now)})
-	if err != nil || len(res) != 1 || res[0].Error == nil || res[0].Error.Code != domain.EFORBIDDEN {
-		t.Fatalf("forged staff_user from the kiosk: %+v, %v; want refused (forbidden)", res, err)
+	for i, data := range forgedAdmin(t, member(c, "hall-kiosk").Identity, now) {
+		res, err := kiosk.Forward(context.Background(), leaderAddr(t, c), [][]byte{data})
+		if err == nil || !strings.Contains(err.Error(), []string{"not signed", "may not take staff_user"}[i]) {
+			t.Fatalf("forged staff_user from the kiosk (%s): %+v, %v; want refused", []string{"unsigned", "signed"}[i], res, err)
+		}
 	}
 	time.Sleep(300 * time.Millisecond)
 	if applied := appliedSince(t, leader.Node, before); len(applied) > 0 {
@@ -100,9 +109,13 @@ func TestFutureDatedCommandNeverFreezesTheLedger(t *testing.T) {
 	latest := leader.Node.FSM().Latest()
 	clerk := replica.NewPeerClient(member(c, "hall-clerk").Identity.ClientTLS())
 	future := domain.DateTimeOf(c.Now().Add(6 * time.Hour))
-	cmd := domain.Command{ID: "from-the-future", Kind: domain.KindPayBill, At: future, Node: "hall-clerk", Seq: 8888, Actor: "x",
+	cmd := domain.Command{V: 1, ID: "from-the-future", Kind: domain.KindPayBill, At: future, Node: "hall-clerk", Seq: 8888, Actor: "x",
 		Payload: &domain.PayBill{BillID: synctest.BillID(0), Amount: domain.MustMoney("1.00"), Tender: domain.Card}}
-	data, _ := domain.EncodeCommand(cmd)
+	waitFor(t, 20*time.Second, "the ledger format that signs entries", func() bool { return leader.Node.FSM().Format() >= 4 })
+	data, err := replica.SignEntry(member(c, "hall-clerk").Identity, cmd, "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
 	res, err := clerk.Forward(context.Background(), leaderAddr(t, c), [][]byte{data})
 	if err != nil || len(res) != 1 || res[0].Error == nil || !strings.Contains(res[0].Error.Error(), "after the leader's clock") {
 		t.Fatalf("future-dated command: %+v, %v; want refused", res, err)

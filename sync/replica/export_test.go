@@ -1,0 +1,19 @@
+package replica
+
+import (
+	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/sync/pki"
+)
+
+// SignEntry makes the log entry of cmd as node id would sign it, for the
+// tests that play a forger holding one node's key.
+func SignEntry(id *pki.Identity, cmd domain.Command, staffRole string, withCert bool) ([]byte, error) {
+	data, err := domain.EncodeCommand(cmd)
+	if err != nil {
+		return nil, err
+	}
+	return sealEntry(id, data, staffRole, withCert)
+}
+
+// SealRaw signs raw bytes as if they were a command.
+func SealRaw(id *pki.Identity, raw []byte) ([]byte, error) { return sealEntry(id, raw, "", true) }

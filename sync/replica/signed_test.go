@@ -1,0 +1,327 @@
+package replica_test
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/sync/pki"
+	"github.com/villagehall/appliance/sync/replica"
+	"github.com/villagehall/appliance/sync/synctest"
+	"github.com/villagehall/appliance/sync/wsstream"
+)
+
+// The attacks of a stolen kiosk on the log itself: its certificate and key
+// are enough to speak raft to every node, and to sign as the kiosk. Each
+// test plays one, over the real WebSocket transport with TLS, and checks
+// that no replica's ledger changes but for the journal's record of the
+// refusal, and that nothing halts.
+
+// signedCluster is trustCluster with marks and checks taken often, so the
+// tests need not wait a minute for the leader to mark the kiosk.
+func signedCluster(t *testing.T, tune func(*replica.Config)) *synctest.Cluster {
+	t.Helper()
+	c := synctest.NewWith(t, synctest.Options{
+		IDs:   []string{"hall-clerk", "hall-kiosk", "annex-backup"},
+		Roles: map[string]string{"hall-kiosk": pki.RoleKiosk, "annex-backup": pki.RoleBackup},
+		Tune: func(cfg *replica.Config) {
+			cfg.ClockCheckEvery, cfg.MarkEvery = 200*time.Millisecond, 200*time.Millisecond
+			if tune != nil {
+				tune(cfg)
+			}
+		},
+	})
+	leader := c.Leader(10 * time.Second)
+	waitFor(t, 20*time.Second, "the ledger format that signs entries", func() bool { return leader.Node.FSM().Format() >= 4 })
+	leader.Seed(2)
+	c.Converge(20 * time.Second)
+	return c
+}
+
+// forgeAppend speaks raft to every running member as node from, with its
+// identity: one AppendEntries at each member's term + 1 carrying entries
+// after its last, committed at once. It returns the index of the first.
+func forgeAppend(t *testing.T, c *synctest.Cluster, from *synctest.Member, entries [][]byte) uint64 {
+	t.Helper()
+	layer, err := wsstream.New(wsstream.Config{Advertise: from.Addr, Identity: from.Identity})
+	if err != nil {
+		t.Fatal(err)
+	}
+	trans := raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{Stream: layer, MaxPool: 1, Timeout: 5 * time.Second})
+	defer trans.Close()
+	c.Converge(20 * time.Second)
+	var first uint64
+	for _, m := range c.Running() {
+		stats := m.Node.Raft().Stats()
+		term, _ := strconv.ParseUint(stats["term"], 10, 64)
+		last, _ := strconv.ParseUint(stats["last_log_index"], 10, 64)
+		lastTerm, _ := strconv.ParseUint(stats["last_log_term"], 10, 64)
+		if first != 0 && first != last+1 {
+			t.Fatalf("%s's log ends at %d, another's at %d", m.ID, last, first-1)
+		}
+		first = last + 1
+		logs := make([]*raft.Log, len(entries))
+		for i, data := range entries {
+			logs[i] = &raft.Log{Index: last + 1 + uint64(i), Term: term + 1, Type: raft.LogCommand, Data: data}
+		}
+		req := &raft.AppendEntriesRequest{
+			RPCHeader: raft.RPCHeader{ProtocolVersion: raft.ProtocolVersionMax, ID: []byte(from.ID), Addr: []byte(from.Addr)},
+			Term:      term + 1, PrevLogEntry: last, PrevLogTerm: lastTerm,
+			Entries: logs, LeaderCommitIndex: last + uint64(len(entries)),
+		}
+		var resp raft.AppendEntriesResponse
+		if err := trans.AppendEntries(raft.ServerID(m.ID), raft.ServerAddress(m.Addr), req, &resp); err != nil {
+			t.Fatalf("forged AppendEntries to %s: %v", m.ID, err)
+		}
+		if !resp.Success {
+			t.Fatalf("%s did not take the forged entries (term %d, last %d): the test does not reach the ledger", m.ID, resp.Term, resp.LastLog)
+		}
+	}
+	return first
+}
+
+// journalAt returns each node's journal outcome and error for the entries
+// at indexes [from, to], waiting until every node applied them.
+func journalAt(t *testing.T, c *synctest.Cluster, from, to uint64) map[string][]string {
+	t.Helper()
+	waitFor(t, 20*time.Second, "every node to apply the forged entries", func() bool {
+		for _, m := range c.Running() {
+			if m.Node.FSM().Applied() < to {
+				return false
+			}
+		}
+		return true
+	})
+	out := map[string][]string{}
+	for _, m := range c.Running() {
+		m.Node.FSM().Journal(func(e replica.JournalEntry) error {
+			if e.Index >= from && e.Index <= to {
+				out[m.ID] = append(out[m.ID], e.Outcome+": "+e.Error)
+			}
+			return nil
+		})
+	}
+	return out
+}
+
+// TestForgedAppendEntriesChangeNothing replays the probe that made an
+// administrator and halted the cluster: with the kiosk's key, speaking raft
+// as the kiosk at a higher term to every node, it appends a staff_user add
+// signed by the kiosk, the same claiming the clerk's node, an unsigned
+// one, demo data, bytes that are no entry, a kiosk-signed entry whose
+// command is garbage, and a command the clerk's node signed that the kiosk
+// changed. Every node journals each as refused, nobody named mallory
+// exists, no node halts, and the cluster goes on posting payments with one
+// ledger on every node.
+func TestForgedAppendEntriesChangeNothing(t *testing.T) {
+	c := signedCluster(t, func(cfg *replica.Config) { cfg.CheckpointEvery = time.Hour })
+	kiosk, clerk := member(c, "hall-kiosk"), member(c, "hall-clerk")
+	at := domain.DateTimeOf(c.Now())
+	admin := func(node string, seq uint64) domain.Command {
+		return domain.Command{V: 1, ID: fmt.Sprintf("forged-admin-%d", seq), Kind: domain.KindStaffUser, At: at, Node: node, Seq: seq, Actor: "operator",
+			Payload: &domain.StaffUserChange{Op: domain.StaffAdd, Username: "mallory", Name: "Mallory", Role: domain.RoleAdministrator, PasswordHash: "x"}}
+	}
+	sign := func(id *pki.Identity, cmd domain.Command, role string) []byte {
+		data, err := replica.SignEntry(id, cmd, role, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	unsignedAdmin, _ := domain.EncodeCommand(admin("hall-kiosk", 9001))
+	garbage := make([]byte, 64)
+	rand.Read(garbage)
+	signedGarbage, err := replica.SealRaw(kiosk.Identity, []byte("\x01{not a command"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed := domain.Command{V: 1, ID: "forged-seed", Kind: domain.KindSeedDemo, At: at, Node: "hall-kiosk", Seq: 9005, Actor: "demo",
+		Payload: &domain.SeedDemo{Bills: []domain.Bill{{ID: "B-9999", Account: "100101", Parcel: "0601-141-2001", BilledOn: at.Date, Principal: domain.MustMoney("9999.00"), Description: "x"}}}}
+	// The clerk's signature over its own command, with the kiosk's
+	// changes: the signature no longer matches.
+	tampered := sign(clerk.Identity, admin("hall-clerk", 9006), string(domain.RoleAdministrator))
+	tampered = []byte(strings.Replace(string(tampered), "mallory", "mallorx", 1))
+	entries := [][]byte{
+		sign(kiosk.Identity, admin("hall-kiosk", 9002), string(domain.RoleAdministrator)),
+		sign(kiosk.Identity, admin("hall-clerk", 9003), string(domain.RoleAdministrator)),
+		unsignedAdmin,
+		sign(kiosk.Identity, seed, ""),
+		garbage,
+		signedGarbage,
+		tampered,
+	}
+	first := forgeAppend(t, c, kiosk, entries)
+	last := first + uint64(len(entries)) - 1
+	outcomes := journalAt(t, c, first, last)
+	for _, m := range c.Running() {
+		got := outcomes[m.ID]
+		if len(got) != len(entries) {
+			t.Fatalf("%s journaled %d of the %d forged entries: %q", m.ID, len(got), len(entries), got)
+		}
+		for i, o := range got {
+			if !strings.HasPrefix(o, "refused: not an entry a node of this cluster signed") {
+				t.Errorf("%s, forged entry %d: %s; want refused as unsigned", m.ID, i+1, o)
+			}
+		}
+		if err := m.Node.FSM().Halted(); err != nil {
+			t.Errorf("%s halted: %v", m.ID, err)
+		}
+		var u domain.StaffUser
+		if err := m.Node.Get(domain.CollectionStaffUsers, "mallory", &u); domain.ErrorCode(err) != domain.ENOTFOUND {
+			t.Errorf("%s holds mallory: %+v, %v", m.ID, u, err)
+		}
+		if b, err := m.Node.FSM().Bill("B-9999"); err == nil {
+			t.Errorf("%s holds the forged demo bill: %+v", m.ID, b)
+		}
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+	for i := range 3 {
+		waitFor(t, 20*time.Second, "a payment to post after the forgery", func() bool {
+			_, err := c.Leader(10*time.Second).Pay(synctest.BillID(i%2), "1.00")
+			return err == nil
+		})
+	}
+	c.Converge(20 * time.Second)
+}
+
+// TestRemovedNodesKeySignsNothing: once the operator removes the backup,
+// its certificate is revoked in the ledger, and an entry signed with its
+// key (carried by the kiosk's raft connection, since the backup's own is
+// refused at the handshake) is refused by every node.
+func TestRemovedNodesKeySignsNothing(t *testing.T) {
+	c := signedCluster(t, func(cfg *replica.Config) { cfg.CheckpointEvery = time.Hour })
+	for c.Leader(10*time.Second).ID == "annex-backup" {
+		time.Sleep(100 * time.Millisecond)
+	}
+	backup := member(c, "annex-backup")
+	// The backup's key is in the ledger: it signed the entries it made.
+	pay := func(m *synctest.Member) {
+		waitFor(t, 20*time.Second, m.ID+"'s payment to post", func() bool {
+			_, err := m.Pay(synctest.BillID(0), "1.00")
+			return err == nil
+		})
+	}
+	pay(backup)
+	addr := c.Leader(10 * time.Second).Addr
+	waitFor(t, 20*time.Second, "the leader to know the backup's certificate", func() bool {
+		_, err := replica.NewPeerClient(backup.Identity.ClientTLS()).Status(context.Background(), raft.ServerAddress(addr))
+		return err == nil
+	})
+	time.Sleep(time.Second)
+	kiosk := member(c, "hall-kiosk")
+	if err := replica.NewPeerClient(kiosk.Identity.ClientTLS()).Member(context.Background(), addr, replica.RemovePath, "annex-backup", "", synctest.OperatorToken); err != nil {
+		t.Fatalf("remove the backup: %v", err)
+	}
+	backup.Stop()
+	at := domain.DateTimeOf(c.Now())
+	cmd := domain.Command{V: 1, ID: "from-a-removed-node", Kind: domain.KindPayBill, At: at, Node: "annex-backup", Seq: 7777, Actor: "x",
+		Payload: &domain.PayBill{BillID: synctest.BillID(1), Amount: domain.MustMoney("5.00"), Tender: domain.Card}}
+	data, err := replica.SignEntry(backup.Identity, cmd, "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := forgeAppend(t, c, kiosk, [][]byte{data})
+	for id, o := range journalAt(t, c, first, first) {
+		if len(o) != 1 || !strings.Contains(o[0], "revoked") {
+			t.Errorf("%s: the removed node's entry: %q; want refused as revoked", id, o)
+		}
+	}
+	for _, m := range c.Running() {
+		if rc, err := m.Node.FSM().Receipt(cmd.ReceiptNumber()); err == nil {
+			t.Errorf("%s posted the removed node's payment: %+v", m.ID, rc)
+		}
+	}
+}
+
+// forwardSigned forwards cmd to the leader as the kiosk would, signed
+// with its key.
+func forwardSigned(t *testing.T, c *synctest.Cluster, from *synctest.Member, cmd domain.Command) domain.Result {
+	t.Helper()
+	data, err := replica.SignEntry(from.Identity, cmd, "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := replica.NewPeerClient(from.Identity.ClientTLS()).Forward(context.Background(), leaderAddr(t, c), [][]byte{data})
+	if err != nil || len(res) != 1 {
+		t.Fatalf("forward %s: %+v, %v", cmd.ID, res, err)
+	}
+	return res[0]
+}
+
+// TestKioskCannotBackDateOrReuseReceiptNumbers replays the probe's
+// back-dated card payment and its receipt overwrite: signed with the
+// kiosk's key and forwarded as the kiosk forwards, a payment dated before
+// the kiosk's last mark is refused, as is a payment that reuses the
+// number of one already posted, whose receipt stays as it was. A payment
+// taken as the kiosk takes them still posts, and demo data from the kiosk
+// is refused.
+func TestKioskCannotBackDateOrReuseReceiptNumbers(t *testing.T) {
+	c := signedCluster(t, nil)
+	kiosk := member(c, "hall-kiosk")
+	posted, err := kiosk.Pay(synctest.BillID(0), "21.00")
+	if err != nil || posted.Receipt == nil || posted.Receipt.Status != domain.Posted {
+		t.Fatalf("a payment at the kiosk: %+v, %v", posted, err)
+	}
+	leader := c.Leader(10 * time.Second)
+	waitFor(t, 20*time.Second, "the leader to mark the kiosk", func() bool {
+		return leader.Node.FSM().Mark("hall-kiosk").Issued > 0
+	})
+	mark := leader.Node.FSM().Mark("hall-kiosk")
+	now := posted.Receipt.At // the kiosk's clock, in the nodes' zone
+	pay := func(id string, at domain.DateTime, seq uint64, amount string) domain.Command {
+		return domain.Command{V: 1, ID: id, Kind: domain.KindPayBill, At: at, Node: "hall-kiosk", Seq: seq, Actor: "kiosk",
+			Payload: &domain.PayBill{BillID: synctest.BillID(1), Amount: domain.MustMoney(amount), Tender: domain.Card}}
+	}
+
+	backdated := forwardSigned(t, c, kiosk, pay("back-dated", domain.NewDateTime(now.Date.AddDays(-9), 9, 0, 0), mark.Issued+50, "210.00"))
+	if backdated.Error == nil || !strings.Contains(backdated.Error.Error(), "back-dated") {
+		t.Fatalf("a payment dated nine days before the kiosk's mark: %+v; want refused as back-dated", backdated)
+	}
+
+	var seq uint64
+	fmt.Sscanf(strings.TrimPrefix(posted.Receipt.Number, "hall-kiosk-"), "%d", &seq)
+	reused := forwardSigned(t, c, kiosk, pay("reused-number", now, seq, "4.00"))
+	if reused.Error == nil || reused.Error.Code != domain.ECONFLICT {
+		t.Fatalf("a payment reusing receipt number %s: %+v; want refused (conflict)", posted.Receipt.Number, reused)
+	}
+	c.Converge(20 * time.Second)
+	for _, m := range c.Running() {
+		rc, err := m.Node.FSM().Receipt(posted.Receipt.Number)
+		if err != nil || !rc.Amount.Equal(domain.MustMoney("21.00")) || rc.CommandID != posted.CommandID {
+			t.Errorf("%s's receipt %s after the reuse: %+v", m.ID, posted.Receipt.Number, rc)
+		}
+	}
+
+	// Demo data: the kiosk may not sign it at all, and the leader takes
+	// it from no other node, the clerk's included.
+	seed := domain.Command{V: 1, ID: "seed-from-the-hall", Kind: domain.KindSeedDemo, At: now, Node: "hall-kiosk", Seq: mark.Issued + 60, Actor: "demo",
+		Payload: &domain.SeedDemo{}}
+	data, err := replica.SignEntry(kiosk.Identity, seed, "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := replica.NewPeerClient(kiosk.Identity.ClientTLS()).Forward(context.Background(), leaderAddr(t, c), [][]byte{data}); err == nil || !strings.Contains(err.Error(), "may not take seed_demo") {
+		t.Fatalf("demo data forwarded by the kiosk: %+v, %v; want refused", res, err)
+	}
+	clerk := member(c, "hall-clerk")
+	if c.Leader(10*time.Second) != clerk {
+		seed.Node, seed.Seq, seed.ID = "hall-clerk", clerk.Node.FSM().MaxSeq("hall-clerk")+100, "seed-from-the-office"
+		if res := forwardSigned(t, c, clerk, seed); res.Error == nil || res.Error.Code != domain.EFORBIDDEN {
+			t.Fatalf("demo data forwarded by the clerk's node: %+v; want refused", res)
+		}
+	}
+
+	// An honest payment, dated by the kiosk's clock after its mark, posts.
+	if res := forwardSigned(t, c, kiosk, pay("honest", now, mark.Issued+70, "3.00")); res.Error != nil {
+		t.Fatalf("a payment dated at the kiosk's clock: %v", res.Error)
+	}
+}
