@@ -368,13 +368,21 @@ func (l *Layer) forget(c *conn) {
 
 // PeerID returns the node id of the peer at the other end of conn, as
 // proved by its certificate, and true; or "", false if conn did not come
-// from a Layer's Accept or Dial.
+// from a Layer's Accept or Dial. A connection wrapping one from a Layer
+// (fault injection does) is looked through if it returns the one it wraps
+// from a NetConn method, as tls.Conn does.
 func PeerID(c net.Conn) (string, bool) {
-	wc, ok := c.(*conn)
-	if !ok {
-		return "", false
+	for c != nil {
+		if wc, ok := c.(*conn); ok {
+			return wc.peer, true
+		}
+		u, ok := c.(interface{ NetConn() net.Conn })
+		if !ok {
+			return "", false
+		}
+		c = u.NetConn()
 	}
-	return wc.peer, true
+	return "", false
 }
 
 // addr is the advertise address as a net.Addr.
