@@ -60,6 +60,11 @@ func OpenPeer(cfg Config, peer PeerConfig) (*Node, error) {
 		return nil, fmt.Errorf("replica: node id %q does not match its certificate (%q)", cfg.ID, peer.Identity.NodeID())
 	}
 	cfg.Role = domain.NodeRole(peer.Identity.Role())
+	cluster, err := checkPeerCluster(cfg, peer.Identity)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Cluster = cluster
 	if peer.Advertise == "" {
 		peer.Advertise = peer.Listen
 	}
