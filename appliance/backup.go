@@ -341,6 +341,9 @@ func loadSnapshot(dir string, snap io.ReadCloser, reset bool) error {
 	if err == nil && reset {
 		err = fsm.ResetApplied()
 	}
+	if err == nil && reset {
+		err = bindRestored(dir, fsm)
+	}
 	if err = errors.Join(err, fsm.Close()); err != nil {
 		return err
 	}

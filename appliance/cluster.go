@@ -113,6 +113,9 @@ func initCommand(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if ident, err = newClusterIdentity(ident); err != nil {
+		return err
+	}
 	if err := pki.SaveCA(pkiDir(*data), ca); err != nil {
 		return err
 	}
@@ -122,7 +125,7 @@ func initCommand(args []string, stdout, stderr io.Writer) error {
 	if err := writeSettings(*data, nodeSettings{ID: *id, Peer: *peer, Listen: *listen, Bootstrap: true}); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "made the village CA and node %s in %s\nCA fingerprint: %s\n", *id, *data, pki.Fingerprint(ca.Certificate()))
+	fmt.Fprintf(stdout, "made the village CA and node %s in %s\nCA fingerprint: %s\ncluster id: %s\n", *id, *data, pki.Fingerprint(ca.Certificate()), ident.Cluster().ID)
 	fmt.Fprintf(stdout, "the CA key is %s: move it off this node onto offline media once the other nodes have their bundles\n", filepath.Join(pkiDir(*data), pki.CAKeyFile))
 	return nil
 }
@@ -152,10 +155,17 @@ func certCommand(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if ident, err = issuedFor(*data, ident); err != nil {
+		return err
+	}
 	if err := pki.WriteBundle(*out, ident); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s for node %s (CA fingerprint %s); carry it to the node and delete it after joining\n", *out, *id, pki.Fingerprint(ca.Certificate()))
+	fmt.Fprintf(stdout, "wrote %s for node %s of %s; carry it to the node and delete it after joining\n", *out, *id, ident.Cluster())
+	if ident.Cluster().ID == "" {
+		fmt.Fprintf(stdout, "%s has no %s: the bundle is for a cluster made before cluster ids; a cluster made by `appliance init` since refuses it\n",
+			pkiDir(*data), pki.ClusterIDFile)
+	}
 	return nil
 }
 

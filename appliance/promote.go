@@ -43,8 +43,12 @@ func promoteCommand(args []string, stdout, stderr io.Writer) error {
 			ids = append(ids, id)
 		}
 	}
+	cluster, err := certCluster(*data)
+	if err != nil {
+		return err
+	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	rec, err := replica.Recover(replica.Config{ID: settings.ID, Dir: *data, Params: params, Logger: logger}, ids)
+	rec, err := replica.Recover(replica.Config{ID: settings.ID, Dir: *data, Params: params, Logger: logger, Cluster: cluster}, ids)
 	if err != nil {
 		return fmt.Errorf("promote %s: %w (stop the node first: systemctl stop appliance)", settings.ID, err)
 	}

@@ -168,6 +168,10 @@ type tracked struct {
 	once sync.Once
 }
 
+// NetConn returns the connection t wraps, so that wsstream.PeerID (which
+// raft's transport asks whom each request comes from) sees through it.
+func (t *tracked) NetConn() net.Conn { return t.Conn }
+
 // Close closes the connection and forgets it.
 func (t *tracked) Close() error {
 	err := t.Conn.Close()

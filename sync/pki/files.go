@@ -86,10 +86,12 @@ func LoadCA(dir string) (*CA, error) {
 }
 
 // SaveIdentity writes the node certificate, the node key (mode 0600) and the
-// CA certificate into dir as node.crt, node.key and ca.crt, creating dir
-// (mode 0700) if needed. Each file is replaced atomically, so a renewed
-// identity can be saved over an old one. It refuses to replace a ca.crt of
-// another CA: that folder belongs to another village.
+// CA certificate into dir as node.crt, node.key and ca.crt, and the cluster
+// id, if the identity has one, as cluster.id, creating dir (mode 0700) if
+// needed. Each file is replaced atomically, so a renewed identity can be
+// saved over an old one. It refuses to replace a ca.crt of another CA
+// (that folder belongs to another village), or a cluster.id of another
+// cluster (wrapping ErrForeignCluster), before it writes anything.
 func SaveIdentity(dir string, id *Identity) error {
 	caPath := filepath.Join(dir, CACertFile)
 	if old, err := readCertFile(caPath); err == nil {
@@ -98,6 +100,15 @@ func SaveIdentity(dir string, id *Identity) error {
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("save identity %s: %w", id.nodeID, err)
+	}
+	if id.clusterID != "" {
+		old, err := LoadClusterID(dir)
+		if err != nil {
+			return fmt.Errorf("save identity %s: %w", id.nodeID, err)
+		}
+		if old != "" && old != id.clusterID {
+			return fmt.Errorf("save identity %s: %s holds cluster id %s, not %s: %w", id.nodeID, filepath.Join(dir, ClusterIDFile), old, id.clusterID, ErrForeignCluster)
+		}
 	}
 	keyPEM, err := encodeKey(id.key)
 	if err != nil {
@@ -120,12 +131,18 @@ func SaveIdentity(dir string, id *Identity) error {
 			return fmt.Errorf("save identity %s: %w", id.nodeID, err)
 		}
 	}
+	if id.clusterID != "" {
+		if err := saveClusterID(dir, id.clusterID); err != nil {
+			return fmt.Errorf("save identity %s: %w", id.nodeID, err)
+		}
+	}
 	return nil
 }
 
 // LoadIdentity reads the identity that SaveIdentity wrote into dir and checks
 // that the node certificate was signed by the CA beside it, matches the key
-// and names a valid node.
+// and names a valid node. A folder without cluster.id (one made before
+// cluster ids) gives an identity with the empty cluster id.
 func LoadIdentity(dir string) (*Identity, error) {
 	ca, err := readCertFile(filepath.Join(dir, CACertFile))
 	if err != nil {
@@ -142,6 +159,9 @@ func LoadIdentity(dir string) (*Identity, error) {
 	id, err := newIdentity(cert, key, ca)
 	if err != nil {
 		return nil, fmt.Errorf("load identity from %s: %w", dir, err)
+	}
+	if id.clusterID, err = LoadClusterID(dir); err != nil {
+		return nil, fmt.Errorf("load identity: %w", err)
 	}
 	return id, nil
 }

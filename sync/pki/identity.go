@@ -19,6 +19,9 @@ type Identity struct {
 	ca     *x509.Certificate
 	roots  *x509.CertPool
 	role   string
+	// clusterID is the cluster the node belongs to (Cluster); "" for a
+	// cluster made before cluster ids, or an identity just issued.
+	clusterID string
 	// revoked, when set, says whether the cluster revoked a peer's
 	// certificate; every handshake and VerifyPeer asks it.
 	revoked atomic.Pointer[func(*x509.Certificate) error]

@@ -278,11 +278,10 @@ func TestJoinAndRemove(t *testing.T) {
 	c := synctest.New(t, 1, nil)
 	leader := c.Leader(10 * time.Second)
 	leader.Seed(2)
-	ca := c.CA
 	var joined []*replica.Node
 	for i := 2; i <= 3; i++ {
 		id := fmt.Sprintf("node-%d", i)
-		ident, err := ca.Issue(id, pki.RoleClerk, nil, time.Now())
+		ident, err := c.Issue(id, pki.RoleClerk)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -325,7 +324,7 @@ func TestJoinAndRemove(t *testing.T) {
 	if leader.Node.FSM().Format() < 2 {
 		t.Fatalf("the cluster's ledger format is %d", leader.Node.FSM().Format())
 	}
-	oldIdent, err := ca.Issue("node-old", pki.RoleClerk, nil, time.Now())
+	oldIdent, err := c.Issue("node-old", pki.RoleClerk)
 	if err != nil {
 		t.Fatal(err)
 	}

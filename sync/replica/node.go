@@ -113,6 +113,11 @@ type Config struct {
 	// AvoidLeadership marks a node that should not lead while a node that
 	// may is healthy: the backup node in the second building.
 	AvoidLeadership bool
+	// Cluster is the cluster of the node's certificates (OpenPeer sets it
+	// from PeerConfig.Identity). Open checks that the data folder's
+	// stores belong to it, recording it in stores that record no cluster
+	// (identity.go). Zero checks nothing: a node alone.
+	Cluster pki.Cluster
 	// LogStore and StableStore, when set, keep raft's log and stable state
 	// instead of the node's Badger store, so benchmarks can run the node on
 	// raft-boltdb. The outbox stays in Badger. The caller closes them after
@@ -259,6 +264,9 @@ func (n *Node) open() error {
 	n.fsm.pause, n.fsm.kinds = cfg.Pause, cfg.Kinds
 	if cfg.Identity != nil {
 		n.fsm.Trust(cfg.Identity.CACertificate())
+	}
+	if err := bindStores(cfg.Cluster, db, n.fsm.db); err != nil {
+		return err
 	}
 
 	pend, err := n.box.pending(0)

@@ -61,6 +61,11 @@ func OpenPeer(cfg Config, peer PeerConfig) (*Node, error) {
 	}
 	cfg.Role = domain.NodeRole(peer.Identity.Role())
 	cfg.Identity = peer.Identity
+	cluster, err := checkPeerCluster(cfg, peer.Identity)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Cluster = cluster
 	if peer.Advertise == "" {
 		peer.Advertise = peer.Listen
 	}
@@ -87,9 +92,11 @@ func OpenPeer(cfg Config, peer PeerConfig) (*Node, error) {
 	// compaction) while a send waits: that follower never gets another
 	// entry, heartbeats keep it from calling an election, and Shutdown
 	// hangs. The fault suite hit it; see hashicorp/raft#612.
-	cfg.Transport = raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
+	// The transport takes a request from a peer only in the name of the
+	// node its certificate names (wsstream.Transport).
+	cfg.Transport = wsstream.NewTransport(&raft.NetworkTransportConfig{
 		Stream: stream, MaxPool: 3, Timeout: 10 * time.Second, Logger: hclogFor(logger), MaxRPCsInFlight: 1,
-	})
+	}, logger.With("node", cfg.ID))
 	client := NewPeerClient(peer.Identity.ClientTLS())
 	if peer.DialContext != nil {
 		client.HTTP.Transport.(*http.Transport).DialContext = peer.DialContext

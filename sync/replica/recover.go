@@ -44,7 +44,9 @@ var ErrNoState = errors.New("no raft state in the data folder")
 // (their ids; empty means cfg.ID alone) are voters, with the addresses the
 // old configuration gave them. It uses raft.RecoverCluster: every entry in
 // the node's log is applied to its ledger first. The node must not be
-// running: Badger's directory lock refuses a second opener.
+// running: Badger's directory lock refuses a second opener. With
+// cfg.Cluster set, stores of another cluster are refused as Open refuses
+// them.
 func Recover(cfg Config, keep []string) (Recovered, error) {
 	var rec Recovered
 	if cfg.ID == "" || cfg.Dir == "" || cfg.Params == nil {
@@ -78,6 +80,9 @@ func Recover(cfg Config, keep []string) (Recovered, error) {
 		return rec, err
 	}
 	defer fsm.Close()
+	if err := bindStores(cfg.Cluster, db, fsm.db); err != nil {
+		return rec, err
+	}
 	hlog := hclogFor(log)
 	snaps, err := raft.NewFileSnapshotStoreWithLogger(filepath.Join(cfg.Dir, "snapshots"), 2, hlog)
 	if err != nil {

@@ -310,12 +310,21 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 	if err := writeMarker(restoreMarker(f.dir)); err != nil {
 		return fmt.Errorf("restore snapshot: %w", err)
 	}
+	// The cluster the store records is node-local: DropAll takes it and
+	// the snapshot does not carry it (identity.go).
+	cluster, recorded, err := keepCluster(f.db)
+	if err != nil {
+		return fmt.Errorf("restore snapshot: %w", err)
+	}
 	if err := f.db.DropAll(); err != nil {
 		return fmt.Errorf("restore snapshot: drop old state: %w", err)
 	}
 	// DropAll took the store's marker too; without it the next start
 	// would refuse the store as damaged rather than finish the restore.
 	if err := badgerstore.Mark(f.db); err != nil {
+		return fmt.Errorf("restore snapshot: %w", err)
+	}
+	if err := restoreCluster(f.db, cluster, recorded); err != nil {
 		return fmt.Errorf("restore snapshot: %w", err)
 	}
 	f.pauseAt("restore.load")

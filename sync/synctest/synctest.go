@@ -99,6 +99,12 @@ func NewWith(t testing.TB, opts Options) *Cluster {
 	if c.CA, err = pki.NewCA("Village of Belleville (test)", time.Now()); err != nil {
 		t.Fatal(err)
 	}
+	// Every member is of one cluster, as `appliance init` and the bundles
+	// it issues make them: the stores and the raft handshake check it.
+	clusterID, err := pki.NewClusterID()
+	if err != nil {
+		t.Fatal(err)
+	}
 	base := t.TempDir()
 	for _, id := range opts.IDs {
 		role := opts.Roles[id]
@@ -107,6 +113,9 @@ func NewWith(t testing.TB, opts Options) *Cluster {
 		}
 		ident, err := c.CA.Issue(id, role, nil, time.Now())
 		if err != nil {
+			t.Fatal(err)
+		}
+		if ident, err = ident.WithClusterID(clusterID); err != nil {
 			t.Fatal(err)
 		}
 		c.Members = append(c.Members, &Member{c: c, ID: id, Dir: filepath.Join(base, id), Addr: FreeAddr(t), Identity: ident})
@@ -124,6 +133,17 @@ func NewWith(t testing.TB, opts Options) *Cluster {
 		}
 	})
 	return c
+}
+
+// Issue returns a new identity for node id with role, of the cluster's CA
+// and cluster id, as the bundle of `appliance cert issue` carries: a node
+// that joins the cluster with it passes the raft handshake.
+func (c *Cluster) Issue(id, role string) (*pki.Identity, error) {
+	ident, err := c.CA.Issue(id, role, nil, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	return ident.WithClusterID(c.Members[0].Identity.Cluster().ID)
 }
 
 // FreeAddr returns an address on 127.0.0.1 whose port is free now, for a

@@ -15,7 +15,10 @@
 //
 // Both ends authenticate: the handler refuses, with 403 before upgrading, a
 // peer whose client certificate does not chain to the village CA or names no
-// node; Dial refuses a server whose certificate does the same. PeerID tells
+// node; Dial refuses a server whose certificate does the same. Both ends
+// also check that the other is of their cluster (ClusterHeader): the
+// handler refuses a peer of another cluster with 409 before upgrading, and
+// Dial fails with an error wrapping pki.ErrForeignCluster. PeerID tells
 // which node is on the other end of a connection.
 //
 // The layer sends no WebSocket pings of its own (it answers the peer's):
@@ -223,7 +226,16 @@ func (l *Layer) serveRaft(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Raft transport is shut down.", http.StatusServiceUnavailable)
 		return
 	}
-	ws, err := l.upgrader.Upgrade(w, r, nil)
+	own := l.identity.Cluster()
+	if err := checkCluster(own, peer, r.Header.Get(ClusterHeader)); err != nil {
+		l.logger.Warn("refused raft peer of another cluster", "peer", peer, "remote", r.RemoteAddr, "error", err)
+		for k, v := range clusterHeader(own) {
+			w.Header()[k] = v
+		}
+		http.Error(w, "Conflict: "+err.Error(), http.StatusConflict)
+		return
+	}
+	ws, err := l.upgrader.Upgrade(w, r, clusterHeader(own))
 	if err != nil {
 		// Upgrade has already answered the client.
 		l.logger.Debug("raft websocket upgrade failed", "peer", peer, "remote", r.RemoteAddr, "error", err)
@@ -305,13 +317,17 @@ func (l *Layer) Dial(address raft.ServerAddress, timeout time.Duration) (net.Con
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	u := url.URL{Scheme: "wss", Host: string(address), Path: Path}
-	ws, resp, err := l.dialer.DialContext(ctx, u.String(), nil)
+	own := l.identity.Cluster()
+	ws, resp, err := l.dialer.DialContext(ctx, u.String(), clusterHeader(own))
 	if resp != nil && resp.Body != nil {
 		_ = resp.Body.Close()
 	}
 	if err != nil {
 		if resp != nil && resp.StatusCode == http.StatusForbidden {
 			return nil, fmt.Errorf("dial raft peer %s: %w", address, ErrRefused)
+		}
+		if resp != nil && resp.StatusCode == http.StatusConflict {
+			return nil, fmt.Errorf("dial raft peer %s: refused: %w", address, checkCluster(own, string(address), resp.Header.Get(ClusterHeader)))
 		}
 		if resp != nil {
 			return nil, fmt.Errorf("dial raft peer %s: %w (HTTP %s)", address, err, resp.Status)
@@ -321,6 +337,11 @@ func (l *Layer) Dial(address raft.ServerAddress, timeout time.Duration) (net.Con
 	peer, err := dialedPeer(ws)
 	if err != nil {
 		_ = ws.Close()
+		return nil, fmt.Errorf("dial raft peer %s: %w", address, err)
+	}
+	if err := checkCluster(own, peer, resp.Header.Get(ClusterHeader)); err != nil {
+		_ = ws.Close()
+		l.logger.Warn("refused raft peer of another cluster", "peer", peer, "address", string(address), "error", err)
 		return nil, fmt.Errorf("dial raft peer %s: %w", address, err)
 	}
 	c, err := l.newConn(ws, peer)
@@ -368,13 +389,21 @@ func (l *Layer) forget(c *conn) {
 
 // PeerID returns the node id of the peer at the other end of conn, as
 // proved by its certificate, and true; or "", false if conn did not come
-// from a Layer's Accept or Dial.
+// from a Layer's Accept or Dial. A connection wrapping one from a Layer
+// (fault injection does) is looked through if it returns the one it wraps
+// from a NetConn method, as tls.Conn does.
 func PeerID(c net.Conn) (string, bool) {
-	wc, ok := c.(*conn)
-	if !ok {
-		return "", false
+	for c != nil {
+		if wc, ok := c.(*conn); ok {
+			return wc.peer, true
+		}
+		u, ok := c.(interface{ NetConn() net.Conn })
+		if !ok {
+			return "", false
+		}
+		c = u.NetConn()
 	}
-	return wc.peer, true
+	return "", false
 }
 
 // addr is the advertise address as a net.Addr.

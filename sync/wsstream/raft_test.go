@@ -332,7 +332,9 @@ func TestRaftClusterOverWebSockets(t *testing.T) {
 
 // BenchmarkTransport compares committed applies per second of a three-node
 // cluster (in-memory stores, LAN timings from lanConfig, 200-byte commands)
-// over this package's Layer and over raft's stock TCP transport, with 1 and
+// over this package's Layer (with raft's NetworkTransport, and with the
+// Transport that binds requests to certificates) and over raft's stock TCP
+// transport, with 1 and
 // with 16 goroutines applying at once. Each apply is timed from Apply to
 // its commit and application on the leader; p50-µs and p99-µs are those
 // times. On a loaded machine a leader can lose its 250 ms lease; the
@@ -346,7 +348,7 @@ func BenchmarkTransport(b *testing.B) {
 	for _, tr := range []struct {
 		name string
 		mk   transportFunc
-	}{{"ws", wsTransport}, {"tcp", tcpTransport}} {
+	}{{"ws", wsTransport}, {"bound", boundTransport}, {"tcp", tcpTransport}} {
 		b.Run(tr.name, func(b *testing.B) {
 			c := newCluster(b, 3, tr.mk)
 			c.leader()
