@@ -242,8 +242,9 @@ func openBackup(in, identity, data string) (*backup.File, error) {
 		return nil, fmt.Errorf("%s is an encrypted backup; it needs the village's backup key, which is not at %s: "+
 			"give the key's file with --identity FILE (the copy kept apart from the nodes; docs/backups.md)", in, path)
 	case errors.Is(err, backup.ErrWrongKey):
-		return nil, fmt.Errorf("the backup key %s does not open %s (%w): give the key that was in use when the backup was taken with --identity FILE (docs/backups.md)",
-			path, in, err)
+		h, _ := backup.ReadHeader(in)
+		return nil, fmt.Errorf("the backup key %s (public half %s) does not open %s, which was encrypted to the key whose public half is %s: "+
+			"give the key that was in use when the backup was taken with --identity FILE (docs/backups.md)", path, keys[0].Recipient(), in, h.Recipient)
 	}
 	return b, err
 }
