@@ -30,20 +30,24 @@ import (
 //   - `appliance backup` (nightly, appliance-backup.timer) asks the running
 //     node for a snapshot of its ledger (one read transaction: online and
 //     consistent), writes it as a backup file (sync/backup: manifest and
-//     checksum) named by the village's date onto the USB drive, and keeps
-//     14 daily and 12 monthly ones. It refuses to write when the drive is
-//     not mounted: the folder would be on the node's own SD card, which is
-//     what the backup is for losing.
+//     checksum, encrypted to the village's backup key, backupkey.go) named
+//     by the village's date onto the USB drive, and keeps 14 daily and 12
+//     monthly ones. It refuses to write when the drive is not mounted: the
+//     folder would be on the node's own SD card, which is what the backup
+//     is for losing.
 //   - `appliance restore` loads a backup into an empty data folder, after
-//     checking the whole file and that it is this cluster's; anything wrong
-//     and the folder is left as it was.
+//     decrypting it with the backup key (--identity, or the folder's own)
+//     and checking the whole file and that it is this cluster's; anything
+//     wrong and the folder is left as it was. A plain backup of the release
+//     before encryption still restores, with a warning.
 //   - `appliance drill` (weekly, appliance-drill.timer) restores the newest
-//     backup into a scratch folder, checks its journal and state hash
-//     against the manifest, and records the result and the backup's age in
-//     drill.json on the drive, which the node shows on the staff start page
-//     and in /metrics.
+//     backup into a scratch folder on the node's own disk (never on the
+//     drive: the restored ledger is not encrypted), checks its journal and
+//     state hash against the manifest, and records the result and the
+//     backup's age in drill.json on the drive, which the node shows on the
+//     staff start page and in /metrics.
 //   - `appliance verify` checks a stopped node's journal chain, and its
-//     state against a fresh replay of its raft log.
+//     state against a fresh replay of its raft log; it reads no backup.
 
 // backupName is the name of a backup taken on the village date d.
 func backupName(d domain.Date) string { return "ledger-" + d.String() + ".vhb" }
@@ -200,6 +204,10 @@ func runBackup(ctx context.Context, o backupOptions) (backup.Manifest, string, e
 		}
 		path = filepath.Join(o.Dir, backupName(domain.DateOf(o.Now().In(loc))))
 	}
+	to, err := readBackupRecipient(o.Data)
+	if err != nil {
+		return backup.Manifest{}, "", err
+	}
 	client, tok, err := operatorClient(o.Data)
 	if err != nil {
 		return backup.Manifest{}, "", err
@@ -224,7 +232,7 @@ func runBackup(ctx context.Context, o backupOptions) (backup.Manifest, string, e
 	if resp.StatusCode != http.StatusOK {
 		return backup.Manifest{}, "", fmt.Errorf("the node answered %s", resp.Status)
 	}
-	m, err := backup.Write(path, resp.Body, backup.Manifest{Cluster: pki.Fingerprint(ident.CACertificate()), Node: ident.NodeID(), TakenAt: taken, Release: release})
+	m, err := backup.Write(path, resp.Body, backup.Manifest{Cluster: pki.Fingerprint(ident.CACertificate()), Node: ident.NodeID(), TakenAt: taken, Release: release}, to)
 	if err != nil {
 		return m, "", err
 	}
@@ -265,11 +273,12 @@ func restoreCommand(args []string, stdout, stderr io.Writer) error {
 	dir := fs.String("data", "", "an empty data folder (after `appliance init`, or with no pki/ yet)")
 	in := fs.String("in", "", "the backup file")
 	from := fs.String("from-cluster", "", "the cluster (CA fingerprint) of a backup that is not the data folder's own, to restore it anyway")
+	identity := fs.String("identity", "", "the village's backup key, which opens the backup (default: the data folder's own, pki/"+backupKeyFile+")")
 	if err := fs.Parse(args); err != nil || *dir == "" || *in == "" {
 		fs.Usage()
 		return errUsage
 	}
-	m, err := restoreBackup(*dir, *in, *from)
+	m, err := restoreBackup(*dir, *in, *from, *identity, stderr)
 	if err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
@@ -278,12 +287,14 @@ func restoreCommand(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// restoreBackup checks the backup at in and loads it into the data folder
-// dir, which must hold no ledger. The backup must be of dir's cluster (its
-// CA), or of the cluster named by from. Nothing in dir changes unless the
-// whole restore succeeds.
-func restoreBackup(dir, in, from string) (backup.Manifest, error) {
-	b, err := backup.Open(in)
+// restoreBackup opens the backup at in with the backup key at identity
+// (or dir's own), checks it and loads it into the data folder dir, which
+// must hold no ledger. The backup must be of dir's cluster (its CA), or of
+// the cluster named by from. Nothing in dir changes unless the whole
+// restore succeeds. A plain backup of an earlier release restores with a
+// warning on warn.
+func restoreBackup(dir, in, from, identity string, warn io.Writer) (backup.Manifest, error) {
+	b, err := openBackup(in, identity, dir)
 	if err != nil {
 		return backup.Manifest{}, err
 	}
@@ -307,6 +318,10 @@ func restoreBackup(dir, in, from string) (backup.Manifest, error) {
 	}
 	if err := loadSnapshot(dir, b.Snapshot(), true); err != nil {
 		return m, err
+	}
+	if !b.Header.Encrypted() {
+		fmt.Fprintf(warn, "warning: %s is a backup of an earlier release, not encrypted: whoever holds the drive can read it. "+
+			"Once the node runs, take a new backup (it is encrypted) and delete the plain ones from the drive (docs/backups.md)\n", in)
 	}
 	note, _ := json.MarshalIndent(m, "", "  ")
 	return m, os.WriteFile(filepath.Join(dir, restoredFile), append(note, '\n'), 0o640)
@@ -381,11 +396,12 @@ func drillCommand(args []string, stdout, stderr io.Writer) error {
 	fs.String("config", "", "the node's configuration file (data folder, [backup] section)")
 	data := fs.String("data", cfg.DataDir, "the node's data folder (for its cluster's CA)")
 	dir := fs.String("dir", cfg.Backup.Dir, "the backup drive's folder")
-	scratch := fs.String("scratch", "", "where to restore (default: a folder on the backup drive, removed afterwards)")
+	scratch := fs.String("scratch", "", "where to restore (default: a temporary folder on this node's own disk, removed afterwards; never the drive)")
+	identity := fs.String("identity", "", "the village's backup key (default: the data folder's own, pki/"+backupKeyFile+")")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
-	r := runDrill(*data, *dir, *scratch, time.Now())
+	r := runDrill(*data, *dir, *scratch, *identity, time.Now())
 	if err := writeDrill(*dir, r); err != nil {
 		fmt.Fprintf(stderr, "appliance drill: could not record the result in %s: %v\n", *dir, err)
 	}
@@ -398,9 +414,12 @@ func drillCommand(args []string, stdout, stderr io.Writer) error {
 }
 
 // runDrill restores the newest backup in dir into a scratch folder and
-// checks it: the file, its cluster (data's CA), the restored journal's
-// chain and length, and the restored state's hash against the manifest.
-func runDrill(data, dir, scratch string, now time.Time) drillResult {
+// checks it: the file (opened with the backup key at identity, or data's
+// own), its cluster (data's CA), the restored journal's chain and length,
+// and the restored state's hash against the manifest. The default scratch
+// folder is on this node's own disk: the restored ledger is in the clear
+// and must not be written to the drive.
+func runDrill(data, dir, scratch, identity string, now time.Time) drillResult {
 	r := drillResult{At: now.UTC()}
 	fail := func(format string, args ...any) drillResult {
 		r.Error = fmt.Sprintf(format, args...)
@@ -414,7 +433,7 @@ func runDrill(data, dir, scratch string, now time.Time) drillResult {
 		return fail("there is no backup in %s", dir)
 	}
 	r.Backup = names[0]
-	b, err := backup.Open(filepath.Join(dir, names[0]))
+	b, err := openBackup(filepath.Join(dir, names[0]), identity, data)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -429,7 +448,9 @@ func runDrill(data, dir, scratch string, now time.Time) drillResult {
 		return fail("%s is a backup of another cluster (CA %s), not this node's (CA %s)", names[0], m.Cluster, own)
 	}
 	if scratch == "" {
-		scratch = filepath.Join(dir, "drill-scratch")
+		if scratch, err = os.MkdirTemp("", "appliance-drill-"); err != nil {
+			return fail("no scratch folder for the restore: %v", err)
+		}
 	}
 	os.RemoveAll(scratch)
 	defer os.RemoveAll(scratch)

@@ -18,14 +18,17 @@ import (
 	"github.com/villagehall/appliance/sync/pki"
 )
 
-// backupOf runs a node with demo data and writes a backup of it into a
-// fresh folder that stands for the USB drive (/proc is the "root
-// filesystem" it must not share). It returns the node (running) and the
-// backup's path.
+// backupOf runs a node with demo data, makes its backup key and writes a
+// backup of it into a fresh folder that stands for the USB drive (/proc
+// is the "root filesystem" it must not share). It returns the node
+// (running) and the backup's path.
 func backupOf(t *testing.T) (*Main, string) {
 	t.Helper()
 	m := startMain(t, t.TempDir())
 	t.Cleanup(func() { m.Close() })
+	if err := backupKeyCommand([]string{"rotate", "--data", m.Config.DataDir}, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
 	drive := t.TempDir()
 	man, path, err := runBackup(context.Background(), backupOptions{Node: "https://" + m.StaffAddr(), Data: m.Config.DataDir,
 		Dir: drive, KeepDaily: 14, KeepMonth: 12, RootFS: "/proc", Now: func() time.Time { return villageNow }})
@@ -144,7 +147,8 @@ func TestRestoreChecksTheBackupAndLeavesTheTargetAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := listing(t, foreign)
-	_, err = restoreBackup(foreign, path, "")
+	key := backupKeyPath(m.Config.DataDir)
+	_, err = restoreBackup(foreign, path, "", key, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "another cluster") || !strings.Contains(err.Error(), "--from-cluster") {
 		t.Fatalf("restore of another cluster's backup: %v", err)
 	}
@@ -157,7 +161,7 @@ func TestRestoreChecksTheBackupAndLeavesTheTargetAlone(t *testing.T) {
 		os.WriteFile(bad, body, 0o600)
 		target := filepath.Join(work, "target-"+name)
 		os.MkdirAll(target, 0o750)
-		_, err := restoreBackup(target, bad, "")
+		_, err := restoreBackup(target, bad, "", key, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), "damaged") {
 			t.Fatalf("restore of a %s backup: %v", name, err)
 		}
@@ -167,7 +171,7 @@ func TestRestoreChecksTheBackupAndLeavesTheTargetAlone(t *testing.T) {
 	}
 
 	// The node's own folder holds a ledger.
-	if _, err := restoreBackup(m.Config.DataDir, path, ""); err == nil || !strings.Contains(err.Error(), "already holds a ledger") {
+	if _, err := restoreBackup(m.Config.DataDir, path, "", "", io.Discard); err == nil || !strings.Contains(err.Error(), "already holds a ledger") {
 		t.Fatalf("restore over a ledger: %v", err)
 	}
 
@@ -179,13 +183,18 @@ func TestRestoreChecksTheBackupAndLeavesTheTargetAlone(t *testing.T) {
 	caPEM, _ := os.ReadFile(filepath.Join(pkiDir(m.Config.DataDir), pki.CACertFile))
 	os.WriteFile(filepath.Join(pkiDir(target), pki.CACertFile), caPEM, 0o644)
 	var out bytes.Buffer
-	if err := restoreCommand([]string{"--data", target, "--in", path}, &out, io.Discard); err != nil {
+	if err := restoreCommand([]string{"--data", target, "--in", path, "--identity", key}, &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "restored") {
 		t.Fatalf("restore said %q", out.String())
 	}
-	b, _ := backup.ReadManifest(path)
+	bf, err := backup.Open(path, mustKeys(t, m.Config.DataDir)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := bf.Manifest
+	bf.Close()
 	var v bytes.Buffer
 	if err := verifyCommand([]string{"--data", target}, &v, io.Discard); err != nil {
 		t.Fatal(err)
@@ -211,7 +220,7 @@ func TestRestoreDrill(t *testing.T) {
 	m, path := backupOf(t)
 	drive := filepath.Dir(path)
 	now := villageNow.Add(26 * time.Hour)
-	r := runDrill(m.Config.DataDir, drive, "", now)
+	r := runDrill(m.Config.DataDir, drive, "", "", now)
 	if !r.OK || r.Backup != filepath.Base(path) || r.Journal == 0 || now.Sub(r.TakenAt) < 26*time.Hour-time.Minute {
 		t.Fatalf("drill: %+v", r)
 	}
@@ -226,12 +235,21 @@ func TestRestoreDrill(t *testing.T) {
 	if st.Drill == nil || !st.Drill.OK || st.Newest != filepath.Base(path) {
 		t.Fatalf("after the drill: %+v", st)
 	}
+	// The restored ledger is in the clear: it was never on the drive.
+	if entries, _ := os.ReadDir(drive); len(entries) != 2 {
+		t.Fatalf("the drive after the drill holds %v", entries)
+	}
+
+	// A node without the backup key: the drill says which flag to give.
+	if r := runDrill(t.TempDir(), drive, "", "", now); r.OK || !strings.Contains(r.Error, "needs the village's backup key") || !strings.Contains(r.Error, "--identity") {
+		t.Fatalf("drill without the key: %+v", r)
+	}
 
 	// Another cluster's data folder.
 	other := t.TempDir()
 	ca, _ := pki.NewCA("Village of Elsewhere", time.Now())
 	pki.SaveCA(pkiDir(other), ca)
-	if r := runDrill(other, drive, "", now); r.OK || !strings.Contains(r.Error, "another cluster") {
+	if r := runDrill(other, drive, "", backupKeyPath(m.Config.DataDir), now); r.OK || !strings.Contains(r.Error, "another cluster") {
 		t.Fatalf("drill against another cluster: %+v", r)
 	}
 

@@ -105,6 +105,9 @@ func initCommand(args []string, stdout, stderr io.Writer) error {
 	if _, ok, _ := readSettings(*data); ok {
 		return fmt.Errorf("%s already belongs to a node; init makes a new cluster in an empty folder", *data)
 	}
+	if err := initBackupKey(*data, *role, stdout); err != nil {
+		return err
+	}
 	ca, err := pki.NewCA(*village, time.Now())
 	if err != nil {
 		return err
@@ -161,6 +164,9 @@ func certCommand(args []string, stdout, stderr io.Writer) error {
 	if err := pki.WriteBundle(*out, ident); err != nil {
 		return err
 	}
+	if err := issueBackupKey(*data, *role, *out, stdout); err != nil {
+		return err
+	}
 	fmt.Fprintf(stdout, "wrote %s for node %s of %s; carry it to the node and delete it after joining\n", *out, *id, ident.Cluster())
 	if ident.Cluster().ID == "" {
 		fmt.Fprintf(stdout, "%s has no %s: the bundle is for a cluster made before cluster ids; a cluster made by `appliance init` since refuses it\n",
@@ -183,6 +189,7 @@ func joinCommand(args []string, stdout, stderr io.Writer) error {
 	listen := fs.String("listen", "", "address the peer port binds (default: --peer)")
 	avoid := fs.Bool("avoid-leadership", false, "this node should not lead while a hall node is healthy (the backup node)")
 	token := tokenFlags(fs)
+	installBackupKey := joinBackupKey(fs)
 	if err := fs.Parse(args); err != nil || *bundle == "" || *leader == "" || *peer == "" {
 		fmt.Fprintln(stderr, "join needs --bundle, --leader and --peer")
 		return errUsage
@@ -198,6 +205,9 @@ func joinCommand(args []string, stdout, stderr io.Writer) error {
 	}
 	if s, ok, _ := readSettings(*data); ok && s.ID != ident.NodeID() {
 		return fmt.Errorf("%s belongs to node %s, not %s", *data, s.ID, ident.NodeID())
+	}
+	if err := installBackupKey(*data, ident.Role(), *bundle, stdout); err != nil {
+		return err
 	}
 	if err := pki.SaveIdentity(pkiDir(*data), ident); err != nil {
 		return err

@@ -31,8 +31,9 @@ commands:
   user     add, reset, disable or enable a staff account (user add|reset|disable|enable)
   rules    evaluate Chapter 5 rules: JSON lines on stdin, one JSON line out per case
   config   check a configuration file (config check FILE)
-  backup   write a checked backup of a running node's ledger (to the backup drive, with retention)
-  restore  load a backup of this cluster into an empty data folder
+  backup   write a checked, encrypted backup of a running node's ledger (to the backup drive, with retention)
+  backup-key  show, rotate or install the village's backup key (backup-key show|rotate|install; docs/backups.md)
+  restore  load a backup of this cluster into an empty data folder (--identity: the backup key)
   drill    restore the newest backup into a scratch folder and verify it (the weekly drill)
   verify   check a stopped node's journal chain and its state against a replay of its log
   version  print the build's release, command encoding and ledger format
@@ -72,6 +73,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = configCommand(args[1:], stdout, stderr)
 	case "backup":
 		err = backupCommand(ctx, args[1:], stdout, stderr)
+	case "backup-key":
+		err = backupKeyCommand(args[1:], stdout, stderr)
 	case "restore":
 		err = restoreCommand(args[1:], stdout, stderr)
 	case "drill":

@@ -43,8 +43,8 @@ func readOps(dir, rootFS string) opsStatus {
 		return st
 	}
 	for _, n := range names {
-		if m, err := backup.ReadManifest(filepath.Join(dir, n)); err == nil {
-			st.Newest, st.Taken = n, m.TakenAt
+		if h, err := backup.ReadHeader(filepath.Join(dir, n)); err == nil {
+			st.Newest, st.Taken = n, h.TakenAt
 			break
 		}
 	}
@@ -112,7 +112,15 @@ func (m *Main) ops() opsStatus {
 	if root == "" {
 		root = "/"
 	}
-	return readOps(m.Config.Backup.Dir, root)
+	st := readOps(m.Config.Backup.Dir, root)
+	if st.Problem == "" {
+		// Without the key's public half the nightly backup fails; say so
+		// now rather than when the newest backup grows old.
+		if _, err := readBackupRecipient(m.Config.DataDir); err != nil {
+			st.Problem = err.Error()
+		}
+	}
+	return st
 }
 
 // backupStatus is the backups' state for the staff pages.

@@ -35,7 +35,7 @@ for i in 1 2; do
     "$bin" cert issue --data "$dir/${ids[0]}" --node-id "$id" --role "$role" --out "$dir/$id.bundle"
     "$bin" join --data "$dir/$id" --bundle "$dir/$id.bundle" --leader 127.0.0.1:9081 --peer "127.0.0.1:908$((i + 1))" \
       --token-file "$dir/${ids[0]}/operator.token" "${extra[@]}"
-    rm -f "$dir/$id.bundle"
+    rm -f "$dir/$id.bundle" "$dir/$id.bundle.backup-key"
   fi
   "$bin" serve --data "$dir/$id" --http "127.0.0.1:808$((i + 1))" --https "127.0.0.1:844$((i + 1))" >"$dir/$id.log" 2>&1 &
   wait_up "808$((i + 1))" "$i"
