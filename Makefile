@@ -160,7 +160,7 @@ profile:
 		$(GO) tool pprof -top -cum -nodecount 20 -focus 'villagehall' $(BIN)/raftbench.test $(BIN)/$$p-block.pprof 2>/dev/null | tail -n +6; \
 	done
 
-## bench-memory: the memory and start-up budget of one node (issue 17),
+## bench-memory: the memory and start-up budget of one node on a Pi,
 ## reported and never asserted: 100,000 bills imported through the clerk's
 ## page into a ledger of 5,000 parcels, a year of window payments, then the
 ## node started cold and serving, with and without the Pi's GOMEMLIMIT
