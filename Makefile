@@ -3,8 +3,12 @@
 
 GO        ?= go
 MODULE    := $(shell $(GO) list -m)
+# Where `make run` keeps its ledger and the two addresses it listens on:
+# move them on a machine where the ports are taken
+# (make run HTTP=127.0.0.1:18080 HTTPS=127.0.0.1:18443 DATA=/tmp/vh).
 DATA      ?= ./data
 HTTP      ?= 127.0.0.1:8080
+HTTPS     ?= 127.0.0.1:8443
 CHROMIUM  ?= /usr/lib/chromium/chromium
 BIN       := bin
 
@@ -15,9 +19,15 @@ LDFLAGS   := -X main.release=$(RELEASE)
 
 .PHONY: run cluster test test-faults test-stress generate check-generated vet check-imports chromium systemd qemu stripe-mock tools build build-pi bench bench-memory profile lint check-monitoring clean
 
-## run: one node with the embedded defaults and demo data; kiosk on http://127.0.0.1:8080
-run:
-	$(GO) run ./appliance serve --data $(DATA) --http $(HTTP) --demo
+## run: one node with the embedded defaults and demo data, built into bin/:
+## the kiosk on http://$(HTTP)/, the clerk's office on https://$(HTTPS)/staff/
+run: build
+	@echo "The kiosk:          http://$(HTTP)/"
+	@echo "The clerk's office: https://$(HTTPS)/staff/ (the node's own certificate: trust $(DATA)/pki/ca.crt or accept it once)"
+	@echo "The first administrator, from another terminal once the node runs:"
+	@echo "  $(BIN)/appliance user add --data $(DATA) --node https://$(HTTPS) --username admin --name 'Village Administrator' --role administrator"
+	@echo "Stop the node with Ctrl-C."
+	$(BIN)/appliance serve --data $(DATA) --http $(HTTP) --https $(HTTPS) --demo
 
 ## cluster: three nodes on 127.0.0.1 (kiosks :8081-8083, peers :9081-9083) with demo data
 cluster: build
