@@ -85,9 +85,16 @@ check-generated: generate
 		echo "templ output is not up to date with the .templ files; run 'make generate' and commit:"; \
 		git status --porcelain -- '*_templ.go'; exit 1; fi
 
+## vet: go vet, gofmt, and no tracker references (the word issue or item
+## and a number, or a number after #) in code, tests, docs or configuration:
+## a reader has no tracker, so a sentence says why in its own words and the
+## history stays in git. A board meeting's agenda item in test and demo data
+## ("motion of March 1, item 7") is the village's own numbering.
 vet:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt would change:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+	@bad=$$(git grep -nE '[Ii]ssues? #?[0-9]+|[Ii]tems? [0-9]+|#[0-9]{2}\b' | grep -vE '(motion|meeting) of [^"]*, item [0-9]+' || true); \
+		if [ -n "$$bad" ]; then echo "say why in the sentence, not which issue or item asked for it:"; echo "$$bad"; exit 1; fi
 
 ## check-imports: dependencies point inward (domain ← sync, kiosk ← appliance)
 check-imports:
