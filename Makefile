@@ -147,7 +147,7 @@ build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/appliance ./appliance
 
 ## build-pi: the appliance for 64-bit Raspberry Pi OS (linux/arm64 only; see
-## README), stamped with the release (appliance version)
+## docs/operating.md), stamped with the release (appliance version)
 build-pi:
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/appliance-linux-arm64 ./appliance
 

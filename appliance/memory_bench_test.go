@@ -86,7 +86,7 @@ const (
 //     sampled while serving, and serving-file-{exe,sst,mem}-MiB the file
 //     pages at their largest; serving-first-post-s the time from ready
 //     until the clerk, signed in, has the drawer open (/readyz answers
-//     before the node posts: README, "Benchmarks"). It is a single-node
+//     before the node posts; docs/benchmarks.md). It is a single-node
 //     cluster: its payments commit through its own raft log, replicated
 //     to no follower.
 func BenchmarkMemoryBudget(b *testing.B) {
