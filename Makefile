@@ -3,8 +3,12 @@
 
 GO        ?= go
 MODULE    := $(shell $(GO) list -m)
+# Where `make run` keeps its ledger and the two addresses it listens on:
+# move them on a machine where the ports are taken
+# (make run HTTP=127.0.0.1:18080 HTTPS=127.0.0.1:18443 DATA=/tmp/vh).
 DATA      ?= ./data
 HTTP      ?= 127.0.0.1:8080
+HTTPS     ?= 127.0.0.1:8443
 CHROMIUM  ?= /usr/lib/chromium/chromium
 BIN       := bin
 
@@ -15,9 +19,15 @@ LDFLAGS   := -X main.release=$(RELEASE)
 
 .PHONY: run cluster test test-faults test-stress generate check-generated vet check-imports chromium systemd qemu stripe-mock tools build build-pi bench bench-memory profile lint check-monitoring clean
 
-## run: one node with the embedded defaults and demo data; kiosk on http://127.0.0.1:8080
-run:
-	$(GO) run ./appliance serve --data $(DATA) --http $(HTTP) --demo
+## run: one node with the embedded defaults and demo data, built into bin/:
+## the kiosk on http://$(HTTP)/, the clerk's office on https://$(HTTPS)/staff/
+run: build
+	@echo "The kiosk:          http://$(HTTP)/"
+	@echo "The clerk's office: https://$(HTTPS)/staff/ (the node's own certificate: trust $(DATA)/pki/ca.crt or accept it once)"
+	@echo "The first administrator, from another terminal once the node runs:"
+	@echo "  $(BIN)/appliance user add --data $(DATA) --node https://$(HTTPS) --username admin --name 'Village Administrator' --role administrator"
+	@echo "Stop the node with Ctrl-C."
+	$(BIN)/appliance serve --data $(DATA) --http $(HTTP) --https $(HTTPS) --demo
 
 ## cluster: three nodes on 127.0.0.1 (kiosks :8081-8083, peers :9081-9083) with demo data
 cluster: build
@@ -75,9 +85,16 @@ check-generated: generate
 		echo "templ output is not up to date with the .templ files; run 'make generate' and commit:"; \
 		git status --porcelain -- '*_templ.go'; exit 1; fi
 
+## vet: go vet, gofmt, and no tracker references (the word issue or item
+## and a number, or a number after #) in code, tests, docs or configuration:
+## a reader has no tracker, so a sentence says why in its own words and the
+## history stays in git. A board meeting's agenda item in test and demo data
+## ("motion of March 1, item 7") is the village's own numbering.
 vet:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt would change:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+	@bad=$$(git grep -nE '[Ii]ssues? #?[0-9]+|[Ii]tems? [0-9]+|#[0-9]{2}\b' | grep -vE '(motion|meeting) of [^"]*, item [0-9]+' || true); \
+		if [ -n "$$bad" ]; then echo "say why in the sentence, not which issue or item asked for it:"; echo "$$bad"; exit 1; fi
 
 ## check-imports: dependencies point inward (domain ← sync, kiosk ← appliance)
 check-imports:
@@ -130,7 +147,7 @@ build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/appliance ./appliance
 
 ## build-pi: the appliance for 64-bit Raspberry Pi OS (linux/arm64 only; see
-## README), stamped with the release (appliance version)
+## docs/operating.md), stamped with the release (appliance version)
 build-pi:
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/appliance-linux-arm64 ./appliance
 
@@ -160,7 +177,7 @@ profile:
 		$(GO) tool pprof -top -cum -nodecount 20 -focus 'villagehall' $(BIN)/raftbench.test $(BIN)/$$p-block.pprof 2>/dev/null | tail -n +6; \
 	done
 
-## bench-memory: the memory and start-up budget of one node (issue 17),
+## bench-memory: the memory and start-up budget of one node on a Pi,
 ## reported and never asserted: 100,000 bills imported through the clerk's
 ## page into a ledger of 5,000 parcels, a year of window payments, then the
 ## node started cold and serving, with and without the Pi's GOMEMLIMIT

@@ -26,7 +26,7 @@ func domainMoney(t *testing.T, s string) domain.Money {
 	return m
 }
 
-// TestTaxRollIsWhatTheLedgerCertifiedInBrowser (issue 20, item 4): in real
+// TestTaxRollIsWhatTheLedgerCertifiedInBrowser: in real
 // Chromium on a real node, a bill unpaid a month after November 15 whose
 // November run nobody gave is not "on the tax roll": the kiosk shows it
 // payable with the certification pending, and the clerk's start page
@@ -131,7 +131,7 @@ func TestTaxRollIsWhatTheLedgerCertifiedInBrowser(t *testing.T) {
 // runNovember posts the penalties and certifies the roll of year on the
 // November page, as the treasurer signed in. Each step first shows its
 // totals and posts nothing until confirmed, and no two columns of its
-// table share a heading (issue 20, item 16).
+// table share a heading, so a reader never mistakes one figure for another.
 func runNovember(b *officeBrowser, year int) {
 	b.t.Helper()
 	distinctHeads := func(table string) {
@@ -185,7 +185,7 @@ func windowPay(b *officeBrowser, bill, amount, tender, tendered, ref string) str
 	return b.text("receipt-number")
 }
 
-// TestDrawerCloseCountsEachTenderInBrowser (issue 20, item 12): a check
+// TestDrawerCloseCountsEachTenderInBrowser: a check
 // taken and returned unpaid the same day leaves the drawer's expected
 // checks; the cashier 0.90 short in cash sees −0.90 in cash and 0.00 in
 // checks, not one −153.15-like figure that blames the bounced check.
@@ -215,7 +215,7 @@ func TestDrawerCloseCountsEachTenderInBrowser(t *testing.T) {
 	browsertest.Axe(t, b.ctx, "drawer-1-closed")
 }
 
-// TestWindowOverpaymentsInBrowser (issue 20, item 13): $150 cash typed as
+// TestWindowOverpaymentsInBrowser: $150 cash typed as
 // the amount on a $142.37 balance shows 7.63 change due before it posts and
 // posts 142.37 with no refund; a $100 check on $96.10 warns that 3.90
 // becomes a refund and posts only once confirmed.
@@ -255,7 +255,7 @@ func TestWindowOverpaymentsInBrowser(t *testing.T) {
 	}
 }
 
-// TestReturnedCheckNoticeInBrowser (issue 20, item 15): a check for a
+// TestReturnedCheckNoticeInBrowser: a check for a
 // past-due bill's 152.25 (150.00 and a month's interest) comes back; the
 // notice says the payer owes the bill's balance, its interest in it, plus
 // the fee, as one figure, and never "plus the interest" on top of it.
@@ -283,7 +283,7 @@ func TestReturnedCheckNoticeInBrowser(t *testing.T) {
 	browsertest.Axe(t, b.ctx, "returned-check-notice")
 }
 
-// TestStatusLetterPDFInBrowser (issue 20, item 14): a treasurer completes
+// TestStatusLetterPDFInBrowser: a treasurer completes
 // the status letter of a parcel whose tax bill carries a special
 // assessment; the PDF, fetched in the signed-in browser, names her and her
 // office (not "Village Clerk", not her username), shows $4,406.47-style
@@ -374,7 +374,7 @@ func TestStatusLetterPDFInBrowser(t *testing.T) {
 	b.shot("letter-1-completed")
 }
 
-// TestJournalSearchInBrowser (issue 20, item 17): the treasurer takes a
+// TestJournalSearchInBrowser: the treasurer takes a
 // payment, then finds it in the journal by its bill number typed as text,
 // by bill, by receipt and by account; the CSV has the amount, bill and
 // receipt, and RFC 3339 times with the offset.
@@ -419,7 +419,7 @@ func media(m string) chromedp.Action[chromedp.Void] {
 	})
 }
 
-// TestWindowAndRefundsInBrowser (issue 20, item 18): the clerk finds a
+// TestWindowAndRefundsInBrowser: the clerk finds a
 // payer's bills at the window by account number and by address; a check's
 // receipt has no "Cash handed over", prints from its button on letterhead
 // without the command id or the links; the treasurer's refund queue names

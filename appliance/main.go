@@ -1,6 +1,6 @@
 // Command appliance runs the Village of Belleville's finance appliance: the
 // replicated ledger, the resident kiosk and the clerk's office, one binary
-// per node. See README.md for the subcommands.
+// per node. See docs/operating.md for the subcommands.
 package main
 
 import (
@@ -27,7 +27,7 @@ commands:
   join     install a bundle; the node joins the cluster as a voter when it starts
   remove   remove a node from the cluster
   transfer move leadership (to --node-id, or to the best follower)
-  promote  make a stopped surviving node the whole cluster (village hall lost; see README)
+  promote  make a stopped surviving node the whole cluster (village hall lost; see docs/operating.md)
   user     add, reset, disable or enable a staff account (user add|reset|disable|enable)
   rules    evaluate Chapter 5 rules: JSON lines on stdin, one JSON line out per case
   config   check a configuration file (config check FILE)

@@ -28,8 +28,8 @@ import (
 	"github.com/villagehall/appliance/domain"
 )
 
-// The memory budget's ledger (issue 17 asks for 20,000 parcels; one demo
-// seed, the only command that makes parcels, holds at most about 5,000),
+// The memory budget's ledger (the budget is stated for 20,000 parcels; one
+// demo seed, the only command that makes parcels, holds at most about 5,000),
 // and 100,000 bills imported as 100 CSV files of 1,000 through the clerk's
 // import page.
 const (
@@ -75,18 +75,18 @@ const (
 //     peak RSS by then;
 //   - journal-s: that node then takes a year of payments at the window
 //     (budgetPayments, in drawers of a day's), and the time they took;
-//   - the serving node, the issue's target: the node started again on the
-//     ledger now holding the bills and the year of journal, ready after
-//     serving-ready-s, then for servingFor a resident reading account and
-//     bill pages at the kiosk back to back while a clerk takes a payment
-//     every servingEvery (serving-reads and serving-payments done).
+//   - the serving node, whose peak the budget is about: the node started
+//     again on the ledger now holding the bills and the year of journal,
+//     ready after serving-ready-s, then for servingFor a resident reading
+//     account and bill pages at the kiosk back to back while a clerk takes
+//     a payment every servingEvery (serving-reads and serving-payments done).
 //     serving-peak-RSS-MiB is its VmHWM over the cold start and the
 //     serving (serving-ready-peak-RSS-MiB its VmHWM at ready, the cold
 //     start's share); serving-anon-MiB and serving-file-MiB the largest
 //     sampled while serving, and serving-file-{exe,sst,mem}-MiB the file
 //     pages at their largest; serving-first-post-s the time from ready
 //     until the clerk, signed in, has the drawer open (/readyz answers
-//     before the node posts: README, "Benchmarks"). It is a single-node
+//     before the node posts; docs/benchmarks.md). It is a single-node
 //     cluster: its payments commit through its own raft log, replicated
 //     to no follower.
 func BenchmarkMemoryBudget(b *testing.B) {

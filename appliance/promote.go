@@ -14,7 +14,7 @@ import (
 
 // promoteCommand runs `appliance promote`: with village hall lost, it makes
 // the stopped backup node (or whichever nodes survive) the whole cluster,
-// so that it can commit again. README.md, "Promoting the backup node",
+// so that it can commit again. docs/operating.md, "Promoting the backup node",
 // is the procedure around it; read it first: the lost nodes must never
 // come back on their old data folders.
 func promoteCommand(args []string, stdout, stderr io.Writer) error {
@@ -57,7 +57,7 @@ func promoteCommand(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "  cluster now:    %s\n", serverList(rec.After))
 	fmt.Fprintf(stdout, "  ledger applied through log index %d; %d queued commands will post once it runs\n", rec.Applied, rec.PendingSent)
 	fmt.Fprintf(stdout, "start it (systemctl start appliance). The nodes left out must never start on their old data folders:\n")
-	fmt.Fprintf(stdout, "move those folders aside and join them again from empty folders (README.md, \"Promoting the backup node\").\n")
+	fmt.Fprintf(stdout, "move those folders aside and join them again from empty folders (docs/operating.md, \"Promoting the backup node\").\n")
 	return nil
 }
 

@@ -65,7 +65,7 @@ func formatOf(base string) (formatHealth, error) {
 
 // TestRollingUpgradeFromThePreviousRelease upgrades a three-node cluster
 // of real processes from the previous release (built from its commit) to
-// this one (HEAD), one node at a time, as README "Upgrading" says:
+// this one (HEAD), one node at a time, as docs/operating.md says:
 // before, between and after each step the cluster keeps its quorum and a
 // resident's payment posts; the ledger format stays 1 while any node runs
 // the old release and is raised to this build's (domain.LedgerFormat, in

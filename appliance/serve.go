@@ -191,7 +191,7 @@ func (m *Main) Run(ctx context.Context) error {
 	// The offline card limit bounds what a store-and-forward terminal
 	// approves without its processor. A cloud-driven reader approves
 	// online or not at all, so a payment it approved is real money
-	// whatever the ledger's link: the limit does not apply (issue #18).
+	// whatever the ledger's link: the limit does not apply.
 	offlineLimit := cfg.OfflineCardLimit
 	if card != nil && !card.Capabilities().StoreAndForward {
 		offlineLimit = domain.Money{}

@@ -56,7 +56,7 @@ var Kinds = NewTable(
 	registerReviewKind,  // payable.go
 	auditEngagementKind, // audit.go, §5.15
 
-	// Room tax (§5.22, issue #15): operators, returns, payments, the
+	// Room tax (§5.22): operators, returns, payments, the
 	// treasurer's powers and every read of a return.
 	roomTaxOperatorKind,      // roomtaxoperator.go
 	roomTaxAccessKind,        // roomtaxoperator.go, §5.22(8)

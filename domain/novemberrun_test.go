@@ -42,7 +42,7 @@ func TestNovemberStep(t *testing.T) {
 	}
 }
 
-// TestTaxRollIsWhatTheLedgerCertified (§5.10, issue 20 item 4): a bill's
+// TestTaxRollIsWhatTheLedgerCertified (§5.10): a bill's
 // place on the tax roll is what the November run recorded, not the
 // calendar. Past November 15 and not yet certified it is pending and
 // still takes payments, which lower what is certified; the roll's date is

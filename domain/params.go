@@ -93,7 +93,7 @@ var paramDefs = [...]paramDef{
 	{"claim_suit_months", kindCount, 0, 120, func(v *Values, x paramValue) { v.ClaimSuitMonths = x.n }},
 	{"installment_threshold", kindMoney, 0, 0, func(v *Values, x paramValue) { v.InstallmentThreshold = x.money }},
 	{"payment_limit", kindMoney, 0, 0, func(v *Values, x paramValue) { v.PaymentLimit = x.money }},
-	// §5.22 room tax: the annual return, records, and the tourism share (issue #15).
+	// §5.22 room tax: the annual return, records, and the tourism share.
 	{"room_tax_annual_days", kindCount, 1, 366, func(v *Values, x paramValue) { v.RoomTaxAnnualDays = x.n }},
 	{"room_tax_records_years", kindCount, 1, 50, func(v *Values, x paramValue) { v.RoomTaxRecordsYears = x.n }},
 	{"room_tax_tourism_share", kindRate, 0, 0, func(v *Values, x paramValue) { v.RoomTaxTourismShare = x.rate }},

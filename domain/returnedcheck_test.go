@@ -100,7 +100,7 @@ func TestRefundIssue(t *testing.T) {
 	}
 }
 
-// TestReturnedCheckLeavesTheDrawer (§5.20, issue 20 item 12): a check that
+// TestReturnedCheckLeavesTheDrawer (§5.20): a check that
 // comes back the same day, before the drawer closes, is no longer expected
 // in it, and the count is over or short tender by tender: the cashier 0.90
 // short in cash is 0.90 short, not 153.15 (the check counted as missing).
@@ -161,7 +161,7 @@ func TestReturnedCheckLeavesTheDrawer(t *testing.T) {
 	}
 }
 
-// TestQuoteWindowPayment (§5.10, §5.07(1), issue 20 item 13): $100 cash
+// TestQuoteWindowPayment (§5.10, §5.07(1)): $100 cash
 // typed as the amount on an $82.37 balance is 82.37 paid and 17.63 in
 // change, not a refund due; a $150 check on $133.17 leaves 16.83 to refund
 // by the 15th business day; an exact payment needs no confirmation.
@@ -213,7 +213,7 @@ func TestQuoteWindowPayment(t *testing.T) {
 	}
 }
 
-// TestReturnedCheckOwed (§5.20, issue 20 item 15): what the notice says is
+// TestReturnedCheckOwed (§5.20): what the notice says is
 // owed is the bill's balance with its interest as though never paid, plus
 // the fee bill: one figure with the interest in it, never "plus the
 // interest" on top of a figure that holds it.

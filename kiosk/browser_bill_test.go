@@ -11,8 +11,8 @@ import (
 	"github.com/villagehall/appliance/kiosk/browsertest"
 )
 
-// TestBrowserBillInDateOrder reads a bill paid in part while interest ran
-// (issue #20, item 11): its lines are in the order they were posted (the
+// TestBrowserBillInDateOrder reads a bill paid in part while interest ran:
+// its lines are in the order they were posted (the
 // payment of May 20 between May's and June's interest, not after all
 // interest), "Paid so far" stands outside the sum, and the interest rule
 // says on which days interest is added, in both languages.
@@ -78,7 +78,7 @@ func TestBrowserLetterListsEveryError(t *testing.T) {
 }
 
 // TestBrowserTaxOtherAmount pays another amount than the options on a
-// property tax bill (issue #20, item 11), typed on the number pad in
+// property tax bill, typed on the number pad in
 // Spanish: less than the rest of the first installment is refused, an
 // amount between it and the balance is confirmed and charged once.
 func TestBrowserTaxOtherAmount(t *testing.T) {

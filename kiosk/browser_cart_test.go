@@ -9,7 +9,7 @@ import (
 	"github.com/villagehall/appliance/kiosk/browsertest"
 )
 
-// TestBrowserPayAllBills is issue #20, item 5, in Chromium on the touch
+// TestBrowserPayAllBills pays several bills at once in Chromium on the touch
 // screen, by tapping only: account 100101's two bills paid together with
 // one card charge, and one receipt listing both, each paid in full. Then
 // the other way: one bill unticked stays as it was. axe-core runs on the

@@ -20,17 +20,17 @@ func (b *browser) commandID() string {
 	return v
 }
 
-// TestBrowserCheckoutAtTheReader is issue #20, items 6, 7 and 19, as the
-// issue saw them in Chromium, now passing:
-//   - 6: after Pay the screen said nothing while the reader worked; now a
-//     processing panel says to follow the reader and not leave. A reader
-//     that does not answer gave "You have not been charged", which a
-//     terminal cannot know; now the page says what the clerk finds the
-//     payment by (the command id).
-//   - 19: a double tap set "approve" twice in the simulator's one queue;
+// TestBrowserCheckoutAtTheReader checks, in Chromium, three moments of a
+// card checkout a resident once found confusing or wrong:
+//   - the reader at work: after Pay the screen said nothing while the
+//     reader worked; now a processing panel says to follow the reader and
+//     not leave. A reader that does not answer gave "You have not been
+//     charged", which a terminal cannot know; now the page says what the
+//     clerk finds the payment by (the command id).
+//   - the double tap: it set "approve" twice in the simulator's one queue;
 //     the next payment, told to decline, was approved and recorded. Now
 //     outcomes belong to one charge.
-//   - 7: Back after paying showed a live "Pay" page over a stale balance;
+//   - Back after paying showed a live "Pay" page over a stale balance;
 //     now it shows the receipt.
 //
 // axe-core runs on each new state.
@@ -38,7 +38,7 @@ func TestBrowserCheckoutAtTheReader(t *testing.T) {
 	h := newHarness(t, withSimulatorPanel)
 	b := openBrowser(t, h)
 
-	// Item 6: the processing panel while the reader works. The simulated
+	// The processing panel while the reader works. The simulated
 	// reader waits until the test cancels the charge, so the panel is
 	// seen while the request is open.
 	h.sim.SetDelay(time.Hour)
@@ -94,7 +94,7 @@ func TestBrowserCheckoutAtTheReader(t *testing.T) {
 	b.shot("02-timeout")
 	browsertest.Axe(t, b.ctx, "the timeout message")
 
-	// Item 19: the double tap. Both taps of the same form reach the
+	// The double tap. Both taps of the same form reach the
 	// kiosk with "approve" (sent as the page's form twice, as a tap
 	// before the page could stop the second one).
 	b.click(tid("sim-approve"), "charge-button")
@@ -128,7 +128,7 @@ func TestBrowserCheckoutAtTheReader(t *testing.T) {
 	}
 	browsertest.Axe(t, b.ctx, "the declined payment")
 
-	// Item 7: pay, then Back.
+	// Pay, then Back: the receipt again, never a live Pay page.
 	b.click(tid("sim-approve"), "charge-button")
 	b.tapPay("receipt-number")
 	receipt = b.text("receipt-number")

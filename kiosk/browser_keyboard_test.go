@@ -122,7 +122,7 @@ func (b *browser) visible(id string) bool {
 }
 
 // TestBrowserOnScreenKeyboard uses the kiosk as its touch screen does,
-// without a keyboard (issue #20, item 1): every text field is typed into
+// without a keyboard: every text field is typed into
 // by tapping the on-screen keyboard, in English on the portrait screen
 // and in Spanish on the landscape one, with ñ and accented letters, the
 // marks of an address and of an e-mail address, a capital letter, a

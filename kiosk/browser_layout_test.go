@@ -102,8 +102,8 @@ func checkStates(t *testing.T, b *browser, states []pageState) {
 
 // TestBrowserPrimaryActionInView measures, on the portrait 1080×1920 and
 // the landscape 1280×800 screen and in both languages, that every kiosk
-// page's primary action is on the screen without scrolling (issue #20,
-// item 8: on the landscape screen the keypad was half off the screen and
+// page's primary action is on the screen without scrolling (once, on the
+// landscape screen the keypad was half off the screen and
 // Continue at y 1178 on the pay page, Print 1,300 px down on the receipt,
 // the start screen's tiles below the fold).
 func TestBrowserPrimaryActionInView(t *testing.T) {

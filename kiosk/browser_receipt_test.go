@@ -35,7 +35,7 @@ func (b *browser) payTen(lang string) {
 }
 
 // TestBrowserReceiptLetterhead reads a receipt of a node whose
-// configuration names the village (issue #20, item 9): the letterhead has
+// configuration names the village: the letterhead has
 // its name, address and telephone, the foot says where questions go, and
 // a QR code holds the receipt's address on the village's public site, in
 // both languages; without a public site there is no QR code. The
@@ -142,7 +142,7 @@ func smtpRelay(t *testing.T, addr string) <-chan string {
 
 // TestBrowserReceiptEmail asks for an e-mailed copy of a receipt by
 // tapping the on-screen keyboard while the node's mail relay does not
-// answer (issue #20, item 9): the copy is queued, and sent, once, when the
+// answer: the copy is queued, and sent, once, when the
 // relay is back; a bad address is refused and nothing is queued.
 func TestBrowserReceiptEmail(t *testing.T) {
 	probe, err := net.Listen("tcp", "127.0.0.1:0")

@@ -11,7 +11,7 @@ import (
 	"github.com/villagehall/appliance/kiosk/browsertest"
 )
 
-// TestBrowserSearch searches the way residents type (issue #20, item 10),
+// TestBrowserSearch searches the way residents type,
 // tapping the on-screen keyboard: a bill number with spaces and one
 // without its "B-" find the bill; a mistyped address offers the address
 // the ledger holds; an owner's name finds nothing at the public kiosk and

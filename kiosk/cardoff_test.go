@@ -340,7 +340,7 @@ func TestTerminalFieldIgnoredWithoutSimulator(t *testing.T) {
 	})
 }
 
-// TestProcessorUnreachable is issue #18, item 3: while the terminal cannot
+// TestProcessorUnreachable: while the terminal cannot
 // take cards (its processor unreachable, a key refused, a reader unknown)
 // the kiosk says card payments are not available and sends the resident to
 // the clerk's window, as a kiosk without a terminal does; a charge that

@@ -2,9 +2,9 @@ package kiosk
 
 // Whether this kiosk takes cards right now, and the checkouts in flight.
 //
-// A cloud-driven reader takes no cards while its processor is unreachable
-// (issue #18, item 3). The kiosk asks the terminal (terminal.Checker) at
-// most once per Config.CardCheck and remembers the answer; a charge that
+// A cloud-driven reader takes no cards while its processor is unreachable:
+// the approval is the processor's, not the reader's. The kiosk asks the
+// terminal (terminal.Checker) at most once per Config.CardCheck and remembers the answer; a charge that
 // fails as unavailable makes it ask again at once. While they are down every
 // page that would lead to a card payment says so and sends the resident to
 // the clerk's window (cardoff.go), as on a kiosk without a terminal; cash

@@ -39,7 +39,8 @@ func (s *Server) charge(r *http.Request, key string, amount domain.Money) (termi
 // receipt number, whether it would stamp a command of kind k now (a clock
 // it distrusts, a halted node). The kiosk asks before the card is charged
 // and stamps the command only once the card is approved, so a declined or
-// cancelled charge takes no receipt number (issue #18, item 4).
+// cancelled charge takes no receipt number and leaves no gap in the
+// clerk's sequence.
 type stampChecker interface {
 	CheckStamp(k domain.Kind) error
 }

@@ -552,7 +552,7 @@ func TestTerminalRefusalSubmitsNothing(t *testing.T) {
 			h.expect(p, tc.status)
 			if tc.outcome == terminal.Timeout {
 				// A terminal that did not answer cannot promise that no
-				// money moved (issue #20, item 6): the page says what the
+				// money moved: the page says what the
 				// clerk can find the payment by, the command id.
 				if !strings.Contains(p.text("error-message"), tc.message) || strings.Contains(p.text("error-message"), "not been charged") ||
 					!strings.Contains(p.text("error-suggestion"), "reference "+f.Get("command_id")) {
@@ -594,7 +594,7 @@ func TestLedgerRefusal(t *testing.T) {
 	})
 	t.Run("after the charge", func(t *testing.T) {
 		// The bill went on the tax roll between the approval and the
-		// ledger (issue #18, item 2): nothing is recorded, so the charge
+		// ledger: nothing is recorded, so the charge
 		// is refunded through the terminal and the resident is told.
 		h := newHarness(t)
 		c := h.confirmPage(pastDueBill, "100.00")
@@ -748,7 +748,7 @@ func TestAssets(t *testing.T) {
 	}
 }
 
-// TestReceiptNumbersWithoutGaps is issue #18, item 4: the command is
+// TestReceiptNumbersWithoutGaps: the command is
 // stamped (and takes this node's next receipt number) only once the card
 // is approved, so declined, cancelled and timed-out charges leave no hole
 // in the clerk's sequence. Before, each of them took a number.

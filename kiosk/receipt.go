@@ -9,7 +9,7 @@ import (
 	"github.com/villagehall/appliance/kiosk/view"
 )
 
-// Receipt links (issue #11). A receipt shows what was paid and, for a
+// Receipt links. A receipt shows what was paid and, for a
 // status letter, who asked; receipt numbers are sequential, so at a public
 // kiosk a number alone must show nothing. A receipt's link is
 // /receipt/{number}?t={token}, the token an HMAC of the session id and the

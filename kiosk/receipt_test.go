@@ -43,7 +43,7 @@ func (h *harness) expectNoReceipt(p page, number string, secrets ...string) {
 	}
 }
 
-// TestReceiptNeedsItsVisit is issue #11's probe: receipt numbers are
+// TestReceiptNeedsItsVisit probes the receipt links: receipt numbers are
 // sequential, and a status letter's receipt names who asked. Only the
 // visit that paid, through the link the kiosk gave it, sees the receipt;
 // any other way gets the same 404 as a number that does not exist.

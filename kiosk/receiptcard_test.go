@@ -34,7 +34,7 @@ func (h *harness) onlyReceipt() domain.Receipt {
 	return domain.Receipt{}
 }
 
-// TestReceiptCardFromTheTerminal (issue #20, item 9): the terminal's card
+// TestReceiptCardFromTheTerminal: the terminal's card
 // brand and last four digits go into the payment's command, the ledger's
 // receipt and the receipt page, in English and Spanish; the kiosk's log
 // of the payment never names them.

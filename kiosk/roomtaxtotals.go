@@ -10,7 +10,7 @@ import (
 
 // showRoomTaxCollectionsPage shows the room tax collected in a calendar
 // year (?year=, default this year), by quarter and in total: the public
-// figures of §5.22 (issue #15, Reports). Nothing by operator: those are
+// figures of §5.22. Nothing by operator: those are
 // confidential (§5.22(8)) and read only in the clerk's office, journaled.
 func (s *Server) showRoomTaxCollectionsPage(w http.ResponseWriter, r *http.Request) {
 	year := s.today().Year()

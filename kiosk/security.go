@@ -40,7 +40,8 @@ func deriveKeys(secret []byte) keys {
 		m.Write([]byte("belleville kiosk " + purpose))
 		return m.Sum(nil)
 	}
-	// Payment forms are signed for one session since v2 (issue #11), so a
+	// Payment forms are signed for one session since v2 (a form signed for
+	// any session could be replayed from another visit), so a
 	// v1 signature must not verify.
 	return keys{csrf: derive("csrf v1"), form: derive("payment form v2"), receipt: derive("receipt v1")}
 }

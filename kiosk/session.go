@@ -11,8 +11,8 @@ import (
 // screen and its idle timer ends a visit after two minutes, so a session
 // idle for a quarter of an hour is no one's any more; a few thousand live
 // sessions are far more than one hallway makes, and cap what a probe that
-// opens session after session can make the node hold (issue #11: 90,000
-// sessions slowed a node to a third).
+// opens session after session can make the node hold (90,000 sessions
+// once slowed a node to a third).
 const (
 	maxSessions        = 4096
 	sessionIdle        = 15 * time.Minute

@@ -10,7 +10,7 @@ import (
 	"github.com/villagehall/appliance/kiosk"
 )
 
-// TestSessionsAreBounded is issue #11's probe: request after request
+// TestSessionsAreBounded probes the session cap: request after request
 // without a cookie, each making a session. The kiosk keeps at most
 // kiosk.MaxSessions of them, whatever the count of requests.
 func TestSessionsAreBounded(t *testing.T) {

@@ -193,7 +193,7 @@
   // while the page waits for the terminal's answer, and the buttons stop
   // taking taps. A confirmation page restored by Back after paying is
   // loaded again: the server answers it with the receipt, never a live
-  // pay button over a stale balance (issue #20, items 6 and 7).
+  // pay button over a stale balance.
   document.addEventListener("submit", function (e) {
     var form = e.target;
     if (!form || !form.hasAttribute("data-commit")) {

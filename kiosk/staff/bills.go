@@ -12,7 +12,7 @@ import (
 	"github.com/villagehall/appliance/kiosk/staff/view"
 )
 
-// BillCSVHeader is the layout of a bill import (README, "Clerk's office"):
+// BillCSVHeader is the layout of a bill import (docs/clerks-guide.md):
 // a header line naming these columns in any order; bill_id is optional
 // (the node numbers bills without one).
 var BillCSVHeader = []string{"account", "parcel", "description", "billed_on", "amount", "bill_id"}

@@ -8,7 +8,8 @@ import (
 )
 
 // showClusterPage shows the leader and, for each member, its state, last
-// contact with the leader, applied index and lag (issue 4).
+// contact with the leader, applied index and lag, so the office sees a
+// node falling behind before it matters.
 func (s *Server) showClusterPage(w http.ResponseWriter, r *http.Request) {
 	if s.cluster == nil {
 		s.fail(w, r, domain.Errorf(domain.ENOTFOUND, "", "This node runs without a cluster view."))

@@ -12,7 +12,7 @@ import (
 	"github.com/villagehall/appliance/kiosk/staff/view"
 )
 
-// The fee schedule and the resolutions that set it (issue #12): the
+// The fee schedule and the resolutions that set it: the
 // parameters every node computes with are the rows of the board's
 // resolutions held in the ledger (domain/resolution.go). The fee page
 // shows them as they are in force today and how they came to be; the

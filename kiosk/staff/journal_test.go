@@ -55,7 +55,7 @@ func TestJournalSearchAndCSV(t *testing.T) {
 	}
 }
 
-// TestJournalByBillReceiptAccount (issue 20 item 17): the journal finds a
+// TestJournalByBillReceiptAccount: the journal finds a
 // payment by its bill, its receipt and its account, and by a bill number
 // typed as text; the CSV carries the bill, receipt, account and amount of
 // each entry, and its times are RFC 3339 with the village's offset.

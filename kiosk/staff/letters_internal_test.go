@@ -48,7 +48,7 @@ func pdfPages(t *testing.T, pdf []byte) [][]pdfText {
 	return pages
 }
 
-// TestStatusLetterPDFLayout (§5.11, issue 20 item 14): a letter long
+// TestStatusLetterPDFLayout (§5.11): a letter long
 // enough to need a second page never leaves the signature alone on it;
 // the signer is named with the office of their account (a treasurer is
 // not "Village Clerk", nor a username); the floodplain answer is a block

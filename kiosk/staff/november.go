@@ -11,7 +11,7 @@ import (
 )
 
 // TaxRollCSVHeader is the layout of the per-county tax roll export
-// (README, "Clerk's office"): one line per certified bill.
+// (docs/clerks-guide.md, "The November run"): one line per certified bill.
 // certified_on is the date on the roll, the day the November run certified
 // it; tax_roll_on is the day §5.10 names (a bill unpaid at its end goes on
 // the roll).

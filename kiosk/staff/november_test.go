@@ -41,7 +41,8 @@ func TestNovemberRun(t *testing.T) {
 	if p := tr.Post("/staff/november", url.Values{"year": {"2026"}, "step": {"certify"}}); p.Status != http.StatusConflict {
 		t.Fatalf("certify on November 2: %d", p.Status)
 	}
-	// The step shows what it will post before it posts (issue 20 item 16).
+	// The step shows what it will post before it posts, so the treasurer
+	// confirms figures, not a button.
 	confirm := tr.Post("/staff/november", url.Values{"year": {"2026"}, "step": {"penalties"}})
 	if confirm.Status != http.StatusOK || !strings.Contains(confirm.Text("confirm-summary"), "2 bill(s)") || !strings.Contains(confirm.Text("confirm-summary"), "4.20") {
 		t.Fatalf("penalty confirm: %d %q", confirm.Status, confirm.Text("confirm-summary"))

@@ -10,8 +10,8 @@ import (
 	"github.com/villagehall/appliance/kiosk/staff/view"
 )
 
-// RollCSVHeader is the layout of a parcel roll import (README, "Clerk's
-// office"): a header line naming these columns in any order. The first
+// RollCSVHeader is the layout of a parcel roll import (docs/clerks-guide.md,
+// "Bills and parcels"): a header line naming these columns in any order. The first
 // four are required; floodplain is yes/no (empty: no); account and
 // account_name name the village billing account that pays for the parcel.
 var RollCSVHeader = []string{"parcel", "address", "county", "owner", "floodplain", "account", "account_name"}

@@ -12,7 +12,7 @@ import (
 	"github.com/villagehall/appliance/kiosk/terminal"
 )
 
-// TestRefundToTheCard is issue #18, item 2: an approved refund of a card
+// TestRefundToTheCard: an approved refund of a card
 // payment's overpayment goes back to the card through the terminal, once,
 // and is recorded in the ledger as the refund's payment with the
 // processor's reference.

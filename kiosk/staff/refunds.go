@@ -64,7 +64,8 @@ func (s *Server) showReturnedCheckPage(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if bal, total, err := domain.ReturnedCheckOwed(b, fee, s.today(), s.ledger.Params()); err == nil {
-			// One figure, the interest in it (issue 20 item 15).
+			// One figure, the interest in it: never "plus the interest" on
+			// top of a figure that already holds it.
 			v.BillBalance, v.Owed, v.OwedOn = bal.String(), total.String(), s.today().String()
 		}
 	}
@@ -192,7 +193,7 @@ func (s *Server) paidByCard(number string) bool {
 }
 
 // submitRefundCard sends an approved refund of a card payment back to the
-// card through the node's terminal (issue #18, item 2), keyed by the
+// card through the node's terminal, keyed by the
 // refund's command id so a retry refunds once, then records it in the
 // ledger as the refund's payment, with the processor's refund reference
 // where a check's number goes ("card re_…").

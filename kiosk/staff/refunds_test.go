@@ -47,7 +47,8 @@ func TestReturnedCheckAndRefund(t *testing.T) {
 	tr := h.SignedIn("treasurer", domain.RoleTreasurer)
 	tr.Get("/staff/refunds")
 	// The queue names the payee and the address the check goes to; the
-	// approval asks for a confirmation that repeats them (issue 20 item 18).
+	// approval asks for a confirmation that repeats them, so a check is not
+	// written to the wrong person.
 	pc, _ := h.Ledger.Parcel("0601-141-2002")
 	if payee := p.Text("refund-payee-" + cmd); !strings.Contains(payee, "Luis Ramirez") || pc.Address == "" || !strings.Contains(payee, pc.Address) {
 		t.Fatalf("payee %q, want Luis Ramirez at %q", payee, pc.Address)

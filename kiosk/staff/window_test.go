@@ -213,7 +213,7 @@ func TestAPIBillFiguresAsOfADate(t *testing.T) {
 	}
 }
 
-// TestWindowLookupAndReceipt (issue 20 item 18): the window finds bills by
+// TestWindowLookupAndReceipt: the window finds bills by
 // account number and by address, not only by bill number; a check's
 // receipt says nothing of cash handed over; the receipt is on letterhead
 // with a print button, and its links and command id are marked out of
@@ -272,7 +272,7 @@ func TestReceiptLetterheadFromConfiguration(t *testing.T) {
 	}
 }
 
-// TestReceiptShowsTheCard (issue 20 item 9): a card payment's receipt in
+// TestReceiptShowsTheCard: a card payment's receipt in
 // the office names the card's brand and last four digits as the ledger
 // recorded them; a check's names no card.
 func TestReceiptShowsTheCard(t *testing.T) {

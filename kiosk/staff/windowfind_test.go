@@ -10,7 +10,7 @@ import (
 )
 
 // TestWindowFindsBill looks bills up at the window the ways residents
-// name them (issue #20, item 10): a bill number with spaces or without
+// name them: a bill number with spaces or without
 // its "B-", and the owner's name, which only the clerk's office searches.
 func TestWindowFindsBill(t *testing.T) {
 	h := stafftest.New(t)

@@ -82,9 +82,9 @@ type attempt struct {
 // reads the panel's field, so a posted outcome reaches no terminal.
 type OutcomeSetter interface {
 	// SetOutcome sets what the next attempt of the charge keyed key does.
-	// It belongs to that charge alone (issue #20, item 19: one shared
-	// queue let a double tap's unused "approve" approve a later charge
-	// the resident had told to decline).
+	// It belongs to that charge alone (one shared queue once let a double
+	// tap's unused "approve" approve a later charge the resident had told
+	// to decline).
 	SetOutcome(key string, o Outcome)
 }
 

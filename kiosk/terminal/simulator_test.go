@@ -21,7 +21,7 @@ func TestSimulatorApprovesByDefault(t *testing.T) {
 	}
 }
 
-// TestSimulatorOutcomesBelongToOneCharge is issue #20, item 19: a double
+// TestSimulatorOutcomesBelongToOneCharge: a double
 // tap set "approve" twice for one charge; with one shared queue the unused
 // "approve" then approved a later charge the resident had told to decline.
 // Outcomes are now the charge's own, keyed by its command id.

@@ -1245,7 +1245,7 @@ func simulatorPanel(p Page, on bool, outcomes []string) templ.Component {
 }
 
 // processing is what the screen shows once Pay is pressed, while the card
-// reader works (issue #20, item 6): the script reveals it when the charge
+// reader works: the script reveals it when the charge
 // form is submitted and the page waits for the terminal's answer.
 func processing(p Page) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {

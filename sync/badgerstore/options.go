@@ -17,8 +17,8 @@ import (
 // Badger's defaults are sized for servers: writing 100k small records peaked
 // at about 242 MiB RSS and mapped a 2 GiB sparse value log. With this preset
 // the same load peaked at about 136 MiB, and at about 95 MiB with
-// GOMEMLIMIT=64MiB. (What a whole node measures is in README, "Memory and
-// start-up budget".) While a node writes, most of its heap is Badger's table
+// GOMEMLIMIT=64MiB. (What a whole node measures is in docs/benchmarks.md,
+// "Memory and start-up".) While a node writes, most of its heap is Badger's table
 // builders: each builds a whole table in memory before writing it out, its
 // buffers doubling as it grows, with a worst-case-sized copy of every
 // compressed block beside the block, and Badger's allocator pool keeps up to

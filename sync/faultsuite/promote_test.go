@@ -14,7 +14,7 @@ import (
 )
 
 // TestVillageHallLosesPowerAndTheBackupIsPromoted follows the documented
-// procedure (README.md, "Promoting the backup node") on real processes:
+// procedure (docs/operating.md, "Promoting the backup node") on real processes:
 // the hall's two nodes die with the power (kill -9); the backup keeps
 // serving the kiosk pages and takes payments offline with provisional
 // receipts; the operator stops it, runs `appliance promote --data DIR`

@@ -16,8 +16,8 @@ var concurrencies = []int{1, 16}
 
 // BenchmarkReplication measures the three setups and bare raft side by
 // side through both paths at concurrency 1 and 16, then logs a table and
-// the ratios against the targets of issues 4 and 19 and reports them under
-// Replication/ratios.
+// the ratios against their targets (the appliance beside stock raft parts,
+// and beside bare raft) and reports them under Replication/ratios.
 //
 //	go test -run '^$' -bench Replication ./sync/raftbench
 func BenchmarkReplication(b *testing.B) {
@@ -262,14 +262,14 @@ func ratios(m map[key]result) []ratio {
 			target, limit := "", 0.0
 			switch {
 			case s == "ws-badger" && p == "submit":
-				target, limit = ">= 5", 5 // issue 19
+				target, limit = ">= 5", 5 // the client path's own, stricter target
 			case s == "ws-badger":
 				target, limit = ">= 4", 4
 			}
 			div(p+": "+s+" cmds/s @16/@1", p+":"+s+"-cmds/s@16/@1", key{s, p, 16}, key{s, p, 1}, false, target, limit)
 		}
 	}
-	// The appliance against the engine under it (issue 19): bare raft on
+	// The appliance against the engine under it: bare raft on
 	// the same transport and log store, measured seconds before.
 	for _, p := range []string{"submit", "apply"} {
 		target, limit := "", 0.0
@@ -281,7 +281,8 @@ func ratios(m map[key]result) []ratio {
 		div(p+"/bare p50 @1", p+"/bare-p50@1", key{"ws-badger", p, 1}, key{"ws-bare", p, 1}, true, "", 0)
 	}
 	div("bare: ws-bare cmds/s @16/@1", "bare:cmds/s@16/@1", key{"ws-bare", "apply", 16}, key{"ws-bare", "apply", 1}, false, "", 0)
-	// Absolute targets of issue 19, on whatever machine runs this: they
+	// Absolute targets (4,000 payments/s, p99 15 ms at 16 clients), on
+	// whatever machine runs this: they
 	// are reported beside the ratios, never asserted.
 	abs := func(name, unit string, k key, f func(result) float64, target string, limit float64) {
 		r, ok := m[k]

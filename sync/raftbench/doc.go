@@ -9,7 +9,7 @@
 //   - ws-bare: bare raft on the appliance's transport and log store
 //     (wsstream, badgerstore, replica.RaftConfig) with an FSM that does
 //     nothing: the ceiling the appliance's paths are compared with
-//     (submit/bare and apply/bare, issue 19).
+//     (submit/bare and apply/bare).
 //   - ws-badger: raft's NetworkTransport over sync/wsstream (WebSockets with
 //     mutual TLS on the peer port) and the Badger log store: the appliance.
 //   - tcp-badger: raft's stock TCP transport with the same Badger store.

@@ -10,7 +10,7 @@ import (
 
 // BenchmarkCatchUp10000 measures how long a node that was away while the
 // cluster committed 10,000 payments takes, once started again, to apply
-// everything the leader had (issue 17's budget: ≤ 5 s). It reports
+// everything the leader had (the budget: ≤ 5 s). It reports
 // catchup-s and whether the node caught up from a snapshot (restores);
 // nothing is asserted. `make bench-memory` runs it once.
 func BenchmarkCatchUp10000(b *testing.B) {

@@ -9,8 +9,8 @@ import (
 )
 
 // TestCheckStampTakesNoNumber: the kiosk asks CheckStamp before it charges
-// a card and stamps the command only once the card is approved (issue
-// #18, item 4). Asking takes no receipt number, and it refuses exactly
+// a card and stamps the command only once the card is approved, so a
+// declined card leaves no gap in the receipt numbers. Asking takes no receipt number, and it refuses exactly
 // when NewCommand would: here, a clock set back before the last command
 // taken.
 func TestCheckStampTakesNoNumber(t *testing.T) {

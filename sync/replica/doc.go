@@ -12,7 +12,7 @@
 //
 // # What keeps every replica the same
 //
-// Found under load (issue 10) and fixed; each has a test that fails
+// Found under load and fixed; each has a test that fails
 // without its fix:
 //
 //   - A snapshot was Badger's DB.Backup, which reads its key ranges in

@@ -20,8 +20,8 @@ const flatBills = 100_000
 // (FSM.Apply: decode, the §5.10 rule, the records, the dedupe record and
 // the journal link, one synced commit) on ledgers of 100,000 bills
 // pre-filled with 0, 100,000 and 1,000,000 prior payments, and on a bill
-// that holds 1,000, 4,000 and 10,000 payments (issue 19: the cost per
-// apply should stay within 1.5× across them), at ledger formats 2 and 3
+// that holds 1,000, 4,000 and 10,000 payments (the target: the cost per
+// apply stays within 1.5× across them), at ledger formats 2 and 3
 // side by side. At format 2 a bill keeps its payments in its own record,
 // which the FSM decodes, recomputes (§5.10 over every payment) and writes
 // again at each payment: its cost grows with the bill's history, and a

@@ -183,7 +183,7 @@ func TestNodesStartedWithOtherParametersComputeTheLedgers(t *testing.T) {
 	c.Converge(time.Minute)
 }
 
-// TestBillsStoredAtFormat3AfterTheRaise (issue 19): a cluster at ledger
+// TestBillsStoredAtFormat3AfterTheRaise: a cluster at ledger
 // format 2 takes payments on bills that keep them in their records; its
 // members are upgraded one by one and the leader raises the format to 3
 // mid-log. From then on a bill paid again is converted (its payments

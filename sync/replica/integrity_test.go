@@ -71,7 +71,7 @@ func snapshotBytes(t *testing.T, snap raft.FSMSnapshot) []byte {
 // while applies go on, must be the state at that index and no other. (A
 // snapshot streamed by Badger's Backup was read range by range at
 // different moments: a follower that installed one held a different
-// ledger at the same applied index; issue 10.)
+// ledger at the same applied index.)
 func TestSnapshotHoldsTheStateAtSnapshotTime(t *testing.T) {
 	src := openFSM(t, t.TempDir())
 	defer src.Close()

@@ -38,7 +38,7 @@ import (
 // snapshot whose applied index ("m/applied") was newer than its bills
 // ("b/…"): the node that installed it skipped the entries in between and
 // held a different ledger at the same applied index for good
-// (TestFollowerCatchesUpFromSnapshot under load, issue 10).
+// (TestFollowerCatchesUpFromSnapshot under load).
 var (
 	snapshotMagic   = []byte("VHSNAP2\n")
 	snapshotMagicV1 = []byte("VHSNAP1\n") // a Badger backup stream, written by earlier releases

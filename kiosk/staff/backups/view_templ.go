@@ -227,7 +227,7 @@ func backupsPage(p staffview.Page, v pageView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "</td></tr></tbody></table><p class=\"muted\">A backup is taken every night at 02:30 and a restore drill runs every Sunday at 04:00. To restore a node from a backup, see the README (\"Backups\").</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "</td></tr></tbody></table><p class=\"muted\">A backup is taken every night at 02:30 and a restore drill runs every Sunday at 04:00. To restore a node from a backup, see the operator's guide (docs/operating.md, \"Backups and the restore drill\").</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -1,6 +1,6 @@
 // Package cards is the back office's side of the card terminal: the daily
-// card reconciliation for the treasurer and the auditors (issue #18, item
-// 5), and the start page's word on whether the kiosk takes cards now.
+// card reconciliation for the treasurer and the auditors, and the start
+// page's word on whether the kiosk takes cards now.
 //
 // The reconciliation of a day sets the processor's balance transactions
 // created that day (read through the terminal's driver, terminal.Statement)
