@@ -555,7 +555,7 @@ func verifyCommand(args []string, stdout, stderr io.Writer) error {
 	case err != nil:
 		return fmt.Errorf("replay of the raft log: %w", err)
 	case rep.StateHash != hash:
-		return fmt.Errorf("the ledger on disk (state hash %s) is not what its raft log gives (replayed to index %d from %s: %s): this node's ledger is damaged; rebuild it from the cluster (README: Rebuilding a node)",
+		return fmt.Errorf("the ledger on disk (state hash %s) is not what its raft log gives (replayed to index %d from %s: %s): this node's ledger is damaged; rebuild it from the cluster (docs/operating.md, Rebuilding a node)",
 			hash, rep.To, replayBase(rep), rep.StateHash)
 	}
 	fmt.Fprintf(stdout, "replay: %d log entries from %s to index %d give the same state hash\n", rep.Entries, replayBase(rep), rep.To)

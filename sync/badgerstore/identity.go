@@ -30,7 +30,7 @@ type ForeignClusterError struct {
 func (e *ForeignClusterError) Error() string {
 	return fmt.Sprintf("this node's %s (%s) belongs to %s; this node's certificates are of %s: "+
 		"this data folder is another cluster's. Move the data folder aside and join this node to its cluster from empty "+
-		"(README: Rebuilding a node), or restore a backup of this node's cluster (appliance restore)",
+		"(docs/operating.md, Rebuilding a node), or restore a backup of this node's cluster (appliance restore)",
 		e.What, e.Dir, e.Found, e.Want)
 }
 

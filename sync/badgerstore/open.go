@@ -149,7 +149,7 @@ func damaged(opts badger.Options, what, format string, args ...any) error {
 }
 
 func (e *damagedError) Error() string {
-	return fmt.Sprintf("this node's %s is damaged (%s): move the folder %s aside and rejoin the cluster from empty (see README: Rebuilding a node)",
+	return fmt.Sprintf("this node's %s is damaged (%s): move the folder %s aside and rejoin the cluster from empty (see docs/operating.md, Rebuilding a node)",
 		e.what, e.reason, e.dir)
 }
 
@@ -430,7 +430,7 @@ func writeSidecar(dir, what string) error {
 	text := fmt.Sprintf("This folder holds the appliance's %s, a Badger database initialised by\n"+
 		"badgerstore.OpenDB, which refuses to open it once its data is lost. Do not\n"+
 		"delete this file to make a damaged database open: move the whole folder aside\n"+
-		"(see README: Rebuilding a node).\n", what)
+		"(see docs/operating.md, Rebuilding a node).\n", what)
 	tmp := filepath.Join(dir, SidecarFile+".tmp")
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {

@@ -562,7 +562,7 @@ func TestOpenDBDamage(t *testing.T) {
 			if !errors.Is(err, ErrDamaged) {
 				t.Errorf("error %v does not wrap ErrDamaged", err)
 			}
-			for _, want := range []string{"this node's test store is damaged (", c.refuse, "): move the folder " + dir + " aside and rejoin the cluster from empty (see README: Rebuilding a node)"} {
+			for _, want := range []string{"this node's test store is damaged (", c.refuse, "): move the folder " + dir + " aside and rejoin the cluster from empty (see docs/operating.md, Rebuilding a node)"} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("error %q does not say %q", err, want)
 				}

@@ -30,7 +30,7 @@ type Divergence struct {
 
 // String names the nodes in a sentence an engineer on call can act on.
 func (d Divergence) String() string {
-	return fmt.Sprintf("the ledger of %s differs from its peers' at log index %d: stop that node and rebuild it from its peers (README: Rebuilding a node)",
+	return fmt.Sprintf("the ledger of %s differs from its peers' at log index %d: stop that node and rebuild it from its peers (docs/operating.md, Rebuilding a node)",
 		strings.Join(d.Diverged, " and "), d.Index)
 }
 

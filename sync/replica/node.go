@@ -345,7 +345,7 @@ func (n *Node) open() error {
 	if n.fsm.Incomplete() {
 		n.raft.Shutdown().Error()
 		n.raft = nil
-		return errors.New("this node's ledger state is incomplete (a snapshot restore was interrupted) and no snapshot is on disk to finish it: move the data folder aside and rejoin the cluster from empty (README: Rebuilding a node)")
+		return errors.New("this node's ledger state is incomplete (a snapshot restore was interrupted) and no snapshot is on disk to finish it: move the data folder aside and rejoin the cluster from empty (docs/operating.md, Rebuilding a node)")
 	}
 	return nil
 }
