@@ -93,7 +93,7 @@ check-generated: generate
 vet:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt would change:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
-	@bad=$$(git grep -nE '[Ii]ssues? #?[0-9]+|[Ii]tems? [0-9]+|#[0-9]{2}\b' | grep -vE '(motion|meeting) of [^"]*, item [0-9]+' || true); \
+	@bad=$$(git grep -InE '[Ii]ssues? #?[0-9]+|[Ii]tems? [0-9]+|#[0-9]{2}\b' | grep -vE '(motion|meeting) of [^"]*, item [0-9]+' || true); \
 		if [ -n "$$bad" ]; then echo "say why in the sentence, not which issue or item asked for it:"; echo "$$bad"; exit 1; fi
 
 ## check-imports: dependencies point inward (domain ← sync, kiosk ← appliance)
