@@ -28,7 +28,8 @@ func TestRestoredLedgerIsOfTheFoldersCluster(t *testing.T) {
 	if err := pki.SaveIdentity(pkiDir(target), ident); err != nil {
 		t.Fatal(err)
 	}
-	if err := restoreCommand([]string{"--data", target, "--in", path}, io.Discard, io.Discard); err != nil {
+	key := filepath.Join(pkiDir(m.Config.DataDir), backupKeyFile)
+	if err := restoreCommand([]string{"--data", target, "--in", path, "--identity", key}, io.Discard, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	db, err := badgerstore.OpenDB(badgerstore.PiOptions(filepath.Join(target, "state")).WithReadOnly(true), "ledger state")

@@ -440,6 +440,8 @@ func (cmd command) keys() []string {
 		return []string{"cert issue"}
 	case "config":
 		return []string{"config check"}
+	case "backup-key":
+		return []string{"backup-key show"} // one flag set for every operation
 	}
 	return []string{cmd.sub}
 }
@@ -509,7 +511,7 @@ func (c *docChecker) checkLine(at func(string, ...any), line string) []command {
 }
 
 func (c *docChecker) checkCommand(at func(string, ...any), cmd command) {
-	if _, ok := c.subcommand(cmd.keys()[0]); !ok && !slices.Contains([]string{"user", "cert", "config"}, cmd.sub) {
+	if _, ok := c.subcommand(cmd.keys()[0]); !ok && !slices.Contains([]string{"user", "cert", "config", "backup-key"}, cmd.sub) {
 		at("`appliance %s`: no such command", cmd.sub)
 		return
 	}

@@ -98,10 +98,12 @@ func (n *Node) watchPeers() {
 		peers := n.peerStatuses()
 		n.compareClocks(peers)
 		n.compareDigests(peers)
-		if n.raft.State() == raft.Leader && n.appendsForCluster() {
+		if n.raft.State() == raft.Leader {
 			n.raiseFormat(peers)
 			n.seedParams()
-			n.markPeers(peers)
+			if n.appends(domain.KindNodeMark) {
+				n.markPeers(peers)
+			}
 		}
 		select {
 		case <-n.done:
@@ -318,7 +320,7 @@ func (n *Node) watchCheckpoints() {
 			return
 		case <-tick.C:
 		}
-		if n.raft.State() != raft.Leader || !n.appendsForCluster() || n.fsm.Format() < domain.KindCheckpoint.Since() || n.fsm.Applied() == last {
+		if n.raft.State() != raft.Leader || n.fsm.Format() < domain.KindCheckpoint.Since() || n.fsm.Applied() == last {
 			continue
 		}
 		cmd, err := n.internalCommand(domain.KindCheckpoint)
@@ -356,13 +358,10 @@ func (n *Node) internalCommand(k domain.Kind) (domain.Command, error) {
 	return cmd, nil
 }
 
-// appendsForCluster reports whether this node may append the cluster's
-// own entries (checkpoints, format raises, marks, revocations): the
-// ledger takes them only from a clerk or backup node, never from the
-// kiosk in the public hallway, even while it leads.
-func (n *Node) appendsForCluster() bool {
-	return n.cfg.Role == domain.NodeClerk || n.cfg.Role == domain.NodeBackup
-}
+// appends reports whether the ledger takes the cluster's entries of kind
+// k from this node (clusterKindOf): not marks or revocations from the
+// kiosk, even while it leads.
+func (n *Node) appends(k domain.Kind) bool { return clusterKindOf(n.cfg.Role, k) }
 
 // applyInternal appends cmd to the log on this (leading) node and waits
 // for the ledger's answer.

@@ -391,6 +391,9 @@ func (n *Node) revoke(id string) error {
 		n.log.Warn("removing a node without revoking its certificate: a member still runs an older release", "node", id)
 		return nil
 	}
+	if n.fsm.Format() >= signedFormat && !n.appends(domain.KindRevokeNode) {
+		return fmt.Errorf("the ledger takes a revocation only from a clerk or backup node, and this %s node leads: transfer leadership to the clerk's node, then remove %s", n.cfg.Role, id)
+	}
 	cmd, err := n.internalCommand(domain.KindRevokeNode)
 	if err != nil {
 		return err

@@ -288,7 +288,7 @@ func (f *FSM) openEntry(data []byte) (opened, error) {
 // and the staff role the command was taken under.
 func (f *FSM) mayTake(o opened, cmd domain.Command) error {
 	if f.kinds.Cluster(cmd.Kind) {
-		if o.role != domain.NodeClerk && o.role != domain.NodeBackup {
+		if !clusterKindOf(o.role, cmd.Kind) {
 			return fmt.Errorf("a %s node may not append %s entries", o.role, cmd.Kind)
 		}
 		return nil
@@ -327,6 +327,21 @@ func (f *FSM) checkAuthority(ov *overlay, op opened, cmd domain.Command) *domain
 		return domain.Errorf(domain.EFORBIDDEN, "", "%s's role %s may not issue %s.", cmd.Actor, u.Role, cmd.Kind)
 	}
 	return nil
+}
+
+// clusterKindOf reports whether a node of role may append the cluster's
+// own entries of kind k. A revocation (the operator's removal of a node)
+// and a node mark (which bounds the dates a node may give) come only from
+// a clerk or backup node, never from the kiosk in the public hallway. The
+// format raise and the checkpoints are housekeeping any leader does: a
+// cluster whose certificates predate roles (each read as a kiosk's) must
+// still reach this format, and neither changes a record.
+func clusterKindOf(role domain.NodeRole, k domain.Kind) bool {
+	switch k {
+	case domain.KindLedgerFormat, domain.KindCheckpoint:
+		return true
+	}
+	return role == domain.NodeClerk || role == domain.NodeBackup
 }
 
 // keyWrite records a certificate the ledger did not hold.
