@@ -186,4 +186,17 @@ var createBillsKind = &Descriptor{
 	Roles:   []Role{RoleClerk, RoleTreasurer},
 	New:     func() Payload { return new(CreateBills) },
 	Apply:   func(tx Tx, c Command, _ Env, res *Result) error { return applyCreateBills(tx, c, res) },
+	Books: func(l *Lines, tx Tx, c Command, res Result) string {
+		in := c.Payload.(*CreateBills)
+		billLines(l, tx, billIDs(in.Bills))
+		return fmt.Sprintf("%d bills issued", len(in.Bills))
+	},
+}
+
+func billIDs(bills []NewBill) []string {
+	ids := make([]string, len(bills))
+	for i, b := range bills {
+		ids[i] = b.ID
+	}
+	return ids
 }

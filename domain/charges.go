@@ -185,4 +185,9 @@ var chargeKind = &Descriptor{
 	Kind: KindCharge, Section: "§5.21", Roles: []Role{RoleClerk, RoleTreasurer},
 	New:   func() Payload { return new(NewCharge) },
 	Apply: func(tx Tx, c Command, _ Env, res *Result) error { return applyCharge(tx, c, res) },
+	Books: func(l *Lines, tx Tx, c Command, res Result) string {
+		in := c.Payload.(*NewCharge)
+		billLines(l, tx, []string{in.BillID})
+		return "charge " + in.ChargeID
+	},
 }

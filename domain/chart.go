@@ -36,11 +36,23 @@ const (
 	AccountBoard       AccountType = "board"
 	AccountRevenue     AccountType = "revenue"
 	AccountExpenditure AccountType = "expenditure"
+	// The balance-sheet accounts of a fund (books.go): what it owns, what
+	// it owes, revenue billed but not yet available, and its fund balance.
+	AccountAsset          AccountType = "asset"
+	AccountLiability      AccountType = "liability"
+	AccountDeferredInflow AccountType = "deferred_inflow"
+	AccountFundBalance    AccountType = "fund_balance"
 )
 
 // AccountTypes returns the account types, in the order forms list them.
 func AccountTypes() []AccountType {
-	return []AccountType{AccountFund, AccountDepartment, AccountCommittee, AccountCommission, AccountBoard, AccountRevenue, AccountExpenditure}
+	return []AccountType{AccountFund, AccountDepartment, AccountCommittee, AccountCommission, AccountBoard, AccountRevenue, AccountExpenditure,
+		AccountAsset, AccountLiability, AccountDeferredInflow, AccountFundBalance}
+}
+
+// BalanceSheet reports whether t is a balance-sheet account of a fund.
+func (t AccountType) BalanceSheet() bool {
+	return t == AccountAsset || t == AccountLiability || t == AccountDeferredInflow || t == AccountFundBalance
 }
 
 // Valid reports whether t is a known account type.
@@ -89,7 +101,15 @@ type ChartAccount struct {
 	Reserve bool `json:"reserve,omitempty"`
 	// Sources are the receipt sources a revenue line collects.
 	Sources []string `json:"sources,omitempty"`
-	Closed  bool     `json:"closed,omitempty"`
+	// Control is, for a balance-sheet account, what it controls in the
+	// books (books.go: cash, receivables, refunds payable …): the postings
+	// of every kind find a fund's account by it.
+	Control Control `json:"control,omitempty"`
+	// Class is the account's code in the classification the Wisconsin
+	// Department of Revenue compiles its municipal financial report (Form
+	// CT) by: a revenue source, or an expenditure function and object.
+	Class  string `json:"class,omitempty"`
+	Closed bool   `json:"closed,omitempty"`
 	// Changed and ChangedBy are set by the ledger.
 	Changed   DateTime `json:"changed,omitzero"`
 	ChangedBy string   `json:"changed_by,omitempty"`
@@ -169,7 +189,7 @@ func (a ChartAccount) check() error {
 	case !ValidCode(a.Code):
 		return bad("The account code %q is not 1 to 24 letters, digits, dots or dashes.", a.Code)
 	case !a.Type.Valid():
-		return bad("Account %s: the type %q is not one of fund, department, committee, commission, board, revenue or expenditure.", a.Code, a.Type)
+		return bad("Account %s: the type %q is not one of fund, department, committee, commission, board, revenue, expenditure, asset, liability, deferred_inflow or fund_balance.", a.Code, a.Type)
 	case strings.TrimSpace(a.Name) == "":
 		return bad("Account %s needs a name.", a.Code)
 	case a.General && a.Type != AccountFund:
@@ -188,6 +208,14 @@ func (a ChartAccount) check() error {
 		return bad("Account %s: only an expenditure account can be a reserve account.", a.Code)
 	case len(a.Sources) > 0 && a.Type != AccountRevenue:
 		return bad("Account %s: only a revenue account collects receipts.", a.Code)
+	case a.Type.BalanceSheet() && (a.Unit != "" || a.Major != ""):
+		return bad("Account %s is a balance-sheet account of its fund: it names no unit or major category.", a.Code)
+	case a.Control != "" && !a.Type.BalanceSheet():
+		return bad("Account %s: only a balance-sheet account controls %s.", a.Code, a.Control)
+	case a.Control != "" && controls[a.Control].typ != a.Type:
+		return bad("Account %s: %q is not a control of a %s account (%s).", a.Code, a.Control, a.Type, strings.Join(controlNames(a.Type), ", "))
+	case len(a.Class) > 16:
+		return bad("Account %s: the classification %q is longer than 16 characters.", a.Code, a.Class)
 	}
 	for _, s := range a.Sources {
 		if !slices.Contains(ReceiptSources(), s) {
@@ -247,6 +275,11 @@ func applyChart(tx Tx, c Command, env Env, res *Result) error {
 		return err
 	}
 	if err := tx.Put(CollectionChart, chartRecord, chart.Accounts); err != nil {
+		return err
+	}
+	// The chart that first names a general fund opens the books (from
+	// ledger format 5): the bills then open become their receivables.
+	if err := OpenBooks(tx, c, env); err != nil {
 		return err
 	}
 	source := p.Source
@@ -376,7 +409,15 @@ func (ch Chart) checkRefs(a ChartAccount) error {
 func (ch Chart) checkWhole() error {
 	var general []string
 	sources := map[string]string{}
+	controlled := map[string]string{}
 	for _, a := range ch.Accounts {
+		if a.Control != "" && !a.Closed {
+			k := a.Fund + "/" + string(a.Control)
+			if other, ok := controlled[k]; ok {
+				return Errorf(EINVALID, sectionChart, "Fund %s's %s would be both %s and %s: one account of a fund controls each.", a.Fund, a.Control, other, a.Code)
+			}
+			controlled[k] = a.Code
+		}
 		if a.General && !a.Closed {
 			general = append(general, a.Code)
 		}

@@ -451,6 +451,10 @@ var (
 		Apply: func(tx Tx, c Command, e Env, res *Result) error {
 			return applyWindowPayment(tx, c, e.Index, e.Params, res)
 		},
+		Books: func(l *Lines, tx Tx, c Command, res Result) string {
+			receiptLines(l, tx, res.Receipt, SourceBills)
+			return "window payment " + res.Receipt.Number
+		},
 		Receipt: func(c Command) *Receipt {
 			p := c.Payload.(*WindowPayment)
 			rc := provisional(c)
@@ -463,13 +467,80 @@ var (
 		Kind: KindDrawerClose, Offline: true, Roles: []Role{RoleClerk, RoleTreasurer},
 		New:   func() Payload { return new(DrawerClose) },
 		Apply: func(tx Tx, c Command, _ Env, res *Result) error { return applyDrawerClose(tx, c, res) },
+		Books: drawerCloseLines,
 	}
 	depositKind = &Descriptor{
 		Kind: KindDeposit, Section: "§5.06", Offline: true, Roles: []Role{RoleTreasurer},
 		New:   func() Payload { return new(Deposit) },
 		Apply: func(tx Tx, c Command, _ Env, res *Result) error { return applyDeposit(tx, c, res) },
+		Books: depositLines,
 	}
 )
+
+// drawerCloseLines post a drawer's over or short at its close: the
+// counted money differs from what the payments brought in by that much,
+// which the general fund takes as revenue (over) or gives up (short).
+func drawerCloseLines(l *Lines, tx Tx, c Command, res Result) string {
+	d, err := getDrawer(tx, c.Payload.(*DrawerClose).DrawerID)
+	if err != nil {
+		l.err = err
+		return ""
+	}
+	if d.OverShort.IsZero() {
+		return ""
+	}
+	gf := l.chart.GeneralFund()
+	l.Debit(l.Control(gf, ControlUndeposited), d.OverShort, "", "drawer "+d.ID+" over or short")
+	l.Credit(l.unclassified(gf), d.OverShort, "", "drawer "+d.ID+" over or short")
+	return "drawer " + d.ID + " closed over or short"
+}
+
+// depositLines move a deposit's money from the receipts not yet deposited
+// into cash in the depository (§5.06), fund by fund: each payment in the
+// drawers counts in its bill's fund, and a drawer's over or short in the
+// general fund, as its close posted it.
+func depositLines(l *Lines, tx Tx, c Command, res Result) string {
+	in := c.Payload.(*Deposit)
+	by := map[string]Money{}
+	var funds []string
+	add := func(fund string, m Money) {
+		if _, ok := by[fund]; !ok {
+			funds = append(funds, fund)
+		}
+		by[fund] = by[fund].Add(m)
+	}
+	seen := map[string]bool{}
+	for _, id := range in.Drawers {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		d, err := getDrawer(tx, id)
+		if err != nil {
+			l.err = err
+			return ""
+		}
+		for _, p := range d.Payments {
+			if p.Returned() || (p.Tender != Cash && p.Tender != Check) {
+				continue
+			}
+			own := ""
+			if b, ok, err := tx.Bill(p.BillID); err != nil {
+				l.err = err
+				return ""
+			} else if ok {
+				own = b.Revenue
+			}
+			add(l.FundOf(l.RevenueOf(own, SourceBills)), p.Amount)
+		}
+		add(l.chart.GeneralFund(), d.OverShort)
+	}
+	for _, fund := range funds {
+		l.Debit(l.Control(fund, ControlCash), by[fund], "§5.06", "deposit "+in.DepositID+" at "+in.Depository)
+		l.Credit(l.Control(fund, ControlUndeposited), by[fund], "§5.06", "deposit "+in.DepositID)
+	}
+	return "deposit " + in.DepositID
+}
 
 // WindowQuote is what a cash or check payment at the window would do,
 // worked out before it posts, so the cashier sees the change to hand back

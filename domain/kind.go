@@ -67,6 +67,11 @@ type Descriptor struct {
 	// Receipt, when set, returns the provisional receipt for a command
 	// queued but not yet applied: the kinds that take money have one.
 	Receipt func(Command) *Receipt
+	// Books, when set, names the journal lines of the village's books
+	// that the command posts, after Apply, with res its result (books.go):
+	// every kind that moves money or a claim to money has it. It returns
+	// the entry's memo; a line that does not balance refuses the command.
+	Books func(l *Lines, tx Tx, c Command, res Result) string
 }
 
 // field returns the payload's JSON field.
@@ -244,6 +249,9 @@ func (t Table) Apply(tx Tx, c Command, env Env) (Result, error) {
 		if err := postReceipt(tx, res.Receipt, res.Receipt.Amount); err != nil {
 			return res, err
 		}
+	}
+	if err := postBooks(tx, d, c, env, res); err != nil {
+		return res, err
 	}
 	return res, nil
 }

@@ -48,7 +48,11 @@ const (
 // sequences are used once and a command may not be dated before its
 // node's last mark (KindNodeMark); a receipt, once posted, is never
 // written again; and demo data loads only into a ledger without staff.
-const LedgerFormat = 4
+//
+// Format 5: the village's books (books.go): the kinds that move money post
+// balanced journal lines by fund with the command, and the chart's
+// balance-sheet accounts hold them.
+const LedgerFormat = 5
 
 // RulesFormat returns the ledger format the rules apply at inside tx: the
 // replicated ledger's format when tx knows it (the replica's transaction

@@ -27,6 +27,10 @@ var payBillKind = &Descriptor{
 	Apply: func(tx Tx, c Command, e Env, res *Result) error {
 		return applyPayBill(tx, c, e.Index, e.Params, res)
 	},
+	Books: func(l *Lines, tx Tx, c Command, res Result) string {
+		receiptLines(l, tx, res.Receipt, SourceBills)
+		return "bill payment " + res.Receipt.Number
+	},
 	Receipt: func(c Command) *Receipt {
 		p := c.Payload.(*PayBill)
 		rc := provisional(c)

@@ -62,6 +62,10 @@ var payBillsKind = &Descriptor{
 	Apply: func(tx Tx, c Command, e Env, res *Result) error {
 		return applyPayBills(tx, c, e.Index, e.Params, res)
 	},
+	Books: func(l *Lines, tx Tx, c Command, res Result) string {
+		receiptLines(l, tx, res.Receipt, SourceBills)
+		return "payment of several bills " + res.Receipt.Number
+	},
 	Receipt: func(c Command) *Receipt {
 		p := c.Payload.(*PayBills)
 		rc := provisional(c)

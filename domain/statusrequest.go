@@ -185,6 +185,10 @@ var requestStatusLetterKind = &Descriptor{
 	Apply: func(tx Tx, c Command, e Env, res *Result) error {
 		return applyRequestStatusLetter(tx, c, e.Index, e.Params, res)
 	},
+	Books: func(l *Lines, tx Tx, c Command, res Result) string {
+		receiptLines(l, tx, res.Receipt, SourceStatusLetters)
+		return "status letter fee " + res.Receipt.Number
+	},
 	Receipt: func(c Command) *Receipt {
 		p := c.Payload.(*RequestStatusLetter)
 		rc := provisional(c)

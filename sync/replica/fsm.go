@@ -706,6 +706,12 @@ func (f *FSM) applyLedgerFormat(ov *overlay, cmd domain.Command, index uint64) (
 	}
 	ov.writes[string(keyFormat)] = uint64Bytes(uint64(to))
 	f.format.Store(int64(to))
+	ov.format = to
+	// A ledger that reaches the format of the books with a chart opens
+	// them here, at this index on every replica.
+	if err := domain.OpenBooks(ov, cmd, domain.Env{Index: index, Params: f.Params()}); err != nil {
+		return res, err
+	}
 	res.Note = fmt.Sprintf("ledger format raised to %d", to)
 	return res, nil
 }
@@ -1032,6 +1038,23 @@ func (o *overlay) Unindex(index, k string) error {
 		return fmt.Errorf("bad index key %q/%q", index, k)
 	}
 	o.writes[string(indexKey(index, k))] = nil
+	return nil
+}
+
+// EachBill calls fn with every bill of the ledger in id order, as stored
+// (the books' opening entry reads them once).
+func (o *overlay) EachBill(fn func(domain.Bill) error) error {
+	it := o.txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefixBill), PrefetchValues: true, PrefetchSize: 64})
+	defer it.Close()
+	for it.Rewind(); it.Valid(); it.Next() {
+		var b domain.Bill
+		if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &b) }); err != nil {
+			return fmt.Errorf("read bill %s: %w", it.Item().Key(), err)
+		}
+		if err := fn(b); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

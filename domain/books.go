@@ -1,0 +1,555 @@
+package domain
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// The village's books: a double-entry general ledger by fund, kept in the
+// same transaction as the event that moves the money (ledger format 5).
+// Every command kind that moves money or a claim to money names its
+// journal lines beside its descriptor (Descriptor.Books); Table.Apply posts
+// them with the command, dated by its legal date, and refuses a command
+// whose lines do not balance in total and in every fund, so nothing is
+// ever half posted. Reports (the trial balance, the detail of an account)
+// are questions asked of these postings, never numbers kept on the side.
+//
+// A fund's balance-sheet accounts are found by what they control (cash,
+// receivables, refunds payable …). The chart may name them, with the
+// village's own numbers and names; a fund that has none for a control gets
+// the standard one the first time a posting needs it (standardAccounts),
+// recorded in the chart like any other.
+//
+// The books open when the chart names its general fund: a ledger without
+// a chart keeps no books (the rules still apply); the commands before then
+// are carried by the opening entry (OpenBooks), which counts the bills
+// then open as receivables against fund balance.
+
+// BooksFormat is the ledger format from which the books are kept.
+const BooksFormat = 5
+
+// Control is what a balance-sheet account of a fund controls.
+type Control string
+
+// The controls the postings use.
+const (
+	ControlCash        Control = "cash"               // money in the village's depositories
+	ControlUndeposited Control = "undeposited"        // receipts taken and not yet deposited
+	ControlReceivable  Control = "receivable"         // village bills issued and not paid
+	ControlRefunds     Control = "refunds_payable"    // overpayments owed back (§5.07(1))
+	ControlDueToOthers Control = "due_to_governments" // taxes collected for other jurisdictions
+	ControlPayable     Control = "vouchers_payable"   // claims allowed and not yet paid
+	ControlFundBalance Control = "fund_balance"       // what the fund holds net of what it owes
+)
+
+// standardAccount is the account a fund gets for a control it has none for.
+type standardAccount struct {
+	typ    AccountType
+	number string
+	name   string
+}
+
+var controls = map[Control]standardAccount{
+	ControlCash:        {AccountAsset, "111", "Cash in depositories"},
+	ControlUndeposited: {AccountAsset, "112", "Receipts not yet deposited"},
+	ControlReceivable:  {AccountAsset, "121", "Village bills receivable"},
+	ControlRefunds:     {AccountLiability, "212", "Refunds payable"},
+	ControlDueToOthers: {AccountLiability, "221", "Due to other governments"},
+	ControlPayable:     {AccountLiability, "211", "Vouchers payable"},
+	ControlFundBalance: {AccountFundBalance, "341", "Unassigned fund balance"},
+}
+
+// controlNames lists the controls of type t, for messages.
+func controlNames(t AccountType) []string {
+	var out []string
+	for c, s := range controls {
+		if s.typ == t {
+			out = append(out, string(c))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// unclassifiedRevenue is the number of the revenue line a fund gets for
+// money the chart names no revenue account for.
+const unclassifiedRevenue = "4999"
+
+// BookLine is one line of a journal entry: a debit or a credit to one
+// account of the chart. Section cites the ordinance the line follows.
+type BookLine struct {
+	Account string `json:"account"`
+	Fund    string `json:"fund"`
+	Debit   Money  `json:"debit,omitzero"`
+	Credit  Money  `json:"credit,omitzero"`
+	Section string `json:"section,omitempty"`
+	Memo    string `json:"memo,omitempty"`
+}
+
+// BookEntry is the journal entry one command posted to the books.
+type BookEntry struct {
+	Index     uint64    `json:"index"`
+	Date      Date      `json:"date"` // the command's legal date
+	Kind      Kind      `json:"kind"`
+	CommandID string    `json:"command_id"`
+	Memo      string    `json:"memo,omitempty"`
+	Lines     []BookLine `json:"lines"`
+}
+
+// AccountTotals are the debits and credits posted to an account.
+type AccountTotals struct {
+	Debit  Money `json:"debit"`
+	Credit Money `json:"credit"`
+}
+
+// Collections of the books.
+const (
+	// CollectionBookEntries holds the journal entries, by "<date>/<index>".
+	CollectionBookEntries = "book-entries"
+	// CollectionBookDays holds each account's totals of each day, by
+	// "<account>/<date>": a balance as of a date sums its days.
+	CollectionBookDays = "book-days"
+	// CollectionBookMeta holds the books' own records ("opened").
+	CollectionBookMeta = "book-meta"
+)
+
+// booksOpened is the record of the day the books opened.
+type booksOpened struct {
+	On    Date   `json:"on"`
+	Index uint64 `json:"index"`
+}
+
+// Lines gathers the journal lines of one command. An account is named by
+// its code, or found by a fund's control (Control). The zero Lines is
+// ready to use.
+type Lines struct {
+	lines []BookLine
+	err   error
+	tx    Tx
+	chart *Chart
+}
+
+// newLines returns the lines of a posting inside tx.
+func newLines(tx Tx) (*Lines, error) {
+	ch, err := loadChart(tx)
+	if err != nil {
+		return nil, err
+	}
+	return &Lines{tx: tx, chart: ch}, nil
+}
+
+// Debit adds a debit of amount to account (a code of the chart).
+func (l *Lines) Debit(account string, amount Money, section, memo string) {
+	l.add(account, amount, Money{}, section, memo)
+}
+
+// Credit adds a credit of amount to account.
+func (l *Lines) Credit(account string, amount Money, section, memo string) {
+	l.add(account, Money{}, amount, section, memo)
+}
+
+func (l *Lines) add(account string, debit, credit Money, section, memo string) {
+	if l.err != nil || (debit.IsZero() && credit.IsZero()) {
+		return
+	}
+	if debit.IsNegative() || credit.IsNegative() {
+		// A negative amount is the other side.
+		debit, credit = credit.Neg(), debit.Neg()
+	}
+	a, ok := l.chart.Account(account)
+	if !ok {
+		l.err = Errorf(ECONFLICT, "", "The books have no account %s.", account)
+		return
+	}
+	fund := a.Fund
+	if a.Type == AccountFund {
+		l.err = Errorf(EINVALID, "", "Account %s is a fund: postings go to its accounts.", account)
+		return
+	}
+	l.lines = append(l.lines, BookLine{Account: account, Fund: fund, Debit: debit, Credit: credit, Section: section, Memo: memo})
+}
+
+// Control returns fund's account of control c, adding the standard one to
+// the chart when the fund has none.
+func (l *Lines) Control(fund string, c Control) string {
+	if l.err != nil {
+		return ""
+	}
+	for _, a := range l.chart.Accounts {
+		if a.Fund == fund && a.Control == c && !a.Closed {
+			return a.Code
+		}
+	}
+	std, ok := controls[c]
+	if !ok {
+		l.err = fmt.Errorf("books: unknown control %q", c)
+		return ""
+	}
+	return l.addStandard(ChartAccount{Code: fund + "-" + std.number, Type: std.typ, Name: std.name, Fund: fund, Control: c})
+}
+
+// unclassified returns the revenue line money of fund goes to when the
+// chart names none: the fund's unclassified revenue, added when missing.
+func (l *Lines) unclassified(fund string) string {
+	code := fund + "-" + unclassifiedRevenue
+	if _, ok := l.chart.Account(code); ok || l.err != nil {
+		return code
+	}
+	return l.addStandard(ChartAccount{Code: code, Type: AccountRevenue, Name: "Revenue not yet classified", Fund: fund, Major: "Other revenue"})
+}
+
+func (l *Lines) addStandard(a ChartAccount) string {
+	if !ValidCode(a.Code) {
+		l.err = Errorf(EINVALID, sectionChart, "The books need an account %s for fund %s, which is no valid code: give the fund a shorter code.", a.Code, a.Fund)
+		return ""
+	}
+	if _, taken := l.chart.Account(a.Code); taken {
+		l.err = Errorf(ECONFLICT, sectionChart, "The books need fund %s's %s account and the code %s is taken: name the fund's %s account in the chart.", a.Fund, a.Control, a.Code, a.Control)
+		return ""
+	}
+	l.chart.put(a)
+	if err := l.tx.Put(CollectionChart, chartRecord, l.chart.Accounts); err != nil {
+		l.err = err
+	}
+	return a.Code
+}
+
+// RevenueOf returns the revenue line a receipt of a village bill counts
+// in: the bill's own, else the line collecting source, else the general
+// fund's unclassified revenue.
+func (l *Lines) RevenueOf(own, source string) string {
+	if own != "" {
+		if a, ok := l.chart.Account(own); ok && a.Type == AccountRevenue {
+			return own
+		}
+	}
+	if c := l.chart.Collector(source); c != "" {
+		return c
+	}
+	return l.unclassified(l.chart.GeneralFund())
+}
+
+// FundOf returns the fund of account code.
+func (l *Lines) FundOf(code string) string {
+	a, _ := l.chart.Account(code)
+	return a.Fund
+}
+
+// BooksOpen reports whether the ledger keeps books in tx: from ledger
+// format 5, once the chart names its general fund.
+func BooksOpen(tx Tx) (bool, error) {
+	if RulesFormat(tx) < BooksFormat {
+		return false, nil
+	}
+	ch, err := loadChart(tx)
+	if err != nil {
+		return false, err
+	}
+	return ch.GeneralFund() != "", nil
+}
+
+// post checks that lines balance, in total and in every fund, and writes
+// them as the journal entry of c, dated by its legal date.
+func post(tx Tx, c Command, env Env, memo string, lines []BookLine) error {
+	if len(lines) == 0 {
+		return nil
+	}
+	funds := map[string][2]Money{}
+	for _, p := range lines {
+		t := funds[p.Fund]
+		t[0], t[1] = t[0].Add(p.Debit), t[1].Add(p.Credit)
+		funds[p.Fund] = t
+	}
+	var unbalanced []string
+	for fund, t := range funds {
+		if !t[0].Equal(t[1]) {
+			unbalanced = append(unbalanced, fmt.Sprintf("fund %s: debits $%s, credits $%s", fund, t[0], t[1]))
+		}
+	}
+	if len(unbalanced) > 0 {
+		slices.Sort(unbalanced)
+		return Errorf(EINVALID, "", "This would not balance the books (%s); nothing was posted.", strings.Join(unbalanced, "; "))
+	}
+	on := c.At.Date
+	e := BookEntry{Index: env.Index, Date: on, Kind: c.Kind, CommandID: c.ID, Memo: memo, Lines: lines}
+	if err := tx.Put(CollectionBookEntries, bookEntryID(on, env.Index), e); err != nil {
+		return err
+	}
+	days := map[string]AccountTotals{}
+	var order []string
+	for _, p := range lines {
+		id := p.Account + "/" + on.String()
+		t, ok := days[id]
+		if !ok {
+			if _, err := tx.Get(CollectionBookDays, id, &t); err != nil {
+				return err
+			}
+			order = append(order, id)
+		}
+		t.Debit, t.Credit = t.Debit.Add(p.Debit), t.Credit.Add(p.Credit)
+		days[id] = t
+	}
+	for _, id := range order {
+		if err := tx.Put(CollectionBookDays, id, days[id]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func bookEntryID(on Date, index uint64) string { return fmt.Sprintf("%s/%012d", on, index) }
+
+// postBooks posts the journal lines of c's kind, when the ledger keeps
+// books (Table.Apply).
+func postBooks(tx Tx, d *Descriptor, c Command, env Env, res Result) error {
+	if d.Books == nil {
+		return nil
+	}
+	open, err := BooksOpen(tx)
+	if err != nil || !open {
+		return err
+	}
+	l, err := newLines(tx)
+	if err != nil {
+		return err
+	}
+	memo := d.Books(l, tx, c, res)
+	if l.err != nil {
+		return l.err
+	}
+	return post(tx, c, env, memo, l.lines)
+}
+
+// receiptLines are the lines of a receipt the ledger posted for money
+// taken (a bill paid at the kiosk or the window, a fee): the money into
+// receipts not yet deposited, out of the bills it pays (their principal)
+// and into revenue (interest and penalty, §5.10), an overpayment owed back
+// (§5.07(1)). A receipt of several bills posts each bill's part.
+func receiptLines(l *Lines, tx Tx, rc *Receipt, source string) {
+	if rc == nil || rc.Amount.IsZero() {
+		return
+	}
+	if len(rc.Lines) > 0 {
+		for _, part := range rc.Lines {
+			one := *rc
+			one.BillID, one.Amount, one.Allocation, one.Lines = part.BillID, part.Amount, part.Allocation, nil
+			receiptLines(l, tx, &one, source)
+		}
+		return
+	}
+	own := ""
+	if rc.BillID != "" {
+		b, ok, err := tx.Bill(rc.BillID)
+		if err != nil {
+			l.err = err
+			return
+		}
+		if !ok {
+			// A receipt for something other than a village bill (a fee,
+			// a return) is revenue of its source.
+			rev := l.RevenueOf("", source)
+			fund := l.FundOf(rev)
+			l.Debit(l.Control(fund, ControlUndeposited), rc.Amount, "", "received "+rc.Number)
+			l.Credit(rev, rc.Amount, "", rc.Number)
+			return
+		}
+		own = b.Revenue
+	}
+	rev := l.RevenueOf(own, source)
+	fund := l.FundOf(rev)
+	al := rc.Allocation
+	l.Debit(l.Control(fund, ControlUndeposited), rc.Amount, "§5.10", "received "+rc.Number)
+	if rc.BillID == "" {
+		l.Credit(rev, rc.Amount, "", rc.Number)
+		return
+	}
+	l.Credit(l.Control(fund, ControlReceivable), al.Principal, "§5.10", "principal of "+rc.BillID)
+	l.Credit(rev, al.Interest.Add(al.Penalty), "§5.10", "interest and penalty on "+rc.BillID)
+	l.Credit(l.Control(fund, ControlRefunds), al.Overpayment, "§5.07(1)", "overpayment of "+rc.BillID+", to be refunded")
+	if rest := rc.Amount.Sub(al.Principal).Sub(al.Interest).Sub(al.Penalty).Sub(al.Overpayment); !rest.IsZero() {
+		l.Credit(rev, rest, "", rc.Number)
+	}
+}
+
+// billLines are the lines of village bills issued (read back by id after
+// the rule made them): each bill's principal into the receivables of its
+// fund and the revenue it is for (§5.10).
+func billLines(l *Lines, tx Tx, ids []string) {
+	for _, id := range ids {
+		b, ok, err := tx.Bill(id)
+		if err != nil || !ok {
+			if err == nil {
+				err = fmt.Errorf("books: bill %s was not made", id)
+			}
+			l.err = err
+			return
+		}
+		rev := l.RevenueOf(b.Revenue, SourceBills)
+		fund := l.FundOf(rev)
+		l.Debit(l.Control(fund, ControlReceivable), b.Principal, "§5.10", "bill "+b.ID)
+		l.Credit(rev, b.Principal, "§5.10", "bill "+b.ID)
+	}
+}
+
+// OpenBooks posts the opening entry of the books, on the day they open:
+// the principal still owed on every open bill as receivables of its fund,
+// against the fund's balance. The commands before it are in the ledger
+// and its journal; from it on, each posts its own lines. It does nothing
+// when the books are not open or were opened before.
+func OpenBooks(tx Tx, c Command, env Env) error {
+	open, err := BooksOpen(tx)
+	if err != nil || !open {
+		return err
+	}
+	var done booksOpened
+	if ok, err := tx.Get(CollectionBookMeta, "opened", &done); err != nil || ok {
+		return err
+	}
+	l, err := newLines(tx)
+	if err != nil {
+		return err
+	}
+	lister, ok := tx.(interface {
+		EachBill(fn func(Bill) error) error
+	})
+	if ok {
+		owed := map[string]Money{}
+		var revs []string
+		if err := lister.EachBill(func(b Bill) error {
+			if b.Certified != nil {
+				return nil // on the tax roll: the county collects it
+			}
+			principal := b.Principal
+			if b.Summary != nil {
+				principal = b.Summary.UnpaidPrincipal
+			} else {
+				for _, p := range b.Payments {
+					principal = principal.Sub(p.Allocation.Principal)
+				}
+			}
+			if !principal.IsPositive() {
+				return nil
+			}
+			rev := l.RevenueOf(b.Revenue, SourceBills)
+			if _, seen := owed[rev]; !seen {
+				revs = append(revs, rev)
+			}
+			owed[rev] = owed[rev].Add(principal)
+			return nil
+		}); err != nil {
+			return err
+		}
+		for _, rev := range revs {
+			fund := l.FundOf(rev)
+			l.Debit(l.Control(fund, ControlReceivable), owed[rev], "§5.10", "bills open when the books opened, of "+rev)
+			l.Credit(l.Control(fund, ControlFundBalance), owed[rev], "", "bills open when the books opened, of "+rev)
+		}
+	}
+	if l.err != nil {
+		return l.err
+	}
+	if err := post(tx, c, env, "opening entry", l.lines); err != nil {
+		return err
+	}
+	return tx.Put(CollectionBookMeta, "opened", booksOpened{On: c.At.Date, Index: env.Index})
+}
+
+// TrialBalanceRow is one account's balance in the trial balance.
+type TrialBalanceRow struct {
+	Account ChartAccount
+	Debit   Money // total debits to the date
+	Credit  Money // total credits to the date
+}
+
+// Balance is the account's balance on its normal side: debits less
+// credits for assets and expenditures, credits less debits for the rest.
+func (r TrialBalanceRow) Balance() Money {
+	switch r.Account.Type {
+	case AccountAsset, AccountExpenditure:
+		return r.Debit.Sub(r.Credit)
+	}
+	return r.Credit.Sub(r.Debit)
+}
+
+// TrialBalance is every account's debits and credits to a date.
+type TrialBalance struct {
+	AsOf   Date
+	Rows   []TrialBalanceRow // by fund, then code
+	Debit  Money
+	Credit Money
+}
+
+// Balanced reports whether debits equal credits.
+func (tb TrialBalance) Balanced() bool { return tb.Debit.Equal(tb.Credit) }
+
+// TrialBalance returns the books' trial balance as of the end of asOf.
+func (x Reads) TrialBalance(asOf Date) (TrialBalance, error) {
+	ch, err := x.Chart()
+	if err != nil {
+		return TrialBalance{}, err
+	}
+	totals := map[string]AccountTotals{}
+	err = x.r.List(CollectionBookDays, "", func(id string, raw []byte) error {
+		code, day, ok := strings.Cut(id, "/")
+		if !ok {
+			return nil
+		}
+		d, err := ParseDate(day)
+		if err != nil || d.After(asOf) {
+			return nil
+		}
+		var t AccountTotals
+		if err := json.Unmarshal(raw, &t); err != nil {
+			return err
+		}
+		sum := totals[code]
+		sum.Debit, sum.Credit = sum.Debit.Add(t.Debit), sum.Credit.Add(t.Credit)
+		totals[code] = sum
+		return nil
+	})
+	if err != nil {
+		return TrialBalance{}, err
+	}
+	tb := TrialBalance{AsOf: asOf}
+	for code, t := range totals {
+		a, ok := ch.Account(code)
+		if !ok {
+			a = ChartAccount{Code: code, Name: "(not in the chart)"}
+		}
+		tb.Rows = append(tb.Rows, TrialBalanceRow{Account: a, Debit: t.Debit, Credit: t.Credit})
+		tb.Debit, tb.Credit = tb.Debit.Add(t.Debit), tb.Credit.Add(t.Credit)
+	}
+	slices.SortFunc(tb.Rows, func(a, b TrialBalanceRow) int {
+		if c := strings.Compare(a.Account.Fund, b.Account.Fund); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Account.Code, b.Account.Code)
+	})
+	return tb, nil
+}
+
+// BookEntries returns the journal entries of the books dated from from to
+// to (inclusive), in date and log order; account, when set, keeps the
+// entries with a line to it.
+func (x Reads) BookEntries(from, to Date, account string) ([]BookEntry, error) {
+	var out []BookEntry
+	err := x.r.List(CollectionBookEntries, "", func(id string, raw []byte) error {
+		day, _, _ := strings.Cut(id, "/")
+		d, err := ParseDate(day)
+		if err != nil || d.Before(from) || d.After(to) {
+			return nil
+		}
+		var e BookEntry
+		if err := json.Unmarshal(raw, &e); err != nil {
+			return err
+		}
+		if account != "" && !slices.ContainsFunc(e.Lines, func(p BookLine) bool { return p.Account == account }) {
+			return nil
+		}
+		out = append(out, e)
+		return nil
+	})
+	return out, err
+}

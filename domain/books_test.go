@@ -1,0 +1,295 @@
+package domain
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// booksChart is a village chart with two funds: the general fund, whose
+// line 48000 collects the village bills that name no revenue account and
+// 44100 the status letter fees, and the water utility, whose bills name
+// 46100.
+func booksChart() *ChartChange {
+	return &ChartChange{Accounts: []ChartAccount{
+		{Code: "GF", Type: AccountFund, Name: "General fund", General: true},
+		{Code: "WU", Type: AccountFund, Name: "Water utility"},
+		{Code: "48000", Type: AccountRevenue, Name: "Miscellaneous revenue", Fund: "GF", Major: "Miscellaneous", Sources: []string{SourceBills}},
+		{Code: "44100", Type: AccountRevenue, Name: "Status letter fees", Fund: "GF", Major: "Fees", Sources: []string{SourceStatusLetters}},
+		{Code: "46100", Type: AccountRevenue, Name: "Water sales", Fund: "WU", Major: "Charges for services"},
+		{Code: "WU-1010", Type: AccountAsset, Name: "Water utility checking", Fund: "WU", Control: ControlCash},
+	}}
+}
+
+// booksT is what the books tests need of a test (testing.TB or rapid.T).
+type booksT interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
+func booksRun(t booksT, tx *staffTx, k Kind, actor, at string, p Payload) Result {
+	t.Helper()
+	c := staffCmd(k, actor, at)
+	c.Payload = p
+	res, err := tryRun(tx, c)
+	if err != nil {
+		t.Fatalf("%s at %s: %v", k, at, err)
+	}
+	return res
+}
+
+// tryRun applies c as staffTx.run does: through the codec, on a copy kept
+// only when the command succeeds.
+func tryRun(tx *staffTx, c Command) (Result, error) {
+	if err := c.Validate(); err != nil {
+		return Result{}, err
+	}
+	b, err := EncodeCommand(c)
+	if err != nil {
+		return Result{}, err
+	}
+	if c, err = DecodeCommand(b); err != nil {
+		return Result{}, err
+	}
+	work := tx.clone()
+	res, err := Apply(work, c, 7, DefaultParams())
+	if err == nil {
+		*tx = *work
+	}
+	return res, err
+}
+
+// balances returns the trial balance by account code, and checks that it
+// balances in total and in every fund.
+func balances(t booksT, tx *staffTx, asOf string) map[string]Money {
+	t.Helper()
+	tb, err := ReadsOf(txRecords{tx}).TrialBalance(MustDate(asOf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tb.Balanced() {
+		t.Fatalf("the trial balance of %s does not balance: debits %s, credits %s", asOf, tb.Debit, tb.Credit)
+	}
+	funds := map[string]Money{}
+	out := map[string]Money{}
+	for _, r := range tb.Rows {
+		funds[r.Account.Fund] = funds[r.Account.Fund].Add(r.Debit).Sub(r.Credit)
+		out[r.Account.Code] = r.Balance()
+	}
+	for f, net := range funds {
+		if !net.IsZero() {
+			t.Fatalf("fund %s does not balance on %s: debits exceed credits by %s", f, asOf, net)
+		}
+	}
+	return out
+}
+
+// TestBooksOfBillsAndCollections walks the receivables cycle through the
+// books: bills issued in two funds, a card payment that overpays, a cash
+// payment at the window, a drawer closed one dollar short and its deposit.
+// Every entry balances in every fund, receivables are the principal still
+// owed, the overpayment is owed back, and the money is where it went: the
+// card's not yet deposited, the window's in the depository.
+func TestBooksOfBillsAndCollections(t *testing.T) {
+	tx := newStaffTx()
+	booksRun(t, tx, KindChart, "admin", "2026-01-02T09:00", booksChart())
+	booksRun(t, tx, KindCreateBills, "clerk", "2026-03-02T09:00", &CreateBills{Bills: []NewBill{
+		{ID: "B-W1", Account: "100101", Parcel: "0601-141-2001", Description: "water Q1", BilledOn: MustDate("2026-03-02"), Principal: MustMoney("120.00"), Revenue: "46100"},
+		{ID: "B-G1", Account: "100101", Parcel: "0601-141-2001", Description: "weed cutting", BilledOn: MustDate("2026-03-02"), Principal: MustMoney("80.00")},
+	}})
+	if b := balances(t, tx, "2026-03-02"); !b["WU-121"].Equal(MustMoney("120.00")) || !b["GF-121"].Equal(MustMoney("80.00")) || !b["46100"].Equal(MustMoney("120.00")) || !b["48000"].Equal(MustMoney("80.00")) {
+		t.Fatalf("after billing: %v", b)
+	}
+	booksRun(t, tx, KindPayBill, "kiosk", "2026-03-10T10:00", &PayBill{BillID: "B-W1", Amount: MustMoney("130.00"), Tender: Card, Reference: "SIM-1"})
+	booksRun(t, tx, KindDrawerOpen, "clerk", "2026-03-11T08:00", &DrawerOpen{DrawerID: "D-1", Float: MustMoney("100.00")})
+	booksRun(t, tx, KindWindowPayment, "clerk", "2026-03-11T09:00", &WindowPayment{DrawerID: "D-1", BillID: "B-G1", Amount: MustMoney("50.00"), Tender: Cash, Tendered: MustMoney("50.00")})
+	booksRun(t, tx, KindDrawerClose, "clerk", "2026-03-11T16:00", &DrawerClose{DrawerID: "D-1", CountedCash: MustMoney("149.00")})
+	booksRun(t, tx, KindDepository, "treasurer", "2026-03-11T16:10", &DepositoryChange{Op: DepositoryDesignate, ID: "BOB", Name: "Bank of Belleville", Institution: "Bank of Belleville", Resolution: "2026-03", From: MustDate("2026-01-01")})
+	booksRun(t, tx, KindDeposit, "treasurer", "2026-03-11T16:30", &Deposit{DepositID: "DEP-1", Depository: "BOB", Drawers: []string{"D-1"}})
+
+	b := balances(t, tx, "2026-03-31")
+	for code, want := range map[string]string{
+		"WU-121": "0.00", "WU-212": "10.00", "WU-112": "130.00", "46100": "120.00",
+		"GF-121": "30.00", "GF-112": "0.00", "GF-111": "49.00", "48000": "80.00", "GF-4999": "-1.00",
+	} {
+		if !b[code].Equal(MustMoney(want)) {
+			t.Errorf("account %s: %s, want %s (all: %v)", code, b[code], want, b)
+		}
+	}
+	// As of the day before the payments, only the bills stand.
+	if b := balances(t, tx, "2026-03-09"); !b["WU-112"].IsZero() || !b["WU-121"].Equal(MustMoney("120.00")) {
+		t.Errorf("as of March 9: %v", b)
+	}
+	// The water utility's cash account is the village's own, named in
+	// the chart; the general fund's was added the first time it was
+	// needed.
+	ch, _ := ReadsOf(txRecords{tx}).Chart()
+	if a, ok := ch.Account("GF-111"); !ok || a.Control != ControlCash || a.Fund != "GF" || a.Type != AccountAsset {
+		t.Errorf("the general fund's cash account: %+v, %v", a, ok)
+	}
+	entries, err := ReadsOf(txRecords{tx}).BookEntries(MustDate("2026-01-01"), MustDate("2026-12-31"), "GF-111")
+	if err != nil || len(entries) != 1 || entries[0].Kind != KindDeposit {
+		t.Fatalf("the entries of GF-111: %+v, %v", entries, err)
+	}
+}
+
+// TestBooksRefuseWhatDoesNotBalance: a kind whose lines do not balance in
+// one fund (even if they do in total) is refused, and nothing of it is
+// kept.
+func TestBooksRefuseWhatDoesNotBalance(t *testing.T) {
+	tx := newStaffTx()
+	booksRun(t, tx, KindChart, "admin", "2026-01-02T09:00", booksChart())
+	skewed := &Descriptor{Kind: "test_skewed", New: func() Payload { return new(testSkewed) },
+		Apply: func(tx Tx, c Command, _ Env, _ *Result) error { return tx.Put("test-skewed", c.ID, true) },
+		Books: func(l *Lines, _ Tx, _ Command, _ Result) string {
+			l.Debit(l.Control("GF", ControlCash), MustMoney("5.00"), "", "")
+			l.Credit(l.Control("WU", ControlCash), MustMoney("5.00"), "", "")
+			return "skewed"
+		}}
+	table := Kinds.With(skewed)
+	c := staffCmd("test_skewed", "clerk", "2026-03-02T09:00")
+	c.Payload = &testSkewed{}
+	work := tx.clone()
+	_, err := table.Apply(work, c, Env{Index: 9, Params: DefaultParams()})
+	if err == nil || !strings.Contains(err.Error(), "would not balance") || !strings.Contains(err.Error(), "fund GF") {
+		t.Fatalf("lines balanced in total but not by fund: %v; want refused", err)
+	}
+	if b := balances(t, tx, "2026-12-31"); len(b) != 0 {
+		t.Fatalf("the books after the refusal: %v", b)
+	}
+}
+
+type testSkewed struct{}
+
+func (*testSkewed) Kind() Kind { return "test_skewed" }
+
+// TestBooksOpenWithTheChart: a ledger keeps no books until its chart
+// names a general fund; the chart that does opens them with the bills
+// then open as receivables against fund balance, and the payments after
+// it find them there.
+func TestBooksOpenWithTheChart(t *testing.T) {
+	tx := newStaffTx()
+	booksRun(t, tx, KindCreateBills, "clerk", "2026-03-02T09:00", &CreateBills{Bills: []NewBill{
+		{ID: "B-1", Account: "100101", Parcel: "0601-141-2001", Description: "weed cutting", BilledOn: MustDate("2026-03-02"), Principal: MustMoney("80.00")},
+	}})
+	booksRun(t, tx, KindPayBill, "kiosk", "2026-03-10T10:00", &PayBill{BillID: "B-1", Amount: MustMoney("30.00"), Tender: Card, Reference: "SIM-1"})
+	if b := balances(t, tx, "2026-12-31"); len(b) != 0 {
+		t.Fatalf("books without a chart: %v", b)
+	}
+	work := billLister{tx}
+	c := staffCmd(KindChart, "admin", "2026-04-01T09:00")
+	c.Payload = booksChart()
+	if _, err := Apply(work, c, 8, DefaultParams()); err != nil {
+		t.Fatal(err)
+	}
+	b := balances(t, tx, "2026-04-01")
+	if !b["GF-121"].Equal(MustMoney("50.00")) || !b["GF-341"].Equal(MustMoney("50.00")) {
+		t.Fatalf("the opening entry: %v; want the 50.00 still owed as receivable against fund balance", b)
+	}
+	// A month's interest (§5.10) has run on the 50.00: it is revenue.
+	booksRun(t, tx, KindPayBill, "kiosk", "2026-04-10T10:00", &PayBill{BillID: "B-1", Amount: MustMoney("50.75"), Tender: Card, Reference: "SIM-2"})
+	if b := balances(t, tx, "2026-04-30"); !b["GF-121"].IsZero() || !b["GF-112"].Equal(MustMoney("50.75")) || !b["48000"].Equal(MustMoney("0.75")) {
+		t.Fatalf("after the last payment: %v", b)
+	}
+	// Opening twice posts nothing more.
+	again := staffCmd(KindChart, "admin", "2026-04-02T09:00")
+	again.Payload = &ChartChange{Accounts: []ChartAccount{{Code: "44200", Type: AccountRevenue, Name: "Permits", Fund: "GF", Major: "Licenses and permits"}}}
+	if _, err := Apply(work, again, 9, DefaultParams()); err != nil {
+		t.Fatal(err)
+	}
+	if b := balances(t, tx, "2026-04-30"); !b["GF-341"].Equal(MustMoney("50.00")) {
+		t.Fatalf("after a second chart change: %v", b)
+	}
+}
+
+// billLister is a staffTx that lists its bills, as the replica's
+// transaction does for the opening entry.
+type billLister struct{ *staffTx }
+
+func (t billLister) EachBill(fn func(Bill) error) error {
+	for _, id := range sortedKeys(t.bills) {
+		if err := fn(t.bills[id]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestBooksBalanceAndTieUnderAnySequence: whatever bills are issued and
+// paid, by card or at the window, in whatever order and amounts, every
+// fund balances and each fund's receivables are the principal its open
+// bills still owe.
+func TestBooksBalanceAndTieUnderAnySequence(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		tx := newStaffTx()
+		booksRun(rt, tx, KindChart, "admin", "2026-01-02T09:00", booksChart())
+		nBills := rapid.IntRange(1, 5).Draw(rt, "bills")
+		var bills []NewBill
+		for i := range nBills {
+			rev := rapid.SampledFrom([]string{"", "46100"}).Draw(rt, "revenue")
+			cents := rapid.Int64Range(100, 50000).Draw(rt, "principal")
+			bills = append(bills, NewBill{ID: fmt.Sprintf("B-%d", i), Account: "100101", Parcel: "0601-141-2001", Description: "test",
+				BilledOn: MustDate("2026-03-02"), Principal: Cents(cents), Revenue: rev})
+		}
+		booksRun(rt, tx, KindCreateBills, "clerk", "2026-03-02T09:00", &CreateBills{Bills: bills})
+		booksRun(rt, tx, KindDrawerOpen, "clerk", "2026-03-03T08:00", &DrawerOpen{DrawerID: "D-1", Float: MustMoney("0.00")})
+		var cash Money
+		steps := rapid.IntRange(0, 8).Draw(rt, "payments")
+		for s := range steps {
+			bill := bills[rapid.IntRange(0, nBills-1).Draw(rt, "bill")].ID
+			amount := Cents(rapid.Int64Range(1, 60000).Draw(rt, "amount"))
+			at := fmt.Sprintf("2026-%02d-%02dT10:%02d", 3+s/4, 3+s, s)
+			if rapid.Bool().Draw(rt, "card") {
+				c := staffCmd(KindPayBill, "kiosk", at)
+				c.Payload = &PayBill{BillID: bill, Amount: amount, Tender: Card, Reference: "SIM"}
+				tryRun(tx, c) // a refusal (over the limit) posts nothing
+				continue
+			}
+			c := staffCmd(KindWindowPayment, "clerk", at)
+			c.Payload = &WindowPayment{DrawerID: "D-1", BillID: bill, Amount: amount, Tender: Cash, Tendered: amount}
+			if _, err := tryRun(tx, c); err == nil {
+				cash = cash.Add(amount)
+			}
+		}
+		counted := cash.Add(Cents(rapid.Int64Range(-300, 300).Draw(rt, "over or short")))
+		if counted.IsNegative() {
+			counted = Cents(0)
+		}
+		booksRun(rt, tx, KindDrawerClose, "clerk", "2026-06-30T16:00", &DrawerClose{DrawerID: "D-1", CountedCash: counted})
+		b := balances(rt, tx, "2026-12-31")
+		owed := map[string]Money{}
+		for _, nb := range bills {
+			bill, _, err := loadBill(tx, nb.ID, true)
+			if err != nil {
+				rt.Fatal(err)
+			}
+			fund := "GF"
+			if nb.Revenue == "46100" {
+				fund = "WU"
+			}
+			fig, err := bill.Figures(MustDate("2026-06-30"), DefaultParams())
+			if err != nil {
+				rt.Fatal(err)
+			}
+			owed[fund] = owed[fund].Add(fig.UnpaidPrincipal)
+		}
+		for _, fund := range []string{"GF", "WU"} {
+			if !b[fund+"-121"].Equal(owed[fund]) {
+				rt.Fatalf("fund %s: receivables %s, open bills owe %s (books %v)", fund, b[fund+"-121"], owed[fund], b)
+			}
+		}
+	})
+}
