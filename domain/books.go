@@ -90,11 +90,11 @@ type BookLine struct {
 
 // BookEntry is the journal entry one command posted to the books.
 type BookEntry struct {
-	Index     uint64    `json:"index"`
-	Date      Date      `json:"date"` // the command's legal date
-	Kind      Kind      `json:"kind"`
-	CommandID string    `json:"command_id"`
-	Memo      string    `json:"memo,omitempty"`
+	Index     uint64     `json:"index"`
+	Date      Date       `json:"date"` // the command's legal date
+	Kind      Kind       `json:"kind"`
+	CommandID string     `json:"command_id"`
+	Memo      string     `json:"memo,omitempty"`
 	Lines     []BookLine `json:"lines"`
 }
 
