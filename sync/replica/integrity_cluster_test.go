@@ -273,3 +273,83 @@ func TestBillsStoredAtFormat3AfterTheRaise(t *testing.T) {
 		t.Fatalf("the log replayed from %d gives %s; the ledger holds %s", got.From, got.StateHash, want)
 	}
 }
+
+// TestBooksOpenAtTheFormatRaise: a cluster at ledger format 4 with a chart,
+// bills and payments is upgraded; the raise to the format of the books
+// opens them on every replica at the same index, with the bills then open
+// as receivables, and the log replayed from empty across the raise gives
+// the same ledger.
+func TestBooksOpenAtTheFormatRaise(t *testing.T) {
+	c := synctest.New(t, 3, func(cfg *replica.Config) { cfg.LedgerFormat = 4 })
+	leader := c.Leader(10 * time.Second)
+	waitFor(t, 20*time.Second, "the ledger format 4", func() bool { return leader.Node.FSM().Format() == 4 })
+	leader.Seed(2)
+	if _, err := leader.Submit(domain.KindChart, func(cmd *domain.Command) {
+		cmd.Payload = &domain.ChartChange{Accounts: []domain.ChartAccount{
+			{Code: "GF", Type: domain.AccountFund, Name: "General fund", General: true},
+			{Code: "48000", Type: domain.AccountRevenue, Name: "Miscellaneous revenue", Fund: "GF", Major: "Miscellaneous", Sources: []string{domain.SourceBills}},
+		}}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := leader.Pay(synctest.BillID(0), "30.00"); err != nil {
+		t.Fatal(err)
+	}
+	c.Converge(time.Minute)
+	if tb, err := domain.ReadsOf(leader.Node).TrialBalance(domain.MustDate("2030-12-31")); err != nil || len(tb.Rows) != 0 {
+		t.Fatalf("books at format 4: %+v, %v", tb, err)
+	}
+
+	tune := c.Tune
+	c.Tune = func(cfg *replica.Config) {
+		tune(cfg)
+		cfg.LedgerFormat = 0 // the upgraded build
+	}
+	for _, m := range c.Members {
+		m.Stop()
+		m.Start()
+	}
+	waitFor(t, 30*time.Second, "the format of the books everywhere", func() bool {
+		for _, m := range c.Running() {
+			if m.Node.FSM().Format() != domain.LedgerFormat {
+				return false
+			}
+		}
+		return true
+	})
+	if _, err := c.Leader(10*time.Second).Pay(synctest.BillID(1), "100.00"); err != nil {
+		t.Fatal(err)
+	}
+	c.Converge(time.Minute)
+	for _, m := range c.Running() {
+		tb, err := domain.ReadsOf(m.Node).TrialBalance(domain.MustDate("2030-12-31"))
+		if err != nil || !tb.Balanced() {
+			t.Fatalf("%s: trial balance %+v, %v", m.ID, tb, err)
+		}
+		got := map[string]string{}
+		for _, r := range tb.Rows {
+			got[r.Account.Code] = r.Balance().String()
+		}
+		// 200.00 billed on March 2, paid on April 10 (a month's interest
+		// of 1.50 on each, §5.10): 30.00 before the books opened, of which
+		// 28.50 principal, leaves 171.50 open; then 100.00 on the second
+		// bill, 98.50 of it principal and 1.50 interest revenue.
+		if got["GF-121"] != "73.00" || got["GF-341"] != "171.50" || got["GF-112"] != "100.00" || got["48000"] != "1.50" {
+			t.Fatalf("%s's books after the raise: %v", m.ID, got)
+		}
+	}
+	follower := c.Follower(10 * time.Second)
+	applied := follower.Node.FSM().Applied()
+	want, err := follower.Node.FSM().StateHash()
+	if err != nil {
+		t.Fatal(err)
+	}
+	follower.Stop()
+	got, err := replica.Replay(follower.Dir, t.TempDir(), applied, c.Params, c.CA.Certificate(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.StateHash != want {
+		t.Fatalf("the log replayed gives %s; the ledger holds %s", got.StateHash, want)
+	}
+}
