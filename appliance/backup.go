@@ -539,11 +539,11 @@ func verifyCommand(args []string, stdout, stderr io.Writer) error {
 	defer os.RemoveAll(scratch)
 	// The node checks its entries' signatures against its village CA;
 	// the replay does the same, or it would not reach the same ledger.
-	var ca *x509.Certificate
-	if id, err := pki.LoadIdentity(pkiDir(*dir)); err == nil {
-		ca = id.CACertificate()
+	id, err := pki.LoadIdentity(pkiDir(*dir))
+	if err != nil {
+		id = nil // a node alone before certificates: its entries are unsigned
 	}
-	rep, err := replica.Replay(*dir, scratch, applied, params, ca, logger)
+	rep, err := replica.Replay(*dir, scratch, applied, params, id, logger)
 	switch {
 	case errors.Is(err, replica.ErrNoReplay):
 		why := err.Error()

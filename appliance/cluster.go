@@ -257,7 +257,7 @@ func memberCommand(ctx context.Context, name string, args []string, stdout, stde
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	if err := replica.NewPeerClient(ident.ClientTLS()).Member(ctx, *leader, path, *id, "", tok); err != nil {
+	if err := replica.NewPeerClient(ident).Member(ctx, *leader, path, *id, "", tok); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	fmt.Fprintf(stdout, "%s: done\n", name)

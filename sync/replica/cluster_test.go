@@ -220,7 +220,7 @@ func TestStrangersAreRefused(t *testing.T) {
 		}
 	}
 	// A member may forward only its own commands.
-	member := replica.NewPeerClient(c.Members[1].Identity.ClientTLS())
+	member := replica.NewPeerClient(c.Members[1].Identity)
 	if _, err := member.Forward(context.Background(), raft.ServerAddress(leader.Addr), [][]byte{data}); err == nil {
 		t.Errorf("a member forwarded a command taken on another node")
 	}

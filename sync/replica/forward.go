@@ -3,7 +3,6 @@ package replica
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/sync/pki"
+	"github.com/villagehall/appliance/sync/wsstream"
 )
 
 // Leader forwarding. A follower's outbox entries are sent to the leader's
@@ -118,17 +118,42 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // PeerClient calls other nodes' peer ports with this node's client
-// certificate.
+// certificate, naming its cluster on every request (wsstream.ClusterHeader).
 type PeerClient struct {
-	HTTP *http.Client
+	HTTP    *http.Client
+	cluster string
 }
 
-// NewPeerClient returns a client that authenticates with tlsConfig.
-func NewPeerClient(tlsConfig *tls.Config) *PeerClient {
+// NewPeerClient returns a client that authenticates as id, of id's
+// cluster.
+func NewPeerClient(id *pki.Identity) *PeerClient {
 	return &PeerClient{HTTP: &http.Client{
-		Transport: &http.Transport{TLSClientConfig: tlsConfig, ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 4},
+		Transport: &http.Transport{TLSClientConfig: id.ClientTLS(), ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 4},
 		Timeout:   15 * time.Second,
-	}}
+	}, cluster: id.Cluster().ID}
+}
+
+// newRequest is http.NewRequestWithContext with the cluster named.
+func (c *PeerClient) newRequest(ctx context.Context, method, url string, body io.Reader) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, method, url, body)
+	if err == nil && c.cluster != "" {
+		req.Header.Set(wsstream.ClusterHeader, c.cluster)
+	}
+	return req, err
+}
+
+// clusterGuard refuses a peer-port request from a node of another cluster
+// (same village CA, another cluster id: a test or restored cluster)
+// before anything else reads it: a missing header is a node of a cluster
+// made before cluster ids, taken only by such a cluster.
+func clusterGuard(own string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if got := r.Header.Get(wsstream.ClusterHeader); got != own {
+			writeJSON(w, http.StatusConflict, forwardResponse{Error: fmt.Sprintf("this node is of cluster %q; the caller says it is of cluster %q", own, got)})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // Forward sends encoded commands to the leader at addr and returns the
@@ -138,7 +163,7 @@ func (c *PeerClient) Forward(ctx context.Context, addr raft.ServerAddress, comma
 	if err != nil {
 		return nil, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "https://"+string(addr)+ForwardPath, bytes.NewReader(body))
+	req, err := c.newRequest(ctx, http.MethodPost, "https://"+string(addr)+ForwardPath, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}

@@ -84,10 +84,11 @@ type FSM struct {
 	// ca is the village CA whose nodes sign the entries (Trust); nil
 	// reads entries unchecked. keys are the certificates the ledger
 	// holds (signed.go), by SHA-256.
-	ca     *x509.Certificate
-	caSum  [32]byte
-	keysMu sync.RWMutex
-	keys   map[[32]byte]*nodeKey
+	ca      *x509.Certificate
+	caSum   [32]byte
+	cluster string
+	keysMu  sync.RWMutex
+	keys    map[[32]byte]*nodeKey
 }
 
 func (f *FSM) pauseAt(point string) {

@@ -265,7 +265,7 @@ func TestBillsStoredAtFormat3AfterTheRaise(t *testing.T) {
 		t.Fatal(err)
 	}
 	follower.Stop()
-	got, err := replica.Replay(follower.Dir, t.TempDir(), applied, c.Params, c.CA.Certificate(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	got, err := replica.Replay(follower.Dir, t.TempDir(), applied, c.Params, follower.Identity, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,7 +345,7 @@ func TestBooksOpenAtTheFormatRaise(t *testing.T) {
 		t.Fatal(err)
 	}
 	follower.Stop()
-	got, err := replica.Replay(follower.Dir, t.TempDir(), applied, c.Params, c.CA.Certificate(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	got, err := replica.Replay(follower.Dir, t.TempDir(), applied, c.Params, follower.Identity, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}

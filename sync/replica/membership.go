@@ -203,7 +203,7 @@ func (c *PeerClient) Member(ctx context.Context, addr, path, id, address, token 
 	const electionWait, electionTries = 200 * time.Millisecond, 25
 	for range electionTries {
 		body, _ := json.Marshal(memberRequest{ID: id, Address: address})
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, "https://"+addr+path, bytes.NewReader(body))
+		req, err := c.newRequest(ctx, http.MethodPost, "https://"+addr+path, bytes.NewReader(body))
 		if err != nil {
 			return err
 		}
@@ -241,7 +241,7 @@ func (c *PeerClient) Member(ctx context.Context, addr, path, id, address, token 
 // Status asks the node at addr for its status.
 func (c *PeerClient) Status(ctx context.Context, addr raft.ServerAddress) (NodeStatus, error) {
 	var s NodeStatus
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+string(addr)+StatusPath, nil)
+	req, err := c.newRequest(ctx, http.MethodGet, "https://"+string(addr)+StatusPath, nil)
 	if err != nil {
 		return s, err
 	}

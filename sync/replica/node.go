@@ -263,7 +263,7 @@ func (n *Node) open() error {
 	}
 	n.fsm.pause, n.fsm.kinds = cfg.Pause, cfg.Kinds
 	if cfg.Identity != nil {
-		n.fsm.Trust(cfg.Identity.CACertificate())
+		n.fsm.Trust(cfg.Identity.CACertificate(), cfg.Identity.Cluster().ID)
 	}
 	if err := bindStores(cfg.Cluster, db, n.fsm.db); err != nil {
 		return err

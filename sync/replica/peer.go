@@ -97,7 +97,7 @@ func OpenPeer(cfg Config, peer PeerConfig) (*Node, error) {
 	cfg.Transport = wsstream.NewTransport(&raft.NetworkTransportConfig{
 		Stream: stream, MaxPool: 3, Timeout: 10 * time.Second, Logger: hclogFor(logger), MaxRPCsInFlight: 1,
 	}, logger.With("node", cfg.ID))
-	client := NewPeerClient(peer.Identity.ClientTLS())
+	client := NewPeerClient(peer.Identity)
 	if peer.DialContext != nil {
 		client.HTTP.Transport.(*http.Transport).DialContext = peer.DialContext
 	}
@@ -114,7 +114,7 @@ func OpenPeer(cfg Config, peer PeerConfig) (*Node, error) {
 	// Every handshake, both ways, asks the ledger whether the peer's
 	// certificate was revoked when its node was removed.
 	peer.Identity.SetRevocation(n.fsm.CheckCertificate)
-	handler := n.PeerHandler(layer.Handler(), wsstream.Path, peerIDOf)
+	handler := clusterGuard(cfg.Cluster.ID, n.PeerHandler(layer.Handler(), wsstream.Path, peerIDOf))
 	if peer.WrapHandler != nil {
 		handler = peer.WrapHandler(handler)
 	}

@@ -3,7 +3,6 @@ package replica
 import (
 	"bytes"
 	"crypto/sha256"
-	"crypto/x509"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/sync/badgerstore"
+	"github.com/villagehall/appliance/sync/pki"
 )
 
 // What backups and `appliance verify` need of the ledger's files: the
@@ -90,11 +90,11 @@ var ErrNoReplay = errors.New("nothing to replay from")
 // every entry after it up to upTo with this build's rules. Its state hash
 // must equal the node's own at upTo; a difference means the ledger on
 // disk is not what its log says. params are the parameters the node
-// started with (they count only before the ledger holds its own). ca is
-// the village CA whose nodes sign the entries, as the node checks them
-// (FSM.Trust); nil replays them unchecked, as a node without certificates
-// applies them.
-func Replay(dataDir, scratch string, upTo uint64, params *domain.Params, ca *x509.Certificate, logger *slog.Logger) (Replayed, error) {
+// started with (they count only before the ledger holds its own). id is
+// the node's identity, whose village CA and cluster the entries are
+// checked against as the node checks them (FSM.Trust); nil replays them
+// unchecked, as a node without certificates applies them.
+func Replay(dataDir, scratch string, upTo uint64, params *domain.Params, id *pki.Identity, logger *slog.Logger) (Replayed, error) {
 	var out Replayed
 	raftDir := filepath.Join(dataDir, "raft")
 	if entries, err := os.ReadDir(raftDir); err != nil || len(entries) == 0 {
@@ -114,8 +114,8 @@ func Replay(dataDir, scratch string, upTo uint64, params *domain.Params, ca *x50
 		return out, err
 	}
 	defer fsm.Close()
-	if ca != nil {
-		fsm.Trust(ca)
+	if id != nil {
+		fsm.Trust(id.CACertificate(), id.Cluster().ID)
 	}
 
 	snaps, err := raft.NewFileSnapshotStoreWithLogger(filepath.Join(dataDir, "snapshots"), 2, hclogFor(logger))

@@ -99,14 +99,18 @@ func parseEnvelope(data []byte) (envelope, error) {
 	return e, nil
 }
 
-// entryDigest is what a node signs: the cluster's CA (so that no
-// signature counts in another village's ledger), the command, the signing
-// certificate and the staff role.
-func entryDigest(caSum [32]byte, command []byte, keySum [32]byte, role string) []byte {
+// entryDigest is what a node signs: the cluster's CA and id (so that no
+// signature counts in another village's ledger, or in another cluster of
+// the same village), the command, the signing certificate and the staff
+// role.
+func entryDigest(caSum [32]byte, cluster string, command []byte, keySum [32]byte, role string) []byte {
 	h := sha256.New()
 	h.Write([]byte("village ledger entry v1\x00"))
 	h.Write(caSum[:])
 	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(len(cluster)))
+	h.Write(n[:])
+	h.Write([]byte(cluster))
 	binary.BigEndian.PutUint64(n[:], uint64(len(command)))
 	h.Write(n[:])
 	h.Write(command)
@@ -122,7 +126,7 @@ func entryDigest(caSum [32]byte, command []byte, keySum [32]byte, role string) [
 func sealEntry(id *pki.Identity, command []byte, role string, withCert bool) ([]byte, error) {
 	cert := id.Certificate()
 	keySum := sha256.Sum256(cert.Raw)
-	sig, err := id.Sign(entryDigest(sha256.Sum256(id.CACertificate().Raw), command, keySum, role))
+	sig, err := id.Sign(entryDigest(sha256.Sum256(id.CACertificate().Raw), id.Cluster().ID, command, keySum, role))
 	if err != nil {
 		return nil, err
 	}
@@ -181,11 +185,12 @@ func (f *FSM) knowsKey(sum [32]byte) bool {
 	return ok
 }
 
-// Trust makes the FSM check signed entries against the village CA ca. An
+// Trust makes the FSM check signed entries against the village CA ca and
+// the cluster id cluster ("" for a cluster made before cluster ids). An
 // FSM without it (a ledger opened alone, without certificates, in tests
 // of the rules) reads entries unchecked.
-func (f *FSM) Trust(ca *x509.Certificate) {
-	f.ca = ca
+func (f *FSM) Trust(ca *x509.Certificate, cluster string) {
+	f.ca, f.cluster = ca, cluster
 	f.caSum = sha256.Sum256(ca.Raw)
 }
 
@@ -247,7 +252,7 @@ func (f *FSM) openEntry(data []byte) (opened, error) {
 		k = &nodeKey{Node: node, Role: role, DER: env.cert, cert: cert}
 		o.newKey = k
 	}
-	if !pki.CheckSignature(k.cert, entryDigest(f.caSum, env.command, env.keySum, env.role), env.sig) {
+	if !pki.CheckSignature(k.cert, entryDigest(f.caSum, f.cluster, env.command, env.keySum, env.role), env.sig) {
 		return o, &unsigned{fmt.Sprintf("its signature is not %s's", k.Node)}
 	}
 	o.role = domain.NodeRole(k.Role)

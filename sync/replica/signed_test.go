@@ -213,12 +213,12 @@ func TestRemovedNodesKeySignsNothing(t *testing.T) {
 	pay(backup)
 	addr := c.Leader(10 * time.Second).Addr
 	waitFor(t, 20*time.Second, "the leader to know the backup's certificate", func() bool {
-		_, err := replica.NewPeerClient(backup.Identity.ClientTLS()).Status(context.Background(), raft.ServerAddress(addr))
+		_, err := replica.NewPeerClient(backup.Identity).Status(context.Background(), raft.ServerAddress(addr))
 		return err == nil
 	})
 	time.Sleep(time.Second)
 	kiosk := member(c, "hall-kiosk")
-	if err := replica.NewPeerClient(kiosk.Identity.ClientTLS()).Member(context.Background(), addr, replica.RemovePath, "annex-backup", "", synctest.OperatorToken); err != nil {
+	if err := replica.NewPeerClient(kiosk.Identity).Member(context.Background(), addr, replica.RemovePath, "annex-backup", "", synctest.OperatorToken); err != nil {
 		t.Fatalf("remove the backup: %v", err)
 	}
 	backup.Stop()
@@ -250,7 +250,7 @@ func forwardSigned(t *testing.T, c *synctest.Cluster, from *synctest.Member, cmd
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := replica.NewPeerClient(from.Identity.ClientTLS()).Forward(context.Background(), leaderAddr(t, c), [][]byte{data})
+	res, err := replica.NewPeerClient(from.Identity).Forward(context.Background(), leaderAddr(t, c), [][]byte{data})
 	if err != nil || len(res) != 1 {
 		t.Fatalf("forward %s: %+v, %v", cmd.ID, res, err)
 	}
@@ -309,7 +309,7 @@ func TestKioskCannotBackDateOrReuseReceiptNumbers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res, err := replica.NewPeerClient(kiosk.Identity.ClientTLS()).Forward(context.Background(), leaderAddr(t, c), [][]byte{data}); err == nil || !strings.Contains(err.Error(), "may not take seed_demo") {
+	if res, err := replica.NewPeerClient(kiosk.Identity).Forward(context.Background(), leaderAddr(t, c), [][]byte{data}); err == nil || !strings.Contains(err.Error(), "may not take seed_demo") {
 		t.Fatalf("demo data forwarded by the kiosk: %+v, %v; want refused", res, err)
 	}
 	clerk := member(c, "hall-clerk")
@@ -323,5 +323,44 @@ func TestKioskCannotBackDateOrReuseReceiptNumbers(t *testing.T) {
 	// An honest payment, dated by the kiosk's clock after its mark, posts.
 	if res := forwardSigned(t, c, kiosk, pay("honest", now, mark.Issued+70, "3.00")); res.Error != nil {
 		t.Fatalf("a payment dated at the kiosk's clock: %v", res.Error)
+	}
+}
+
+// TestAnotherClusterOfTheVillageSignsNothingHere: a node of another
+// cluster under the same village CA (a test cluster, a restored one) is
+// refused on the peer port before its request is read, and an entry it
+// signed, carried into this cluster's log, is refused by every replica:
+// a signature names the cluster it was made for.
+func TestAnotherClusterOfTheVillageSignsNothingHere(t *testing.T) {
+	c := signedCluster(t, func(cfg *replica.Config) { cfg.CheckpointEvery = time.Hour })
+	kiosk := member(c, "hall-kiosk")
+	otherID, err := pki.NewClusterID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := kiosk.Identity.WithClusterID(otherID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := domain.DateTimeOf(c.Now())
+	cmd := domain.Command{V: 1, ID: "from-the-test-cluster", Kind: domain.KindPayBill, At: at, Node: "hall-kiosk", Seq: kiosk.Node.FSM().MaxSeq("hall-kiosk") + 100, Actor: "kiosk",
+		Payload: &domain.PayBill{BillID: synctest.BillID(1), Amount: domain.MustMoney("5.00"), Tender: domain.Card}}
+	data, err := replica.SignEntry(other, cmd, "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := replica.NewPeerClient(other).Forward(context.Background(), leaderAddr(t, c), [][]byte{data}); err == nil || !strings.Contains(err.Error(), "409") {
+		t.Fatalf("a forward from another cluster: %+v, %v; want refused (409)", res, err)
+	}
+	first := forgeAppend(t, c, kiosk, [][]byte{data})
+	for id, o := range journalAt(t, c, first, first) {
+		if len(o) != 1 || !strings.Contains(o[0], "signature is not") {
+			t.Errorf("%s: another cluster's entry: %q; want refused, its signature not this cluster's", id, o)
+		}
+	}
+	for _, m := range c.Running() {
+		if rc, err := m.Node.FSM().Receipt(cmd.ReceiptNumber()); err == nil {
+			t.Errorf("%s posted another cluster's payment: %+v", m.ID, rc)
+		}
 	}
 }

@@ -67,7 +67,7 @@ func TestKioskCertificateCannotForgeStaffCommands(t *testing.T) {
 	leader := c.Leader(10 * time.Second)
 	waitFor(t, 20*time.Second, "the ledger format that signs entries", func() bool { return leader.Node.FSM().Format() >= 4 })
 	before := leader.Node.FSM().Applied()
-	kiosk := replica.NewPeerClient(member(c, "hall-kiosk").Identity.ClientTLS())
+	kiosk := replica.NewPeerClient(member(c, "hall-kiosk").Identity)
 	now := domain.DateTimeOf(c.Now())
 	for i, data := range forgedAdmin(t, member(c, "hall-kiosk").Identity, now) {
 		res, err := kiosk.Forward(context.Background(), leaderAddr(t, c), [][]byte{data})
@@ -107,7 +107,7 @@ func TestFutureDatedCommandNeverFreezesTheLedger(t *testing.T) {
 	c := trustCluster(t)
 	leader := c.Leader(10 * time.Second)
 	latest := leader.Node.FSM().Latest()
-	clerk := replica.NewPeerClient(member(c, "hall-clerk").Identity.ClientTLS())
+	clerk := replica.NewPeerClient(member(c, "hall-clerk").Identity)
 	future := domain.DateTimeOf(c.Now().Add(6 * time.Hour))
 	cmd := domain.Command{V: 1, ID: "from-the-future", Kind: domain.KindPayBill, At: future, Node: "hall-clerk", Seq: 8888, Actor: "x",
 		Payload: &domain.PayBill{BillID: synctest.BillID(0), Amount: domain.MustMoney("1.00"), Tender: domain.Card}}
@@ -139,7 +139,7 @@ func TestMembershipNeedsTheOperatorAndRemovedCertificatesAreRevoked(t *testing.T
 		time.Sleep(100 * time.Millisecond) // the backup hands leadership to the hall
 	}
 	addr := string(leaderAddr(t, c))
-	kiosk := replica.NewPeerClient(member(c, "hall-kiosk").Identity.ClientTLS())
+	kiosk := replica.NewPeerClient(member(c, "hall-kiosk").Identity)
 	for _, tok := range []string{"", "guess"} {
 		if err := kiosk.Member(context.Background(), addr, replica.RemovePath, "annex-backup", "", tok); err == nil {
 			t.Fatalf("the kiosk's certificate with token %q removed the backup", tok)
@@ -148,14 +148,14 @@ func TestMembershipNeedsTheOperatorAndRemovedCertificatesAreRevoked(t *testing.T
 	backup := member(c, "annex-backup")
 	// The leader learns the backup's certificate from its status calls.
 	waitFor(t, 20*time.Second, "the cluster to know every node's certificate", func() bool {
-		_, err := replica.NewPeerClient(backup.Identity.ClientTLS()).Status(context.Background(), raft.ServerAddress(addr))
+		_, err := replica.NewPeerClient(backup.Identity).Status(context.Background(), raft.ServerAddress(addr))
 		return err == nil
 	})
 	time.Sleep(time.Second)
 	if err := kiosk.Member(context.Background(), addr, replica.RemovePath, "annex-backup", "", synctest.OperatorToken); err != nil {
 		t.Fatalf("remove with the operator's authority: %v", err)
 	}
-	old := replica.NewPeerClient(backup.Identity.ClientTLS())
+	old := replica.NewPeerClient(backup.Identity)
 	waitFor(t, 20*time.Second, "every remaining node to refuse the removed certificate", func() bool {
 		for _, id := range []string{"hall-clerk", "hall-kiosk"} {
 			_, err := old.Status(context.Background(), raft.ServerAddress(member(c, id).Addr))
@@ -172,11 +172,11 @@ func TestMembershipNeedsTheOperatorAndRemovedCertificatesAreRevoked(t *testing.T
 	if err := old.Member(context.Background(), addr, replica.JoinPath, "annex-backup", backup.Addr, synctest.OperatorToken); err == nil {
 		t.Fatal("the removed node rejoined with its old certificate")
 	}
-	fresh, err := c.CA.Issue("annex-backup", pki.RoleBackup, nil, time.Now())
+	fresh, err := c.Issue("annex-backup", pki.RoleBackup)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := replica.NewPeerClient(fresh.ClientTLS()).Status(context.Background(), raft.ServerAddress(addr)); err != nil {
+	if _, err := replica.NewPeerClient(fresh).Status(context.Background(), raft.ServerAddress(addr)); err != nil {
 		t.Fatalf("a certificate issued after the removal: %v", err)
 	}
 }
