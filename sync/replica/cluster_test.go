@@ -20,6 +20,7 @@ import (
 	"github.com/villagehall/appliance/sync/pki"
 	"github.com/villagehall/appliance/sync/replica"
 	"github.com/villagehall/appliance/sync/synctest"
+	"github.com/villagehall/appliance/sync/wsstream"
 )
 
 // TestClusterReplicatesAndForwards runs three nodes over WebSockets with
@@ -256,7 +257,10 @@ func TestMalformedForwardIsRejected(t *testing.T) {
 		[]byte(fmt.Sprintf(`{"commands": [%q]}`, "xyz")), // not base64
 	}
 	for i, b := range bodies {
-		resp, err := client.Post("https://"+leader.Addr+replica.ForwardPath, "application/json", bytes.NewReader(b))
+		req, _ := http.NewRequest(http.MethodPost, "https://"+leader.Addr+replica.ForwardPath, bytes.NewReader(b))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(wsstream.ClusterHeader, c.Members[1].Identity.Cluster().ID)
+		resp, err := client.Do(req)
 		if err != nil {
 			t.Fatalf("body %d: %v", i, err)
 		}
