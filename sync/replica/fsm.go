@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -1042,17 +1043,44 @@ func (o *overlay) Unindex(index, k string) error {
 	return nil
 }
 
-// EachBill calls fn with every bill of the ledger in id order, as stored
-// (the books' opening entry reads them once).
+// EachBill calls fn with every bill of the ledger in id order, as the
+// command sees it: its own writes over the store's (the books' opening
+// entry reads them once, possibly in the command that wrote them, as demo
+// data does).
 func (o *overlay) EachBill(fn func(domain.Bill) error) error {
+	var own []string
+	for k, v := range o.writes {
+		if strings.HasPrefix(k, prefixBill) && v != nil {
+			own = append(own, k)
+		}
+	}
+	slices.Sort(own)
+	decode := func(k string, v []byte) error {
+		var b domain.Bill
+		if err := json.Unmarshal(v, &b); err != nil {
+			return fmt.Errorf("read bill %s: %w", k, err)
+		}
+		return fn(b)
+	}
 	it := o.txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefixBill), PrefetchValues: true, PrefetchSize: 64})
 	defer it.Close()
+	i := 0
 	for it.Rewind(); it.Valid(); it.Next() {
-		var b domain.Bill
-		if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &b) }); err != nil {
-			return fmt.Errorf("read bill %s: %w", it.Item().Key(), err)
+		k := string(it.Item().Key())
+		for ; i < len(own) && own[i] < k; i++ {
+			if err := decode(own[i], o.writes[own[i]]); err != nil {
+				return err
+			}
 		}
-		if err := fn(b); err != nil {
+		if _, mine := o.writes[k]; mine {
+			continue // the command's own write, or its delete, stands
+		}
+		if err := it.Item().Value(func(v []byte) error { return decode(k, v) }); err != nil {
+			return err
+		}
+	}
+	for ; i < len(own); i++ {
+		if err := decode(own[i], o.writes[own[i]]); err != nil {
 			return err
 		}
 	}
