@@ -797,3 +797,68 @@ func (x Reads) Employments(year int) ([]Employment, error) {
 func (x Reads) Expenses(year int) ([]Expense, error) {
 	return all[Expense](x.r, CollectionExpenses, fmt.Sprintf("EXP-%d-", year))
 }
+
+// commitmentLines bring the encumbrance the books hold for commitment ref
+// (an order, an employment or a claim) to what the rules hold for it now,
+// with budgetary lines in its line's fund: encumbrances debited and the
+// reserve for encumbrances credited as it is certified (§5.12(6),
+// §5.16, §5.07(3)(a)), the reverse as it is released or becomes
+// expenditure. What the rules hold is the order's and the claim's Held
+// and the employment's cost not yet charged; a claim's is the books' only
+// until it is allowed, when it becomes expenditure in the books (its
+// appropriation still holds it until its check, when it is charged).
+// Kept per commitment, a commitment made before the books opened is
+// counted from the first command that touches it, and never released
+// twice.
+func commitmentLines(l *Lines, tx Tx, ref string) {
+	if l.err != nil || ref == "" {
+		return
+	}
+	var line, section string
+	var open Money
+	switch {
+	case strings.HasPrefix(ref, "EMP-"):
+		var e Employment
+		if ok, err := tx.Get(CollectionEmployment, ref, &e); err != nil || !ok {
+			l.err = err
+			return
+		}
+		line, section = e.Line, "§5.16"
+		if !e.Cancelled {
+			open = e.Amount.Sub(e.Charged).Max(Money{})
+		}
+	case strings.HasPrefix(ref, "CL-"):
+		cl, err := loadClaim(tx, ref)
+		if err != nil {
+			l.err = err
+			return
+		}
+		line, section = cl.Line, "§5.07(3)(a)"
+		if cl.Status == ClaimEntered {
+			open = cl.Held
+		}
+	default:
+		var o Order
+		if ok, err := tx.Get(CollectionOrders, ref, &o); err != nil || !ok {
+			l.err = err
+			return
+		}
+		line, section, open = o.Line, "§5.12(6)", o.Held
+	}
+	var held Money
+	if _, err := tx.Get(CollectionBookCommitments, ref, &held); err != nil {
+		l.err = err
+		return
+	}
+	change := open.Sub(held)
+	if change.IsZero() {
+		return
+	}
+	fund := l.FundOf(line)
+	memo := ref + " encumbers $" + open.String()
+	l.Debit(l.Control(fund, ControlEncumbrances), change, section, memo)
+	l.Credit(l.Control(fund, ControlReserveEncumbrances), change, section, memo)
+	if l.err == nil {
+		l.err = tx.Put(CollectionBookCommitments, ref, open)
+	}
+}

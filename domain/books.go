@@ -42,6 +42,13 @@ const (
 	ControlDueToOthers Control = "due_to_governments" // taxes collected for other jurisdictions
 	ControlPayable     Control = "vouchers_payable"   // claims allowed and not yet paid
 	ControlFundBalance Control = "fund_balance"       // what the fund holds net of what it owes
+	ControlInvoiced    Control = "invoices_payable"   // deliveries invoiced (§5.12(8)) whose claim is not yet allowed
+	// The budgetary pair of §5.05 and §5.12(6): what orders, employments
+	// and claims hold of their appropriations. They are kept on the balance
+	// sheet only so that they balance by fund; they are no asset and no
+	// fund balance a statement shows.
+	ControlEncumbrances        Control = "encumbrances"             // budgetary: commitments outstanding
+	ControlReserveEncumbrances Control = "reserve_for_encumbrances" // budgetary: fund balance reserved for them
 )
 
 // standardAccount is the account a fund gets for a control it has none for.
@@ -59,6 +66,10 @@ var controls = map[Control]standardAccount{
 	ControlDueToOthers: {AccountLiability, "221", "Due to other governments"},
 	ControlPayable:     {AccountLiability, "211", "Vouchers payable"},
 	ControlFundBalance: {AccountFundBalance, "341", "Unassigned fund balance"},
+	ControlInvoiced:    {AccountLiability, "213", "Invoices payable, claims not yet allowed"},
+	// Budgetary (§5.05, §5.12(6)).
+	ControlEncumbrances:        {AccountAsset, "191", "Encumbrances outstanding (budgetary)"},
+	ControlReserveEncumbrances: {AccountFundBalance, "342", "Reserve for encumbrances (budgetary)"},
 }
 
 // controlNames lists the controls of type t, for messages.
@@ -113,6 +124,9 @@ const (
 	CollectionBookDays = "book-days"
 	// CollectionBookMeta holds the books' own records ("opened").
 	CollectionBookMeta = "book-meta"
+	// CollectionBookCommitments holds, by order, employment or claim, the
+	// encumbrance the books hold for it (commitmentLines).
+	CollectionBookCommitments = "book-commitments"
 )
 
 // booksOpened is the record of the day the books opened.

@@ -293,3 +293,118 @@ func TestBooksBalanceAndTieUnderAnySequence(t *testing.T) {
 		}
 	})
 }
+
+// payablesVillage is the budget tests' village with a water utility as
+// well (fund WU, its department and lines), a 2027 budget adopted with
+// both funds' lines, the signatures and check stock of a check run, and
+// money in both funds' cash: an $800.00 general fund bill and a $300.00
+// water bill paid at the window and deposited.
+func payablesVillage(t *testing.T) *village {
+	v := newVillage(t)
+	v.do("admin", "2026-01-06T09:00", &ChartChange{Accounts: []ChartAccount{
+		{Code: "WU", Type: AccountFund, Name: "Water utility"},
+		{Code: "WATER", Type: AccountDepartment, Name: "Water department", Fund: "WU"},
+		{Code: "WU-46100", Type: AccountRevenue, Name: "Water sales", Fund: "WU", Major: "Charges for services"},
+		{Code: "WU-53700", Type: AccountExpenditure, Name: "Water distribution", Fund: "WU", Unit: "WATER", Major: "Utilities"},
+	}})
+	p := proposal2027()
+	p.Lines = append(p.Lines, BudgetLine{Account: "WU-53700", Amount: MustMoney("60000.00")})
+	v.do("admin", "2026-10-01T10:00", p)
+	v.do("clerk", "2026-10-20T10:00", &BudgetNoticeChange{Year: 2027, BudgetNotice: BudgetNotice{Purpose: "hearing", Published: MustDate("2026-10-20"), Newspaper: "Belleville Recorder"}})
+	v.do("clerk", "2026-11-04T20:00", &BudgetHearingChange{Year: 2027, BudgetHearing: BudgetHearing{On: MustDate("2026-11-04")}})
+	vs, present := votes(5, 1, 1)
+	v.do("clerk", "2026-11-04T21:00", &BudgetVoteChange{Year: 2027, Action: BudgetAdopt, On: MustDate("2026-11-04"), Votes: vs, Present: present})
+	for _, s := range []SignatureChange{
+		{Op: "approve", ID: "sig-wells", Official: "Howard Wells", Office: "president", Form: "facsimile", Approval: "motion 2027-01-03 #5", ApprovedOn: MustDate("2027-01-03")},
+		{Op: "approve", ID: "sig-treas", Official: "Tom Treasurer", Office: "treasurer", Form: "digital", Approval: "motion 2027-01-03 #5", ApprovedOn: MustDate("2027-01-03")},
+	} {
+		v.do("clerk", "2027-01-04T09:05", &s)
+	}
+	v.do("treas", "2027-01-04T09:10", &CheckStock{Next: 5001})
+	v.do("clerk", "2027-02-01T09:00", &CreateBills{Bills: []NewBill{
+		{ID: "B-G1", Account: "100101", Parcel: "0601-141-2001", Description: "weed cutting", BilledOn: MustDate("2027-02-01"), Principal: MustMoney("800.00")},
+		{ID: "B-W1", Account: "100101", Parcel: "0601-141-2001", Description: "water Q4", BilledOn: MustDate("2027-02-01"), Principal: MustMoney("300.00"), Revenue: "WU-46100"},
+	}})
+	v.do("clerk", "2027-02-02T08:00", &DrawerOpen{DrawerID: "D-1", Float: MustMoney("0.00")})
+	for _, b := range []struct{ id, amount string }{{"B-G1", "800.00"}, {"B-W1", "300.00"}} {
+		v.do("clerk", "2027-02-02T09:00", &WindowPayment{DrawerID: "D-1", BillID: b.id, Amount: MustMoney(b.amount), Tender: Cash, Tendered: MustMoney(b.amount)})
+	}
+	v.do("clerk", "2027-02-02T16:00", &DrawerClose{DrawerID: "D-1", CountedCash: MustMoney("1100.00")})
+	v.do("treas", "2027-02-02T16:10", &DepositoryChange{Op: DepositoryDesignate, ID: "BOB", Name: "Bank of Belleville", Institution: "Bank of Belleville", Resolution: "2027-01", From: MustDate("2027-01-01")})
+	v.do("treas", "2027-02-02T16:30", &Deposit{DepositID: "DEP-1", Depository: "BOB", Drawers: []string{"D-1"}})
+	return v
+}
+
+// allowClaim enters a claim without an order and gives it the four
+// certifications of §5.07(3), the last one at at; it returns its id.
+func allowClaim(v *village, at, vendor string, amount Money, line string) string {
+	v.t.Helper()
+	id := v.do("clerk", at, &ClaimChange{Op: ClaimEnter, Vendor: vendor, Invoice: vendor + "-1", InvoiceDate: MustDate(at[:10]), Amount: amount, Line: line, Description: "work for " + line}).Ref
+	for _, x := range []struct{ who, what, basis string }{{"treas", CertifyFundsAvailable, ""}, {"admin", CertifyAuthorized, "motion of the board"}, {"admin", CertifyConformity, "work seen done"}, {"treas", CertifyValid, ""}} {
+		v.do(x.who, at, &ClaimChange{Op: ClaimCertify, ID: id, Certification: x.what, Basis: x.basis})
+	}
+	return id
+}
+
+// wantBooks checks accounts against figures.
+func wantBooks(t *testing.T, b map[string]Money, want map[string]string) {
+	t.Helper()
+	for code, w := range want {
+		if !b[code].Equal(MustMoney(w)) {
+			t.Errorf("account %s: %s, want %s (all: %v)", code, b[code], w, b)
+		}
+	}
+}
+
+// TestBooksOfClaimsAndChecks walks claims through the books (§5.07,
+// §5.18): the funds certification encumbers (budgetary), the allowance
+// is expenditure owed as vouchers payable, the check run pays each claim
+// from its own fund's cash, a void reverses its check on the void's day,
+// the new check pays it again without counting the expenditure twice,
+// and a claim cancelled after its allowance is no longer owed.
+func TestBooksOfClaimsAndChecks(t *testing.T) {
+	v := payablesVillage(t)
+	wantBooks(t, balances(t, v.tx, "2027-02-28"), map[string]string{"100-111": "800.00", "WU-111": "300.00"})
+
+	// The funds certification alone: budgetary lines, nothing owed.
+	id := v.do("clerk", "2027-03-02T09:00", &ClaimChange{Op: ClaimEnter, Vendor: "Sugar River Asphalt", Invoice: "SRA-1", InvoiceDate: MustDate("2027-03-01"), Amount: MustMoney("500.00"), Line: "100-53300", Description: "Pothole patching"}).Ref
+	v.do("treas", "2027-03-02T09:10", &ClaimChange{Op: ClaimCertify, ID: id, Certification: CertifyFundsAvailable})
+	wantBooks(t, balances(t, v.tx, "2027-03-02"), map[string]string{"100-191": "500.00", "100-342": "500.00", "100-53300": "0.00", "100-211": "0.00"})
+	for _, x := range []struct{ who, what, basis string }{{"pwhead", CertifyAuthorized, "work order 17"}, {"admin", CertifyConformity, "patches seen done"}, {"treas", CertifyValid, ""}} {
+		v.do(x.who, "2027-03-02T10:00", &ClaimChange{Op: ClaimCertify, ID: id, Certification: x.what, Basis: x.basis})
+	}
+	wantBooks(t, balances(t, v.tx, "2027-03-02"), map[string]string{"100-53300": "500.00", "100-211": "500.00", "100-191": "0.00", "100-342": "0.00", "100-111": "800.00"})
+
+	water := allowClaim(v, "2027-03-03T10:00", "Badger Meter", MustMoney("200.00"), "WU-53700")
+	wantBooks(t, balances(t, v.tx, "2027-03-03"), map[string]string{"WU-53700": "200.00", "WU-211": "200.00", "100-211": "500.00"})
+
+	// One run pays both, each from its own fund's cash.
+	run := func(on string, claims ...string) *CheckRun {
+		return &CheckRun{On: MustDate(on), Account: "General checking", Claims: claims, Signatures: []string{"sig-wells", "sig-treas"}}
+	}
+	v.do("treas", "2027-03-05T10:00", run("2027-03-05", id, water))
+	wantBooks(t, balances(t, v.tx, "2027-03-05"), map[string]string{
+		"100-211": "0.00", "100-111": "300.00", "100-53300": "500.00",
+		"WU-211": "0.00", "WU-111": "100.00", "WU-53700": "200.00",
+	})
+
+	// The void, on March 12, reverses check 5001 alone: the claim is
+	// owed again and the money back in cash; the books of March 11 keep
+	// the check paid.
+	v.do("treas", "2027-03-12T09:00", &CheckVoid{Number: 5001, Reason: "lost in the mail"})
+	wantBooks(t, balances(t, v.tx, "2027-03-11"), map[string]string{"100-211": "0.00", "100-111": "300.00"})
+	wantBooks(t, balances(t, v.tx, "2027-03-12"), map[string]string{"100-211": "500.00", "100-111": "800.00", "100-53300": "500.00", "WU-111": "100.00", "100-191": "0.00"})
+	entries, err := v.reads().BookEntries(MustDate("2027-03-12"), MustDate("2027-03-12"), "100-111")
+	if err != nil || len(entries) != 1 || entries[0].Kind != KindCheckVoid || len(entries[0].Lines) != 2 {
+		t.Fatalf("the void's entry: %+v, %v", entries, err)
+	}
+
+	// The new check pays it again; the expenditure stays what it was.
+	v.do("treas", "2027-03-12T10:00", run("2027-03-12", id))
+	wantBooks(t, balances(t, v.tx, "2027-03-12"), map[string]string{"100-211": "0.00", "100-111": "300.00", "100-53300": "500.00"})
+
+	// A claim allowed and then cancelled is no longer owed nor spent.
+	gone := allowClaim(v, "2027-04-06T10:00", "Sign Co", MustMoney("75.00"), "100-53300")
+	v.do("clerk", "2027-04-06T11:00", &ClaimChange{Op: ClaimCancel, ID: gone, Reason: "billed the county by mistake"})
+	wantBooks(t, balances(t, v.tx, "2027-04-30"), map[string]string{"100-211": "0.00", "100-53300": "500.00", "100-191": "0.00"})
+}
