@@ -311,6 +311,10 @@ var employmentKind = &Descriptor{
 	Roles: []Role{RoleAdministrator},
 	New:   func() Payload { return new(Employment) },
 	Apply: applyEmployment,
+	Books: func(l *Lines, tx Tx, c Command, res Result) string {
+		commitmentLines(l, tx, res.Ref)
+		return "employment " + res.Ref + " encumbered"
+	},
 }
 
 func applyEmployment(tx Tx, c Command, env Env, res *Result) error {
@@ -380,6 +384,28 @@ var expenseKind = &Descriptor{
 		res.Ref, res.Note = id, "expense "+id
 		return err
 	},
+	Books: expenseLines,
+}
+
+// expenseLines post an expense the treasurer charged directly (§5.05):
+// its line's expenditure debited and the cash of the line's fund
+// credited, for the expense records money paid, with no claim, no check
+// and nothing left owing; and what it liquidated of the order, employment
+// or claim it is against, released from the encumbrances. It is money
+// out of the treasury without a claim audited under §5.07(3).
+func expenseLines(l *Lines, tx Tx, c Command, res Result) string {
+	var e Expense
+	if _, err := tx.Get(CollectionExpenses, res.Ref, &e); err != nil {
+		l.err = err
+		return ""
+	}
+	memo := "expense " + e.ID + ": " + e.Payee + ", " + e.Description
+	l.Debit(e.Line, e.Amount, sectionAppropriation, memo)
+	l.Credit(l.Control(l.FundOf(e.Line), ControlCash), e.Amount, sectionAppropriation, memo)
+	if e.Against != "" {
+		commitmentLines(l, tx, e.Against)
+	}
+	return memo
 }
 
 // chargeExpense records an expense and charges it: the one path by which

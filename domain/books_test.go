@@ -408,3 +408,66 @@ func TestBooksOfClaimsAndChecks(t *testing.T) {
 	v.do("clerk", "2027-04-06T11:00", &ClaimChange{Op: ClaimCancel, ID: gone, Reason: "billed the county by mistake"})
 	wantBooks(t, balances(t, v.tx, "2027-04-30"), map[string]string{"100-211": "0.00", "100-53300": "500.00", "100-191": "0.00"})
 }
+
+// TestBooksOfOrdersAndEncumbrances: an order's certification encumbers
+// (budgetary, §5.12(6)); each delivery is expenditure owed as invoices
+// payable and liquidates the encumbrance, the final one releases the rest
+// (§5.12(8)); the order's claim moves the debt to vouchers payable without
+// counting it again (§5.07(3)); an employment encumbers and the
+// treasurer's expense against it is paid out of cash (§5.16, §5.05). The
+// books' encumbrances are always the appropriations'.
+func TestBooksOfOrdersAndEncumbrances(t *testing.T) {
+	v := payablesVillage(t)
+	encumbered := func(on string) {
+		t.Helper()
+		b := balances(t, v.tx, on)
+		ap := v.appropriation(2027, "100-53300").Encumbered.Add(v.appropriation(2027, "100-51400").Encumbered)
+		if !b["100-191"].Equal(ap) || !b["100-342"].Equal(ap) {
+			t.Fatalf("on %s the books encumber %s (reserve %s), the appropriations %s", on, b["100-191"], b["100-342"], ap)
+		}
+	}
+	o := v.do("admin", "2027-03-01T10:00", &OrderChange{Op: OrderCreate, Line: "100-53300", Description: "Road salt", Category: CategorySupplies, Estimate: MustMoney("2000.00")}).Ref
+	v.do("admin", "2027-03-02T10:00", &OrderChange{Op: OrderBidOp, ID: o, Bid: &OrderBid{Vendor: "Morton Salt", Amount: MustMoney("2000.00"), Received: MustDate("2027-03-02")}})
+	v.do("admin", "2027-03-03T10:00", &OrderChange{Op: OrderAward, ID: o, Award: &Award{Vendor: "Morton Salt", Amount: MustMoney("2000.00"), On: MustDate("2027-03-03"), Reasons: "sole source under contract"}})
+	wantBooks(t, balances(t, v.tx, "2027-03-03"), map[string]string{"100-191": "0.00"})
+	v.do("treas", "2027-03-03T11:00", &CertifyFunds{Order: o})
+	wantBooks(t, balances(t, v.tx, "2027-03-03"), map[string]string{"100-191": "2000.00", "100-342": "2000.00"})
+	encumbered("2027-03-03")
+	v.do("admin", "2027-03-03T12:00", &OrderChange{Op: OrderIssue, ID: o})
+
+	v.do("admin", "2027-03-10T10:00", &OrderReceipt{Order: o, Delivery: Delivery{On: MustDate("2027-03-10"), Inspector: "Pat Works", Conforms: true, Invoice: "M-1", Invoiced: MustMoney("1200.00")}})
+	wantBooks(t, balances(t, v.tx, "2027-03-10"), map[string]string{"100-53300": "1200.00", "100-213": "1200.00", "100-191": "800.00"})
+	encumbered("2027-03-10")
+	v.do("admin", "2027-03-20T10:00", &OrderReceipt{Order: o, Delivery: Delivery{On: MustDate("2027-03-20"), Inspector: "Pat Works", Conforms: true, Invoice: "M-2", Invoiced: MustMoney("700.00"), Final: true,
+		Tests: []TestCharge{{Description: "chloride content", Cost: MustMoney("40.00")}}}})
+	wantBooks(t, balances(t, v.tx, "2027-03-20"), map[string]string{"100-53300": "1940.00", "100-213": "1940.00", "100-191": "0.00", "100-342": "0.00"})
+	encumbered("2027-03-20")
+
+	// The claim for both invoices: owed as a voucher now, spent once.
+	cl := v.do("admin", "2027-03-21T09:00", &ClaimChange{Op: ClaimEnter, Vendor: "Morton Salt", Invoice: "M-1+2", InvoiceDate: MustDate("2027-03-20"), Amount: MustMoney("1900.00"), Line: "100-53300", Order: o, Description: "Road salt"}).Ref
+	for _, x := range []struct{ who, what, basis string }{{"treas", CertifyFundsAvailable, ""}, {"admin", CertifyAuthorized, ""}, {"admin", CertifyConformity, "inspected on delivery"}, {"treas", CertifyValid, ""}} {
+		v.do(x.who, "2027-03-21T10:00", &ClaimChange{Op: ClaimCertify, ID: cl, Certification: x.what, Basis: x.basis})
+	}
+	wantBooks(t, balances(t, v.tx, "2027-03-21"), map[string]string{"100-53300": "1940.00", "100-213": "40.00", "100-211": "1900.00", "100-191": "0.00"})
+	v.do("treas", "2027-03-22T10:00", &CheckRun{On: MustDate("2027-03-22"), Account: "General checking", Claims: []string{cl}, Signatures: []string{"sig-wells", "sig-treas"}})
+	wantBooks(t, balances(t, v.tx, "2027-03-22"), map[string]string{"100-211": "0.00", "100-111": "-1100.00", "100-53300": "1940.00"})
+
+	// An employment encumbers; the treasurer's payroll expense against
+	// it is spent and paid out of cash at once.
+	emp := v.do("admin", "2027-04-01T09:00", &Employment{Line: "100-51400", Person: "Lee Park", Position: "Seasonal clerk", Amount: MustMoney("3000.00"), From: MustDate("2027-05-01"), Approval: "motion 2027-03-30 #4", ApprovedOn: MustDate("2027-03-30")}).Ref
+	wantBooks(t, balances(t, v.tx, "2027-04-01"), map[string]string{"100-191": "3000.00"})
+	encumbered("2027-04-01")
+	v.do("treas", "2027-05-31T09:00", &Expense{Line: "100-51400", On: MustDate("2027-05-31"), Amount: MustMoney("1000.00"), Payee: "Lee Park", Description: "May payroll", Against: emp})
+	wantBooks(t, balances(t, v.tx, "2027-05-31"), map[string]string{"100-51400": "1000.00", "100-111": "-2100.00", "100-191": "2000.00", "100-342": "2000.00"})
+	encumbered("2027-05-31")
+
+	// A certified order cancelled gives its encumbrance back.
+	o2 := v.do("admin", "2027-06-01T10:00", &OrderChange{Op: OrderCreate, Line: "100-53300", Description: "Cones", Category: CategorySupplies, Estimate: MustMoney("300.00")}).Ref
+	v.do("admin", "2027-06-01T10:01", &OrderChange{Op: OrderBidOp, ID: o2, Bid: &OrderBid{Vendor: "Uline", Amount: MustMoney("300.00"), Received: MustDate("2027-06-01")}})
+	v.do("admin", "2027-06-01T10:02", &OrderChange{Op: OrderAward, ID: o2, Award: &Award{Vendor: "Uline", Amount: MustMoney("300.00"), On: MustDate("2027-06-01"), Reasons: "one bidder"}})
+	v.do("treas", "2027-06-01T10:03", &CertifyFunds{Order: o2})
+	encumbered("2027-06-01")
+	v.do("admin", "2027-06-02T10:00", &OrderChange{Op: OrderCancel, ID: o2, Reason: "cones found in the garage"})
+	wantBooks(t, balances(t, v.tx, "2027-06-02"), map[string]string{"100-191": "2000.00"})
+	encumbered("2027-06-02")
+}
