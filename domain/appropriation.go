@@ -601,6 +601,45 @@ var yearEndCloseKind = &Descriptor{
 	Roles: []Role{RoleTreasurer},
 	New:   func() Payload { return new(YearEndClose) },
 	Apply: applyYearEndClose,
+	Books: yearEndCloseLines,
+}
+
+// yearEndCloseLines close the year's revenues and expenditures into each
+// fund's fund balance (§5.05), dated the year's last day: every revenue
+// and expenditure account is brought to zero by the reverse of what it
+// holds through that day, against its fund's fund balance, which so moves
+// by the year's revenues less its expenditures. What an account holds
+// through the year includes anything posted to an earlier year after that
+// year was closed, so nothing stays unclosed. The encumbrances are not
+// touched: §5.05 carries every open one forward with its order.
+func yearEndCloseLines(l *Lines, tx Tx, c Command, res Result) string {
+	year := c.Payload.(*YearEndClose).Year
+	l.DateOn(NewDate(year, 12, 31))
+	net := map[string]Money{} // by fund: debits less credits closed
+	var funds []string
+	for _, a := range slices.Clone(l.chart.Accounts) {
+		if !a.Type.Line() {
+			continue
+		}
+		t, err := totalsThrough(tx, a.Code, year)
+		if err != nil {
+			l.err = err
+			return ""
+		}
+		held := t.Debit.Sub(t.Credit)
+		if held.IsZero() {
+			continue
+		}
+		l.Credit(a.Code, held, sectionAppropriation, fmt.Sprintf("%d closed to fund balance", year))
+		if _, ok := net[a.Fund]; !ok {
+			funds = append(funds, a.Fund)
+		}
+		net[a.Fund] = net[a.Fund].Add(held)
+	}
+	for _, f := range funds {
+		l.Debit(l.Control(f, ControlFundBalance), net[f], sectionAppropriation, fmt.Sprintf("revenues less expenditures of %d", year))
+	}
+	return fmt.Sprintf("close of %d", year)
 }
 
 func applyYearEndClose(tx Tx, c Command, env Env, res *Result) error {

@@ -471,3 +471,43 @@ func TestBooksOfOrdersAndEncumbrances(t *testing.T) {
 	wantBooks(t, balances(t, v.tx, "2027-06-02"), map[string]string{"100-191": "2000.00"})
 	encumbered("2027-06-02")
 }
+
+// TestBooksCloseTheYear: the close of 2027 (§5.05), taken on January 4,
+// 2028, is dated December 31: every revenue and expenditure account holds
+// nothing through that day, each fund's balance moved by its revenues
+// less its expenditures, and what 2028 posted before the close stays in
+// 2028. The encumbrance of the order carried forward stays.
+func TestBooksCloseTheYear(t *testing.T) {
+	v := payablesVillage(t)
+	gf := allowClaim(v, "2027-03-02T10:00", "Sugar River Asphalt", MustMoney("500.00"), "100-53300")
+	wu := allowClaim(v, "2027-03-03T10:00", "Badger Meter", MustMoney("200.00"), "WU-53700")
+	v.do("treas", "2027-03-05T10:00", &CheckRun{On: MustDate("2027-03-05"), Account: "General checking", Claims: []string{gf, wu}, Signatures: []string{"sig-wells", "sig-treas"}})
+	o := v.do("admin", "2027-11-01T10:00", &OrderChange{Op: OrderCreate, Line: "100-53300", Description: "Salt for the winter", Category: CategorySupplies, Estimate: MustMoney("2000.00")}).Ref
+	v.do("admin", "2027-11-02T10:00", &OrderChange{Op: OrderBidOp, ID: o, Bid: &OrderBid{Vendor: "Morton Salt", Amount: MustMoney("2000.00"), Received: MustDate("2027-11-02")}})
+	v.do("admin", "2027-11-03T10:00", &OrderChange{Op: OrderAward, ID: o, Award: &Award{Vendor: "Morton Salt", Amount: MustMoney("2000.00"), On: MustDate("2027-11-03"), Reasons: "sole source under contract"}})
+	v.do("treas", "2027-11-03T11:00", &CertifyFunds{Order: o})
+	v.do("clerk", "2028-01-02T09:00", &CreateBills{Bills: []NewBill{
+		{ID: "B-G2", Account: "100101", Parcel: "0601-141-2001", Description: "weed cutting", BilledOn: MustDate("2028-01-02"), Principal: MustMoney("50.00")},
+	}})
+
+	before := balances(t, v.tx, "2027-12-31")
+	wantBooks(t, before, map[string]string{"100-46100": "800.00", "100-53300": "500.00", "WU-46100": "300.00", "WU-53700": "200.00", "100-341": "0.00", "WU-341": "0.00"})
+	v.do("treas", "2028-01-04T16:00", &YearEndClose{Year: 2027})
+
+	after := balances(t, v.tx, "2027-12-31")
+	chart, err := v.reads().Chart()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for code, m := range after {
+		if a, _ := chart.Account(code); a.Type.Line() && !m.IsZero() {
+			t.Errorf("%s holds %s through 2027 after the close", code, m)
+		}
+	}
+	wantBooks(t, after, map[string]string{"100-341": "300.00", "WU-341": "100.00", "100-191": "2000.00", "100-342": "2000.00", "100-111": "300.00", "WU-111": "100.00"})
+	entries, err := v.reads().BookEntries(MustDate("2027-12-31"), MustDate("2027-12-31"), "")
+	if err != nil || len(entries) != 1 || entries[0].Kind != KindYearEndClose {
+		t.Fatalf("the closing entry: %+v, %v", entries, err)
+	}
+	wantBooks(t, balances(t, v.tx, "2028-01-31"), map[string]string{"100-46100": "50.00", "100-341": "300.00", "100-121": "50.00"})
+}
