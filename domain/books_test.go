@@ -2,7 +2,9 @@ package domain
 
 import (
 	"fmt"
+	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -510,4 +512,96 @@ func TestBooksCloseTheYear(t *testing.T) {
 		t.Fatalf("the closing entry: %+v, %v", entries, err)
 	}
 	wantBooks(t, balances(t, v.tx, "2028-01-31"), map[string]string{"100-46100": "50.00", "100-341": "300.00", "100-121": "50.00"})
+}
+
+// TestBooksOfPayablesUnderAnySequence: whatever claims are allowed, paid,
+// voided, paid again or cancelled, in whatever order, every fund
+// balances, each fund's vouchers payable are its allowed claims not paid,
+// each line's expenditure its claims not cancelled, and its cash what
+// was deposited less the checks that stand (§5.07).
+func TestBooksOfPayablesUnderAnySequence(t *testing.T) {
+	base := payablesVillage(t).tx
+	deposited := map[string]Money{"100": MustMoney("800.00"), "WU": MustMoney("300.00")}
+	rapid.Check(t, func(rt *rapid.T) {
+		tx := base.clone()
+		run := func(actor, at string, p Payload) (Result, error) {
+			c := staffCmd(p.Kind(), actor, at)
+			c.Payload = p
+			return tryRun(tx, c)
+		}
+		must := func(actor, at string, p Payload) Result {
+			res, err := run(actor, at, p)
+			if err != nil {
+				rt.Fatalf("%s at %s: %v", p.Kind(), at, err)
+			}
+			return res
+		}
+		var approved, checks []string
+		steps := rapid.IntRange(1, 12).Draw(rt, "steps")
+		for s := range steps {
+			at := MustDate("2027-03-01").AddDays(s).String() + "T10:00"
+			switch op := rapid.IntRange(0, 3).Draw(rt, "op"); {
+			case op == 0 || len(approved) == 0 && len(checks) == 0:
+				line := rapid.SampledFrom([]string{"100-53300", "WU-53700"}).Draw(rt, "line")
+				id := must("clerk", at, &ClaimChange{Op: ClaimEnter, Vendor: "Vendor", Invoice: fmt.Sprintf("INV-%d", s), InvoiceDate: MustDate("2027-03-01"),
+					Amount: Cents(rapid.Int64Range(1, 150000).Draw(rt, "cents")), Line: line, Description: "work"}).Ref
+				for _, x := range []struct{ who, what, basis string }{{"treas", CertifyFundsAvailable, ""}, {"admin", CertifyAuthorized, "motion"}, {"admin", CertifyConformity, "seen"}, {"treas", CertifyValid, ""}} {
+					must(x.who, at, &ClaimChange{Op: ClaimCertify, ID: id, Certification: x.what, Basis: x.basis})
+				}
+				approved = append(approved, id)
+			case op == 1 && len(approved) > 0:
+				i := rapid.IntRange(0, len(approved)-1).Draw(rt, "claim")
+				must("treas", at, &CheckRun{On: MustDate(at[:10]), Account: "General checking", Claims: []string{approved[i]}, Signatures: []string{"sig-wells", "sig-treas"}})
+				cl, _ := ReadsOf(txRecords{tx}).Claim(approved[i])
+				checks = append(checks, cl.Check)
+				approved = slices.Delete(approved, i, i+1)
+			case op == 2 && len(checks) > 0:
+				i := rapid.IntRange(0, len(checks)-1).Draw(rt, "check")
+				ck, _ := ReadsOf(txRecords{tx}).Check(mustAtoi(rt, checks[i]))
+				must("treas", at, &CheckVoid{Number: ck.Number, Reason: "lost"})
+				checks = slices.Delete(checks, i, i+1)
+				approved = append(approved, ck.Claim)
+			case len(approved) > 0:
+				i := rapid.IntRange(0, len(approved)-1).Draw(rt, "cancel")
+				must("clerk", at, &ClaimChange{Op: ClaimCancel, ID: approved[i], Reason: "withdrawn"})
+				approved = slices.Delete(approved, i, i+1)
+			}
+		}
+		b := balances(rt, tx, "2027-12-31")
+		claims, err := ReadsOf(txRecords{tx}).Claims(2027)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		payable, spent, cash := map[string]Money{}, map[string]Money{}, maps.Clone(deposited)
+		for _, cl := range claims {
+			fund := strings.SplitN(cl.Line, "-", 2)[0]
+			switch cl.Status {
+			case ClaimApproved:
+				payable[fund] = payable[fund].Add(cl.Amount)
+				spent[cl.Line] = spent[cl.Line].Add(cl.Amount)
+			case ClaimPaid:
+				spent[cl.Line] = spent[cl.Line].Add(cl.Amount)
+				cash[fund] = cash[fund].Sub(cl.Amount)
+			}
+		}
+		for _, fund := range []string{"100", "WU"} {
+			if !b[fund+"-211"].Equal(payable[fund]) || !b[fund+"-111"].Equal(cash[fund]) || !b[fund+"-191"].IsZero() {
+				rt.Fatalf("fund %s: payable %s (want %s), cash %s (want %s), encumbrances %s; books %v", fund, b[fund+"-211"], payable[fund], b[fund+"-111"], cash[fund], b[fund+"-191"], b)
+			}
+		}
+		for _, line := range []string{"100-53300", "WU-53700"} {
+			if !b[line].Equal(spent[line]) {
+				rt.Fatalf("line %s: expenditure %s, claims not cancelled %s", line, b[line], spent[line])
+			}
+		}
+	})
+}
+
+func mustAtoi(t booksT, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
