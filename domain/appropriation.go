@@ -311,6 +311,10 @@ var employmentKind = &Descriptor{
 	Roles: []Role{RoleAdministrator},
 	New:   func() Payload { return new(Employment) },
 	Apply: applyEmployment,
+	Books: func(l *Lines, tx Tx, c Command, res Result) string {
+		commitmentLines(l, tx, res.Ref)
+		return "employment " + res.Ref + " encumbered"
+	},
 }
 
 func applyEmployment(tx Tx, c Command, env Env, res *Result) error {
@@ -380,6 +384,28 @@ var expenseKind = &Descriptor{
 		res.Ref, res.Note = id, "expense "+id
 		return err
 	},
+	Books: expenseLines,
+}
+
+// expenseLines post an expense the treasurer charged directly (§5.05):
+// its line's expenditure debited and the cash of the line's fund
+// credited, for the expense records money paid, with no claim, no check
+// and nothing left owing; and what it liquidated of the order, employment
+// or claim it is against, released from the encumbrances. It is money
+// out of the treasury without a claim audited under §5.07(3).
+func expenseLines(l *Lines, tx Tx, c Command, res Result) string {
+	var e Expense
+	if _, err := tx.Get(CollectionExpenses, res.Ref, &e); err != nil {
+		l.err = err
+		return ""
+	}
+	memo := "expense " + e.ID + ": " + e.Payee + ", " + e.Description
+	l.Debit(e.Line, e.Amount, sectionAppropriation, memo)
+	l.Credit(l.Control(l.FundOf(e.Line), ControlCash), e.Amount, sectionAppropriation, memo)
+	if e.Against != "" {
+		commitmentLines(l, tx, e.Against)
+	}
+	return memo
 }
 
 // chargeExpense records an expense and charges it: the one path by which
@@ -575,6 +601,45 @@ var yearEndCloseKind = &Descriptor{
 	Roles: []Role{RoleTreasurer},
 	New:   func() Payload { return new(YearEndClose) },
 	Apply: applyYearEndClose,
+	Books: yearEndCloseLines,
+}
+
+// yearEndCloseLines close the year's revenues and expenditures into each
+// fund's fund balance (§5.05), dated the year's last day: every revenue
+// and expenditure account is brought to zero by the reverse of what it
+// holds through that day, against its fund's fund balance, which so moves
+// by the year's revenues less its expenditures. What an account holds
+// through the year includes anything posted to an earlier year after that
+// year was closed, so nothing stays unclosed. The encumbrances are not
+// touched: §5.05 carries every open one forward with its order.
+func yearEndCloseLines(l *Lines, tx Tx, c Command, res Result) string {
+	year := c.Payload.(*YearEndClose).Year
+	l.DateOn(NewDate(year, 12, 31))
+	net := map[string]Money{} // by fund: debits less credits closed
+	var funds []string
+	for _, a := range slices.Clone(l.chart.Accounts) {
+		if !a.Type.Line() {
+			continue
+		}
+		t, err := totalsThrough(tx, a.Code, year)
+		if err != nil {
+			l.err = err
+			return ""
+		}
+		held := t.Debit.Sub(t.Credit)
+		if held.IsZero() {
+			continue
+		}
+		l.Credit(a.Code, held, sectionAppropriation, fmt.Sprintf("%d closed to fund balance", year))
+		if _, ok := net[a.Fund]; !ok {
+			funds = append(funds, a.Fund)
+		}
+		net[a.Fund] = net[a.Fund].Add(held)
+	}
+	for _, f := range funds {
+		l.Debit(l.Control(f, ControlFundBalance), net[f], sectionAppropriation, fmt.Sprintf("revenues less expenditures of %d", year))
+	}
+	return fmt.Sprintf("close of %d", year)
 }
 
 func applyYearEndClose(tx Tx, c Command, env Env, res *Result) error {
@@ -796,4 +861,69 @@ func (x Reads) Employments(year int) ([]Employment, error) {
 // Expenses returns the expenses charged to year's appropriations.
 func (x Reads) Expenses(year int) ([]Expense, error) {
 	return all[Expense](x.r, CollectionExpenses, fmt.Sprintf("EXP-%d-", year))
+}
+
+// commitmentLines bring the encumbrance the books hold for commitment ref
+// (an order, an employment or a claim) to what the rules hold for it now,
+// with budgetary lines in its line's fund: encumbrances debited and the
+// reserve for encumbrances credited as it is certified (§5.12(6),
+// §5.16, §5.07(3)(a)), the reverse as it is released or becomes
+// expenditure. What the rules hold is the order's and the claim's Held
+// and the employment's cost not yet charged; a claim's is the books' only
+// until it is allowed, when it becomes expenditure in the books (its
+// appropriation still holds it until its check, when it is charged).
+// Kept per commitment, a commitment made before the books opened is
+// counted from the first command that touches it, and never released
+// twice.
+func commitmentLines(l *Lines, tx Tx, ref string) {
+	if l.err != nil || ref == "" {
+		return
+	}
+	var line, section string
+	var open Money
+	switch {
+	case strings.HasPrefix(ref, "EMP-"):
+		var e Employment
+		if ok, err := tx.Get(CollectionEmployment, ref, &e); err != nil || !ok {
+			l.err = err
+			return
+		}
+		line, section = e.Line, "§5.16"
+		if !e.Cancelled {
+			open = e.Amount.Sub(e.Charged).Max(Money{})
+		}
+	case strings.HasPrefix(ref, "CL-"):
+		cl, err := loadClaim(tx, ref)
+		if err != nil {
+			l.err = err
+			return
+		}
+		line, section = cl.Line, "§5.07(3)(a)"
+		if cl.Status == ClaimEntered {
+			open = cl.Held
+		}
+	default:
+		var o Order
+		if ok, err := tx.Get(CollectionOrders, ref, &o); err != nil || !ok {
+			l.err = err
+			return
+		}
+		line, section, open = o.Line, "§5.12(6)", o.Held
+	}
+	var held Money
+	if _, err := tx.Get(CollectionBookCommitments, ref, &held); err != nil {
+		l.err = err
+		return
+	}
+	change := open.Sub(held)
+	if change.IsZero() {
+		return
+	}
+	fund := l.FundOf(line)
+	memo := ref + " encumbers $" + open.String()
+	l.Debit(l.Control(fund, ControlEncumbrances), change, section, memo)
+	l.Credit(l.Control(fund, ControlReserveEncumbrances), change, section, memo)
+	if l.err == nil {
+		l.err = tx.Put(CollectionBookCommitments, ref, open)
+	}
 }

@@ -42,6 +42,13 @@ const (
 	ControlDueToOthers Control = "due_to_governments" // taxes collected for other jurisdictions
 	ControlPayable     Control = "vouchers_payable"   // claims allowed and not yet paid
 	ControlFundBalance Control = "fund_balance"       // what the fund holds net of what it owes
+	ControlInvoiced    Control = "invoices_payable"   // deliveries invoiced (§5.12(8)) whose claim is not yet allowed
+	// The budgetary pair of §5.05 and §5.12(6): what orders, employments
+	// and claims hold of their appropriations. They are kept on the balance
+	// sheet only so that they balance by fund; they are no asset and no
+	// fund balance a statement shows.
+	ControlEncumbrances        Control = "encumbrances"             // budgetary: commitments outstanding
+	ControlReserveEncumbrances Control = "reserve_for_encumbrances" // budgetary: fund balance reserved for them
 )
 
 // standardAccount is the account a fund gets for a control it has none for.
@@ -59,6 +66,10 @@ var controls = map[Control]standardAccount{
 	ControlDueToOthers: {AccountLiability, "221", "Due to other governments"},
 	ControlPayable:     {AccountLiability, "211", "Vouchers payable"},
 	ControlFundBalance: {AccountFundBalance, "341", "Unassigned fund balance"},
+	ControlInvoiced:    {AccountLiability, "213", "Invoices payable, claims not yet allowed"},
+	// Budgetary (§5.05, §5.12(6)).
+	ControlEncumbrances:        {AccountAsset, "191", "Encumbrances outstanding (budgetary)"},
+	ControlReserveEncumbrances: {AccountFundBalance, "342", "Reserve for encumbrances (budgetary)"},
 }
 
 // controlNames lists the controls of type t, for messages.
@@ -113,6 +124,14 @@ const (
 	CollectionBookDays = "book-days"
 	// CollectionBookMeta holds the books' own records ("opened").
 	CollectionBookMeta = "book-meta"
+	// CollectionBookYears holds each account's totals of each calendar
+	// (fiscal) year, by "<account>/<year>", and "~years" the years that
+	// have any: the close of a year reads them inside its transaction,
+	// which cannot list the days (§5.05).
+	CollectionBookYears = "book-years"
+	// CollectionBookCommitments holds, by order, employment or claim, the
+	// encumbrance the books hold for it (commitmentLines).
+	CollectionBookCommitments = "book-commitments"
 )
 
 // booksOpened is the record of the day the books opened.
@@ -129,6 +148,7 @@ type Lines struct {
 	err   error
 	tx    Tx
 	chart *Chart
+	on    Date // the entry's date when not the command's (DateOn)
 }
 
 // newLines returns the lines of a posting inside tx.
@@ -231,6 +251,11 @@ func (l *Lines) RevenueOf(own, source string) string {
 	return l.unclassified(l.chart.GeneralFund())
 }
 
+// DateOn dates the entry on day instead of the command's legal date: the
+// close of a fiscal year is dated the year's last day (§5.05), whenever
+// the treasurer closes it.
+func (l *Lines) DateOn(day Date) { l.on = day }
+
 // FundOf returns the fund of account code.
 func (l *Lines) FundOf(code string) string {
 	a, _ := l.chart.Account(code)
@@ -296,7 +321,70 @@ func post(tx Tx, c Command, env Env, memo string, lines []BookLine) error {
 			return err
 		}
 	}
+	return postYearTotals(tx, on, lines)
+}
+
+// booksYears is the id of the record listing the years with totals.
+const booksYears = "~years"
+
+// postYearTotals adds lines, dated on, to their accounts' totals of on's
+// year, so the close of a year (§5.05) finds what each revenue and
+// expenditure account holds without listing the days.
+func postYearTotals(tx Tx, on Date, lines []BookLine) error {
+	year := on.Year()
+	var years []int
+	if _, err := tx.Get(CollectionBookYears, booksYears, &years); err != nil {
+		return err
+	}
+	if !slices.Contains(years, year) {
+		years = append(years, year)
+		slices.Sort(years)
+		if err := tx.Put(CollectionBookYears, booksYears, years); err != nil {
+			return err
+		}
+	}
+	totals := map[string]AccountTotals{}
+	var order []string
+	for _, p := range lines {
+		t, ok := totals[p.Account]
+		if !ok {
+			if _, err := tx.Get(CollectionBookYears, bookYearID(p.Account, year), &t); err != nil {
+				return err
+			}
+			order = append(order, p.Account)
+		}
+		t.Debit, t.Credit = t.Debit.Add(p.Debit), t.Credit.Add(p.Credit)
+		totals[p.Account] = t
+	}
+	for _, a := range order {
+		if err := tx.Put(CollectionBookYears, bookYearID(a, year), totals[a]); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+func bookYearID(account string, year int) string { return fmt.Sprintf("%s/%04d", account, year) }
+
+// totalsThrough returns account's debits and credits posted in the years
+// to year, inclusive, inside tx.
+func totalsThrough(tx Tx, account string, year int) (AccountTotals, error) {
+	var years []int
+	if _, err := tx.Get(CollectionBookYears, booksYears, &years); err != nil {
+		return AccountTotals{}, err
+	}
+	var sum AccountTotals
+	for _, y := range years {
+		if y > year {
+			break
+		}
+		var t AccountTotals
+		if _, err := tx.Get(CollectionBookYears, bookYearID(account, y), &t); err != nil {
+			return AccountTotals{}, err
+		}
+		sum.Debit, sum.Credit = sum.Debit.Add(t.Debit), sum.Credit.Add(t.Credit)
+	}
+	return sum, nil
 }
 
 func bookEntryID(on Date, index uint64) string { return fmt.Sprintf("%s/%012d", on, index) }
@@ -318,6 +406,9 @@ func postBooks(tx Tx, d *Descriptor, c Command, env Env, res Result) error {
 	memo := d.Books(l, tx, c, res)
 	if l.err != nil {
 		return l.err
+	}
+	if !l.on.IsZero() {
+		c.At.Date = l.on
 	}
 	return post(tx, c, env, memo, l.lines)
 }

@@ -2,7 +2,9 @@ package domain
 
 import (
 	"fmt"
+	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -292,4 +294,314 @@ func TestBooksBalanceAndTieUnderAnySequence(t *testing.T) {
 			}
 		}
 	})
+}
+
+// payablesVillage is the budget tests' village with a water utility as
+// well (fund WU, its department and lines), a 2027 budget adopted with
+// both funds' lines, the signatures and check stock of a check run, and
+// money in both funds' cash: an $800.00 general fund bill and a $300.00
+// water bill paid at the window and deposited.
+func payablesVillage(t *testing.T) *village {
+	v := newVillage(t)
+	v.do("admin", "2026-01-06T09:00", &ChartChange{Accounts: []ChartAccount{
+		{Code: "WU", Type: AccountFund, Name: "Water utility"},
+		{Code: "WATER", Type: AccountDepartment, Name: "Water department", Fund: "WU"},
+		{Code: "WU-46100", Type: AccountRevenue, Name: "Water sales", Fund: "WU", Major: "Charges for services"},
+		{Code: "WU-53700", Type: AccountExpenditure, Name: "Water distribution", Fund: "WU", Unit: "WATER", Major: "Utilities"},
+	}})
+	p := proposal2027()
+	p.Lines = append(p.Lines, BudgetLine{Account: "WU-53700", Amount: MustMoney("60000.00")})
+	v.do("admin", "2026-10-01T10:00", p)
+	v.do("clerk", "2026-10-20T10:00", &BudgetNoticeChange{Year: 2027, BudgetNotice: BudgetNotice{Purpose: "hearing", Published: MustDate("2026-10-20"), Newspaper: "Belleville Recorder"}})
+	v.do("clerk", "2026-11-04T20:00", &BudgetHearingChange{Year: 2027, BudgetHearing: BudgetHearing{On: MustDate("2026-11-04")}})
+	vs, present := votes(5, 1, 1)
+	v.do("clerk", "2026-11-04T21:00", &BudgetVoteChange{Year: 2027, Action: BudgetAdopt, On: MustDate("2026-11-04"), Votes: vs, Present: present})
+	for _, s := range []SignatureChange{
+		{Op: "approve", ID: "sig-wells", Official: "Howard Wells", Office: "president", Form: "facsimile", Approval: "motion 2027-01-03 #5", ApprovedOn: MustDate("2027-01-03")},
+		{Op: "approve", ID: "sig-treas", Official: "Tom Treasurer", Office: "treasurer", Form: "digital", Approval: "motion 2027-01-03 #5", ApprovedOn: MustDate("2027-01-03")},
+	} {
+		v.do("clerk", "2027-01-04T09:05", &s)
+	}
+	v.do("treas", "2027-01-04T09:10", &CheckStock{Next: 5001})
+	v.do("clerk", "2027-02-01T09:00", &CreateBills{Bills: []NewBill{
+		{ID: "B-G1", Account: "100101", Parcel: "0601-141-2001", Description: "weed cutting", BilledOn: MustDate("2027-02-01"), Principal: MustMoney("800.00")},
+		{ID: "B-W1", Account: "100101", Parcel: "0601-141-2001", Description: "water Q4", BilledOn: MustDate("2027-02-01"), Principal: MustMoney("300.00"), Revenue: "WU-46100"},
+	}})
+	v.do("clerk", "2027-02-02T08:00", &DrawerOpen{DrawerID: "D-1", Float: MustMoney("0.00")})
+	for _, b := range []struct{ id, amount string }{{"B-G1", "800.00"}, {"B-W1", "300.00"}} {
+		v.do("clerk", "2027-02-02T09:00", &WindowPayment{DrawerID: "D-1", BillID: b.id, Amount: MustMoney(b.amount), Tender: Cash, Tendered: MustMoney(b.amount)})
+	}
+	v.do("clerk", "2027-02-02T16:00", &DrawerClose{DrawerID: "D-1", CountedCash: MustMoney("1100.00")})
+	v.do("treas", "2027-02-02T16:10", &DepositoryChange{Op: DepositoryDesignate, ID: "BOB", Name: "Bank of Belleville", Institution: "Bank of Belleville", Resolution: "2027-01", From: MustDate("2027-01-01")})
+	v.do("treas", "2027-02-02T16:30", &Deposit{DepositID: "DEP-1", Depository: "BOB", Drawers: []string{"D-1"}})
+	return v
+}
+
+// allowClaim enters a claim without an order and gives it the four
+// certifications of §5.07(3), the last one at at; it returns its id.
+func allowClaim(v *village, at, vendor string, amount Money, line string) string {
+	v.t.Helper()
+	id := v.do("clerk", at, &ClaimChange{Op: ClaimEnter, Vendor: vendor, Invoice: vendor + "-1", InvoiceDate: MustDate(at[:10]), Amount: amount, Line: line, Description: "work for " + line}).Ref
+	for _, x := range []struct{ who, what, basis string }{{"treas", CertifyFundsAvailable, ""}, {"admin", CertifyAuthorized, "motion of the board"}, {"admin", CertifyConformity, "work seen done"}, {"treas", CertifyValid, ""}} {
+		v.do(x.who, at, &ClaimChange{Op: ClaimCertify, ID: id, Certification: x.what, Basis: x.basis})
+	}
+	return id
+}
+
+// wantBooks checks accounts against figures.
+func wantBooks(t *testing.T, b map[string]Money, want map[string]string) {
+	t.Helper()
+	for code, w := range want {
+		if !b[code].Equal(MustMoney(w)) {
+			t.Errorf("account %s: %s, want %s (all: %v)", code, b[code], w, b)
+		}
+	}
+}
+
+// TestBooksOfClaimsAndChecks walks claims through the books (§5.07,
+// §5.18): the funds certification encumbers (budgetary), the allowance
+// is expenditure owed as vouchers payable, the check run pays each claim
+// from its own fund's cash, a void reverses its check on the void's day,
+// the new check pays it again without counting the expenditure twice,
+// and a claim cancelled after its allowance is no longer owed.
+func TestBooksOfClaimsAndChecks(t *testing.T) {
+	v := payablesVillage(t)
+	wantBooks(t, balances(t, v.tx, "2027-02-28"), map[string]string{"100-111": "800.00", "WU-111": "300.00"})
+
+	// The funds certification alone: budgetary lines, nothing owed.
+	id := v.do("clerk", "2027-03-02T09:00", &ClaimChange{Op: ClaimEnter, Vendor: "Sugar River Asphalt", Invoice: "SRA-1", InvoiceDate: MustDate("2027-03-01"), Amount: MustMoney("500.00"), Line: "100-53300", Description: "Pothole patching"}).Ref
+	v.do("treas", "2027-03-02T09:10", &ClaimChange{Op: ClaimCertify, ID: id, Certification: CertifyFundsAvailable})
+	wantBooks(t, balances(t, v.tx, "2027-03-02"), map[string]string{"100-191": "500.00", "100-342": "500.00", "100-53300": "0.00", "100-211": "0.00"})
+	for _, x := range []struct{ who, what, basis string }{{"pwhead", CertifyAuthorized, "work order 17"}, {"admin", CertifyConformity, "patches seen done"}, {"treas", CertifyValid, ""}} {
+		v.do(x.who, "2027-03-02T10:00", &ClaimChange{Op: ClaimCertify, ID: id, Certification: x.what, Basis: x.basis})
+	}
+	wantBooks(t, balances(t, v.tx, "2027-03-02"), map[string]string{"100-53300": "500.00", "100-211": "500.00", "100-191": "0.00", "100-342": "0.00", "100-111": "800.00"})
+
+	water := allowClaim(v, "2027-03-03T10:00", "Badger Meter", MustMoney("200.00"), "WU-53700")
+	wantBooks(t, balances(t, v.tx, "2027-03-03"), map[string]string{"WU-53700": "200.00", "WU-211": "200.00", "100-211": "500.00"})
+
+	// One run pays both, each from its own fund's cash.
+	run := func(on string, claims ...string) *CheckRun {
+		return &CheckRun{On: MustDate(on), Account: "General checking", Claims: claims, Signatures: []string{"sig-wells", "sig-treas"}}
+	}
+	v.do("treas", "2027-03-05T10:00", run("2027-03-05", id, water))
+	wantBooks(t, balances(t, v.tx, "2027-03-05"), map[string]string{
+		"100-211": "0.00", "100-111": "300.00", "100-53300": "500.00",
+		"WU-211": "0.00", "WU-111": "100.00", "WU-53700": "200.00",
+	})
+
+	// The void, on March 12, reverses check 5001 alone: the claim is
+	// owed again and the money back in cash; the books of March 11 keep
+	// the check paid.
+	v.do("treas", "2027-03-12T09:00", &CheckVoid{Number: 5001, Reason: "lost in the mail"})
+	wantBooks(t, balances(t, v.tx, "2027-03-11"), map[string]string{"100-211": "0.00", "100-111": "300.00"})
+	wantBooks(t, balances(t, v.tx, "2027-03-12"), map[string]string{"100-211": "500.00", "100-111": "800.00", "100-53300": "500.00", "WU-111": "100.00", "100-191": "0.00"})
+	entries, err := v.reads().BookEntries(MustDate("2027-03-12"), MustDate("2027-03-12"), "100-111")
+	if err != nil || len(entries) != 1 || entries[0].Kind != KindCheckVoid || len(entries[0].Lines) != 2 {
+		t.Fatalf("the void's entry: %+v, %v", entries, err)
+	}
+
+	// The new check pays it again; the expenditure stays what it was.
+	v.do("treas", "2027-03-12T10:00", run("2027-03-12", id))
+	wantBooks(t, balances(t, v.tx, "2027-03-12"), map[string]string{"100-211": "0.00", "100-111": "300.00", "100-53300": "500.00"})
+
+	// A claim allowed and then cancelled is no longer owed nor spent.
+	gone := allowClaim(v, "2027-04-06T10:00", "Sign Co", MustMoney("75.00"), "100-53300")
+	v.do("clerk", "2027-04-06T11:00", &ClaimChange{Op: ClaimCancel, ID: gone, Reason: "billed the county by mistake"})
+	wantBooks(t, balances(t, v.tx, "2027-04-30"), map[string]string{"100-211": "0.00", "100-53300": "500.00", "100-191": "0.00"})
+}
+
+// TestBooksOfOrdersAndEncumbrances: an order's certification encumbers
+// (budgetary, §5.12(6)); each delivery is expenditure owed as invoices
+// payable and liquidates the encumbrance, the final one releases the rest
+// (§5.12(8)); the order's claim moves the debt to vouchers payable without
+// counting it again (§5.07(3)); an employment encumbers and the
+// treasurer's expense against it is paid out of cash (§5.16, §5.05). The
+// books' encumbrances are always the appropriations'.
+func TestBooksOfOrdersAndEncumbrances(t *testing.T) {
+	v := payablesVillage(t)
+	encumbered := func(on string) {
+		t.Helper()
+		b := balances(t, v.tx, on)
+		ap := v.appropriation(2027, "100-53300").Encumbered.Add(v.appropriation(2027, "100-51400").Encumbered)
+		if !b["100-191"].Equal(ap) || !b["100-342"].Equal(ap) {
+			t.Fatalf("on %s the books encumber %s (reserve %s), the appropriations %s", on, b["100-191"], b["100-342"], ap)
+		}
+	}
+	o := v.do("admin", "2027-03-01T10:00", &OrderChange{Op: OrderCreate, Line: "100-53300", Description: "Road salt", Category: CategorySupplies, Estimate: MustMoney("2000.00")}).Ref
+	v.do("admin", "2027-03-02T10:00", &OrderChange{Op: OrderBidOp, ID: o, Bid: &OrderBid{Vendor: "Morton Salt", Amount: MustMoney("2000.00"), Received: MustDate("2027-03-02")}})
+	v.do("admin", "2027-03-03T10:00", &OrderChange{Op: OrderAward, ID: o, Award: &Award{Vendor: "Morton Salt", Amount: MustMoney("2000.00"), On: MustDate("2027-03-03"), Reasons: "sole source under contract"}})
+	wantBooks(t, balances(t, v.tx, "2027-03-03"), map[string]string{"100-191": "0.00"})
+	v.do("treas", "2027-03-03T11:00", &CertifyFunds{Order: o})
+	wantBooks(t, balances(t, v.tx, "2027-03-03"), map[string]string{"100-191": "2000.00", "100-342": "2000.00"})
+	encumbered("2027-03-03")
+	v.do("admin", "2027-03-03T12:00", &OrderChange{Op: OrderIssue, ID: o})
+
+	v.do("admin", "2027-03-10T10:00", &OrderReceipt{Order: o, Delivery: Delivery{On: MustDate("2027-03-10"), Inspector: "Pat Works", Conforms: true, Invoice: "M-1", Invoiced: MustMoney("1200.00")}})
+	wantBooks(t, balances(t, v.tx, "2027-03-10"), map[string]string{"100-53300": "1200.00", "100-213": "1200.00", "100-191": "800.00"})
+	encumbered("2027-03-10")
+	v.do("admin", "2027-03-20T10:00", &OrderReceipt{Order: o, Delivery: Delivery{On: MustDate("2027-03-20"), Inspector: "Pat Works", Conforms: true, Invoice: "M-2", Invoiced: MustMoney("700.00"), Final: true,
+		Tests: []TestCharge{{Description: "chloride content", Cost: MustMoney("40.00")}}}})
+	wantBooks(t, balances(t, v.tx, "2027-03-20"), map[string]string{"100-53300": "1940.00", "100-213": "1940.00", "100-191": "0.00", "100-342": "0.00"})
+	encumbered("2027-03-20")
+
+	// The claim for both invoices: owed as a voucher now, spent once.
+	cl := v.do("admin", "2027-03-21T09:00", &ClaimChange{Op: ClaimEnter, Vendor: "Morton Salt", Invoice: "M-1+2", InvoiceDate: MustDate("2027-03-20"), Amount: MustMoney("1900.00"), Line: "100-53300", Order: o, Description: "Road salt"}).Ref
+	for _, x := range []struct{ who, what, basis string }{{"treas", CertifyFundsAvailable, ""}, {"admin", CertifyAuthorized, ""}, {"admin", CertifyConformity, "inspected on delivery"}, {"treas", CertifyValid, ""}} {
+		v.do(x.who, "2027-03-21T10:00", &ClaimChange{Op: ClaimCertify, ID: cl, Certification: x.what, Basis: x.basis})
+	}
+	wantBooks(t, balances(t, v.tx, "2027-03-21"), map[string]string{"100-53300": "1940.00", "100-213": "40.00", "100-211": "1900.00", "100-191": "0.00"})
+	v.do("treas", "2027-03-22T10:00", &CheckRun{On: MustDate("2027-03-22"), Account: "General checking", Claims: []string{cl}, Signatures: []string{"sig-wells", "sig-treas"}})
+	wantBooks(t, balances(t, v.tx, "2027-03-22"), map[string]string{"100-211": "0.00", "100-111": "-1100.00", "100-53300": "1940.00"})
+
+	// An employment encumbers; the treasurer's payroll expense against
+	// it is spent and paid out of cash at once.
+	emp := v.do("admin", "2027-04-01T09:00", &Employment{Line: "100-51400", Person: "Lee Park", Position: "Seasonal clerk", Amount: MustMoney("3000.00"), From: MustDate("2027-05-01"), Approval: "motion 2027-03-30 #4", ApprovedOn: MustDate("2027-03-30")}).Ref
+	wantBooks(t, balances(t, v.tx, "2027-04-01"), map[string]string{"100-191": "3000.00"})
+	encumbered("2027-04-01")
+	v.do("treas", "2027-05-31T09:00", &Expense{Line: "100-51400", On: MustDate("2027-05-31"), Amount: MustMoney("1000.00"), Payee: "Lee Park", Description: "May payroll", Against: emp})
+	wantBooks(t, balances(t, v.tx, "2027-05-31"), map[string]string{"100-51400": "1000.00", "100-111": "-2100.00", "100-191": "2000.00", "100-342": "2000.00"})
+	encumbered("2027-05-31")
+
+	// A certified order cancelled gives its encumbrance back.
+	o2 := v.do("admin", "2027-06-01T10:00", &OrderChange{Op: OrderCreate, Line: "100-53300", Description: "Cones", Category: CategorySupplies, Estimate: MustMoney("300.00")}).Ref
+	v.do("admin", "2027-06-01T10:01", &OrderChange{Op: OrderBidOp, ID: o2, Bid: &OrderBid{Vendor: "Uline", Amount: MustMoney("300.00"), Received: MustDate("2027-06-01")}})
+	v.do("admin", "2027-06-01T10:02", &OrderChange{Op: OrderAward, ID: o2, Award: &Award{Vendor: "Uline", Amount: MustMoney("300.00"), On: MustDate("2027-06-01"), Reasons: "one bidder"}})
+	v.do("treas", "2027-06-01T10:03", &CertifyFunds{Order: o2})
+	encumbered("2027-06-01")
+	v.do("admin", "2027-06-02T10:00", &OrderChange{Op: OrderCancel, ID: o2, Reason: "cones found in the garage"})
+	wantBooks(t, balances(t, v.tx, "2027-06-02"), map[string]string{"100-191": "2000.00"})
+	encumbered("2027-06-02")
+}
+
+// TestBooksCloseTheYear: the close of 2027 (§5.05), taken on January 4,
+// 2028, is dated December 31: every revenue and expenditure account holds
+// nothing through that day, each fund's balance moved by its revenues
+// less its expenditures, and what 2028 posted before the close stays in
+// 2028. The encumbrance of the order carried forward stays.
+func TestBooksCloseTheYear(t *testing.T) {
+	v := payablesVillage(t)
+	gf := allowClaim(v, "2027-03-02T10:00", "Sugar River Asphalt", MustMoney("500.00"), "100-53300")
+	wu := allowClaim(v, "2027-03-03T10:00", "Badger Meter", MustMoney("200.00"), "WU-53700")
+	v.do("treas", "2027-03-05T10:00", &CheckRun{On: MustDate("2027-03-05"), Account: "General checking", Claims: []string{gf, wu}, Signatures: []string{"sig-wells", "sig-treas"}})
+	o := v.do("admin", "2027-11-01T10:00", &OrderChange{Op: OrderCreate, Line: "100-53300", Description: "Salt for the winter", Category: CategorySupplies, Estimate: MustMoney("2000.00")}).Ref
+	v.do("admin", "2027-11-02T10:00", &OrderChange{Op: OrderBidOp, ID: o, Bid: &OrderBid{Vendor: "Morton Salt", Amount: MustMoney("2000.00"), Received: MustDate("2027-11-02")}})
+	v.do("admin", "2027-11-03T10:00", &OrderChange{Op: OrderAward, ID: o, Award: &Award{Vendor: "Morton Salt", Amount: MustMoney("2000.00"), On: MustDate("2027-11-03"), Reasons: "sole source under contract"}})
+	v.do("treas", "2027-11-03T11:00", &CertifyFunds{Order: o})
+	v.do("clerk", "2028-01-02T09:00", &CreateBills{Bills: []NewBill{
+		{ID: "B-G2", Account: "100101", Parcel: "0601-141-2001", Description: "weed cutting", BilledOn: MustDate("2028-01-02"), Principal: MustMoney("50.00")},
+	}})
+
+	before := balances(t, v.tx, "2027-12-31")
+	wantBooks(t, before, map[string]string{"100-46100": "800.00", "100-53300": "500.00", "WU-46100": "300.00", "WU-53700": "200.00", "100-341": "0.00", "WU-341": "0.00"})
+	v.do("treas", "2028-01-04T16:00", &YearEndClose{Year: 2027})
+
+	after := balances(t, v.tx, "2027-12-31")
+	chart, err := v.reads().Chart()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for code, m := range after {
+		if a, _ := chart.Account(code); a.Type.Line() && !m.IsZero() {
+			t.Errorf("%s holds %s through 2027 after the close", code, m)
+		}
+	}
+	wantBooks(t, after, map[string]string{"100-341": "300.00", "WU-341": "100.00", "100-191": "2000.00", "100-342": "2000.00", "100-111": "300.00", "WU-111": "100.00"})
+	entries, err := v.reads().BookEntries(MustDate("2027-12-31"), MustDate("2027-12-31"), "")
+	if err != nil || len(entries) != 1 || entries[0].Kind != KindYearEndClose {
+		t.Fatalf("the closing entry: %+v, %v", entries, err)
+	}
+	wantBooks(t, balances(t, v.tx, "2028-01-31"), map[string]string{"100-46100": "50.00", "100-341": "300.00", "100-121": "50.00"})
+}
+
+// TestBooksOfPayablesUnderAnySequence: whatever claims are allowed, paid,
+// voided, paid again or cancelled, in whatever order, every fund
+// balances, each fund's vouchers payable are its allowed claims not paid,
+// each line's expenditure its claims not cancelled, and its cash what
+// was deposited less the checks that stand (§5.07).
+func TestBooksOfPayablesUnderAnySequence(t *testing.T) {
+	base := payablesVillage(t).tx
+	deposited := map[string]Money{"100": MustMoney("800.00"), "WU": MustMoney("300.00")}
+	rapid.Check(t, func(rt *rapid.T) {
+		tx := base.clone()
+		run := func(actor, at string, p Payload) (Result, error) {
+			c := staffCmd(p.Kind(), actor, at)
+			c.Payload = p
+			return tryRun(tx, c)
+		}
+		must := func(actor, at string, p Payload) Result {
+			res, err := run(actor, at, p)
+			if err != nil {
+				rt.Fatalf("%s at %s: %v", p.Kind(), at, err)
+			}
+			return res
+		}
+		var approved, checks []string
+		steps := rapid.IntRange(1, 12).Draw(rt, "steps")
+		for s := range steps {
+			at := MustDate("2027-03-01").AddDays(s).String() + "T10:00"
+			switch op := rapid.IntRange(0, 3).Draw(rt, "op"); {
+			case op == 0 || len(approved) == 0 && len(checks) == 0:
+				line := rapid.SampledFrom([]string{"100-53300", "WU-53700"}).Draw(rt, "line")
+				id := must("clerk", at, &ClaimChange{Op: ClaimEnter, Vendor: "Vendor", Invoice: fmt.Sprintf("INV-%d", s), InvoiceDate: MustDate("2027-03-01"),
+					Amount: Cents(rapid.Int64Range(1, 150000).Draw(rt, "cents")), Line: line, Description: "work"}).Ref
+				for _, x := range []struct{ who, what, basis string }{{"treas", CertifyFundsAvailable, ""}, {"admin", CertifyAuthorized, "motion"}, {"admin", CertifyConformity, "seen"}, {"treas", CertifyValid, ""}} {
+					must(x.who, at, &ClaimChange{Op: ClaimCertify, ID: id, Certification: x.what, Basis: x.basis})
+				}
+				approved = append(approved, id)
+			case op == 1 && len(approved) > 0:
+				i := rapid.IntRange(0, len(approved)-1).Draw(rt, "claim")
+				must("treas", at, &CheckRun{On: MustDate(at[:10]), Account: "General checking", Claims: []string{approved[i]}, Signatures: []string{"sig-wells", "sig-treas"}})
+				cl, _ := ReadsOf(txRecords{tx}).Claim(approved[i])
+				checks = append(checks, cl.Check)
+				approved = slices.Delete(approved, i, i+1)
+			case op == 2 && len(checks) > 0:
+				i := rapid.IntRange(0, len(checks)-1).Draw(rt, "check")
+				ck, _ := ReadsOf(txRecords{tx}).Check(mustAtoi(rt, checks[i]))
+				must("treas", at, &CheckVoid{Number: ck.Number, Reason: "lost"})
+				checks = slices.Delete(checks, i, i+1)
+				approved = append(approved, ck.Claim)
+			case len(approved) > 0:
+				i := rapid.IntRange(0, len(approved)-1).Draw(rt, "cancel")
+				must("clerk", at, &ClaimChange{Op: ClaimCancel, ID: approved[i], Reason: "withdrawn"})
+				approved = slices.Delete(approved, i, i+1)
+			}
+		}
+		b := balances(rt, tx, "2027-12-31")
+		claims, err := ReadsOf(txRecords{tx}).Claims(2027)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		payable, spent, cash := map[string]Money{}, map[string]Money{}, maps.Clone(deposited)
+		for _, cl := range claims {
+			fund := strings.SplitN(cl.Line, "-", 2)[0]
+			switch cl.Status {
+			case ClaimApproved:
+				payable[fund] = payable[fund].Add(cl.Amount)
+				spent[cl.Line] = spent[cl.Line].Add(cl.Amount)
+			case ClaimPaid:
+				spent[cl.Line] = spent[cl.Line].Add(cl.Amount)
+				cash[fund] = cash[fund].Sub(cl.Amount)
+			}
+		}
+		for _, fund := range []string{"100", "WU"} {
+			if !b[fund+"-211"].Equal(payable[fund]) || !b[fund+"-111"].Equal(cash[fund]) || !b[fund+"-191"].IsZero() {
+				rt.Fatalf("fund %s: payable %s (want %s), cash %s (want %s), encumbrances %s; books %v", fund, b[fund+"-211"], payable[fund], b[fund+"-111"], cash[fund], b[fund+"-191"], b)
+			}
+		}
+		for _, line := range []string{"100-53300", "WU-53700"} {
+			if !b[line].Equal(spent[line]) {
+				rt.Fatalf("line %s: expenditure %s, claims not cancelled %s", line, b[line], spent[line])
+			}
+		}
+	})
+}
+
+func mustAtoi(t booksT, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

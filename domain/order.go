@@ -213,6 +213,12 @@ var orderKind = &Descriptor{
 	New:   func() Payload { return new(OrderChange) },
 	Check: func(c Command) error { return c.Payload.(*OrderChange).check() },
 	Apply: applyOrder,
+	// An emergency purchase's award encumbers (§5.12(7)); a cancellation
+	// releases what the order held.
+	Books: func(l *Lines, tx Tx, c Command, res Result) string {
+		commitmentLines(l, tx, res.Ref)
+		return "order " + res.Ref + " " + c.Payload.(*OrderChange).Op
+	},
 }
 
 // check checks what an order change must hold whatever the ledger says.
@@ -561,6 +567,10 @@ var certifyFundsKind = &Descriptor{
 		res.Ref, res.Note = o.ID, fmt.Sprintf("funds certified for %s: $%s of $%s available", o.ID, o.Award.Amount, a.Available())
 		return putOrder(tx, o)
 	},
+	Books: func(l *Lines, tx Tx, c Command, res Result) string {
+		commitmentLines(l, tx, res.Ref)
+		return "funds certified for " + res.Ref
+	},
 }
 
 // OrderReceipt records a delivery inspected and what it invoiced.
@@ -585,6 +595,33 @@ var orderReceiptKind = &Descriptor{
 	Roles: []Role{RoleAdministrator, RoleDepartmentHead},
 	New:   func() Payload { return new(OrderReceipt) },
 	Apply: applyOrderReceipt,
+	Books: orderReceiptLines,
+}
+
+// orderReceiptLines post a delivery as its rule charged it (§5.12(8)):
+// each expense it charged (the invoice, each test) debited to the order's
+// line and credited to invoices payable of the line's fund, owed until
+// the claim for it is allowed (§5.07(3)); and what the order held of its
+// appropriation released as far as the delivery liquidated or closed it.
+func orderReceiptLines(l *Lines, tx Tx, c Command, res Result) string {
+	o, err := loadOrder(tx, res.Ref)
+	if err != nil || len(o.Receipts) == 0 {
+		l.err = err
+		return ""
+	}
+	d := o.Receipts[len(o.Receipts)-1]
+	for _, id := range d.Expenses {
+		var e Expense
+		if _, err := tx.Get(CollectionExpenses, id, &e); err != nil {
+			l.err = err
+			return ""
+		}
+		memo := "delivery on " + o.ID + ": " + e.Description
+		l.Debit(e.Line, e.Amount, "§5.12(8)", memo)
+		l.Credit(l.Control(l.FundOf(e.Line), ControlInvoiced), e.Amount, "§5.12(8)", memo)
+	}
+	commitmentLines(l, tx, o.ID)
+	return "delivery on " + o.ID
 }
 
 // applyOrderReceipt records a delivery: a conforming one charges its

@@ -155,6 +155,44 @@ var claimKind = &Descriptor{
 	Roles: []Role{RoleTreasurer, RoleClerk, RoleAdministrator, RoleDepartmentHead, RoleBoard},
 	New:   func() Payload { return new(ClaimChange) },
 	Apply: applyClaim,
+	Books: claimLines,
+}
+
+// claimLines post a claim's allowance and its cancellation (§5.07(3)).
+// The claim is a charge against the treasury from the moment the
+// treasurer's audit approves it (its fourth certification): its line's
+// expenditure is debited and vouchers payable credited, in the line's
+// fund. A claim paying an order's delivery was counted as expenditure
+// when the delivery was invoiced, as the appropriation was charged then
+// (§5.12(8)), so its allowance moves the debt from invoices payable to
+// vouchers payable. Cancelling an allowed claim reverses its allowance.
+// Its encumbrance (the funds certification) is the books' until it is
+// allowed (commitmentLines).
+func claimLines(l *Lines, tx Tx, c Command, res Result) string {
+	p := c.Payload.(*ClaimChange)
+	cl, err := loadClaim(tx, res.Ref)
+	if err != nil {
+		l.err = err
+		return ""
+	}
+	commitmentLines(l, tx, cl.ID)
+	allowed := p.Op == ClaimCertify && cl.Status == ClaimApproved
+	cancelled := p.Op == ClaimCancel && len(cl.Missing()) == 0
+	if !allowed && !cancelled {
+		return "claim " + cl.ID + " " + p.Op
+	}
+	fund := l.FundOf(cl.Line)
+	charge := cl.Line
+	if cl.Order != "" {
+		charge = l.Control(fund, ControlInvoiced)
+	}
+	amount, memo := cl.Amount, "claim "+cl.ID+" allowed: "+cl.Vendor+", invoice "+cl.Invoice
+	if cancelled {
+		amount, memo = amount.Neg(), "claim "+cl.ID+" cancelled after its allowance"
+	}
+	l.Debit(charge, amount, "§5.07(3)", memo)
+	l.Credit(l.Control(fund, ControlPayable), amount, "§5.07(3)", memo)
+	return memo
 }
 
 func applyClaim(tx Tx, c Command, _ Env, res *Result) error {
@@ -587,6 +625,40 @@ var checkRunKind = &Descriptor{
 	Roles: []Role{RoleTreasurer},
 	New:   func() Payload { return new(CheckRun) },
 	Apply: applyCheckRun,
+	Books: checkRunLines,
+}
+
+// checkRunLines post the checks of a run (§5.07(4)): each pays its
+// allowed claim, vouchers payable debited and the cash of the claim
+// line's fund credited.
+func checkRunLines(l *Lines, tx Tx, c Command, res Result) string {
+	var run CheckRunRecord
+	if _, err := tx.Get(CollectionCheckRuns, res.Ref, &run); err != nil {
+		l.err = err
+		return ""
+	}
+	for _, n := range run.Checks {
+		var ck CheckRecord
+		if _, err := tx.Get(CollectionChecks, CheckID(n), &ck); err != nil {
+			l.err = err
+			return ""
+		}
+		checkLines(l, ck, false)
+		commitmentLines(l, tx, ck.Claim)
+	}
+	return fmt.Sprintf("check run %s: %d checks", run.ID, len(run.Checks))
+}
+
+// checkLines are the lines of one check: paid, or voided (the exact
+// reverse, §5.07(4)).
+func checkLines(l *Lines, ck CheckRecord, void bool) {
+	fund := l.FundOf(ck.Line)
+	amount, memo := ck.Amount, fmt.Sprintf("check %d to %s, claim %s", ck.Number, ck.Payee, ck.Claim)
+	if void {
+		amount, memo = amount.Neg(), fmt.Sprintf("check %d voided, claim %s payable again", ck.Number, ck.Claim)
+	}
+	l.Debit(l.Control(fund, ControlPayable), amount, "§5.07(4)", memo)
+	l.Credit(l.Control(fund, ControlCash), amount, "§5.07(4)", memo)
 }
 
 func applyCheckRun(tx Tx, c Command, _ Env, res *Result) error {
@@ -708,6 +780,18 @@ var checkVoidKind = &Descriptor{
 	Kind: KindCheckVoid, Section: "§5.07(4)", Since: 2,
 	Roles: []Role{RoleTreasurer},
 	New:   func() Payload { return new(CheckVoid) },
+	// A void reverses exactly what its check posted, dated by the void:
+	// the money is back in cash and the claim is owed again (§5.07(4)).
+	Books: func(l *Lines, tx Tx, c Command, res Result) string {
+		var ck CheckRecord
+		if _, err := tx.Get(CollectionChecks, res.Ref, &ck); err != nil {
+			l.err = err
+			return ""
+		}
+		checkLines(l, ck, true)
+		commitmentLines(l, tx, ck.Claim)
+		return fmt.Sprintf("check %d voided", ck.Number)
+	},
 	Apply: func(tx Tx, c Command, _ Env, res *Result) error {
 		p := c.Payload.(*CheckVoid)
 		var ck CheckRecord
