@@ -43,7 +43,8 @@ func booksRun(t booksT, tx *staffTx, k Kind, actor, at string, p Payload) Result
 }
 
 // tryRun applies c as staffTx.run does: through the codec, on a copy kept
-// only when the command succeeds.
+// only when the command succeeds, at a log index of its own (its
+// sequence), so that the journal keeps one entry for each command.
 func tryRun(tx *staffTx, c Command) (Result, error) {
 	if err := c.Validate(); err != nil {
 		return Result{}, err
@@ -56,7 +57,7 @@ func tryRun(tx *staffTx, c Command) (Result, error) {
 		return Result{}, err
 	}
 	work := tx.clone()
-	res, err := Apply(work, c, 7, DefaultParams())
+	res, err := Apply(work, c, c.Seq, DefaultParams())
 	if err == nil {
 		*tx = *work
 	}
@@ -292,4 +293,83 @@ func TestBooksBalanceAndTieUnderAnySequence(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestBooksOfReturnedChecks: checks come back unpaid (§5.20), one from a
+// drawer already deposited and one from a drawer still open. Each takes
+// its payment off the books as it went on (principal back to receivables,
+// the overpayment's refund no longer owed) and the money out of cash or
+// out of the receipts not yet deposited; the fee is a bill issued. A
+// check taken off a bill that a later payment also paid leaves that
+// payment owing a month's interest more: the receivables follow the
+// principal the bill now leaves unpaid, and revenue the interest paid.
+func TestBooksOfReturnedChecks(t *testing.T) {
+	tx := newStaffTx()
+	fee := DefaultParams().At(MustDate("2026-05-20")).ReturnedCheckFee
+	booksRun(t, tx, KindChart, "admin", "2026-01-02T09:00", booksChart())
+	booksRun(t, tx, KindDepository, "treasurer", "2026-01-02T09:10", &DepositoryChange{Op: DepositoryDesignate, ID: "BOB", Name: "Bank of Belleville", Institution: "Bank of Belleville", Resolution: "2026-03", From: MustDate("2026-01-01")})
+	booksRun(t, tx, KindCreateBills, "clerk", "2026-03-02T09:00", &CreateBills{Bills: []NewBill{
+		{ID: "B-W1", Account: "100101", Parcel: "0601-141-2001", Description: "water Q1", BilledOn: MustDate("2026-03-02"), Principal: MustMoney("120.00"), Revenue: "46100"},
+		{ID: "B-G1", Account: "100101", Parcel: "0601-141-2001", Description: "weed cutting", BilledOn: MustDate("2026-03-02"), Principal: MustMoney("100.00")},
+	}})
+	booksRun(t, tx, KindDrawerOpen, "clerk", "2026-03-10T08:00", &DrawerOpen{DrawerID: "D-1", Float: MustMoney("0.00")})
+	w1 := booksRun(t, tx, KindWindowPayment, "clerk", "2026-03-10T09:00", &WindowPayment{DrawerID: "D-1", BillID: "B-W1", Amount: MustMoney("130.00"), Tender: Check, Reference: "2001"})
+	g1 := booksRun(t, tx, KindWindowPayment, "clerk", "2026-03-10T09:30", &WindowPayment{DrawerID: "D-1", BillID: "B-G1", Amount: MustMoney("60.00"), Tender: Check, Reference: "2002"})
+	booksRun(t, tx, KindDrawerClose, "clerk", "2026-03-10T16:00", &DrawerClose{DrawerID: "D-1", CountedCash: MustMoney("0.00"), CountedChecks: MustMoney("190.00"), CheckCount: 2})
+	booksRun(t, tx, KindDeposit, "treasurer", "2026-03-10T16:30", &Deposit{DepositID: "DEP-1", Depository: "BOB", Drawers: []string{"D-1"}})
+	// Due April 1: with 40.00 unpaid, two months' interest (§5.10) is
+	// 1.20, and the 20.00 pays it and 18.80 of principal.
+	booksRun(t, tx, KindDrawerOpen, "clerk", "2026-05-10T08:00", &DrawerOpen{DrawerID: "D-2", Float: MustMoney("0.00")})
+	booksRun(t, tx, KindWindowPayment, "clerk", "2026-05-10T09:00", &WindowPayment{DrawerID: "D-2", BillID: "B-G1", Amount: MustMoney("20.00"), Tender: Cash, Tendered: MustMoney("20.00")})
+	if b := balances(t, tx, "2026-05-10"); !b["WU-1010"].Equal(MustMoney("130.00")) || !b["WU-212"].Equal(MustMoney("10.00")) || !b["GF-111"].Equal(MustMoney("60.00")) ||
+		!b["GF-121"].Equal(MustMoney("21.20")) || !b["48000"].Equal(MustMoney("101.20")) {
+		t.Fatalf("before the returns: %v", b)
+	}
+
+	// Both deposited checks come back on May 20.
+	booksRun(t, tx, KindReturnCheck, "treasurer", "2026-05-20T10:00", &ReturnCheck{ReturnID: "RC-1", BillID: "B-W1", Receipt: w1.Receipt.Number, FeeBillID: "B-FEE-1"})
+	booksRun(t, tx, KindReturnCheck, "treasurer", "2026-05-20T10:10", &ReturnCheck{ReturnID: "RC-2", BillID: "B-G1", Receipt: g1.Receipt.Number, FeeBillID: "B-FEE-2"})
+	b := balances(t, tx, "2026-05-20")
+	for code, want := range map[string]Money{
+		// The water bill is unpaid again, its overpayment no longer owed
+		// back, the money out of the water utility's depository account.
+		"WU-121": MustMoney("120.00"), "WU-212": MustMoney("0.00"), "WU-1010": MustMoney("0.00"), "46100": MustMoney("120.00"),
+		// Without the 60.00 the 20.00 paid 3.00 of interest on the
+		// whole 100.00 and 17.00 of principal: 83.00 unpaid, 3.00 of
+		// interest revenue; each fee is a bill of the general fund.
+		"GF-121": MustMoney("83.00").Add(fee).Add(fee), "GF-111": MustMoney("0.00"), "GF-112": MustMoney("20.00"),
+		"48000": MustMoney("103.00").Add(fee).Add(fee),
+	} {
+		if !b[code].Equal(want) {
+			t.Errorf("after the deposited checks came back, account %s: %s, want %s (all: %v)", code, b[code], want, b)
+		}
+	}
+	fig, err := tx.bill(t, "B-G1").Figures(MustDate("2026-05-20"), DefaultParams())
+	if err != nil || !fig.UnpaidPrincipal.Equal(MustMoney("83.00")) {
+		t.Fatalf("B-G1's unpaid principal: %v, %v; the receivables must tie to it", fig.UnpaidPrincipal, err)
+	}
+
+	// A check still in an open drawer comes back: out of the receipts
+	// not yet deposited, and the deposit of that drawer leaves it out.
+	w3 := booksRun(t, tx, KindWindowPayment, "clerk", "2026-05-21T09:00", &WindowPayment{DrawerID: "D-2", BillID: "B-W1", Amount: MustMoney("50.00"), Tender: Check, Reference: "3001"})
+	if b := balances(t, tx, "2026-05-21"); !b["WU-112"].Equal(MustMoney("50.00")) || !b["WU-121"].Equal(MustMoney("73.60")) || !b["46100"].Equal(MustMoney("123.60")) {
+		t.Fatalf("after the second water payment: %v", b)
+	}
+	booksRun(t, tx, KindReturnCheck, "treasurer", "2026-05-22T10:00", &ReturnCheck{ReturnID: "RC-3", BillID: "B-W1", Receipt: w3.Receipt.Number, FeeBillID: "B-FEE-3"})
+	booksRun(t, tx, KindDrawerClose, "clerk", "2026-05-22T16:00", &DrawerClose{DrawerID: "D-2", CountedCash: MustMoney("20.00")})
+	booksRun(t, tx, KindDeposit, "treasurer", "2026-05-22T16:30", &Deposit{DepositID: "DEP-2", Depository: "BOB", Drawers: []string{"D-2"}})
+	b = balances(t, tx, "2026-05-31")
+	for code, want := range map[string]Money{
+		"WU-121": MustMoney("120.00"), "WU-112": MustMoney("0.00"), "WU-1010": MustMoney("0.00"), "46100": MustMoney("120.00"),
+		"GF-121": MustMoney("83.00").Add(fee.MulInt(3)), "GF-112": MustMoney("0.00"), "GF-111": MustMoney("20.00"),
+		"48000": MustMoney("103.00").Add(fee.MulInt(3)),
+	} {
+		if !b[code].Equal(want) {
+			t.Errorf("on May 31, account %s: %s, want %s (all: %v)", code, b[code], want, b)
+		}
+	}
+	entries, err := ReadsOf(txRecords{tx}).BookEntries(MustDate("2026-05-20"), MustDate("2026-05-22"), "WU-1010")
+	if err != nil || len(entries) != 1 || entries[0].Kind != KindReturnCheck || entries[0].Lines[0].Section != "§5.20" {
+		t.Fatalf("the entries of WU-1010 in May: %+v, %v", entries, err)
+	}
 }
