@@ -373,3 +373,37 @@ func TestBooksOfReturnedChecks(t *testing.T) {
 		t.Fatalf("the entries of WU-1010 in May: %+v, %v", entries, err)
 	}
 }
+
+// TestBooksOfRefunds: an overpayment at the window is owed back
+// (§5.07(1)); approving its refund moves no money and posts nothing, and
+// the refund check takes it off refunds payable and out of the fund's
+// cash.
+func TestBooksOfRefunds(t *testing.T) {
+	tx := newStaffTx()
+	booksRun(t, tx, KindChart, "admin", "2026-01-02T09:00", booksChart())
+	booksRun(t, tx, KindDepository, "treasurer", "2026-01-02T09:10", &DepositoryChange{Op: DepositoryDesignate, ID: "BOB", Name: "Bank of Belleville", Institution: "Bank of Belleville", Resolution: "2026-03", From: MustDate("2026-01-01")})
+	booksRun(t, tx, KindCreateBills, "clerk", "2026-03-02T09:00", &CreateBills{Bills: []NewBill{
+		{ID: "B-W1", Account: "100101", Parcel: "0601-141-2001", Description: "water Q1", BilledOn: MustDate("2026-03-02"), Principal: MustMoney("120.00"), Revenue: "46100"},
+	}})
+	booksRun(t, tx, KindDrawerOpen, "clerk", "2026-03-10T08:00", &DrawerOpen{DrawerID: "D-1", Float: MustMoney("0.00")})
+	pay := staffCmd(KindWindowPayment, "clerk", "2026-03-10T09:00")
+	pay.Payload = &WindowPayment{DrawerID: "D-1", BillID: "B-W1", Amount: MustMoney("125.00"), Tender: Cash, Tendered: MustMoney("125.00")}
+	if _, err := tryRun(tx, pay); err != nil {
+		t.Fatal(err)
+	}
+	booksRun(t, tx, KindDrawerClose, "clerk", "2026-03-10T16:00", &DrawerClose{DrawerID: "D-1", CountedCash: MustMoney("125.00")})
+	booksRun(t, tx, KindDeposit, "treasurer", "2026-03-10T16:30", &Deposit{DepositID: "DEP-1", Depository: "BOB", Drawers: []string{"D-1"}})
+	booksRun(t, tx, KindIssueRefund, "treasurer", "2026-03-11T09:00", &IssueRefund{Op: "approve", BillID: "B-W1", CommandID: pay.ID})
+	if b := balances(t, tx, "2026-03-11"); !b["WU-212"].Equal(MustMoney("5.00")) || !b["WU-1010"].Equal(MustMoney("125.00")) {
+		t.Fatalf("after the approval: %v; want 5.00 still owed back, 125.00 in the bank", b)
+	}
+	booksRun(t, tx, KindIssueRefund, "clerk", "2026-03-12T09:00", &IssueRefund{Op: "check", BillID: "B-W1", CommandID: pay.ID, CheckNumber: "5001"})
+	b := balances(t, tx, "2026-03-12")
+	if !b["WU-212"].IsZero() || !b["WU-1010"].Equal(MustMoney("120.00")) || !b["WU-121"].IsZero() || !b["46100"].Equal(MustMoney("120.00")) {
+		t.Fatalf("after the refund check: %v", b)
+	}
+	entries, err := ReadsOf(txRecords{tx}).BookEntries(MustDate("2026-03-11"), MustDate("2026-03-12"), "")
+	if err != nil || len(entries) != 1 || entries[0].Kind != KindIssueRefund || entries[0].Memo != "refund check 5001 on B-W1" {
+		t.Fatalf("the entries of the refund: %+v, %v; want only the check's", entries, err)
+	}
+}
