@@ -129,6 +129,10 @@ type Lines struct {
 	err   error
 	tx    Tx
 	chart *Chart
+	// params are the parameters in force (Env.Params), for the lines
+	// that recompute a §5.10 account (a returned check); nil in the
+	// zero Lines.
+	params *Params
 }
 
 // newLines returns the lines of a posting inside tx.
@@ -315,6 +319,7 @@ func postBooks(tx Tx, d *Descriptor, c Command, env Env, res Result) error {
 	if err != nil {
 		return err
 	}
+	l.params = env.Params
 	memo := d.Books(l, tx, c, res)
 	if l.err != nil {
 		return l.err

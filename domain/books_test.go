@@ -230,13 +230,15 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // TestBooksBalanceAndTieUnderAnySequence: whatever bills are issued and
-// paid, by card or at the window, in whatever order and amounts, every
-// fund balances and each fund's receivables are the principal its open
-// bills still owe.
+// paid, by card or in cash or by check at the window, whatever checks come
+// back (from a drawer deposited or not), in whatever order and amounts,
+// every fund balances and each fund's receivables are the principal its
+// open bills (the returned-check fees among them) still owe.
 func TestBooksBalanceAndTieUnderAnySequence(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		tx := newStaffTx()
 		booksRun(rt, tx, KindChart, "admin", "2026-01-02T09:00", booksChart())
+		booksRun(rt, tx, KindDepository, "treasurer", "2026-01-02T09:10", &DepositoryChange{Op: DepositoryDesignate, ID: "BOB", Name: "Bank of Belleville", Institution: "Bank of Belleville", Resolution: "2026-03", From: MustDate("2026-01-01")})
 		nBills := rapid.IntRange(1, 5).Draw(rt, "bills")
 		var bills []NewBill
 		for i := range nBills {
@@ -246,39 +248,75 @@ func TestBooksBalanceAndTieUnderAnySequence(t *testing.T) {
 				BilledOn: MustDate("2026-03-02"), Principal: Cents(cents), Revenue: rev})
 		}
 		booksRun(rt, tx, KindCreateBills, "clerk", "2026-03-02T09:00", &CreateBills{Bills: bills})
+		drawer := 1
 		booksRun(rt, tx, KindDrawerOpen, "clerk", "2026-03-03T08:00", &DrawerOpen{DrawerID: "D-1", Float: MustMoney("0.00")})
-		var cash Money
-		steps := rapid.IntRange(0, 8).Draw(rt, "payments")
+		type check struct {
+			bill, receipt string
+			drawer        int
+			amount        Money
+		}
+		var checks []check      // taken and not returned
+		var cash, checked Money // in the open drawer
+		var fees []string
+		steps := rapid.IntRange(0, 12).Draw(rt, "steps")
 		for s := range steps {
 			bill := bills[rapid.IntRange(0, nBills-1).Draw(rt, "bill")].ID
 			amount := Cents(rapid.Int64Range(1, 60000).Draw(rt, "amount"))
 			at := fmt.Sprintf("2026-%02d-%02dT10:%02d", 3+s/4, 3+s, s)
-			if rapid.Bool().Draw(rt, "card") {
+			switch rapid.IntRange(0, 4).Draw(rt, "step") {
+			case 0: // by card at the kiosk
 				c := staffCmd(KindPayBill, "kiosk", at)
 				c.Payload = &PayBill{BillID: bill, Amount: amount, Tender: Card, Reference: "SIM"}
 				tryRun(tx, c) // a refusal (over the limit) posts nothing
-				continue
-			}
-			c := staffCmd(KindWindowPayment, "clerk", at)
-			c.Payload = &WindowPayment{DrawerID: "D-1", BillID: bill, Amount: amount, Tender: Cash, Tendered: amount}
-			if _, err := tryRun(tx, c); err == nil {
-				cash = cash.Add(amount)
+			case 1: // cash at the window
+				c := staffCmd(KindWindowPayment, "clerk", at)
+				c.Payload = &WindowPayment{DrawerID: fmt.Sprintf("D-%d", drawer), BillID: bill, Amount: amount, Tender: Cash, Tendered: amount}
+				if _, err := tryRun(tx, c); err == nil {
+					cash = cash.Add(amount)
+				}
+			case 2: // a check at the window
+				c := staffCmd(KindWindowPayment, "clerk", at)
+				c.Payload = &WindowPayment{DrawerID: fmt.Sprintf("D-%d", drawer), BillID: bill, Amount: amount, Tender: Check, Reference: fmt.Sprintf("%d", 1000+s)}
+				if res, err := tryRun(tx, c); err == nil {
+					checked = checked.Add(amount)
+					checks = append(checks, check{bill, res.Receipt.Number, drawer, amount})
+				}
+			case 3: // a check comes back
+				if len(checks) == 0 {
+					continue
+				}
+				i := rapid.IntRange(0, len(checks)-1).Draw(rt, "returned")
+				ch := checks[i]
+				fee := fmt.Sprintf("FEE-%d", s)
+				booksRun(rt, tx, KindReturnCheck, "treasurer", at, &ReturnCheck{ReturnID: fmt.Sprintf("RC-%d", s), BillID: ch.bill, Receipt: ch.receipt, FeeBillID: fee})
+				fees = append(fees, fee)
+				if ch.drawer == drawer {
+					checked = checked.Sub(ch.amount)
+				}
+				checks = append(checks[:i:i], checks[i+1:]...)
+			case 4: // the drawer is counted, deposited and a new one opened
+				id := fmt.Sprintf("D-%d", drawer)
+				booksRun(rt, tx, KindDrawerClose, "clerk", at, &DrawerClose{DrawerID: id, CountedCash: cash, CountedChecks: checked})
+				booksRun(rt, tx, KindDeposit, "treasurer", at, &Deposit{DepositID: fmt.Sprintf("DEP-%d", s), Depository: "BOB", Drawers: []string{id}})
+				drawer++
+				cash, checked = Cents(0), Cents(0)
+				booksRun(rt, tx, KindDrawerOpen, "clerk", at, &DrawerOpen{DrawerID: fmt.Sprintf("D-%d", drawer), Float: MustMoney("0.00")})
 			}
 		}
 		counted := cash.Add(Cents(rapid.Int64Range(-300, 300).Draw(rt, "over or short")))
 		if counted.IsNegative() {
 			counted = Cents(0)
 		}
-		booksRun(rt, tx, KindDrawerClose, "clerk", "2026-06-30T16:00", &DrawerClose{DrawerID: "D-1", CountedCash: counted})
+		booksRun(rt, tx, KindDrawerClose, "clerk", "2026-06-30T16:00", &DrawerClose{DrawerID: fmt.Sprintf("D-%d", drawer), CountedCash: counted, CountedChecks: checked})
 		b := balances(rt, tx, "2026-12-31")
 		owed := map[string]Money{}
-		for _, nb := range bills {
-			bill, _, err := loadBill(tx, nb.ID, true)
+		for _, id := range append(billIDs(bills), fees...) {
+			bill, _, err := loadBill(tx, id, true)
 			if err != nil {
 				rt.Fatal(err)
 			}
 			fund := "GF"
-			if nb.Revenue == "46100" {
+			if bill.Revenue == "46100" {
 				fund = "WU"
 			}
 			fig, err := bill.Figures(MustDate("2026-06-30"), DefaultParams())

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -252,11 +253,16 @@ var returnCheckKind = &Descriptor{
 // overpayment out of refunds payable (the rule cancels that refund), and
 // the money out of the receipts not yet deposited while the check was
 // still in its drawer (or had none), out of cash once its drawer was
-// deposited (§5.06). Taking the payment off recomputes the bill's §5.10
-// account from the payments left, which may then owe more interest and
-// so pay less principal than they did when they posted: the receivables
-// follow the principal the bill now leaves unpaid, the difference going
-// to revenue. The fee is a bill issued (billLines).
+// deposited (§5.06). The fee is a bill issued (billLines).
+//
+// Taking the payment off recomputes the bill's §5.10 account from the
+// payments left, which may then owe more interest and so pay less
+// principal (or overpay less) than when they posted. The receivables
+// follow the principal the bill leaves unpaid, before and after, as the
+// account computes it with and without the check; the difference from
+// the check's own principal is a re-allocation between receivables and
+// revenue. A refund the other payments made due stands, as the rule
+// leaves it, so refunds payable move only by the check's own.
 func returnCheckLines(l *Lines, tx Tx, c Command, res Result) string {
 	in := c.Payload.(*ReturnCheck)
 	var rec ReturnedCheckRecord
@@ -295,15 +301,13 @@ func returnCheckLines(l *Lines, tx Tx, c Command, res Result) string {
 	l.Debit(rev, pay.Amount.Sub(al.Principal).Sub(al.Overpayment), sectionReturnedCheck, "interest and penalty on "+bill.ID+" reversed, "+memo)
 	l.Debit(l.Control(fund, ControlRefunds), al.Overpayment, sectionRefund, "refund of the overpayment cancelled, "+memo)
 	l.Credit(l.Control(fund, money), pay.Amount, sectionReturnedCheck, memo+", "+where)
-	if bill.Summary != nil {
-		// What the books hold of the bill's principal after the reversal
-		// (the principal less what the payments left paid of it as they
-		// posted) against what its account now leaves unpaid.
-		held := bill.Principal
-		for _, p := range bill.Payments {
-			held = held.Sub(p.Allocation.Principal)
+	if l.params != nil {
+		diff, err := reallocated(tx, bill, pay, l.params)
+		if err != nil {
+			l.err = err
+			return ""
 		}
-		if diff := bill.Summary.UnpaidPrincipal.Sub(held); !diff.IsZero() {
+		if !diff.IsZero() {
 			l.Debit(l.Control(fund, ControlReceivable), diff, sectionReceivable, "the payments left on "+bill.ID+" re-allocated without the returned check")
 			l.Credit(rev, diff, sectionReceivable, "the payments left on "+bill.ID+" re-allocated without the returned check")
 		}
@@ -312,6 +316,48 @@ func returnCheckLines(l *Lines, tx Tx, c Command, res Result) string {
 		billLines(l, tx, []string{rec.FeeBillID})
 	}
 	return "returned check " + rec.ID + " on " + bill.ID
+}
+
+// reallocated returns how much more principal bill (read with all its
+// payments, after the return) leaves unpaid without the returned payment
+// pay than the payment's own principal: the principal the payments left
+// now pay less of (negative: more) once the account is recomputed
+// without it (§5.10).
+func reallocated(tx Tx, bill Bill, pay BillPayment, p *Params) (Money, error) {
+	after, _, err := bill.account(bill.latestPayment(), p)
+	if err != nil {
+		return Money{}, err
+	}
+	// The bill as it stood: pay back in its place among the payments,
+	// which a bill stored by slots keeps in the order it took them.
+	at := len(bill.Payments)
+	if s := bill.Summary; s != nil {
+		slot := -1
+		for _, k := range s.Removed {
+			var old BillPayment
+			if _, err := tx.Get(CollectionBillPayments, paymentSlot(bill.ID, k), &old); err != nil {
+				return Money{}, err
+			}
+			if old.CommandID == pay.CommandID {
+				slot = k
+			}
+		}
+		if slot >= 0 {
+			at = 0
+			for _, k := range s.live() {
+				if k < slot {
+					at++
+				}
+			}
+		}
+	}
+	before := bill
+	before.Payments = slices.Insert(slices.Clone(bill.Payments), at, pay)
+	was, _, err := before.account(before.latestPayment(), p)
+	if err != nil {
+		return Money{}, err
+	}
+	return after.UnpaidPrincipal.Sub(was.UnpaidPrincipal).Sub(pay.Allocation.Principal), nil
 }
 
 var issueRefundKind = &Descriptor{
