@@ -42,6 +42,10 @@ const (
 	ControlDueToOthers Control = "due_to_governments" // taxes collected for other jurisdictions
 	ControlPayable     Control = "vouchers_payable"   // claims allowed and not yet paid
 	ControlFundBalance Control = "fund_balance"       // what the fund holds net of what it owes
+
+	// The treasury's and the tax roll's.
+	ControlInvestments   Control = "investments"     // securities bought with the fund's money (§5.09)
+	ControlDueFromCounty Control = "due_from_county" // village bills certified to the tax roll, which the county collects (§5.10)
 )
 
 // standardAccount is the account a fund gets for a control it has none for.
@@ -59,6 +63,9 @@ var controls = map[Control]standardAccount{
 	ControlDueToOthers: {AccountLiability, "221", "Due to other governments"},
 	ControlPayable:     {AccountLiability, "211", "Vouchers payable"},
 	ControlFundBalance: {AccountFundBalance, "341", "Unassigned fund balance"},
+
+	ControlInvestments:   {AccountAsset, "115", "Investments"},
+	ControlDueFromCounty: {AccountAsset, "132", "Due from the county: bills on the tax roll"},
 }
 
 // controlNames lists the controls of type t, for messages.

@@ -445,3 +445,39 @@ func TestBooksOfRefunds(t *testing.T) {
 		t.Fatalf("the entries of the refund: %+v, %v; want only the check's", entries, err)
 	}
 }
+
+// TestBooksOfInterestAndInvestments: interest a depository credits is
+// cash of the fund of the revenue line named (§5.06); an investment moves
+// the fund's money from cash to investments and back when it is redeemed,
+// and its interest is cash and revenue of that fund (§5.09).
+func TestBooksOfInterestAndInvestments(t *testing.T) {
+	tx := newStaffTx()
+	booksRun(t, tx, KindChart, "admin", "2026-01-02T09:00", booksChart())
+	booksRun(t, tx, KindChart, "admin", "2026-01-02T09:05", &ChartChange{Accounts: []ChartAccount{
+		{Code: "48110", Type: AccountRevenue, Name: "Interest on deposits and investments", Fund: "GF", Major: "Miscellaneous"},
+		{Code: "46910", Type: AccountRevenue, Name: "Water utility interest", Fund: "WU", Major: "Charges for services"},
+	}})
+	booksRun(t, tx, KindDepository, "treasurer", "2026-01-02T09:10", &DepositoryChange{Op: DepositoryDesignate, ID: "BOB", Name: "Bank of Belleville", Institution: "Bank of Belleville", Resolution: "2026-03", From: MustDate("2026-01-01")})
+	booksRun(t, tx, KindDepositoryInterest, "treasurer", "2026-01-31T15:00", &DepositoryInterest{Depository: "BOB", On: MustDate("2026-01-31"), Amount: MustMoney("12.34"), Revenue: "48110", Statement: "January"})
+	booksRun(t, tx, KindDepositoryInterest, "treasurer", "2026-01-31T15:05", &DepositoryInterest{Depository: "BOB", On: MustDate("2026-01-31"), Amount: MustMoney("5.00"), Revenue: "46910", Statement: "January"})
+	if b := balances(t, tx, "2026-01-31"); !b["GF-111"].Equal(MustMoney("12.34")) || !b["48110"].Equal(MustMoney("12.34")) || !b["WU-1010"].Equal(MustMoney("5.00")) || !b["46910"].Equal(MustMoney("5.00")) {
+		t.Fatalf("after the depository's interest: %v", b)
+	}
+	booksRun(t, tx, KindInvestment, "treasurer", "2026-02-02T10:00", &InvestmentChange{Op: InvestmentBuy, ID: "INV-1", Security: "LGIP deposit", Institution: "State of Wisconsin Investment Board",
+		Ground: "lgip", Fund: "GF", Amount: MustMoney("10.00"), PurchasedOn: MustDate("2026-02-02"), MaturesOn: MustDate("2026-08-02"), Rate: "4.25"})
+	if b := balances(t, tx, "2026-02-02"); !b["GF-115"].Equal(MustMoney("10.00")) || !b["GF-111"].Equal(MustMoney("2.34")) {
+		t.Fatalf("after the purchase: %v", b)
+	}
+	booksRun(t, tx, KindInvestmentInterest, "treasurer", "2026-05-01T10:00", &InvestmentInterest{Investment: "INV-1", On: MustDate("2026-05-01"), Amount: MustMoney("0.11"), Revenue: "48110"})
+	booksRun(t, tx, KindInvestment, "treasurer", "2026-08-03T10:00", &InvestmentChange{Op: InvestmentRedeem, ID: "INV-1", RedeemedOn: MustDate("2026-08-03")})
+	b := balances(t, tx, "2026-08-31")
+	for code, want := range map[string]string{"GF-115": "0.00", "GF-111": "12.45", "48110": "12.45", "WU-1010": "5.00", "46910": "5.00"} {
+		if !b[code].Equal(MustMoney(want)) {
+			t.Errorf("account %s: %s, want %s (all: %v)", code, b[code], want, b)
+		}
+	}
+	ch, _ := ReadsOf(txRecords{tx}).Chart()
+	if a, ok := ch.Account("GF-115"); !ok || a.Control != ControlInvestments || a.Type != AccountAsset {
+		t.Errorf("the general fund's investments account: %+v, %v", a, ok)
+	}
+}
