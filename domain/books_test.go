@@ -481,3 +481,41 @@ func TestBooksOfInterestAndInvestments(t *testing.T) {
 		t.Errorf("the general fund's investments account: %+v, %v", a, ok)
 	}
 }
+
+// TestBooksOfTheNovemberRun: the penalty step posts nothing; certifying
+// the tax roll (§5.10) takes each bill's unpaid principal out of its
+// fund's receivables into what the county owes, with the interest and
+// penalty certified, as revenue of the bill's line. A bill not on the roll
+// stays a receivable, and the receivables still tie to the bills open.
+func TestBooksOfTheNovemberRun(t *testing.T) {
+	tx := newStaffTx()
+	booksRun(t, tx, KindChart, "admin", "2026-01-02T09:00", booksChart())
+	booksRun(t, tx, KindCreateBills, "clerk", "2026-03-02T09:00", &CreateBills{Bills: []NewBill{
+		{ID: "B-W1", Account: "100101", Parcel: "0601-141-2001", Description: "water Q1", BilledOn: MustDate("2026-03-02"), Principal: MustMoney("120.00"), Revenue: "46100"},
+		{ID: "B-G1", Account: "100101", Parcel: "0601-141-2001", Description: "weed cutting", BilledOn: MustDate("2026-03-02"), Principal: MustMoney("100.00")},
+		// Due November 19: its cycle is next year's.
+		{ID: "B-G2", Account: "100101", Parcel: "0601-141-2001", Description: "snow removal", BilledOn: MustDate("2026-10-20"), Principal: MustMoney("40.00")},
+	}})
+	// Half the water bill is paid in March, before it is due.
+	booksRun(t, tx, KindPayBill, "kiosk", "2026-03-10T10:00", &PayBill{BillID: "B-W1", Amount: MustMoney("60.00"), Tender: Card, Reference: "SIM-1"})
+	booksRun(t, tx, KindNovemberRun, "treasurer", "2026-11-02T09:00", &NovemberStep{Op: "penalties", Year: 2026, Bills: []string{"B-G1", "B-W1"}})
+	if entries, err := ReadsOf(txRecords{tx}).BookEntries(MustDate("2026-11-02"), MustDate("2026-11-02"), ""); err != nil || len(entries) != 0 {
+		t.Fatalf("the penalty step posted %+v, %v", entries, err)
+	}
+	booksRun(t, tx, KindNovemberRun, "treasurer", "2026-11-16T09:00", &NovemberStep{Op: "certify", Year: 2026, Bills: []string{"B-G1", "B-W1"}})
+	// Interest runs from April 2 to November 2 (8 months at 1.5%) and
+	// the penalty is 1.5% of the principal unpaid on November 2.
+	b := balances(t, tx, "2026-11-30")
+	for code, want := range map[string]string{
+		"GF-121": "40.00", "GF-132": "113.50", "48000": "153.50",
+		"WU-121": "0.00", "WU-132": "68.10", "46100": "128.10", "WU-112": "60.00",
+	} {
+		if !b[code].Equal(MustMoney(want)) {
+			t.Errorf("account %s: %s, want %s (all: %v)", code, b[code], want, b)
+		}
+	}
+	var run NovemberRun
+	if _, err := tx.Get(CollectionNovemberRuns, "2026", &run); err != nil || !run.CertifiedTotal.Equal(MustMoney("181.60")) {
+		t.Fatalf("the run certified %s, %v; the books' due from the county is 181.60", run.CertifiedTotal, err)
+	}
+}
