@@ -519,3 +519,68 @@ func TestBooksOfTheNovemberRun(t *testing.T) {
 		t.Fatalf("the run certified %s, %v; the books' due from the county is 181.60", run.CertifiedTotal, err)
 	}
 }
+
+// TestBooksOfPropertyTax: the November run certifies a weed-cutting bill
+// and a water bill (§5.10), which come back as special items of the
+// parcel's tax bill with a special assessment of the village's own. The
+// first installment's general tax is owed to the taxing jurisdictions,
+// the certified bills' items settle what the county owed each fund, and
+// the assessment is revenue of the line collecting property tax (Ch. 74);
+// the second payment's excess is owed back (§5.07(1)); a settlement paid
+// to the school district takes the liability down against cash (§5.17).
+func TestBooksOfPropertyTax(t *testing.T) {
+	tx := newStaffTx()
+	booksRun(t, tx, KindChart, "admin", "2026-01-02T09:00", booksChart())
+	booksRun(t, tx, KindChart, "admin", "2026-01-02T09:05", &ChartChange{Accounts: []ChartAccount{
+		{Code: "41100", Type: AccountRevenue, Name: "General property taxes", Fund: "GF", Major: "Taxes", Sources: []string{SourcePropertyTax}},
+	}})
+	booksRun(t, tx, KindCreateBills, "clerk", "2026-03-02T09:00", &CreateBills{Bills: []NewBill{
+		{ID: "B-W1", Account: "100101", Parcel: "0601-141-2001", Description: "water Q1", BilledOn: MustDate("2026-03-02"), Principal: MustMoney("120.00"), Revenue: "46100"},
+		{ID: "B-G1", Account: "100101", Parcel: "0601-141-2001", Description: "weed cutting", BilledOn: MustDate("2026-03-02"), Principal: MustMoney("100.00")},
+	}})
+	booksRun(t, tx, KindNovemberRun, "treasurer", "2026-11-02T09:00", &NovemberStep{Op: "penalties", Year: 2026, Bills: []string{"B-G1", "B-W1"}})
+	booksRun(t, tx, KindNovemberRun, "treasurer", "2026-11-16T09:00", &NovemberStep{Op: "certify", Year: 2026, Bills: []string{"B-G1", "B-W1"}})
+	if b := balances(t, tx, "2026-11-30"); !b["GF-132"].Equal(MustMoney("113.50")) || !b["WU-132"].Equal(MustMoney("136.20")) {
+		t.Fatalf("after the certification: %v", b)
+	}
+	tb := TaxBill{ID: TaxBillID(2026, "0601-141-2001"), Parcel: "0601-141-2001", County: Dane, TaxYear: 2026, IssuedOn: MustDate("2026-12-10"),
+		GeneralTax: MustMoney("3001.25"),
+		SpecialItems: []TaxItem{
+			{Description: "Special charge: weed cutting", Amount: MustMoney("113.50"), BillID: "B-G1"},
+			{Description: "Special charge: water", Amount: MustMoney("136.20"), BillID: "B-W1"},
+			{Description: "Special assessment: sidewalk", Amount: MustMoney("50.00")},
+		}}
+	if err := PutTaxBill(tx, tb); err != nil {
+		t.Fatal(err)
+	}
+	// The first installment: every special item and half the general tax.
+	booksRun(t, tx, KindPayPropertyTax, "kiosk", "2026-12-15T10:00", &PayPropertyTax{TaxBillID: tb.ID, Option: TaxFirstInstallment, Amount: MustMoney("1800.33"), Tender: Card, Reference: "SIM-1"})
+	b := balances(t, tx, "2026-12-31")
+	for code, want := range map[string]string{
+		"GF-221": "1500.63", "GF-132": "0.00", "41100": "50.00", "GF-112": "1664.13",
+		"WU-132": "0.00", "WU-112": "136.20",
+	} {
+		if !b[code].Equal(MustMoney(want)) {
+			t.Errorf("after the first installment, account %s: %s, want %s (all: %v)", code, b[code], want, b)
+		}
+	}
+	// The rest, and ten dollars more.
+	booksRun(t, tx, KindPayPropertyTax, "kiosk", "2027-01-20T10:00", &PayPropertyTax{TaxBillID: tb.ID, Option: TaxFull, Amount: MustMoney("1510.62"), Tender: Card, Reference: "SIM-2"})
+	booksRun(t, tx, KindLevyApportionment, "treasurer", "2027-01-05T09:00", &LevyApportionment{County: Dane, TaxYear: 2026, ReceivedOn: MustDate("2026-12-01"), Total: MustMoney("3001.25"),
+		Shares: []LevyShare{
+			{Jurisdiction: "dane", Name: "Dane County", Kind: JurisdictionCounty, Levy: MustMoney("1000.00")},
+			{Jurisdiction: "belleville", Name: "Village of Belleville", Kind: JurisdictionVillage, Levy: MustMoney("1001.25")},
+			{Jurisdiction: "belleville-sd", Name: "Belleville School District", Kind: JurisdictionSchool, Levy: MustMoney("1000.00")},
+		}})
+	booksRun(t, tx, KindCountySettlement, "treasurer", "2027-01-21T09:00", &CountySettlement{County: Dane, TaxYear: 2026, Period: SettleJanuary, Jurisdiction: "belleville-sd", PaidOn: MustDate("2027-01-21"), Amount: MustMoney("500.00"), Reference: "7001"})
+	b = balances(t, tx, "2027-01-31")
+	// The card receipts have not reached the bank through any command
+	// yet, so the settlement draws the general fund's cash below zero.
+	for code, want := range map[string]string{
+		"GF-221": "2501.25", "GF-212": "10.00", "GF-112": "3174.75", "GF-111": "-500.00", "41100": "50.00",
+	} {
+		if !b[code].Equal(MustMoney(want)) {
+			t.Errorf("after the settlement, account %s: %s, want %s (all: %v)", code, b[code], want, b)
+		}
+	}
+}
