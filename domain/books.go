@@ -49,6 +49,10 @@ const (
 	// fund balance a statement shows.
 	ControlEncumbrances        Control = "encumbrances"             // budgetary: commitments outstanding
 	ControlReserveEncumbrances Control = "reserve_for_encumbrances" // budgetary: fund balance reserved for them
+
+	// The treasury's and the tax roll's.
+	ControlInvestments   Control = "investments"     // securities bought with the fund's money (§5.09)
+	ControlDueFromCounty Control = "due_from_county" // village bills certified to the tax roll, which the county collects (§5.10)
 )
 
 // standardAccount is the account a fund gets for a control it has none for.
@@ -70,6 +74,9 @@ var controls = map[Control]standardAccount{
 	// Budgetary (§5.05, §5.12(6)).
 	ControlEncumbrances:        {AccountAsset, "191", "Encumbrances outstanding (budgetary)"},
 	ControlReserveEncumbrances: {AccountFundBalance, "342", "Reserve for encumbrances (budgetary)"},
+
+	ControlInvestments:   {AccountAsset, "115", "Investments"},
+	ControlDueFromCounty: {AccountAsset, "132", "Due from the county: bills on the tax roll"},
 }
 
 // controlNames lists the controls of type t, for messages.
@@ -149,6 +156,10 @@ type Lines struct {
 	tx    Tx
 	chart *Chart
 	on    Date // the entry's date when not the command's (DateOn)
+	// params are the parameters in force (Env.Params), for the lines
+	// that recompute a §5.10 account (a returned check); nil in the
+	// zero Lines.
+	params *Params
 }
 
 // newLines returns the lines of a posting inside tx.
@@ -403,6 +414,7 @@ func postBooks(tx Tx, d *Descriptor, c Command, env Env, res Result) error {
 	if err != nil {
 		return err
 	}
+	l.params = env.Params
 	memo := d.Books(l, tx, c, res)
 	if l.err != nil {
 		return l.err

@@ -45,7 +45,8 @@ func booksRun(t booksT, tx *staffTx, k Kind, actor, at string, p Payload) Result
 }
 
 // tryRun applies c as staffTx.run does: through the codec, on a copy kept
-// only when the command succeeds.
+// only when the command succeeds, at a log index of its own (its
+// sequence), so that the journal keeps one entry for each command.
 func tryRun(tx *staffTx, c Command) (Result, error) {
 	if err := c.Validate(); err != nil {
 		return Result{}, err
@@ -58,7 +59,7 @@ func tryRun(tx *staffTx, c Command) (Result, error) {
 		return Result{}, err
 	}
 	work := tx.clone()
-	res, err := Apply(work, c, 7, DefaultParams())
+	res, err := Apply(work, c, c.Seq, DefaultParams())
 	if err == nil {
 		*tx = *work
 	}
@@ -231,13 +232,15 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // TestBooksBalanceAndTieUnderAnySequence: whatever bills are issued and
-// paid, by card or at the window, in whatever order and amounts, every
-// fund balances and each fund's receivables are the principal its open
-// bills still owe.
+// paid, by card or in cash or by check at the window, whatever checks come
+// back (from a drawer deposited or not), in whatever order and amounts,
+// every fund balances and each fund's receivables are the principal its
+// open bills (the returned-check fees among them) still owe.
 func TestBooksBalanceAndTieUnderAnySequence(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		tx := newStaffTx()
 		booksRun(rt, tx, KindChart, "admin", "2026-01-02T09:00", booksChart())
+		booksRun(rt, tx, KindDepository, "treasurer", "2026-01-02T09:10", &DepositoryChange{Op: DepositoryDesignate, ID: "BOB", Name: "Bank of Belleville", Institution: "Bank of Belleville", Resolution: "2026-03", From: MustDate("2026-01-01")})
 		nBills := rapid.IntRange(1, 5).Draw(rt, "bills")
 		var bills []NewBill
 		for i := range nBills {
@@ -247,39 +250,75 @@ func TestBooksBalanceAndTieUnderAnySequence(t *testing.T) {
 				BilledOn: MustDate("2026-03-02"), Principal: Cents(cents), Revenue: rev})
 		}
 		booksRun(rt, tx, KindCreateBills, "clerk", "2026-03-02T09:00", &CreateBills{Bills: bills})
+		drawer := 1
 		booksRun(rt, tx, KindDrawerOpen, "clerk", "2026-03-03T08:00", &DrawerOpen{DrawerID: "D-1", Float: MustMoney("0.00")})
-		var cash Money
-		steps := rapid.IntRange(0, 8).Draw(rt, "payments")
+		type check struct {
+			bill, receipt string
+			drawer        int
+			amount        Money
+		}
+		var checks []check      // taken and not returned
+		var cash, checked Money // in the open drawer
+		var fees []string
+		steps := rapid.IntRange(0, 12).Draw(rt, "steps")
 		for s := range steps {
 			bill := bills[rapid.IntRange(0, nBills-1).Draw(rt, "bill")].ID
 			amount := Cents(rapid.Int64Range(1, 60000).Draw(rt, "amount"))
 			at := fmt.Sprintf("2026-%02d-%02dT10:%02d", 3+s/4, 3+s, s)
-			if rapid.Bool().Draw(rt, "card") {
+			switch rapid.IntRange(0, 4).Draw(rt, "step") {
+			case 0: // by card at the kiosk
 				c := staffCmd(KindPayBill, "kiosk", at)
 				c.Payload = &PayBill{BillID: bill, Amount: amount, Tender: Card, Reference: "SIM"}
 				tryRun(tx, c) // a refusal (over the limit) posts nothing
-				continue
-			}
-			c := staffCmd(KindWindowPayment, "clerk", at)
-			c.Payload = &WindowPayment{DrawerID: "D-1", BillID: bill, Amount: amount, Tender: Cash, Tendered: amount}
-			if _, err := tryRun(tx, c); err == nil {
-				cash = cash.Add(amount)
+			case 1: // cash at the window
+				c := staffCmd(KindWindowPayment, "clerk", at)
+				c.Payload = &WindowPayment{DrawerID: fmt.Sprintf("D-%d", drawer), BillID: bill, Amount: amount, Tender: Cash, Tendered: amount}
+				if _, err := tryRun(tx, c); err == nil {
+					cash = cash.Add(amount)
+				}
+			case 2: // a check at the window
+				c := staffCmd(KindWindowPayment, "clerk", at)
+				c.Payload = &WindowPayment{DrawerID: fmt.Sprintf("D-%d", drawer), BillID: bill, Amount: amount, Tender: Check, Reference: fmt.Sprintf("%d", 1000+s)}
+				if res, err := tryRun(tx, c); err == nil {
+					checked = checked.Add(amount)
+					checks = append(checks, check{bill, res.Receipt.Number, drawer, amount})
+				}
+			case 3: // a check comes back
+				if len(checks) == 0 {
+					continue
+				}
+				i := rapid.IntRange(0, len(checks)-1).Draw(rt, "returned")
+				ch := checks[i]
+				fee := fmt.Sprintf("FEE-%d", s)
+				booksRun(rt, tx, KindReturnCheck, "treasurer", at, &ReturnCheck{ReturnID: fmt.Sprintf("RC-%d", s), BillID: ch.bill, Receipt: ch.receipt, FeeBillID: fee})
+				fees = append(fees, fee)
+				if ch.drawer == drawer {
+					checked = checked.Sub(ch.amount)
+				}
+				checks = append(checks[:i:i], checks[i+1:]...)
+			case 4: // the drawer is counted, deposited and a new one opened
+				id := fmt.Sprintf("D-%d", drawer)
+				booksRun(rt, tx, KindDrawerClose, "clerk", at, &DrawerClose{DrawerID: id, CountedCash: cash, CountedChecks: checked})
+				booksRun(rt, tx, KindDeposit, "treasurer", at, &Deposit{DepositID: fmt.Sprintf("DEP-%d", s), Depository: "BOB", Drawers: []string{id}})
+				drawer++
+				cash, checked = Cents(0), Cents(0)
+				booksRun(rt, tx, KindDrawerOpen, "clerk", at, &DrawerOpen{DrawerID: fmt.Sprintf("D-%d", drawer), Float: MustMoney("0.00")})
 			}
 		}
 		counted := cash.Add(Cents(rapid.Int64Range(-300, 300).Draw(rt, "over or short")))
 		if counted.IsNegative() {
 			counted = Cents(0)
 		}
-		booksRun(rt, tx, KindDrawerClose, "clerk", "2026-06-30T16:00", &DrawerClose{DrawerID: "D-1", CountedCash: counted})
+		booksRun(rt, tx, KindDrawerClose, "clerk", "2026-06-30T16:00", &DrawerClose{DrawerID: fmt.Sprintf("D-%d", drawer), CountedCash: counted, CountedChecks: checked})
 		b := balances(rt, tx, "2026-12-31")
 		owed := map[string]Money{}
-		for _, nb := range bills {
-			bill, _, err := loadBill(tx, nb.ID, true)
+		for _, id := range append(billIDs(bills), fees...) {
+			bill, _, err := loadBill(tx, id, true)
 			if err != nil {
 				rt.Fatal(err)
 			}
 			fund := "GF"
-			if nb.Revenue == "46100" {
+			if bill.Revenue == "46100" {
 				fund = "WU"
 			}
 			fig, err := bill.Figures(MustDate("2026-06-30"), DefaultParams())
@@ -604,4 +643,256 @@ func mustAtoi(t booksT, s string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// TestBooksOfReturnedChecks: checks come back unpaid (§5.20), one from a
+// drawer already deposited and one from a drawer still open. Each takes
+// its payment off the books as it went on (principal back to receivables,
+// the overpayment's refund no longer owed) and the money out of cash or
+// out of the receipts not yet deposited; the fee is a bill issued. A
+// check taken off a bill that a later payment also paid leaves that
+// payment owing a month's interest more: the receivables follow the
+// principal the bill now leaves unpaid, and revenue the interest paid.
+func TestBooksOfReturnedChecks(t *testing.T) {
+	tx := newStaffTx()
+	fee := DefaultParams().At(MustDate("2026-05-20")).ReturnedCheckFee
+	booksRun(t, tx, KindChart, "admin", "2026-01-02T09:00", booksChart())
+	booksRun(t, tx, KindDepository, "treasurer", "2026-01-02T09:10", &DepositoryChange{Op: DepositoryDesignate, ID: "BOB", Name: "Bank of Belleville", Institution: "Bank of Belleville", Resolution: "2026-03", From: MustDate("2026-01-01")})
+	booksRun(t, tx, KindCreateBills, "clerk", "2026-03-02T09:00", &CreateBills{Bills: []NewBill{
+		{ID: "B-W1", Account: "100101", Parcel: "0601-141-2001", Description: "water Q1", BilledOn: MustDate("2026-03-02"), Principal: MustMoney("120.00"), Revenue: "46100"},
+		{ID: "B-G1", Account: "100101", Parcel: "0601-141-2001", Description: "weed cutting", BilledOn: MustDate("2026-03-02"), Principal: MustMoney("100.00")},
+	}})
+	booksRun(t, tx, KindDrawerOpen, "clerk", "2026-03-10T08:00", &DrawerOpen{DrawerID: "D-1", Float: MustMoney("0.00")})
+	w1 := booksRun(t, tx, KindWindowPayment, "clerk", "2026-03-10T09:00", &WindowPayment{DrawerID: "D-1", BillID: "B-W1", Amount: MustMoney("130.00"), Tender: Check, Reference: "2001"})
+	g1 := booksRun(t, tx, KindWindowPayment, "clerk", "2026-03-10T09:30", &WindowPayment{DrawerID: "D-1", BillID: "B-G1", Amount: MustMoney("60.00"), Tender: Check, Reference: "2002"})
+	booksRun(t, tx, KindDrawerClose, "clerk", "2026-03-10T16:00", &DrawerClose{DrawerID: "D-1", CountedCash: MustMoney("0.00"), CountedChecks: MustMoney("190.00"), CheckCount: 2})
+	booksRun(t, tx, KindDeposit, "treasurer", "2026-03-10T16:30", &Deposit{DepositID: "DEP-1", Depository: "BOB", Drawers: []string{"D-1"}})
+	// Due April 1: with 40.00 unpaid, two months' interest (§5.10) is
+	// 1.20, and the 20.00 pays it and 18.80 of principal.
+	booksRun(t, tx, KindDrawerOpen, "clerk", "2026-05-10T08:00", &DrawerOpen{DrawerID: "D-2", Float: MustMoney("0.00")})
+	booksRun(t, tx, KindWindowPayment, "clerk", "2026-05-10T09:00", &WindowPayment{DrawerID: "D-2", BillID: "B-G1", Amount: MustMoney("20.00"), Tender: Cash, Tendered: MustMoney("20.00")})
+	if b := balances(t, tx, "2026-05-10"); !b["WU-1010"].Equal(MustMoney("130.00")) || !b["WU-212"].Equal(MustMoney("10.00")) || !b["GF-111"].Equal(MustMoney("60.00")) ||
+		!b["GF-121"].Equal(MustMoney("21.20")) || !b["48000"].Equal(MustMoney("101.20")) {
+		t.Fatalf("before the returns: %v", b)
+	}
+
+	// Both deposited checks come back on May 20.
+	booksRun(t, tx, KindReturnCheck, "treasurer", "2026-05-20T10:00", &ReturnCheck{ReturnID: "RC-1", BillID: "B-W1", Receipt: w1.Receipt.Number, FeeBillID: "B-FEE-1"})
+	booksRun(t, tx, KindReturnCheck, "treasurer", "2026-05-20T10:10", &ReturnCheck{ReturnID: "RC-2", BillID: "B-G1", Receipt: g1.Receipt.Number, FeeBillID: "B-FEE-2"})
+	b := balances(t, tx, "2026-05-20")
+	for code, want := range map[string]Money{
+		// The water bill is unpaid again, its overpayment no longer owed
+		// back, the money out of the water utility's depository account.
+		"WU-121": MustMoney("120.00"), "WU-212": MustMoney("0.00"), "WU-1010": MustMoney("0.00"), "46100": MustMoney("120.00"),
+		// Without the 60.00 the 20.00 paid 3.00 of interest on the
+		// whole 100.00 and 17.00 of principal: 83.00 unpaid, 3.00 of
+		// interest revenue; each fee is a bill of the general fund.
+		"GF-121": MustMoney("83.00").Add(fee).Add(fee), "GF-111": MustMoney("0.00"), "GF-112": MustMoney("20.00"),
+		"48000": MustMoney("103.00").Add(fee).Add(fee),
+	} {
+		if !b[code].Equal(want) {
+			t.Errorf("after the deposited checks came back, account %s: %s, want %s (all: %v)", code, b[code], want, b)
+		}
+	}
+	fig, err := tx.bill(t, "B-G1").Figures(MustDate("2026-05-20"), DefaultParams())
+	if err != nil || !fig.UnpaidPrincipal.Equal(MustMoney("83.00")) {
+		t.Fatalf("B-G1's unpaid principal: %v, %v; the receivables must tie to it", fig.UnpaidPrincipal, err)
+	}
+
+	// A check still in an open drawer comes back: out of the receipts
+	// not yet deposited, and the deposit of that drawer leaves it out.
+	w3 := booksRun(t, tx, KindWindowPayment, "clerk", "2026-05-21T09:00", &WindowPayment{DrawerID: "D-2", BillID: "B-W1", Amount: MustMoney("50.00"), Tender: Check, Reference: "3001"})
+	if b := balances(t, tx, "2026-05-21"); !b["WU-112"].Equal(MustMoney("50.00")) || !b["WU-121"].Equal(MustMoney("73.60")) || !b["46100"].Equal(MustMoney("123.60")) {
+		t.Fatalf("after the second water payment: %v", b)
+	}
+	booksRun(t, tx, KindReturnCheck, "treasurer", "2026-05-22T10:00", &ReturnCheck{ReturnID: "RC-3", BillID: "B-W1", Receipt: w3.Receipt.Number, FeeBillID: "B-FEE-3"})
+	booksRun(t, tx, KindDrawerClose, "clerk", "2026-05-22T16:00", &DrawerClose{DrawerID: "D-2", CountedCash: MustMoney("20.00")})
+	booksRun(t, tx, KindDeposit, "treasurer", "2026-05-22T16:30", &Deposit{DepositID: "DEP-2", Depository: "BOB", Drawers: []string{"D-2"}})
+	b = balances(t, tx, "2026-05-31")
+	for code, want := range map[string]Money{
+		"WU-121": MustMoney("120.00"), "WU-112": MustMoney("0.00"), "WU-1010": MustMoney("0.00"), "46100": MustMoney("120.00"),
+		"GF-121": MustMoney("83.00").Add(fee.MulInt(3)), "GF-112": MustMoney("0.00"), "GF-111": MustMoney("20.00"),
+		"48000": MustMoney("103.00").Add(fee.MulInt(3)),
+	} {
+		if !b[code].Equal(want) {
+			t.Errorf("on May 31, account %s: %s, want %s (all: %v)", code, b[code], want, b)
+		}
+	}
+	entries, err := ReadsOf(txRecords{tx}).BookEntries(MustDate("2026-05-20"), MustDate("2026-05-22"), "WU-1010")
+	if err != nil || len(entries) != 1 || entries[0].Kind != KindReturnCheck || entries[0].Lines[0].Section != "§5.20" {
+		t.Fatalf("the entries of WU-1010 in May: %+v, %v", entries, err)
+	}
+}
+
+// TestBooksOfRefunds: an overpayment at the window is owed back
+// (§5.07(1)); approving its refund moves no money and posts nothing, and
+// the refund check takes it off refunds payable and out of the fund's
+// cash.
+func TestBooksOfRefunds(t *testing.T) {
+	tx := newStaffTx()
+	booksRun(t, tx, KindChart, "admin", "2026-01-02T09:00", booksChart())
+	booksRun(t, tx, KindDepository, "treasurer", "2026-01-02T09:10", &DepositoryChange{Op: DepositoryDesignate, ID: "BOB", Name: "Bank of Belleville", Institution: "Bank of Belleville", Resolution: "2026-03", From: MustDate("2026-01-01")})
+	booksRun(t, tx, KindCreateBills, "clerk", "2026-03-02T09:00", &CreateBills{Bills: []NewBill{
+		{ID: "B-W1", Account: "100101", Parcel: "0601-141-2001", Description: "water Q1", BilledOn: MustDate("2026-03-02"), Principal: MustMoney("120.00"), Revenue: "46100"},
+	}})
+	booksRun(t, tx, KindDrawerOpen, "clerk", "2026-03-10T08:00", &DrawerOpen{DrawerID: "D-1", Float: MustMoney("0.00")})
+	pay := staffCmd(KindWindowPayment, "clerk", "2026-03-10T09:00")
+	pay.Payload = &WindowPayment{DrawerID: "D-1", BillID: "B-W1", Amount: MustMoney("125.00"), Tender: Cash, Tendered: MustMoney("125.00")}
+	if _, err := tryRun(tx, pay); err != nil {
+		t.Fatal(err)
+	}
+	booksRun(t, tx, KindDrawerClose, "clerk", "2026-03-10T16:00", &DrawerClose{DrawerID: "D-1", CountedCash: MustMoney("125.00")})
+	booksRun(t, tx, KindDeposit, "treasurer", "2026-03-10T16:30", &Deposit{DepositID: "DEP-1", Depository: "BOB", Drawers: []string{"D-1"}})
+	booksRun(t, tx, KindIssueRefund, "treasurer", "2026-03-11T09:00", &IssueRefund{Op: "approve", BillID: "B-W1", CommandID: pay.ID})
+	if b := balances(t, tx, "2026-03-11"); !b["WU-212"].Equal(MustMoney("5.00")) || !b["WU-1010"].Equal(MustMoney("125.00")) {
+		t.Fatalf("after the approval: %v; want 5.00 still owed back, 125.00 in the bank", b)
+	}
+	booksRun(t, tx, KindIssueRefund, "clerk", "2026-03-12T09:00", &IssueRefund{Op: "check", BillID: "B-W1", CommandID: pay.ID, CheckNumber: "5001"})
+	b := balances(t, tx, "2026-03-12")
+	if !b["WU-212"].IsZero() || !b["WU-1010"].Equal(MustMoney("120.00")) || !b["WU-121"].IsZero() || !b["46100"].Equal(MustMoney("120.00")) {
+		t.Fatalf("after the refund check: %v", b)
+	}
+	entries, err := ReadsOf(txRecords{tx}).BookEntries(MustDate("2026-03-11"), MustDate("2026-03-12"), "")
+	if err != nil || len(entries) != 1 || entries[0].Kind != KindIssueRefund || entries[0].Memo != "refund check 5001 on B-W1" {
+		t.Fatalf("the entries of the refund: %+v, %v; want only the check's", entries, err)
+	}
+}
+
+// TestBooksOfInterestAndInvestments: interest a depository credits is
+// cash of the fund of the revenue line named (§5.06); an investment moves
+// the fund's money from cash to investments and back when it is redeemed,
+// and its interest is cash and revenue of that fund (§5.09).
+func TestBooksOfInterestAndInvestments(t *testing.T) {
+	tx := newStaffTx()
+	booksRun(t, tx, KindChart, "admin", "2026-01-02T09:00", booksChart())
+	booksRun(t, tx, KindChart, "admin", "2026-01-02T09:05", &ChartChange{Accounts: []ChartAccount{
+		{Code: "48110", Type: AccountRevenue, Name: "Interest on deposits and investments", Fund: "GF", Major: "Miscellaneous"},
+		{Code: "46910", Type: AccountRevenue, Name: "Water utility interest", Fund: "WU", Major: "Charges for services"},
+	}})
+	booksRun(t, tx, KindDepository, "treasurer", "2026-01-02T09:10", &DepositoryChange{Op: DepositoryDesignate, ID: "BOB", Name: "Bank of Belleville", Institution: "Bank of Belleville", Resolution: "2026-03", From: MustDate("2026-01-01")})
+	booksRun(t, tx, KindDepositoryInterest, "treasurer", "2026-01-31T15:00", &DepositoryInterest{Depository: "BOB", On: MustDate("2026-01-31"), Amount: MustMoney("12.34"), Revenue: "48110", Statement: "January"})
+	booksRun(t, tx, KindDepositoryInterest, "treasurer", "2026-01-31T15:05", &DepositoryInterest{Depository: "BOB", On: MustDate("2026-01-31"), Amount: MustMoney("5.00"), Revenue: "46910", Statement: "January"})
+	if b := balances(t, tx, "2026-01-31"); !b["GF-111"].Equal(MustMoney("12.34")) || !b["48110"].Equal(MustMoney("12.34")) || !b["WU-1010"].Equal(MustMoney("5.00")) || !b["46910"].Equal(MustMoney("5.00")) {
+		t.Fatalf("after the depository's interest: %v", b)
+	}
+	booksRun(t, tx, KindInvestment, "treasurer", "2026-02-02T10:00", &InvestmentChange{Op: InvestmentBuy, ID: "INV-1", Security: "LGIP deposit", Institution: "State of Wisconsin Investment Board",
+		Ground: "lgip", Fund: "GF", Amount: MustMoney("10.00"), PurchasedOn: MustDate("2026-02-02"), MaturesOn: MustDate("2026-08-02"), Rate: "4.25"})
+	if b := balances(t, tx, "2026-02-02"); !b["GF-115"].Equal(MustMoney("10.00")) || !b["GF-111"].Equal(MustMoney("2.34")) {
+		t.Fatalf("after the purchase: %v", b)
+	}
+	booksRun(t, tx, KindInvestmentInterest, "treasurer", "2026-05-01T10:00", &InvestmentInterest{Investment: "INV-1", On: MustDate("2026-05-01"), Amount: MustMoney("0.11"), Revenue: "48110"})
+	booksRun(t, tx, KindInvestment, "treasurer", "2026-08-03T10:00", &InvestmentChange{Op: InvestmentRedeem, ID: "INV-1", RedeemedOn: MustDate("2026-08-03")})
+	b := balances(t, tx, "2026-08-31")
+	for code, want := range map[string]string{"GF-115": "0.00", "GF-111": "12.45", "48110": "12.45", "WU-1010": "5.00", "46910": "5.00"} {
+		if !b[code].Equal(MustMoney(want)) {
+			t.Errorf("account %s: %s, want %s (all: %v)", code, b[code], want, b)
+		}
+	}
+	ch, _ := ReadsOf(txRecords{tx}).Chart()
+	if a, ok := ch.Account("GF-115"); !ok || a.Control != ControlInvestments || a.Type != AccountAsset {
+		t.Errorf("the general fund's investments account: %+v, %v", a, ok)
+	}
+}
+
+// TestBooksOfTheNovemberRun: the penalty step posts nothing; certifying
+// the tax roll (§5.10) takes each bill's unpaid principal out of its
+// fund's receivables into what the county owes, with the interest and
+// penalty certified, as revenue of the bill's line. A bill not on the roll
+// stays a receivable, and the receivables still tie to the bills open.
+func TestBooksOfTheNovemberRun(t *testing.T) {
+	tx := newStaffTx()
+	booksRun(t, tx, KindChart, "admin", "2026-01-02T09:00", booksChart())
+	booksRun(t, tx, KindCreateBills, "clerk", "2026-03-02T09:00", &CreateBills{Bills: []NewBill{
+		{ID: "B-W1", Account: "100101", Parcel: "0601-141-2001", Description: "water Q1", BilledOn: MustDate("2026-03-02"), Principal: MustMoney("120.00"), Revenue: "46100"},
+		{ID: "B-G1", Account: "100101", Parcel: "0601-141-2001", Description: "weed cutting", BilledOn: MustDate("2026-03-02"), Principal: MustMoney("100.00")},
+		// Due November 19: its cycle is next year's.
+		{ID: "B-G2", Account: "100101", Parcel: "0601-141-2001", Description: "snow removal", BilledOn: MustDate("2026-10-20"), Principal: MustMoney("40.00")},
+	}})
+	// Half the water bill is paid in March, before it is due.
+	booksRun(t, tx, KindPayBill, "kiosk", "2026-03-10T10:00", &PayBill{BillID: "B-W1", Amount: MustMoney("60.00"), Tender: Card, Reference: "SIM-1"})
+	booksRun(t, tx, KindNovemberRun, "treasurer", "2026-11-02T09:00", &NovemberStep{Op: "penalties", Year: 2026, Bills: []string{"B-G1", "B-W1"}})
+	if entries, err := ReadsOf(txRecords{tx}).BookEntries(MustDate("2026-11-02"), MustDate("2026-11-02"), ""); err != nil || len(entries) != 0 {
+		t.Fatalf("the penalty step posted %+v, %v", entries, err)
+	}
+	booksRun(t, tx, KindNovemberRun, "treasurer", "2026-11-16T09:00", &NovemberStep{Op: "certify", Year: 2026, Bills: []string{"B-G1", "B-W1"}})
+	// Interest runs from April 2 to November 2 (8 months at 1.5%) and
+	// the penalty is 1.5% of the principal unpaid on November 2.
+	b := balances(t, tx, "2026-11-30")
+	for code, want := range map[string]string{
+		"GF-121": "40.00", "GF-132": "113.50", "48000": "153.50",
+		"WU-121": "0.00", "WU-132": "68.10", "46100": "128.10", "WU-112": "60.00",
+	} {
+		if !b[code].Equal(MustMoney(want)) {
+			t.Errorf("account %s: %s, want %s (all: %v)", code, b[code], want, b)
+		}
+	}
+	var run NovemberRun
+	if _, err := tx.Get(CollectionNovemberRuns, "2026", &run); err != nil || !run.CertifiedTotal.Equal(MustMoney("181.60")) {
+		t.Fatalf("the run certified %s, %v; the books' due from the county is 181.60", run.CertifiedTotal, err)
+	}
+}
+
+// TestBooksOfPropertyTax: the November run certifies a weed-cutting bill
+// and a water bill (§5.10), which come back as special items of the
+// parcel's tax bill with a special assessment of the village's own. The
+// first installment's general tax is owed to the taxing jurisdictions,
+// the certified bills' items settle what the county owed each fund, and
+// the assessment is revenue of the line collecting property tax (Ch. 74);
+// the second payment's excess is owed back (§5.07(1)); a settlement paid
+// to the school district takes the liability down against cash (§5.17).
+func TestBooksOfPropertyTax(t *testing.T) {
+	tx := newStaffTx()
+	booksRun(t, tx, KindChart, "admin", "2026-01-02T09:00", booksChart())
+	booksRun(t, tx, KindChart, "admin", "2026-01-02T09:05", &ChartChange{Accounts: []ChartAccount{
+		{Code: "41100", Type: AccountRevenue, Name: "General property taxes", Fund: "GF", Major: "Taxes", Sources: []string{SourcePropertyTax}},
+	}})
+	booksRun(t, tx, KindCreateBills, "clerk", "2026-03-02T09:00", &CreateBills{Bills: []NewBill{
+		{ID: "B-W1", Account: "100101", Parcel: "0601-141-2001", Description: "water Q1", BilledOn: MustDate("2026-03-02"), Principal: MustMoney("120.00"), Revenue: "46100"},
+		{ID: "B-G1", Account: "100101", Parcel: "0601-141-2001", Description: "weed cutting", BilledOn: MustDate("2026-03-02"), Principal: MustMoney("100.00")},
+	}})
+	booksRun(t, tx, KindNovemberRun, "treasurer", "2026-11-02T09:00", &NovemberStep{Op: "penalties", Year: 2026, Bills: []string{"B-G1", "B-W1"}})
+	booksRun(t, tx, KindNovemberRun, "treasurer", "2026-11-16T09:00", &NovemberStep{Op: "certify", Year: 2026, Bills: []string{"B-G1", "B-W1"}})
+	if b := balances(t, tx, "2026-11-30"); !b["GF-132"].Equal(MustMoney("113.50")) || !b["WU-132"].Equal(MustMoney("136.20")) {
+		t.Fatalf("after the certification: %v", b)
+	}
+	tb := TaxBill{ID: TaxBillID(2026, "0601-141-2001"), Parcel: "0601-141-2001", County: Dane, TaxYear: 2026, IssuedOn: MustDate("2026-12-10"),
+		GeneralTax: MustMoney("3001.25"),
+		SpecialItems: []TaxItem{
+			{Description: "Special charge: weed cutting", Amount: MustMoney("113.50"), BillID: "B-G1"},
+			{Description: "Special charge: water", Amount: MustMoney("136.20"), BillID: "B-W1"},
+			{Description: "Special assessment: sidewalk", Amount: MustMoney("50.00")},
+		}}
+	if err := PutTaxBill(tx, tb); err != nil {
+		t.Fatal(err)
+	}
+	// The first installment: every special item and half the general tax.
+	booksRun(t, tx, KindPayPropertyTax, "kiosk", "2026-12-15T10:00", &PayPropertyTax{TaxBillID: tb.ID, Option: TaxFirstInstallment, Amount: MustMoney("1800.33"), Tender: Card, Reference: "SIM-1"})
+	b := balances(t, tx, "2026-12-31")
+	for code, want := range map[string]string{
+		"GF-221": "1500.63", "GF-132": "0.00", "41100": "50.00", "GF-112": "1664.13",
+		"WU-132": "0.00", "WU-112": "136.20",
+	} {
+		if !b[code].Equal(MustMoney(want)) {
+			t.Errorf("after the first installment, account %s: %s, want %s (all: %v)", code, b[code], want, b)
+		}
+	}
+	// The rest, and ten dollars more.
+	booksRun(t, tx, KindPayPropertyTax, "kiosk", "2027-01-20T10:00", &PayPropertyTax{TaxBillID: tb.ID, Option: TaxFull, Amount: MustMoney("1510.62"), Tender: Card, Reference: "SIM-2"})
+	booksRun(t, tx, KindLevyApportionment, "treasurer", "2027-01-05T09:00", &LevyApportionment{County: Dane, TaxYear: 2026, ReceivedOn: MustDate("2026-12-01"), Total: MustMoney("3001.25"),
+		Shares: []LevyShare{
+			{Jurisdiction: "dane", Name: "Dane County", Kind: JurisdictionCounty, Levy: MustMoney("1000.00")},
+			{Jurisdiction: "belleville", Name: "Village of Belleville", Kind: JurisdictionVillage, Levy: MustMoney("1001.25")},
+			{Jurisdiction: "belleville-sd", Name: "Belleville School District", Kind: JurisdictionSchool, Levy: MustMoney("1000.00")},
+		}})
+	booksRun(t, tx, KindCountySettlement, "treasurer", "2027-01-21T09:00", &CountySettlement{County: Dane, TaxYear: 2026, Period: SettleJanuary, Jurisdiction: "belleville-sd", PaidOn: MustDate("2027-01-21"), Amount: MustMoney("500.00"), Reference: "7001"})
+	b = balances(t, tx, "2027-01-31")
+	// The card receipts have not reached the bank through any command
+	// yet, so the settlement draws the general fund's cash below zero.
+	for code, want := range map[string]string{
+		"GF-221": "2501.25", "GF-212": "10.00", "GF-112": "3174.75", "GF-111": "-500.00", "41100": "50.00",
+	} {
+		if !b[code].Equal(MustMoney(want)) {
+			t.Errorf("after the settlement, account %s: %s, want %s (all: %v)", code, b[code], want, b)
+		}
+	}
 }

@@ -127,6 +127,20 @@ var countySettlementKind = &Descriptor{
 	Roles: []Role{RoleTreasurer},
 	New:   func() Payload { return new(CountySettlement) },
 	Apply: applyCountySettlement,
+	Books: countySettlementLines,
+}
+
+// countySettlementLines post a payment of a settlement to a taxing
+// jurisdiction (§5.17): what the village owes the other governments of
+// the tax it collected comes down, and so does the cash of the fund that
+// holds it (taxFund).
+func countySettlementLines(l *Lines, tx Tx, c Command, res Result) string {
+	p := c.Payload.(*CountySettlement)
+	fund := taxFund(l)
+	memo := fmt.Sprintf("%s settlement of the %d %s roll paid to %s (%s)", p.Period, p.TaxYear, p.County.Title(), p.Jurisdiction, strings.TrimSpace(p.Reference))
+	l.Debit(l.Control(fund, ControlDueToOthers), p.Amount, sectionSettlement, memo)
+	l.Credit(l.Control(fund, ControlCash), p.Amount, sectionSettlement, memo)
+	return memo
 }
 
 func applyCountySettlement(tx Tx, c Command, _ Env, res *Result) error {

@@ -104,8 +104,20 @@ var (
 		Roles: []Role{RoleTreasurer},
 		New:   func() Payload { return new(DepositoryInterest) },
 		Apply: applyDepositoryInterest,
+		Books: depositoryInterestLines,
 	}
 )
+
+// depositoryInterestLines post interest a depository credited (§5.06):
+// into the cash of the fund of the revenue account the treasurer named,
+// and that account.
+func depositoryInterestLines(l *Lines, tx Tx, c Command, res Result) string {
+	p := c.Payload.(*DepositoryInterest)
+	memo := fmt.Sprintf("interest credited by %s on %s", p.Depository, p.On)
+	l.Debit(l.Control(l.FundOf(p.Revenue), ControlCash), p.Amount, sectionDeposit, memo)
+	l.Credit(p.Revenue, p.Amount, sectionDeposit, memo)
+	return memo
+}
 
 func loadDepository(tx Tx, id string) (Depository, bool, error) {
 	var d Depository

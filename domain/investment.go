@@ -149,14 +149,57 @@ var (
 		Roles: []Role{RoleTreasurer},
 		New:   func() Payload { return new(InvestmentChange) },
 		Apply: applyInvestment,
+		Books: investmentLines,
 	}
 	investmentInterestKind = &Descriptor{
 		Kind: KindInvestmentInterest, Section: sectionInvestment, Since: 2,
 		Roles: []Role{RoleTreasurer},
 		New:   func() Payload { return new(InvestmentInterest) },
 		Apply: applyInvestmentInterest,
+		Books: investmentInterestLines,
 	}
 )
+
+// investmentLines move the money of an investment between the cash and
+// the investments of the fund that made it (§5.09): out of cash when it
+// is bought, back when it is redeemed, at the amount invested, which is
+// all the register records of it (a redemption's gain or loss is not
+// recorded, so none is posted).
+func investmentLines(l *Lines, tx Tx, c Command, res Result) string {
+	p := c.Payload.(*InvestmentChange)
+	v, err := loadInvestment(tx, p.ID)
+	if err != nil {
+		l.err = err
+		return ""
+	}
+	cash, inv := l.Control(v.Fund, ControlCash), l.Control(v.Fund, ControlInvestments)
+	if p.Op == InvestmentRedeem {
+		memo := fmt.Sprintf("investment %s redeemed on %s", v.ID, v.RedeemedOn)
+		l.Debit(cash, v.Amount, sectionInvestment, memo)
+		l.Credit(inv, v.Amount, sectionInvestment, memo)
+		return memo
+	}
+	memo := fmt.Sprintf("investment %s bought on %s: %s", v.ID, v.PurchasedOn, v.Security)
+	l.Debit(inv, v.Amount, sectionInvestment, memo)
+	l.Credit(cash, v.Amount, sectionInvestment, memo)
+	return memo
+}
+
+// investmentInterestLines post interest received on an investment
+// (§5.09): into the cash of the fund that made it, and the revenue
+// account of that fund the treasurer named.
+func investmentInterestLines(l *Lines, tx Tx, c Command, res Result) string {
+	p := c.Payload.(*InvestmentInterest)
+	v, err := loadInvestment(tx, p.Investment)
+	if err != nil {
+		l.err = err
+		return ""
+	}
+	memo := fmt.Sprintf("interest on investment %s received on %s", v.ID, p.On)
+	l.Debit(l.Control(v.Fund, ControlCash), p.Amount, sectionInvestment, memo)
+	l.Credit(p.Revenue, p.Amount, sectionInvestment, memo)
+	return memo
+}
 
 func loadInvestment(tx Tx, id string) (Investment, error) {
 	var v Investment

@@ -262,6 +262,55 @@ var novemberRunKind = &Descriptor{
 	Roles:   []Role{RoleTreasurer},
 	New:     func() Payload { return new(NovemberStep) },
 	Apply:   func(tx Tx, c Command, e Env, res *Result) error { return applyNovemberStep(tx, c, e.Params, res) },
+	Books:   novemberRunLines,
+}
+
+// novemberRunLines post the certification of the tax roll (§5.10): each
+// village bill certified leaves the receivables of its fund, since the
+// county collects it with the property tax, and becomes what the county
+// owes the village, at the balance the run certified. Its unpaid
+// interest and penalty, which the books count as revenue when they are
+// paid (receiptLines), are revenue of the bill's line once certified: the
+// county owes them as it owes the principal. The penalty step posts
+// nothing: it only fixes the penalty a later payment or certification
+// counts. The special assessment installments the run extends on the roll
+// (§5.14(12)) post nothing either: the assessments do not post to the
+// books yet, so they were never receivables there.
+func novemberRunLines(l *Lines, tx Tx, c Command, res Result) string {
+	in := c.Payload.(*NovemberStep)
+	if in.Op != "certify" {
+		return ""
+	}
+	var run NovemberRun
+	if _, err := tx.Get(CollectionNovemberRuns, strconv.Itoa(in.Year), &run); err != nil {
+		l.err = err
+		return ""
+	}
+	n := 0
+	for _, it := range run.Certified {
+		if it.Assessment != "" || it.CommandID != c.ID {
+			continue
+		}
+		b, ok, err := tx.Bill(it.BillID)
+		if err != nil || !ok {
+			if err == nil {
+				err = fmt.Errorf("books: bill %s is missing", it.BillID)
+			}
+			l.err = err
+			return ""
+		}
+		rev := l.RevenueOf(b.Revenue, SourceBills)
+		fund := l.FundOf(rev)
+		memo := fmt.Sprintf("bill %s certified to the %d tax roll (%s County)", b.ID, in.Year, it.County.Title())
+		l.Debit(l.Control(fund, ControlDueFromCounty), it.Balance, sectionReceivable, memo)
+		l.Credit(l.Control(fund, ControlReceivable), it.Principal, sectionReceivable, memo)
+		l.Credit(rev, it.Interest.Add(it.Penalty), sectionReceivable, "interest and penalty of "+memo)
+		n++
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d bills certified to the %d tax roll", n, in.Year)
 }
 
 // checkTaxRollOpen refuses a payment taken at `at` on a bill the tax roll

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -243,12 +244,156 @@ var returnCheckKind = &Descriptor{
 	Kind: KindReturnCheck, Section: "§5.20", Roles: []Role{RoleClerk, RoleTreasurer},
 	New:   func() Payload { return new(ReturnCheck) },
 	Apply: func(tx Tx, c Command, e Env, res *Result) error { return applyReturnCheck(tx, c, e.Params, res) },
+	Books: returnCheckLines,
+}
+
+// returnCheckLines take a returned check's payment off the books as its
+// receipt put it on (§5.20): its principal back into the receivables of
+// the bill's fund, its interest and penalty out of revenue, its
+// overpayment out of refunds payable (the rule cancels that refund), and
+// the money out of the receipts not yet deposited while the check was
+// still in its drawer (or had none), out of cash once its drawer was
+// deposited (§5.06). The fee is a bill issued (billLines).
+//
+// Taking the payment off recomputes the bill's §5.10 account from the
+// payments left, which may then owe more interest and so pay less
+// principal (or overpay less) than when they posted. The receivables
+// follow the principal the bill leaves unpaid, before and after, as the
+// account computes it with and without the check; the difference from
+// the check's own principal is a re-allocation between receivables and
+// revenue. A refund the other payments made due stands, as the rule
+// leaves it, so refunds payable move only by the check's own.
+func returnCheckLines(l *Lines, tx Tx, c Command, res Result) string {
+	in := c.Payload.(*ReturnCheck)
+	var rec ReturnedCheckRecord
+	if ok, err := tx.Get(CollectionReturnedChecks, in.ReturnID, &rec); err != nil || !ok {
+		if err == nil {
+			err = fmt.Errorf("books: returned check %s was not recorded", in.ReturnID)
+		}
+		l.err = err
+		return ""
+	}
+	bill, ok, err := loadBill(tx, rec.BillID, true)
+	if err != nil || !ok {
+		if err == nil {
+			err = fmt.Errorf("books: bill %s is missing", rec.BillID)
+		}
+		l.err = err
+		return ""
+	}
+	pay := rec.Payment
+	al := pay.Allocation
+	rev := l.RevenueOf(bill.Revenue, SourceBills)
+	fund := l.FundOf(rev)
+	money, where := ControlUndeposited, "not yet deposited"
+	if pay.Drawer != "" {
+		d, err := getDrawer(tx, pay.Drawer)
+		if err != nil {
+			l.err = err
+			return ""
+		}
+		if d.DepositID != "" {
+			money, where = ControlCash, "deposited in "+d.DepositID
+		}
+	}
+	memo := "check " + pay.Reference + " returned (" + pay.Receipt + ")"
+	l.Debit(l.Control(fund, ControlReceivable), al.Principal, sectionReturnedCheck, "principal of "+bill.ID+" unpaid again, "+memo)
+	l.Debit(rev, pay.Amount.Sub(al.Principal).Sub(al.Overpayment), sectionReturnedCheck, "interest and penalty on "+bill.ID+" reversed, "+memo)
+	l.Debit(l.Control(fund, ControlRefunds), al.Overpayment, sectionRefund, "refund of the overpayment cancelled, "+memo)
+	l.Credit(l.Control(fund, money), pay.Amount, sectionReturnedCheck, memo+", "+where)
+	if l.params != nil {
+		diff, err := reallocated(tx, bill, pay, l.params)
+		if err != nil {
+			l.err = err
+			return ""
+		}
+		if !diff.IsZero() {
+			l.Debit(l.Control(fund, ControlReceivable), diff, sectionReceivable, "the payments left on "+bill.ID+" re-allocated without the returned check")
+			l.Credit(rev, diff, sectionReceivable, "the payments left on "+bill.ID+" re-allocated without the returned check")
+		}
+	}
+	if rec.FeeBillID != "" {
+		billLines(l, tx, []string{rec.FeeBillID})
+	}
+	return "returned check " + rec.ID + " on " + bill.ID
+}
+
+// reallocated returns how much more principal bill (read with all its
+// payments, after the return) leaves unpaid without the returned payment
+// pay than the payment's own principal: the principal the payments left
+// now pay less of (negative: more) once the account is recomputed
+// without it (§5.10).
+func reallocated(tx Tx, bill Bill, pay BillPayment, p *Params) (Money, error) {
+	after, _, err := bill.account(bill.latestPayment(), p)
+	if err != nil {
+		return Money{}, err
+	}
+	// The bill as it stood: pay back in its place among the payments,
+	// which a bill stored by slots keeps in the order it took them.
+	at := len(bill.Payments)
+	if s := bill.Summary; s != nil {
+		slot := -1
+		for _, k := range s.Removed {
+			var old BillPayment
+			if _, err := tx.Get(CollectionBillPayments, paymentSlot(bill.ID, k), &old); err != nil {
+				return Money{}, err
+			}
+			if old.CommandID == pay.CommandID {
+				slot = k
+			}
+		}
+		if slot >= 0 {
+			at = 0
+			for _, k := range s.live() {
+				if k < slot {
+					at++
+				}
+			}
+		}
+	}
+	before := bill
+	before.Payments = slices.Insert(slices.Clone(bill.Payments), at, pay)
+	was, _, err := before.account(before.latestPayment(), p)
+	if err != nil {
+		return Money{}, err
+	}
+	return after.UnpaidPrincipal.Sub(was.UnpaidPrincipal).Sub(pay.Allocation.Principal), nil
 }
 
 var issueRefundKind = &Descriptor{
 	Kind: KindIssueRefund, Section: "§5.07(1)", Roles: []Role{RoleClerk, RoleTreasurer},
 	New:   func() Payload { return new(IssueRefund) },
 	Apply: func(tx Tx, c Command, _ Env, res *Result) error { return applyIssueRefund(tx, c, res) },
+	Books: issueRefundLines,
+}
+
+// issueRefundLines post a refund check (§5.07(1)): the overpayment comes
+// off the refunds payable of the bill's fund, where its receipt put it,
+// and out of that fund's cash. Approving a refund moves no money and
+// posts nothing; the kind records every refund as a check, whatever
+// tender overpaid. A special assessment's refund posts nothing either:
+// the assessments' payments do not post to the books yet, so their
+// overpayments were never counted in refunds payable.
+func issueRefundLines(l *Lines, tx Tx, c Command, res Result) string {
+	in := c.Payload.(*IssueRefund)
+	if in.Op != "check" {
+		return ""
+	}
+	bill, ok, err := tx.Bill(in.BillID)
+	if err != nil || !ok {
+		l.err = err
+		return ""
+	}
+	var st RefundState
+	if _, err := tx.Get(CollectionRefundStates, in.CommandID, &st); err != nil {
+		l.err = err
+		return ""
+	}
+	fund := l.FundOf(l.RevenueOf(bill.Revenue, SourceBills))
+	memo := "refund check " + st.CheckNumber + " on " + bill.ID
+	l.Debit(l.Control(fund, ControlRefunds), st.Amount, sectionRefund, memo)
+	l.Credit(l.Control(fund, ControlCash), st.Amount, sectionRefund, memo)
+	return memo
 }
 
 // ReturnedCheckOwed is what the payer of a returned check owes on asOf

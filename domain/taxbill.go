@@ -351,10 +351,97 @@ var payPropertyTaxKind = &Descriptor{
 	Apply: func(tx Tx, c Command, e Env, res *Result) error {
 		return applyPayPropertyTax(tx, c, e.Index, e.Params, res)
 	},
+	Books: propertyTaxLines,
 	Receipt: func(c Command) *Receipt {
 		p := c.Payload.(*PayPropertyTax)
 		rc := provisional(c)
 		rc.BillID, rc.Payer, rc.Amount, rc.Tender, rc.Reference, rc.Card = p.TaxBillID, p.Payer, p.Amount, p.Tender, p.Reference, p.Card.shown()
 		return rc
 	},
+}
+
+// taxFund returns the fund that holds the property tax the village
+// treasurer collects: the fund of the revenue line collecting property
+// tax receipts, else the general fund.
+func taxFund(l *Lines) string {
+	if rev := l.chart.Collector(SourcePropertyTax); rev != "" {
+		return l.FundOf(rev)
+	}
+	return l.chart.GeneralFund()
+}
+
+// propertyTaxLines post a property tax payment as the rule allocated it
+// (Ch. 74), the money into the receipts not yet deposited of the fund
+// each part belongs to:
+//   - the general property tax is owed to the taxing jurisdictions of the
+//     roll, the village among them: all of it is due to other governments
+//     in the tax fund (taxFund) until the settlements pay it out (§5.17).
+//     The village's own share is in it too: it is known only per
+//     settlement period, from the roll's apportionment (ShareOut over the
+//     period's collections), and no kind records it as retained yet, so
+//     it is not moved to revenue here;
+//   - the special items are the village's own. A special charge from a
+//     village bill was moved to due from the county when the November run
+//     certified it (novemberRunLines): its collection settles that, in the
+//     bill's fund. Any other item (a special assessment or special tax,
+//     which the books do not carry as receivables) is revenue of the line
+//     collecting property tax receipts. The rule records one sum for the
+//     special items; it is taken as paying them in the order the bill
+//     lists them, after what earlier payments paid of them;
+//   - an overpayment is owed back (§5.07(1)).
+func propertyTaxLines(l *Lines, tx Tx, c Command, res Result) string {
+	var t TaxBill
+	if ok, err := tx.Get(TaxBills, c.Payload.(*PayPropertyTax).TaxBillID, &t); err != nil || !ok || len(t.Payments) == 0 {
+		if err == nil {
+			err = fmt.Errorf("books: tax bill %s has no payment", c.Payload.(*PayPropertyTax).TaxBillID)
+		}
+		l.err = err
+		return ""
+	}
+	pay := t.Payments[len(t.Payments)-1]
+	al := pay.Allocation
+	fund := taxFund(l)
+	memo := fmt.Sprintf("%d property tax of parcel %s, receipt %s", t.TaxYear, t.Parcel, pay.Receipt)
+	received := func(fund string, m Money) {
+		l.Debit(l.Control(fund, ControlUndeposited), m, sectionInstallment, "received "+pay.Receipt)
+	}
+	received(fund, al.GeneralTax.Add(al.Overpayment))
+	l.Credit(l.Control(fund, ControlDueToOthers), al.GeneralTax, sectionSettlement, "general tax of "+memo)
+	l.Credit(l.Control(fund, ControlRefunds), al.Overpayment, sectionRefund, "overpayment of "+memo+", to be refunded")
+	before := paidToSpecials(t.Payments[:len(t.Payments)-1])
+	left := al.SpecialItems
+	for _, it := range t.SpecialItems {
+		// What earlier payments paid of the items comes off the first.
+		skip := before.Min(it.Amount)
+		before = before.Sub(skip)
+		part := it.Amount.Sub(skip).Min(left)
+		if !part.IsPositive() {
+			continue
+		}
+		left = left.Sub(part)
+		if it.BillID != "" {
+			b, ok, err := tx.Bill(it.BillID)
+			if err != nil {
+				l.err = err
+				return ""
+			}
+			if ok {
+				g := l.FundOf(l.RevenueOf(b.Revenue, SourceBills))
+				received(g, part)
+				l.Credit(l.Control(g, ControlDueFromCounty), part, sectionReceivable, "bill "+b.ID+" on the tax roll, collected with "+memo)
+				continue
+			}
+		}
+		rev := l.RevenueOf("", SourcePropertyTax)
+		received(l.FundOf(rev), part)
+		l.Credit(rev, part, sectionInstallment, it.Description+", "+memo)
+	}
+	if left.IsPositive() {
+		// The items' sum on the bill is what the rule allocated to, so
+		// nothing is left; were it, it would be the village's own.
+		rev := l.RevenueOf("", SourcePropertyTax)
+		received(l.FundOf(rev), left)
+		l.Credit(rev, left, sectionInstallment, "special items of "+memo)
+	}
+	return "property tax " + pay.Receipt
 }
