@@ -20,6 +20,7 @@ import (
 	"github.com/villagehall/appliance/kiosk/staff/assessments"
 	"github.com/villagehall/appliance/kiosk/staff/audit"
 	"github.com/villagehall/appliance/kiosk/staff/backups"
+	"github.com/villagehall/appliance/kiosk/staff/books"
 	"github.com/villagehall/appliance/kiosk/staff/budget"
 	"github.com/villagehall/appliance/kiosk/staff/payables"
 	"github.com/villagehall/appliance/kiosk/staff/purchasing"
@@ -198,5 +199,6 @@ func staffModules() []staff.Module {
 		roomtax.New(),     // §5.22: room tax
 		assessments.New(), // §5.14: special assessments and special charges
 		treasury.New(),    // §5.06, 5.08, 5.09, 5.17: legal claims, depositories, investments, county settlements
+		books.New(),       // the books: the trial balance by fund and each account's detail
 	}
 }

@@ -115,6 +115,25 @@ const (
 	CapCardReconcile Capability = "card-reconcile" // the daily card reconciliation and its CSV
 )
 
+// The books' capability (kiosk/staff/books). The books are a report over
+// the ledger's postings and change nothing, so reading them is all there
+// is: the people who keep or answer for the village's money read them (the
+// treasurer, the clerk, the administrator, the auditors and the board), a
+// hotel operator or a department head does not.
+const (
+	CapReadBooks Capability = "read-books" // the trial balance by fund and each account's detail, and their CSV
+)
+
+// booksGrants are the books' capabilities, by role; Allowed reads them
+// beside grants.
+var booksGrants = map[domain.Role][]Capability{
+	domain.RoleClerk:         {CapReadBooks},
+	domain.RoleTreasurer:     {CapReadBooks},
+	domain.RoleAdministrator: {CapReadBooks},
+	domain.RoleAuditor:       {CapReadBooks},
+	domain.RoleBoard:         {CapReadBooks},
+}
+
 // cardGrants are the card terminal's capabilities, by role; Allowed reads
 // them beside grants.
 var cardGrants = map[domain.Role][]Capability{
@@ -171,7 +190,7 @@ var presidentGrants = map[domain.Role][]Capability{
 // Allowed reports whether role r has capability c: granted to r, or to a
 // role r acts as (the President as a board member).
 func Allowed(r domain.Role, c Capability) bool {
-	for _, m := range []map[domain.Role][]Capability{grants, assessmentGrants, presidentGrants} {
+	for _, m := range []map[domain.Role][]Capability{grants, assessmentGrants, presidentGrants, booksGrants} {
 		for role, caps := range m {
 			if r.Is(role) && slices.Contains(caps, c) {
 				return true

@@ -3,12 +3,14 @@ package staff_test
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
 	"github.com/villagehall/appliance/kiosk/staff/assessments"
+	"github.com/villagehall/appliance/kiosk/staff/books"
 	"github.com/villagehall/appliance/kiosk/staff/stafftest"
 )
 
@@ -245,12 +247,40 @@ func TestTreasuryGrants(t *testing.T) {
 	}
 }
 
+// booksRoutes are the routes of the books (kiosk/staff/books): reading
+// them is their one capability.
+var booksRoutes = []stafftest.Route{
+	{Method: "GET", Path: "/staff/books", Cap: staff.CapReadBooks},
+	{Method: "GET", Path: "/staff/books.csv?as_of=2026-11-02", Cap: staff.CapReadBooks},
+	{Method: "GET", Path: "/staff/books/accounts/100-121", Cap: staff.CapReadBooks},
+	{Method: "GET", Path: "/staff/books/accounts/100-121.csv", Cap: staff.CapReadBooks},
+}
+
+// TestBooksRoleMatrix is TestRoleMatrix for the routes of the books, with
+// their module mounted.
+func TestBooksRoleMatrix(t *testing.T) {
+	h := stafftest.NewWith(t, stafftest.Options{Modules: []staff.Module{books.New()}})
+	stafftest.CheckRoleMatrix(t, h, booksRoutes)
+}
+
+// TestBooksGrants pins who reads the books: the treasurer, the clerk, the
+// administrator, the auditor and the board (the Village President among
+// them); a hotel operator and a department head do not.
+func TestBooksGrants(t *testing.T) {
+	for _, role := range domain.Roles() {
+		want := role != domain.RoleHotelOperator && role != domain.RoleDepartmentHead
+		if staff.Allowed(role, staff.CapReadBooks) != want {
+			t.Errorf("%s reads the books: %v, want %v", role, !want, want)
+		}
+	}
+}
+
 // TestPresidentHasTheBoardsGrants checks that the Village President holds
 // every capability of a board member, on every route of the tables here,
 // and beyond them only the President's steps on legal claims (§5.08).
 func TestPresidentHasTheBoardsGrants(t *testing.T) {
 	own := map[staff.Capability]bool{staff.CapLegalNotify: true, staff.CapLegalAttorney: true}
-	for _, rt := range append(append([]stafftest.Route{}, routes...), assessmentRoutes...) {
+	for _, rt := range slices.Concat(routes, assessmentRoutes, booksRoutes) {
 		board, pres := staff.Allowed(domain.RoleBoard, rt.Cap), staff.Allowed(domain.RolePresident, rt.Cap)
 		if board != pres {
 			t.Errorf("%s %s (%s): board %v, President %v", rt.Method, rt.Path, rt.Cap, board, pres)

@@ -1,0 +1,85 @@
+// Package books is the village's books in the back office: the trial
+// balance by fund as of a day, and the detail of one account over a
+// period with its running balance, each also as CSV. The books are the
+// domain's (domain/books.go): every kind that moves money posts balanced
+// journal lines by fund with its command, and these pages only ask the
+// ledger for its trial balance and its entries. Nothing here changes the
+// books; reading them is the one capability (staff.CapReadBooks).
+package books
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/staff"
+)
+
+// Books is what the pages read of the books; domain.Reads answers it, and
+// a test may answer with books of its own.
+type Books interface {
+	// TrialBalance returns every account's debits and credits to the end
+	// of asOf.
+	TrialBalance(asOf domain.Date) (domain.TrialBalance, error)
+	// BookEntries returns the journal entries dated from from to to,
+	// those with a line to account when it is set.
+	BookEntries(from, to domain.Date, account string) ([]domain.BookEntry, error)
+	// Chart returns the chart of accounts.
+	Chart() (domain.Chart, error)
+}
+
+// Module is the books' part of the clerk's office.
+type Module struct {
+	o     *staff.Office
+	books Books // nil: the office's ledger
+}
+
+// New returns the module, reading the books of the office's ledger.
+func New() *Module { return &Module{} }
+
+// NewFrom returns the module reading the books from b instead of the
+// office's ledger.
+func NewFrom(b Books) *Module { return &Module{books: b} }
+
+// Mount adds the books' routes and link.
+func (m *Module) Mount(o *staff.Office) error {
+	m.o = o
+	o.Page("GET /staff/books", staff.CapReadBooks, m.showTrialBalance)
+	o.Page("GET /staff/books.csv", staff.CapReadBooks, m.exportTrialBalance)
+	// An account's CSV is its page's path with ".csv" (accountCode):
+	// the router matches whole segments only.
+	o.Page("GET /staff/books/accounts/{code}", staff.CapReadBooks, m.showAccount)
+	o.Nav(staff.CapReadBooks, "Books", "/staff/books")
+	return nil
+}
+
+// read returns the books the module reads.
+func (m *Module) read() Books {
+	if m.books != nil {
+		return m.books
+	}
+	return m.o.Reads()
+}
+
+// queryDate reads the date of query parameter name (what names it in the
+// message), def when the parameter is absent. A date that is not one is
+// a malformed request (400), with a sentence that says how to write it.
+func queryDate(r *http.Request, name, what string, def domain.Date) (domain.Date, error) {
+	s := r.URL.Query().Get(name)
+	if s == "" {
+		return def, nil
+	}
+	d, err := domain.ParseDate(s)
+	if err != nil {
+		return domain.Date{}, domain.Errorf(domain.EMALFORMED, "", "%s %q is not a real date written as YYYY-MM-DD (?%s=2026-12-31).", what, s, name)
+	}
+	return d, nil
+}
+
+// dollars writes an amount for people: "$1,234.56", "-$20.00".
+func dollars(m domain.Money) string { return staff.Dollars(m) }
+
+// longDate writes a date for a heading: "December 31, 2026".
+func longDate(d domain.Date) string {
+	return time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, time.UTC).Format("January 2, 2006")
+}
