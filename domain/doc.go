@@ -25,6 +25,9 @@
 //	§5.22       roomtax.go         (room tax returns)
 //	Ch. 74      installment.go     (property tax installments, adopted by §5.03(3))
 //	§5.17       countysettlement.go (settlements with the county treasurers, Wis. Stat. 74.25)
+//	§5.05       books.go statements.go (the books by fund; the balance
+//	            sheet, the statement of revenues, expenditures and changes
+//	            in fund balance, and the Form CT schedule read from them)
 //	commands    command.go ledger.go
 //	            billpayments.go (how a bill's payments are stored: in its
 //	            record below ledger format 3, as records of their own with
