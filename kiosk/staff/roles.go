@@ -121,7 +121,7 @@ const (
 // treasurer, the clerk, the administrator, the auditors and the board), a
 // hotel operator or a department head does not.
 const (
-	CapReadBooks Capability = "read-books" // the trial balance by fund and each account's detail, and their CSV
+	CapReadBooks Capability = "read-books" // the trial balance by fund, each account's detail, the statements (balance sheet, fund statement, Form CT schedule), and their CSV
 )
 
 // booksGrants are the books' capabilities, by role; Allowed reads them

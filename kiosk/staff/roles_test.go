@@ -254,6 +254,12 @@ var booksRoutes = []stafftest.Route{
 	{Method: "GET", Path: "/staff/books.csv?as_of=2026-11-02", Cap: staff.CapReadBooks},
 	{Method: "GET", Path: "/staff/books/accounts/100-121", Cap: staff.CapReadBooks},
 	{Method: "GET", Path: "/staff/books/accounts/100-121.csv", Cap: staff.CapReadBooks},
+	{Method: "GET", Path: "/staff/books/balance-sheet", Cap: staff.CapReadBooks},
+	{Method: "GET", Path: "/staff/books/balance-sheet.csv?as_of=2026-11-02", Cap: staff.CapReadBooks},
+	{Method: "GET", Path: "/staff/books/statement?year=2026", Cap: staff.CapReadBooks},
+	{Method: "GET", Path: "/staff/books/statement.csv?year=2026", Cap: staff.CapReadBooks},
+	{Method: "GET", Path: "/staff/books/form-ct?year=2026", Cap: staff.CapReadBooks},
+	{Method: "GET", Path: "/staff/books/form-ct.csv?year=2026", Cap: staff.CapReadBooks},
 }
 
 // TestBooksRoleMatrix is TestRoleMatrix for the routes of the books, with

@@ -1,6 +1,9 @@
 // Package books is the village's books in the back office: the trial
-// balance by fund as of a day, and the detail of one account over a
-// period with its running balance, each also as CSV. The books are the
+// balance by fund as of a day, the detail of one account over a period
+// with its running balance, and the statements the auditors and the
+// Department of Revenue ask for (the balance sheet by fund, a fund's
+// statement of revenues, expenditures and changes in fund balance beside
+// its budget, the Form CT schedule by classification), each also as CSV. The books are the
 // domain's (domain/books.go): every kind that moves money posts balanced
 // journal lines by fund with its command, and these pages only ask the
 // ledger for its trial balance and its entries. Nothing here changes the
@@ -9,6 +12,7 @@ package books
 
 import (
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/villagehall/appliance/domain"
@@ -26,6 +30,15 @@ type Books interface {
 	BookEntries(from, to domain.Date, account string) ([]domain.BookEntry, error)
 	// Chart returns the chart of accounts.
 	Chart() (domain.Chart, error)
+	// BalanceSheet returns each fund's balance sheet as of the end of
+	// asOf.
+	BalanceSheet(asOf domain.Date) (domain.BalanceSheet, error)
+	// FundStatement returns fund's statement of revenues, expenditures
+	// and changes in fund balance for fiscal year year.
+	FundStatement(year int, fund string) (domain.FundStatement, error)
+	// FormCT returns year's revenues and expenditures by the Department
+	// of Revenue's classification.
+	FormCT(year int) (domain.FormCT, error)
 }
 
 // Module is the books' part of the clerk's office.
@@ -49,6 +62,12 @@ func (m *Module) Mount(o *staff.Office) error {
 	// An account's CSV is its page's path with ".csv" (accountCode):
 	// the router matches whole segments only.
 	o.Page("GET /staff/books/accounts/{code}", staff.CapReadBooks, m.showAccount)
+	o.Page("GET /staff/books/balance-sheet", staff.CapReadBooks, m.showBalanceSheet)
+	o.Page("GET /staff/books/balance-sheet.csv", staff.CapReadBooks, m.exportBalanceSheet)
+	o.Page("GET /staff/books/statement", staff.CapReadBooks, m.showStatement)
+	o.Page("GET /staff/books/statement.csv", staff.CapReadBooks, m.exportStatement)
+	o.Page("GET /staff/books/form-ct", staff.CapReadBooks, m.showFormCT)
+	o.Page("GET /staff/books/form-ct.csv", staff.CapReadBooks, m.exportFormCT)
 	o.Nav(staff.CapReadBooks, "Books", "/staff/books")
 	return nil
 }
@@ -74,6 +93,20 @@ func queryDate(r *http.Request, name, what string, def domain.Date) (domain.Date
 		return domain.Date{}, domain.Errorf(domain.EMALFORMED, "", "%s %q is not a real date written as YYYY-MM-DD (?%s=2026-12-31).", what, s, name)
 	}
 	return d, nil
+}
+
+// queryYear reads the fiscal year of ?year=, def when it is absent. A
+// year that is not four digits is a malformed request (400).
+func queryYear(r *http.Request, def int) (int, error) {
+	s := r.URL.Query().Get("year")
+	if s == "" {
+		return def, nil
+	}
+	y, err := strconv.Atoi(s)
+	if err != nil || len(s) != 4 || y < 1900 {
+		return 0, domain.Errorf(domain.EMALFORMED, "", "The year %q is not a fiscal year written as four digits (?year=2027).", s)
+	}
+	return y, nil
 }
 
 // dollars writes an amount for people: "$1,234.56", "-$20.00".

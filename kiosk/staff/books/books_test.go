@@ -330,3 +330,13 @@ func TestBooksBadRequests(t *testing.T) {
 		t.Errorf("unknown account: %d %q", p.Status, p.Text("error"))
 	}
 }
+
+func (unbalanced) BalanceSheet(asOf domain.Date) (domain.BalanceSheet, error) {
+	return domain.BalanceSheet{AsOf: asOf}, nil
+}
+
+func (unbalanced) FundStatement(year int, fund string) (domain.FundStatement, error) {
+	return domain.FundStatement{Year: year, Fund: fund}, nil
+}
+
+func (unbalanced) FormCT(year int) (domain.FormCT, error) { return domain.FormCT{Year: year}, nil }

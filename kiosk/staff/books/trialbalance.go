@@ -68,7 +68,10 @@ func trialBalanceOf(tb domain.TrialBalance, ch domain.Chart) trialBalanceView {
 	v := trialBalanceView{AsOf: tb.AsOf.String(), AsOfLong: longDate(tb.AsOf),
 		NotOpen: len(tb.Rows) == 0 && ch.GeneralFund() == "", Empty: len(tb.Rows) == 0 && ch.GeneralFund() != "",
 		Unbalanced: !tb.Balanced(), Debit: dollars(tb.Debit), Credit: dollars(tb.Credit), Difference: dollars(tb.Debit.Sub(tb.Credit)),
-		CSV: "/staff/books.csv?as_of=" + tb.AsOf.String()}
+		CSV:          "/staff/books.csv?as_of=" + tb.AsOf.String(),
+		BalanceSheet: "/staff/books/balance-sheet?as_of=" + tb.AsOf.String(),
+		Statement:    fmt.Sprintf("/staff/books/statement?year=%d", tb.AsOf.Year()),
+		FormCT:       fmt.Sprintf("/staff/books/form-ct?year=%d", tb.AsOf.Year())}
 	yearStart := domain.NewDate(tb.AsOf.Year(), 1, 1)
 	var f *fundView
 	var debit, credit domain.Money

@@ -17,6 +17,10 @@ type trialBalanceView struct {
 	Debit, Credit, Difference string
 	Funds                     []fundView
 	CSV                       string
+	// The statements read from the books: the balance sheet of the same
+	// day, the statement of revenues, expenditures and changes in fund
+	// balance and the Form CT schedule of its year.
+	BalanceSheet, Statement, FormCT string
 }
 
 // fundView is one fund's accounts in the trial balance and their totals.
@@ -51,4 +55,92 @@ type entryRow struct {
 	Date, Kind, Memo, Section string
 	CommandID, JournalURL     string
 	Debit, Credit, Balance    string
+}
+
+// balanceSheetView is each fund's balance sheet as of a day, the funds in
+// columns and a total column.
+type balanceSheetView struct {
+	AsOf, AsOfLong string
+	// Empty: no fund has postings by AsOf.
+	Empty    bool
+	Funds    []fundColumn
+	Sections []sheetSection
+	// Claims are, by fund then the total, liabilities + deferred inflows
+	// + fund balance, the figure that equals the assets.
+	Claims []sheetCell
+	// Checks say, by fund then the total, whether the fund balances.
+	Checks            []sheetCheck
+	Unbalanced        bool
+	CSV, TrialBalance string
+}
+
+// fundColumn is one fund's column.
+type fundColumn struct{ Code, Name string }
+
+// sheetSection is one section of the balance sheet with its total row.
+type sheetSection struct {
+	Key, Title string
+	Rows       []sheetRow
+	Totals     []sheetCell // by fund, then the total
+}
+
+// sheetRow is one row of the balance sheet.
+type sheetRow struct {
+	Key, Caption, Accounts string
+	Unclosed               bool // a row of revenues less expenditures not yet closed
+	Cells                  []sheetCell
+}
+
+// sheetCell is one amount of a row, with its data-testid.
+type sheetCell struct{ TestID, Amount string }
+
+// sheetCheck says whether one fund (or all) balances.
+type sheetCheck struct {
+	TestID, Text string
+	Balanced     bool
+}
+
+// statementView is a fund's statement of revenues, expenditures and
+// changes in fund balance for a year.
+type statementView struct {
+	Year, Fund, FundName string
+	Funds                []option
+	Adopted              bool
+	RevenueBudget        bool
+	Revenues             []statementRow
+	Expenditures         []statementRow
+	TotalRevenues        statementRow
+	TotalExpenditures    statementRow
+	Beginning, NetChange string
+	OtherChanges, Ending string
+	HasOther             bool
+	CSV, BalanceSheet    string
+}
+
+// option is one choice of a select.
+type option struct {
+	Value, Label string
+	Selected     bool
+}
+
+// statementRow is one major source or category, or a total.
+type statementRow struct {
+	TestID, Major, Accounts              string
+	Original, Amendments, Carried, Final string
+	Actual, Variance, Encumbrances       string
+	Unfavourable                         bool
+}
+
+// formCTView is a year's Form CT schedule.
+type formCTView struct {
+	Year                     string
+	Revenues, Expenditures   []ctRow
+	Unclassified             []ctRow
+	TotalRevenues, TotalExps string
+	CSV                      string
+}
+
+// ctRow is one class, or one unclassified account.
+type ctRow struct {
+	TestID, Class, Type, Accounts, Funds, Amount string
 }
