@@ -99,7 +99,7 @@ func balanceSheetOf(bs domain.BalanceSheet, ch domain.Chart) balanceSheetView {
 		return append(out, sheetCell{TestID: prefix + "-total", Amount: dollars(total)})
 	}
 	for _, s := range bs.Sections {
-		sv := sheetSection{Key: s.Key, Title: s.Title, Totals: cells("total-"+s.Key, s.Amounts, s.Total)}
+		sv := sheetSection{Key: s.Key, Title: s.Title, TotalLabel: "Total " + strings.ToLower(s.Title), Totals: cells("total-"+s.Key, s.Amounts, s.Total)}
 		for _, row := range s.Rows {
 			key := rowKey(row)
 			sv.Rows = append(sv.Rows, sheetRow{Key: key, Caption: row.Caption, Accounts: strings.Join(row.Accounts, ", "), Unclosed: row.Row != "",

@@ -80,6 +80,7 @@ type fundColumn struct{ Code, Name string }
 // sheetSection is one section of the balance sheet with its total row.
 type sheetSection struct {
 	Key, Title string
+	TotalLabel string // "Total assets"
 	Rows       []sheetRow
 	Totals     []sheetCell // by fund, then the total
 }
