@@ -309,6 +309,9 @@ func post(tx Tx, c Command, env Env, memo string, lines []BookLine) error {
 		return Errorf(EINVALID, "", "This would not balance the books (%s); nothing was posted.", strings.Join(unbalanced, "; "))
 	}
 	on := c.At.Date
+	if err := checkPeriodOpen(tx, c.Kind, on); err != nil {
+		return err
+	}
 	e := BookEntry{Index: env.Index, Date: on, Kind: c.Kind, CommandID: c.ID, Memo: memo, Lines: lines}
 	if err := tx.Put(CollectionBookEntries, bookEntryID(on, env.Index), e); err != nil {
 		return err
@@ -655,4 +658,141 @@ func (x Reads) BookEntries(from, to Date, account string) ([]BookEntry, error) {
 		return nil
 	})
 	return out, err
+}
+
+// The close of a period. The treasurer closes the books through a month's
+// last day (books_period, booksperiod.go); from then no entry may be dated
+// on or before that day, whichever kind posts it, so that the figures of a
+// closed month, once reported, stay as they were reported. A correction is
+// a new entry, dated in the open period (books_adjust), as in any ledger
+// whose transfers are immutable. The close of the latest period may be
+// reopened, with a reason, and the record keeps every close and reopening.
+
+// booksClosedRecord is the id, in CollectionBookMeta, of the periods
+// closed (booksClosed).
+const booksClosedRecord = "closed"
+
+// PeriodClose is one close of the books through a month's last day, and
+// its reopening when it was reopened.
+type PeriodClose struct {
+	Through  Date          `json:"through"` // the last day closed
+	On       Date          `json:"on"`      // the day it was closed
+	By       string        `json:"by"`
+	Index    uint64        `json:"index"`
+	Reopened *PeriodReopen `json:"reopened,omitempty"`
+}
+
+// PeriodReopen is the reopening of a closed period.
+type PeriodReopen struct {
+	On     Date   `json:"on"`
+	By     string `json:"by"`
+	Reason string `json:"reason"`
+	Index  uint64 `json:"index"`
+}
+
+// booksClosed is every close of the books, in the order they were made.
+type booksClosed struct {
+	Closes []PeriodClose `json:"closes"`
+}
+
+// standing returns the index in Closes of the latest close not reopened,
+// -1 when there is none. Closes only move forward and a reopening undoes
+// the latest, so it is also the latest day closed.
+func (b booksClosed) standing() int {
+	for i := len(b.Closes) - 1; i >= 0; i-- {
+		if b.Closes[i].Reopened == nil {
+			return i
+		}
+	}
+	return -1
+}
+
+// through returns the day the books are closed through, zero when no
+// period is closed.
+func (b booksClosed) through() Date {
+	if i := b.standing(); i >= 0 {
+		return b.Closes[i].Through
+	}
+	return Date{}
+}
+
+func loadBooksClosed(tx Tx) (booksClosed, error) {
+	var b booksClosed
+	_, err := tx.Get(CollectionBookMeta, booksClosedRecord, &b)
+	return b, err
+}
+
+// checkPeriodOpen refuses an entry of kind k dated on when the books are
+// closed through on or a later day. The close of a fiscal year (§5.05) is
+// the one exception, and a narrow one: its entry is dated December 31
+// whenever it is made, and the books may already be closed through that
+// very day, because the treasurer closes December with the other months
+// and the year once its last claims are in. It may post into the close
+// of its own December 31, never into a close through a later day
+// (reopen the later months first). That closing entry only moves each
+// revenue and expenditure account of the year to its fund's balance: the
+// figures of December as reported before the year's close stay the same
+// for every balance-sheet account but fund balance.
+func checkPeriodOpen(tx Tx, k Kind, on Date) error {
+	b, err := loadBooksClosed(tx)
+	if err != nil {
+		return err
+	}
+	through := b.through()
+	switch {
+	case through.IsZero() || on.After(through):
+		return nil
+	case k == KindYearEndClose && on == through:
+		return nil
+	case k == KindBooksAdjust:
+		return Errorf(ECONFLICT, "", "The books are closed through %s; date the adjusting entry after that day, or reopen the period first.", through)
+	}
+	return Errorf(ECONFLICT, "", "The books are closed through %s; post a dated adjusting entry instead.", through)
+}
+
+// BooksStatus is the state of the books as a whole: the day they opened,
+// the periods closed, and the opening balances imported.
+type BooksStatus struct {
+	// Open: the chart names its general fund and the books opened on
+	// Opened, with the automatic opening entry OpeningEntry (nil when
+	// it had no line: no bill was open).
+	Open         bool
+	Opened       Date
+	OpeningEntry *BookEntry
+	// ClosedThrough is the day the books are closed through, zero when
+	// no period is closed; Closes every close, in order.
+	ClosedThrough Date
+	Closes        []PeriodClose
+	// Balances is the import of the opening trial balance, nil before it.
+	Balances *OpeningBalances
+}
+
+// BooksStatus returns the state of the books.
+func (x Reads) BooksStatus() (BooksStatus, error) {
+	var st BooksStatus
+	opened, ok, err := get[booksOpened](x.r, CollectionBookMeta, "opened")
+	if err != nil || !ok {
+		return st, err
+	}
+	st.Open, st.Opened = true, opened.On
+	e, ok, err := get[BookEntry](x.r, CollectionBookEntries, bookEntryID(opened.On, opened.Index))
+	if err != nil {
+		return st, err
+	}
+	if ok {
+		st.OpeningEntry = &e
+	}
+	closed, _, err := get[booksClosed](x.r, CollectionBookMeta, booksClosedRecord)
+	if err != nil {
+		return st, err
+	}
+	st.Closes, st.ClosedThrough = closed.Closes, closed.through()
+	bal, ok, err := get[OpeningBalances](x.r, CollectionBookMeta, openingBalancesRecord)
+	if err != nil {
+		return st, err
+	}
+	if ok {
+		st.Balances = &bal
+	}
+	return st, nil
 }

@@ -99,6 +99,12 @@ var Kinds = NewTable(
 	countySettlementKind,   // countysettlement.go, §5.17
 	levyApportionmentKind,  // levy.go, §5.17
 
+	// The books (books.go): periods closed, adjusting entries and the
+	// opening trial balance.
+	booksPeriodKind,  // booksperiod.go
+	booksAdjustKind,  // booksperiod.go
+	booksOpeningKind, // booksopening.go
+
 	// The cluster's own.
 	ledgerFormatKind, // ledgerformat.go
 	checkpointKind,   // ledgerformat.go

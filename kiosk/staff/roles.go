@@ -115,21 +115,25 @@ const (
 	CapCardReconcile Capability = "card-reconcile" // the daily card reconciliation and its CSV
 )
 
-// The books' capability (kiosk/staff/books). The books are a report over
-// the ledger's postings and change nothing, so reading them is all there
-// is: the people who keep or answer for the village's money read them (the
-// treasurer, the clerk, the administrator, the auditors and the board), a
-// hotel operator or a department head does not.
+// The books' capabilities (kiosk/staff/books). The books are a report
+// over the ledger's postings: the people who keep or answer for the
+// village's money read them (the treasurer, the clerk, the administrator,
+// the auditors and the board), a hotel operator or a department head does
+// not. The treasurer keeps them: closes the periods, posts the adjusting
+// entries and imports the opening trial balance; the treasurer or the
+// administrator reopens the latest closed period, with a reason.
 const (
-	CapReadBooks Capability = "read-books" // the trial balance by fund, each account's detail, the statements (balance sheet, fund statement, Form CT schedule), and their CSV
+	CapReadBooks   Capability = "read-books"   // the trial balance by fund, each account's detail, the statements (balance sheet, fund statement, Form CT schedule), their CSV; the periods closed
+	CapKeepBooks   Capability = "keep-books"   // close a period, post an adjusting entry, import the opening trial balance
+	CapReopenBooks Capability = "reopen-books" // reopen the latest closed period of the books
 )
 
 // booksGrants are the books' capabilities, by role; Allowed reads them
 // beside grants.
 var booksGrants = map[domain.Role][]Capability{
 	domain.RoleClerk:         {CapReadBooks},
-	domain.RoleTreasurer:     {CapReadBooks},
-	domain.RoleAdministrator: {CapReadBooks},
+	domain.RoleTreasurer:     {CapReadBooks, CapKeepBooks, CapReopenBooks},
+	domain.RoleAdministrator: {CapReadBooks, CapReopenBooks},
 	domain.RoleAuditor:       {CapReadBooks},
 	domain.RoleBoard:         {CapReadBooks},
 }

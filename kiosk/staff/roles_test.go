@@ -248,7 +248,8 @@ func TestTreasuryGrants(t *testing.T) {
 }
 
 // booksRoutes are the routes of the books (kiosk/staff/books): reading
-// them is their one capability.
+// them, keeping them (closing periods, adjusting entries, the opening
+// trial balance) and reopening a period.
 var booksRoutes = []stafftest.Route{
 	{Method: "GET", Path: "/staff/books", Cap: staff.CapReadBooks},
 	{Method: "GET", Path: "/staff/books.csv?as_of=2026-11-02", Cap: staff.CapReadBooks},
@@ -260,6 +261,13 @@ var booksRoutes = []stafftest.Route{
 	{Method: "GET", Path: "/staff/books/statement.csv?year=2026", Cap: staff.CapReadBooks},
 	{Method: "GET", Path: "/staff/books/form-ct?year=2026", Cap: staff.CapReadBooks},
 	{Method: "GET", Path: "/staff/books/form-ct.csv?year=2026", Cap: staff.CapReadBooks},
+	{Method: "GET", Path: "/staff/books/periods", Cap: staff.CapReadBooks},
+	{Method: "POST", Path: "/staff/books/periods/close", Cap: staff.CapKeepBooks, Form: url.Values{"through": {"2026-10-31"}}},
+	{Method: "POST", Path: "/staff/books/periods/reopen", Cap: staff.CapReopenBooks, Form: url.Values{"reason": {"matrix"}}},
+	{Method: "GET", Path: "/staff/books/adjust", Cap: staff.CapKeepBooks},
+	{Method: "POST", Path: "/staff/books/adjust", Cap: staff.CapKeepBooks, Form: url.Values{"on": {"2026-11-02"}, "reason": {"matrix"}, "rows": {"0"}}},
+	{Method: "GET", Path: "/staff/books/opening", Cap: staff.CapKeepBooks},
+	{Method: "POST", Path: "/staff/books/opening", Cap: staff.CapKeepBooks, Form: url.Values{"csv": {"account,fund,debit,credit\n"}}},
 }
 
 // TestBooksRoleMatrix is TestRoleMatrix for the routes of the books, with
@@ -277,6 +285,34 @@ func TestBooksGrants(t *testing.T) {
 		want := role != domain.RoleHotelOperator && role != domain.RoleDepartmentHead
 		if staff.Allowed(role, staff.CapReadBooks) != want {
 			t.Errorf("%s reads the books: %v, want %v", role, !want, want)
+		}
+	}
+}
+
+// TestBooksKeepingGrants pins who keeps the books: the treasurer alone
+// closes periods, posts adjusting entries and imports the opening trial
+// balance; the treasurer or the administrator reopens a period.
+func TestBooksKeepingGrants(t *testing.T) {
+	for _, role := range domain.Roles() {
+		keep, reopen := role == domain.RoleTreasurer, role == domain.RoleTreasurer || role == domain.RoleAdministrator
+		if staff.Allowed(role, staff.CapKeepBooks) != keep || staff.Allowed(role, staff.CapReopenBooks) != reopen {
+			t.Errorf("%s keeps the books: %v (want %v), reopens: %v (want %v)", role, staff.Allowed(role, staff.CapKeepBooks), keep, staff.Allowed(role, staff.CapReopenBooks), reopen)
+		}
+	}
+	// The ledger says the same of its kinds.
+	for _, x := range []struct {
+		kind  domain.Kind
+		roles []domain.Role
+	}{
+		{domain.KindBooksAdjust, []domain.Role{domain.RoleTreasurer}},
+		{domain.KindBooksOpening, []domain.Role{domain.RoleTreasurer}},
+		{domain.KindBooksPeriod, []domain.Role{domain.RoleTreasurer, domain.RoleAdministrator}},
+	} {
+		d, _ := domain.Kinds.Lookup(x.kind)
+		for _, role := range domain.Roles() {
+			if d.Permits(role) != slices.Contains(x.roles, role) {
+				t.Errorf("%s permits %s: %v", x.kind, role, d.Permits(role))
+			}
 		}
 	}
 }

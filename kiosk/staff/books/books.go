@@ -6,8 +6,12 @@
 // its budget, the Form CT schedule by classification), each also as CSV. The books are the
 // domain's (domain/books.go): every kind that moves money posts balanced
 // journal lines by fund with its command, and these pages only ask the
-// ledger for its trial balance and its entries. Nothing here changes the
-// books; reading them is the one capability (staff.CapReadBooks).
+// ledger for its trial balance and its entries. Reading them is
+// staff.CapReadBooks; the treasurer keeps them (staff.CapKeepBooks):
+// closes a period, posts an adjusting entry, imports the opening trial
+// balance at conversion; the treasurer or the administrator reopens the
+// latest closed period (staff.CapReopenBooks). Each of these is a command
+// of the ledger, which refuses what its rules refuse.
 package books
 
 import (
@@ -39,6 +43,9 @@ type Books interface {
 	// FormCT returns year's revenues and expenditures by the Department
 	// of Revenue's classification.
 	FormCT(year int) (domain.FormCT, error)
+	// BooksStatus returns when the books opened, the periods closed and
+	// the import of the opening trial balance.
+	BooksStatus() (domain.BooksStatus, error)
 }
 
 // Module is the books' part of the clerk's office.
@@ -68,6 +75,13 @@ func (m *Module) Mount(o *staff.Office) error {
 	o.Page("GET /staff/books/statement.csv", staff.CapReadBooks, m.exportStatement)
 	o.Page("GET /staff/books/form-ct", staff.CapReadBooks, m.showFormCT)
 	o.Page("GET /staff/books/form-ct.csv", staff.CapReadBooks, m.exportFormCT)
+	o.Page("GET /staff/books/periods", staff.CapReadBooks, m.showPeriods)
+	o.Page("POST /staff/books/periods/close", staff.CapKeepBooks, m.closePeriod)
+	o.Page("POST /staff/books/periods/reopen", staff.CapReopenBooks, m.reopenPeriod)
+	o.Page("GET /staff/books/adjust", staff.CapKeepBooks, m.showAdjust)
+	o.Page("POST /staff/books/adjust", staff.CapKeepBooks, m.saveAdjust)
+	o.Page("GET /staff/books/opening", staff.CapKeepBooks, m.showOpening)
+	o.Page("POST /staff/books/opening", staff.CapKeepBooks, m.submitOpening)
 	o.Nav(staff.CapReadBooks, "Books", "/staff/books")
 	return nil
 }

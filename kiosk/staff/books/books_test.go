@@ -150,6 +150,8 @@ func (unbalanced) BookEntries(from, to domain.Date, account string) ([]domain.Bo
 
 func (unbalanced) Chart() (domain.Chart, error) { return domain.Chart{}, nil }
 
+func (unbalanced) BooksStatus() (domain.BooksStatus, error) { return domain.BooksStatus{}, nil }
+
 // TestUnbalancedBooksSayIt: a trial balance whose debits are not its
 // credits shows the banner with both figures and the difference, and the
 // fund's total says it does not balance.

@@ -145,3 +145,72 @@ type formCTView struct {
 type ctRow struct {
 	TestID, Class, Type, Accounts, Funds, Amount string
 }
+
+// periodsView is the periods of the books and the forms that close and
+// reopen them.
+type periodsView struct {
+	Open                bool
+	Opened              string // the day the books opened, for people
+	ClosedThrough       string // empty when no period is closed
+	Closes              []closeRow
+	CanClose, CanReopen bool
+	Form                periodForm
+	// Closed and Reopened are the day of the close just made or reopened.
+	Closed, Reopened string
+}
+
+// closeRow is one close of the books, latest first.
+type closeRow struct {
+	Through, On, By              string
+	Reopened, ReopenedBy, Reason string
+}
+
+// periodForm is what the forms of the periods carry back.
+type periodForm struct {
+	Through, CloseError string
+	Reason, ReopenError string
+}
+
+// adjustForm is the adjusting entry's form.
+type adjustForm struct {
+	On, Reason string
+	Lines      []adjustLineForm
+	Errors     []string
+	// Posted is the ref of the entry just posted, PostedOn its date and
+	// TrialBalance the trial balance as of it.
+	Posted, PostedOn, TrialBalance string
+}
+
+// adjustLineForm is one row of the adjusting entry's form; N numbers it
+// (from 1) for the field names.
+type adjustLineForm struct {
+	N                            int
+	Account, Debit, Credit, Memo string
+}
+
+// openingView is the import of the opening trial balance.
+type openingView struct {
+	Header string
+	Open   bool
+	Opened string // the day the books opened, the entry's date
+	Done   string // the import already made, when it was
+	// CSV and Name are the file a dry run read, carried to the import.
+	CSV, Name string
+	Errors    []string
+	Rows      []openingRow
+	Posts     []postRow // what the import posts over the automatic opening entry
+	DryRun    bool
+	Imported  bool
+}
+
+// openingRow is one line of the file.
+type openingRow struct {
+	Line                               int
+	Account, Name, Fund, Debit, Credit string
+	New                                bool // an account the import adds to the chart
+}
+
+// postRow is one line the import would post.
+type postRow struct {
+	Account, Fund, Debit, Credit, Memo string
+}
