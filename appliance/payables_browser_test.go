@@ -61,10 +61,24 @@ func TestMonthOfClaimsInBrowser(t *testing.T) {
 	for _, c := range claims {
 		certify(c, "funds", "")
 		certify(c, "valid", "")
-		if got := b.text("claim-status"); got != "approved" {
+		if got := b.text("claim-status"); got != "certified" {
 			t.Fatalf("claim %s after four certifications: %q", c, got)
 		}
+		b.do("endorse "+c, submit("endorse-save", "claim-endorsed"))
+		if got := b.text("claim-status"); got != "approved" {
+			t.Fatalf("claim %s after the endorsement: %q", c, got)
+		}
 	}
+	b.open("/staff/depositories", "depository-form")
+	b.do("the checking account",
+		set(`[data-testid="dep-id"]`, "BOB"),
+		set(`[data-testid="dep-name"]`, "General checking"),
+		set(`[data-testid="dep-institution"]`, "Bank of Belleville"),
+		set(`[data-testid="dep-resolution"]`, "resolution 2027-01"),
+		set(`[data-testid="dep-from"]`, "2027-01-01"),
+		set(`[data-testid="dep-number"]`, "000123456789"),
+		submit("dep-submit", "depository-form"),
+	)
 	b.shot("claims-2-approved")
 
 	b.as("cclerk")

@@ -380,11 +380,33 @@ var expenseKind = &Descriptor{
 	New:   func() Payload { return new(Expense) },
 	Apply: func(tx Tx, c Command, env Env, res *Result) error {
 		e := *c.Payload.(*Expense)
+		if err := expenseWithoutClaim(tx, e); err != nil {
+			return err
+		}
 		id, err := chargeExpense(tx, c, e)
 		res.Ref, res.Note = id, "expense "+id
 		return err
 	},
 	Books: expenseLines,
+}
+
+// expenseWithoutClaim refuses, from ledger format 5, an expense that pays
+// money out of the treasury on its own: §5.07(3) has every payment made
+// only after the treasurer audits and endorses a claim, and a claim paid
+// by check is charged to its appropriation by the check run. The one use
+// of the kind left is the payroll of an employment the board approved
+// (§5.12: "the Village Administrator shall keep a record of such
+// employment ... and shall charge them against the proper
+// appropriation"), which charges the wages against the employment's
+// encumbrance; it is paid on the payroll, not by a claim of the
+// employee. An expense against an order or a claim is refused too: an
+// order's delivery is charged when it is received and its vendor paid by
+// a claim, and a claim is paid by a check run, which charges it.
+func expenseWithoutClaim(tx Tx, e Expense) error {
+	if RulesFormat(tx) < BooksFormat || strings.HasPrefix(e.Against, "EMP-") {
+		return nil
+	}
+	return Errorf(EINVALID, "§5.07(3)", "Enter it as a claim: every payment goes through the claim audit of §5.07(3). An expense is charged here only as the payroll of an employment (EMP-…).")
 }
 
 // expenseLines post an expense the treasurer charged directly (§5.05):
@@ -899,7 +921,7 @@ func commitmentLines(l *Lines, tx Tx, ref string) {
 			return
 		}
 		line, section = cl.Line, "§5.07(3)(a)"
-		if cl.Status == ClaimEntered {
+		if cl.Status == ClaimEntered || cl.Status == ClaimCertified {
 			open = cl.Held
 		}
 	default:

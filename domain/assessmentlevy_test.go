@@ -124,7 +124,17 @@ func TestAssessmentPayments(t *testing.T) {
 	}
 	// The refund queue approves it and records its check (issue_refund).
 	p.must(KindIssueRefund, "treas", "2026-08-13T09:00", &IssueRefund{Op: "approve", BillID: id, CommandID: res.Refund.CommandID})
-	p.must(KindIssueRefund, "pclerk", "2026-08-14T09:00", &IssueRefund{Op: "check", BillID: id, CommandID: res.Refund.CommandID, CheckNumber: "10442"})
+	// The check is drawn on the checking account, numbered from its
+	// stock, with two signatures (§5.07(4), §5.18).
+	p.must(KindDepository, "treas", "2026-08-14T08:00", &DepositoryChange{Op: DepositoryDesignate, ID: "CHK", Name: "General checking", Institution: "Bank of Belleville", Resolution: "2026-01", From: MustDate("2026-01-01"), Number: "000555000111"})
+	p.must(KindCheckStock, "treas", "2026-08-14T08:01", &CheckStock{Next: 10442, Account: "CHK"})
+	for _, s := range []SignatureChange{
+		{Op: "approve", ID: "sig-pres", Official: "Howard Wells", Office: "president", Form: "facsimile", Approval: "motion", ApprovedOn: MustDate("2026-01-05")},
+		{Op: "approve", ID: "sig-treas", Official: "Tom Treasurer", Office: "treasurer", Form: "digital", Approval: "motion", ApprovedOn: MustDate("2026-01-05")},
+	} {
+		p.must(KindSignature, "treas", "2026-08-14T08:02", &s)
+	}
+	p.must(KindIssueRefund, "pclerk", "2026-08-14T09:00", &IssueRefund{Op: "check", BillID: id, CommandID: res.Refund.CommandID, CheckNumber: "10442", Account: "CHK", Payee: "Owner 1", Signatures: []string{"sig-pres", "sig-treas"}})
 	var st RefundState
 	if p.tx.Get(CollectionRefundStates, res.Refund.CommandID, &st); st.State != RefundPaid || st.Amount.String() != "333.33" {
 		t.Fatalf("refund state: %+v", st)

@@ -361,7 +361,8 @@ func payablesVillage(t *testing.T) *village {
 	} {
 		v.do("clerk", "2027-01-04T09:05", &s)
 	}
-	v.do("treas", "2027-01-04T09:10", &CheckStock{Next: 5001})
+	v.do("treas", "2027-01-04T09:08", &DepositoryChange{Op: DepositoryDesignate, ID: "BOB", Name: "Bank of Belleville", Institution: "Bank of Belleville", Resolution: "2027-01", From: MustDate("2027-01-01"), Number: "000123456789"})
+	v.do("treas", "2027-01-04T09:10", &CheckStock{Next: 5001, Account: "BOB"})
 	v.do("clerk", "2027-02-01T09:00", &CreateBills{Bills: []NewBill{
 		{ID: "B-G1", Account: "100101", Parcel: "0601-141-2001", Description: "weed cutting", BilledOn: MustDate("2027-02-01"), Principal: MustMoney("800.00")},
 		{ID: "B-W1", Account: "100101", Parcel: "0601-141-2001", Description: "water Q4", BilledOn: MustDate("2027-02-01"), Principal: MustMoney("300.00"), Revenue: "WU-46100"},
@@ -371,19 +372,20 @@ func payablesVillage(t *testing.T) *village {
 		v.do("clerk", "2027-02-02T09:00", &WindowPayment{DrawerID: "D-1", BillID: b.id, Amount: MustMoney(b.amount), Tender: Cash, Tendered: MustMoney(b.amount)})
 	}
 	v.do("clerk", "2027-02-02T16:00", &DrawerClose{DrawerID: "D-1", CountedCash: MustMoney("1100.00")})
-	v.do("treas", "2027-02-02T16:10", &DepositoryChange{Op: DepositoryDesignate, ID: "BOB", Name: "Bank of Belleville", Institution: "Bank of Belleville", Resolution: "2027-01", From: MustDate("2027-01-01")})
 	v.do("treas", "2027-02-02T16:30", &Deposit{DepositID: "DEP-1", Depository: "BOB", Drawers: []string{"D-1"}})
 	return v
 }
 
-// allowClaim enters a claim without an order and gives it the four
-// certifications of §5.07(3), the last one at at; it returns its id.
+// allowClaim enters a claim without an order, gives it the four
+// certifications of §5.07(3) and the treasurer's endorsement, at at; it
+// returns its id.
 func allowClaim(v *village, at, vendor string, amount Money, line string) string {
 	v.t.Helper()
 	id := v.do("clerk", at, &ClaimChange{Op: ClaimEnter, Vendor: vendor, Invoice: vendor + "-1", InvoiceDate: MustDate(at[:10]), Amount: amount, Line: line, Description: "work for " + line}).Ref
 	for _, x := range []struct{ who, what, basis string }{{"treas", CertifyFundsAvailable, ""}, {"admin", CertifyAuthorized, "motion of the board"}, {"admin", CertifyConformity, "work seen done"}, {"treas", CertifyValid, ""}} {
 		v.do(x.who, at, &ClaimChange{Op: ClaimCertify, ID: id, Certification: x.what, Basis: x.basis})
 	}
+	v.do("treas", at, &ClaimChange{Op: ClaimEndorse, ID: id})
 	return id
 }
 
@@ -414,6 +416,10 @@ func TestBooksOfClaimsAndChecks(t *testing.T) {
 	for _, x := range []struct{ who, what, basis string }{{"pwhead", CertifyAuthorized, "work order 17"}, {"admin", CertifyConformity, "patches seen done"}, {"treas", CertifyValid, ""}} {
 		v.do(x.who, "2027-03-02T10:00", &ClaimChange{Op: ClaimCertify, ID: id, Certification: x.what, Basis: x.basis})
 	}
+	// The four certifications are not the allowance: the treasurer's
+	// endorsement is (§5.07(3)).
+	wantBooks(t, balances(t, v.tx, "2027-03-02"), map[string]string{"100-191": "500.00", "100-53300": "0.00", "100-211": "0.00"})
+	v.do("treas", "2027-03-02T10:30", &ClaimChange{Op: ClaimEndorse, ID: id})
 	wantBooks(t, balances(t, v.tx, "2027-03-02"), map[string]string{"100-53300": "500.00", "100-211": "500.00", "100-191": "0.00", "100-342": "0.00", "100-111": "800.00"})
 
 	water := allowClaim(v, "2027-03-03T10:00", "Badger Meter", MustMoney("200.00"), "WU-53700")
@@ -421,7 +427,7 @@ func TestBooksOfClaimsAndChecks(t *testing.T) {
 
 	// One run pays both, each from its own fund's cash.
 	run := func(on string, claims ...string) *CheckRun {
-		return &CheckRun{On: MustDate(on), Account: "General checking", Claims: claims, Signatures: []string{"sig-wells", "sig-treas"}}
+		return &CheckRun{On: MustDate(on), Account: "BOB", Claims: claims, Signatures: []string{"sig-wells", "sig-treas"}}
 	}
 	v.do("treas", "2027-03-05T10:00", run("2027-03-05", id, water))
 	wantBooks(t, balances(t, v.tx, "2027-03-05"), map[string]string{
@@ -489,8 +495,9 @@ func TestBooksOfOrdersAndEncumbrances(t *testing.T) {
 	for _, x := range []struct{ who, what, basis string }{{"treas", CertifyFundsAvailable, ""}, {"admin", CertifyAuthorized, ""}, {"admin", CertifyConformity, "inspected on delivery"}, {"treas", CertifyValid, ""}} {
 		v.do(x.who, "2027-03-21T10:00", &ClaimChange{Op: ClaimCertify, ID: cl, Certification: x.what, Basis: x.basis})
 	}
+	v.do("treas", "2027-03-21T10:30", &ClaimChange{Op: ClaimEndorse, ID: cl})
 	wantBooks(t, balances(t, v.tx, "2027-03-21"), map[string]string{"100-53300": "1940.00", "100-213": "40.00", "100-211": "1900.00", "100-191": "0.00"})
-	v.do("treas", "2027-03-22T10:00", &CheckRun{On: MustDate("2027-03-22"), Account: "General checking", Claims: []string{cl}, Signatures: []string{"sig-wells", "sig-treas"}})
+	v.do("treas", "2027-03-22T10:00", &CheckRun{On: MustDate("2027-03-22"), Account: "BOB", Claims: []string{cl}, Signatures: []string{"sig-wells", "sig-treas"}})
 	wantBooks(t, balances(t, v.tx, "2027-03-22"), map[string]string{"100-211": "0.00", "100-111": "-1100.00", "100-53300": "1940.00"})
 
 	// An employment encumbers; the treasurer's payroll expense against
@@ -522,7 +529,7 @@ func TestBooksCloseTheYear(t *testing.T) {
 	v := payablesVillage(t)
 	gf := allowClaim(v, "2027-03-02T10:00", "Sugar River Asphalt", MustMoney("500.00"), "100-53300")
 	wu := allowClaim(v, "2027-03-03T10:00", "Badger Meter", MustMoney("200.00"), "WU-53700")
-	v.do("treas", "2027-03-05T10:00", &CheckRun{On: MustDate("2027-03-05"), Account: "General checking", Claims: []string{gf, wu}, Signatures: []string{"sig-wells", "sig-treas"}})
+	v.do("treas", "2027-03-05T10:00", &CheckRun{On: MustDate("2027-03-05"), Account: "BOB", Claims: []string{gf, wu}, Signatures: []string{"sig-wells", "sig-treas"}})
 	o := v.do("admin", "2027-11-01T10:00", &OrderChange{Op: OrderCreate, Line: "100-53300", Description: "Salt for the winter", Category: CategorySupplies, Estimate: MustMoney("2000.00")}).Ref
 	v.do("admin", "2027-11-02T10:00", &OrderChange{Op: OrderBidOp, ID: o, Bid: &OrderBid{Vendor: "Morton Salt", Amount: MustMoney("2000.00"), Received: MustDate("2027-11-02")}})
 	v.do("admin", "2027-11-03T10:00", &OrderChange{Op: OrderAward, ID: o, Award: &Award{Vendor: "Morton Salt", Amount: MustMoney("2000.00"), On: MustDate("2027-11-03"), Reasons: "sole source under contract"}})
@@ -587,10 +594,11 @@ func TestBooksOfPayablesUnderAnySequence(t *testing.T) {
 				for _, x := range []struct{ who, what, basis string }{{"treas", CertifyFundsAvailable, ""}, {"admin", CertifyAuthorized, "motion"}, {"admin", CertifyConformity, "seen"}, {"treas", CertifyValid, ""}} {
 					must(x.who, at, &ClaimChange{Op: ClaimCertify, ID: id, Certification: x.what, Basis: x.basis})
 				}
+				must("treas", at, &ClaimChange{Op: ClaimEndorse, ID: id})
 				approved = append(approved, id)
 			case op == 1 && len(approved) > 0:
 				i := rapid.IntRange(0, len(approved)-1).Draw(rt, "claim")
-				must("treas", at, &CheckRun{On: MustDate(at[:10]), Account: "General checking", Claims: []string{approved[i]}, Signatures: []string{"sig-wells", "sig-treas"}})
+				must("treas", at, &CheckRun{On: MustDate(at[:10]), Account: "BOB", Claims: []string{approved[i]}, Signatures: []string{"sig-wells", "sig-treas"}})
 				cl, _ := ReadsOf(txRecords{tx}).Claim(approved[i])
 				checks = append(checks, cl.Check)
 				approved = slices.Delete(approved, i, i+1)
@@ -731,7 +739,14 @@ func TestBooksOfReturnedChecks(t *testing.T) {
 func TestBooksOfRefunds(t *testing.T) {
 	tx := newStaffTx()
 	booksRun(t, tx, KindChart, "admin", "2026-01-02T09:00", booksChart())
-	booksRun(t, tx, KindDepository, "treasurer", "2026-01-02T09:10", &DepositoryChange{Op: DepositoryDesignate, ID: "BOB", Name: "Bank of Belleville", Institution: "Bank of Belleville", Resolution: "2026-03", From: MustDate("2026-01-01")})
+	booksRun(t, tx, KindDepository, "treasurer", "2026-01-02T09:10", &DepositoryChange{Op: DepositoryDesignate, ID: "BOB", Name: "Bank of Belleville", Institution: "Bank of Belleville", Resolution: "2026-03", From: MustDate("2026-01-01"), Number: "000123456789"})
+	booksRun(t, tx, KindCheckStock, "treasurer", "2026-01-02T09:15", &CheckStock{Next: 5001, Account: "BOB"})
+	for _, s := range []SignatureChange{
+		{Op: "approve", ID: "sig-wells", Official: "Howard Wells", Office: "president", Form: "facsimile", Approval: "motion 2026-01-02 #5", ApprovedOn: MustDate("2026-01-02")},
+		{Op: "approve", ID: "sig-treas", Official: "Tom Treasurer", Office: "treasurer", Form: "digital", Approval: "motion 2026-01-02 #5", ApprovedOn: MustDate("2026-01-02")},
+	} {
+		booksRun(t, tx, KindSignature, "clerk", "2026-01-02T09:20", &s)
+	}
 	booksRun(t, tx, KindCreateBills, "clerk", "2026-03-02T09:00", &CreateBills{Bills: []NewBill{
 		{ID: "B-W1", Account: "100101", Parcel: "0601-141-2001", Description: "water Q1", BilledOn: MustDate("2026-03-02"), Principal: MustMoney("120.00"), Revenue: "46100"},
 	}})
@@ -747,7 +762,7 @@ func TestBooksOfRefunds(t *testing.T) {
 	if b := balances(t, tx, "2026-03-11"); !b["WU-212"].Equal(MustMoney("5.00")) || !b["WU-1010"].Equal(MustMoney("125.00")) {
 		t.Fatalf("after the approval: %v; want 5.00 still owed back, 125.00 in the bank", b)
 	}
-	booksRun(t, tx, KindIssueRefund, "clerk", "2026-03-12T09:00", &IssueRefund{Op: "check", BillID: "B-W1", CommandID: pay.ID, CheckNumber: "5001"})
+	booksRun(t, tx, KindIssueRefund, "clerk", "2026-03-12T09:00", &IssueRefund{Op: "check", BillID: "B-W1", CommandID: pay.ID, CheckNumber: "5001", Account: "BOB", Payee: "Ana Gutierrez", Signatures: []string{"sig-wells", "sig-treas"}})
 	b := balances(t, tx, "2026-03-12")
 	if !b["WU-212"].IsZero() || !b["WU-1010"].Equal(MustMoney("120.00")) || !b["WU-121"].IsZero() || !b["46100"].Equal(MustMoney("120.00")) {
 		t.Fatalf("after the refund check: %v", b)
@@ -755,6 +770,13 @@ func TestBooksOfRefunds(t *testing.T) {
 	entries, err := ReadsOf(txRecords{tx}).BookEntries(MustDate("2026-03-11"), MustDate("2026-03-12"), "")
 	if err != nil || len(entries) != 1 || entries[0].Kind != KindIssueRefund || entries[0].Memo != "refund check 5001 on B-W1" {
 		t.Fatalf("the entries of the refund: %+v, %v; want only the check's", entries, err)
+	}
+
+	// The refund check voided: the refund is owed again, the money back
+	// in the bank.
+	booksRun(t, tx, KindCheckVoid, "treasurer", "2026-03-13T09:00", &CheckVoid{Number: 5001, Reason: "payee moved"})
+	if b := balances(t, tx, "2026-03-13"); !b["WU-212"].Equal(MustMoney("5.00")) || !b["WU-1010"].Equal(MustMoney("125.00")) {
+		t.Fatalf("after the void of the refund check: %v; want 5.00 owed back, 125.00 in the bank", b)
 	}
 }
 

@@ -497,7 +497,7 @@ func TestYearEndClose(t *testing.T) {
 	v.do("admin", "2027-11-03T10:00", &OrderChange{Op: OrderAward, ID: id, Award: &Award{Vendor: "Morton Salt", Amount: MustMoney("2000.00"), On: MustDate("2027-11-03"), Reasons: "sole source under contract"}})
 	v.do("treas", "2027-11-03T11:00", &CertifyFunds{Order: id})
 	v.do("admin", "2027-11-03T12:00", &OrderChange{Op: OrderIssue, ID: id})
-	v.do("treas", "2027-06-30T10:00", &Expense{Line: "100-53310", On: MustDate("2027-06-30"), Amount: MustMoney("120000.00"), Payee: "Rock Road", Description: "S Vine St, first phase"})
+	v.payClaim("2027-06-30T10:00", "Rock Road", MustMoney("120000.00"), "100-53310")
 
 	v.refused("treas", "2027-12-30T16:00", &YearEndClose{Year: 2027}, EINVALID, "on or after its last day, 2027-12-31")
 	plan, err := v.reads().YearEndPreview(2027)
@@ -545,7 +545,11 @@ func TestYearEndClose(t *testing.T) {
 		t.Fatalf("paid from the carried appropriation: %+v", a)
 	}
 	// An expense against the closed year is refused.
-	v.refused("treas", "2028-01-11T10:00", &Expense{Line: "100-51400", On: MustDate("2027-12-15"), Amount: MustMoney("10.00"), Payee: "x", Description: "late invoice"}, ECONFLICT, "books are closed")
+	late := staffCmd(KindExpense, "treas", "2028-01-11T10:00")
+	late.Payload = &Expense{Line: "100-51400", On: MustDate("2027-12-15"), Amount: MustMoney("10.00"), Payee: "x", Description: "late invoice"}
+	if _, err := runAtFormat(t, v.tx, 4, late); ErrorCode(err) != ECONFLICT || !strings.Contains(ErrorMessage(err), "books are closed") {
+		t.Fatalf("an expense in the closed year: %v", err)
+	}
 	// The continuing appropriation ends when its works are done.
 	v.do("admin", "2028-06-30T10:00", &AppropriationEnd{Year: 2028, Line: "100-53310", On: MustDate("2028-06-30"), Reason: "accomplished"})
 	if c := v.appropriation(2028, "100-53310"); !c.Closed || !c.Lapsed.Equal(MustMoney("380000.00")) {

@@ -35,6 +35,10 @@ const BankCredit Tender = "bank_credit"
 const (
 	DepositoryDesignate = "designate"
 	DepositoryEnd       = "end"
+	// DepositoryNumber records the bank's number of a designated
+	// depository's account, which its checks and positive pay name
+	// (ledger format 5).
+	DepositoryNumber = "account_number"
 )
 
 // Depository is a public depository the board designated.
@@ -42,8 +46,12 @@ type Depository struct {
 	ID          string `json:"id"`          // short code chosen by the treasurer, "BOB"
 	Name        string `json:"name"`        // the account as the slips name it
 	Institution string `json:"institution"` // the financial institution
-	Resolution  string `json:"resolution"`  // the board's resolution designating it
-	From        Date   `json:"from"`
+	// Number is the bank's number of the account, as its checks and the
+	// positive-pay file name it (ledger format 5); empty for an account
+	// the village writes no checks on.
+	Number     string `json:"number,omitempty"`
+	Resolution string `json:"resolution"` // the board's resolution designating it
+	From       Date   `json:"from"`
 	// To is the last day of the designation, zero while it runs on.
 	To            Date     `json:"to,omitzero"`
 	EndResolution string   `json:"end_resolution,omitempty"`
@@ -67,13 +75,16 @@ type DepositoryChange struct {
 	Resolution  string `json:"resolution"`
 	From        Date   `json:"from,omitzero"`
 	To          Date   `json:"to,omitzero"`
+	// Number is the bank's account number (designate, or the op
+	// account_number on a designated depository; ledger format 5).
+	Number string `json:"number,omitempty"`
 }
 
 // Kind names the payload's kind.
 func (*DepositoryChange) Kind() Kind { return KindDepository }
 
 func (p *DepositoryChange) textFields() []textField {
-	return []textField{oneLine("The depository code", p.ID), oneLine("The depository's name", p.Name), oneLine("The institution", p.Institution), oneLine("The resolution", p.Resolution)}
+	return []textField{oneLine("The depository code", p.ID), oneLine("The depository's name", p.Name), oneLine("The institution", p.Institution), oneLine("The resolution", p.Resolution), oneLine("The account number", p.Number)}
 }
 
 // DepositoryInterest is interest a depository credited to the village.
@@ -131,7 +142,7 @@ func applyDepository(tx Tx, c Command, _ Env, res *Result) error {
 	if err := validRecordID("depository", p.ID); err != nil {
 		return err
 	}
-	if strings.TrimSpace(p.Resolution) == "" {
+	if strings.TrimSpace(p.Resolution) == "" && p.Op != DepositoryNumber {
 		return bad("Name the board's resolution: depositories are designated by the Village Board.")
 	}
 	d, exists, err := loadDepository(tx, p.ID)
@@ -152,6 +163,9 @@ func applyDepository(tx Tx, c Command, _ Env, res *Result) error {
 		}
 		d = Depository{ID: p.ID, Name: strings.TrimSpace(p.Name), Institution: strings.TrimSpace(p.Institution), Resolution: strings.TrimSpace(p.Resolution),
 			From: p.From, To: p.To, Recorded: c.At, RecordedBy: c.Actor, Interest: Cents(0)}
+		if RulesFormat(tx) >= BooksFormat {
+			d.Number = strings.TrimSpace(p.Number)
+		}
 		res.Note = fmt.Sprintf("depository %s designated from %s", d.ID, d.From)
 	case DepositoryEnd:
 		switch {
@@ -166,6 +180,17 @@ func applyDepository(tx Tx, c Command, _ Env, res *Result) error {
 		}
 		d.To, d.EndResolution = p.To, strings.TrimSpace(p.Resolution)
 		res.Note = fmt.Sprintf("designation of %s ends after %s", d.ID, d.To)
+	case DepositoryNumber:
+		switch {
+		case RulesFormat(tx) < BooksFormat:
+			return bad("Unknown operation %q on a depository (designate or end).", p.Op)
+		case !exists:
+			return Errorf(ENOTFOUND, sectionDeposit, "There is no depository %q.", p.ID)
+		case strings.TrimSpace(p.Number) == "":
+			return bad("Give the bank's number of the account.")
+		}
+		d.Number = strings.TrimSpace(p.Number)
+		res.Note = fmt.Sprintf("depository %s is account %s", d.ID, d.Number)
 	default:
 		return bad("Unknown operation %q on a depository (designate or end).", p.Op)
 	}

@@ -50,8 +50,11 @@ var ClaimCertifications = []string{CertifyFundsAvailable, CertifyAuthorized, Cer
 
 // Claim statuses.
 const (
-	ClaimEntered   = "entered"   // certifications missing
-	ClaimApproved  = "approved"  // all four certified: payable
+	ClaimEntered = "entered" // certifications missing
+	// ClaimCertified: all four conditions certified, awaiting the
+	// treasurer's endorsement (ledger format 5).
+	ClaimCertified = "certified"
+	ClaimApproved  = "approved"  // endorsed by the treasurer (before format 5: all four certified): payable
 	ClaimPaid      = "paid"      // a check was issued
 	ClaimCancelled = "cancelled" // withdrawn or rejected
 )
@@ -82,6 +85,22 @@ type Claim struct {
 	Cancelled *Act   `json:"cancelled,omitempty"`
 	// Voided lists the checks that paid it and were voided.
 	Voided []string `json:"voided,omitempty"`
+	// Endorsement is the treasurer's approval of the claim (§5.07(3),
+	// ledger format 5).
+	Endorsement *ClaimEndorsement `json:"endorsement,omitempty"`
+}
+
+// ClaimEndorsement is the Finance Director/Treasurer's endorsement of a
+// claim (§5.07(3)): having determined that all four conditions were
+// complied with, the treasurer approves the claim as a proper charge
+// against the treasury. The certifications it rests on, by whoever gave
+// them, are listed in it as they stood.
+type ClaimEndorsement struct {
+	By       string               `json:"by"`
+	Role     Role                 `json:"role"`
+	At       DateTime             `json:"at"`
+	Endorses []ClaimCertification `json:"endorses"`
+	Note     string               `json:"note,omitempty"`
 }
 
 // ClaimCertification is one condition endorsed.
@@ -118,9 +137,13 @@ const (
 	ClaimEnter   = "enter"
 	ClaimCertify = "certify"
 	ClaimCancel  = "cancel"
+	// ClaimEndorse is the treasurer's endorsement of the four conditions
+	// (§5.07(3), ledger format 5).
+	ClaimEndorse = "endorse"
 )
 
-// ClaimChange enters a claim, records one certification, or cancels it.
+// ClaimChange enters a claim, records one certification, endorses it, or
+// cancels it.
 type ClaimChange struct {
 	Op string `json:"op"`
 	ID string `json:"id,omitempty"` // certify, cancel
@@ -160,7 +183,8 @@ var claimKind = &Descriptor{
 
 // claimLines post a claim's allowance and its cancellation (§5.07(3)).
 // The claim is a charge against the treasury from the moment the
-// treasurer's audit approves it (its fourth certification): its line's
+// treasurer's audit approves it (the endorsement; the books are kept
+// only from ledger format 5, where the endorsement approves): its line's
 // expenditure is debited and vouchers payable credited, in the line's
 // fund. A claim paying an order's delivery was counted as expenditure
 // when the delivery was invoiced, as the appropriation was charged then
@@ -176,8 +200,8 @@ func claimLines(l *Lines, tx Tx, c Command, res Result) string {
 		return ""
 	}
 	commitmentLines(l, tx, cl.ID)
-	allowed := p.Op == ClaimCertify && cl.Status == ClaimApproved
-	cancelled := p.Op == ClaimCancel && len(cl.Missing()) == 0
+	allowed := (p.Op == ClaimCertify || p.Op == ClaimEndorse) && cl.Status == ClaimApproved
+	cancelled := p.Op == ClaimCancel && cl.Endorsement != nil
 	if !allowed && !cancelled {
 		return "claim " + cl.ID + " " + p.Op
 	}
@@ -204,6 +228,10 @@ func applyClaim(tx Tx, c Command, _ Env, res *Result) error {
 		return certifyClaim(tx, c, p, res)
 	case ClaimCancel:
 		return cancelClaim(tx, c, p, res)
+	case ClaimEndorse:
+		if RulesFormat(tx) >= BooksFormat {
+			return endorseClaim(tx, c, p, res)
+		}
 	}
 	return Errorf(EINVALID, sectionClaims, "Unknown claim operation %q (enter, certify or cancel).", p.Op)
 }
@@ -354,8 +382,49 @@ func certifyClaim(tx Tx, c Command, p *ClaimChange, res *Result) error {
 	cl.Certifications = append(cl.Certifications, x)
 	if len(cl.Missing()) == 0 {
 		cl.Status = ClaimApproved
+		if RulesFormat(tx) >= BooksFormat {
+			// The four certifications are what the treasurer's
+			// endorsement rests on, not the approval itself.
+			cl.Status = ClaimCertified
+		}
 	}
 	res.Ref, res.Note = cl.ID, fmt.Sprintf("claim %s certified %s", cl.ID, p.Certification)
+	return tx.Put(CollectionClaims, cl.ID, cl)
+}
+
+// endorseClaim records the treasurer's endorsement of a claim (§5.07(3),
+// ledger format 5). The ordinance makes the Finance Director/Treasurer
+// (or designee) the one who audits and approves each claim and
+// "endorses his or her approval ... after having determined that all the
+// following conditions have been complied with": the certifications of
+// the department head, the administrator or the board are what the
+// treasurer determines it from, so the claim is payable only once the
+// treasurer endorses all four together. The designee is a staff account
+// with the treasurer's role. A claim approved before format 5 on its
+// certifications alone takes the endorsement too before a check pays it.
+func endorseClaim(tx Tx, c Command, p *ClaimChange, res *Result) error {
+	cl, err := loadClaim(tx, p.ID)
+	if err != nil {
+		return err
+	}
+	switch {
+	case cl.Endorsement != nil:
+		return Errorf(ECONFLICT, sectionClaims, "Claim %s was endorsed by %s at %s.", cl.ID, cl.Endorsement.By, cl.Endorsement.At)
+	case cl.Status == ClaimCancelled || cl.Status == ClaimPaid:
+		return Errorf(ECONFLICT, sectionClaims, "Claim %s is %s: there is nothing to endorse.", cl.ID, cl.Status)
+	case len(cl.Missing()) > 0:
+		return Errorf(ECONFLICT, sectionClaims, "Claim %s lacks the %s certification(s): the treasurer endorses a claim only once all four conditions of §5.07(3) are certified.", cl.ID, strings.Join(cl.Missing(), ", "))
+	}
+	u, ok, err := actor(tx, c)
+	if err != nil {
+		return err
+	}
+	if !ok || !u.Role.Is(RoleTreasurer) {
+		return Errorf(EFORBIDDEN, sectionClaims, "Only the Finance Director/Treasurer (or designee) endorses the approval of a claim (§5.07(3)).")
+	}
+	cl.Endorsement = &ClaimEndorsement{By: c.Actor, Role: u.Role, At: c.At, Endorses: slices.Clone(cl.Certifications), Note: strings.TrimSpace(p.Note)}
+	cl.Status = ClaimApproved
+	res.Ref, res.Note = cl.ID, fmt.Sprintf("claim %s endorsed by the treasurer: payable", cl.ID)
 	return tx.Put(CollectionClaims, cl.ID, cl)
 }
 
@@ -544,9 +613,12 @@ var signatureKind = &Descriptor{
 
 // CheckStock sets the number of the next blank check on hand: the ledger
 // numbers every check from it, so two nodes never print the same number
-// (a check run is not offline-safe).
+// (a check run is not offline-safe). From ledger format 5 the stock is
+// that of one bank account, the depository Account (§5.06): every check
+// drawn on it, a claim's or a refund's, takes its number from it.
 type CheckStock struct {
-	Next int `json:"next"`
+	Next    int    `json:"next"`
+	Account string `json:"account,omitempty"` // the depository (format 5)
 }
 
 // Kind names the payload's kind.
@@ -560,23 +632,150 @@ var checkStockKind = &Descriptor{
 	New:   func() Payload { return new(CheckStock) },
 	Apply: func(tx Tx, c Command, _ Env, res *Result) error {
 		p := c.Payload.(*CheckStock)
+		counter := checkCounter
+		if RulesFormat(tx) >= BooksFormat {
+			d, err := checkingAccount(tx, p.Account)
+			if err != nil {
+				return err
+			}
+			counter = checkCounter + "/" + d.ID
+		}
 		var last int
-		if _, err := tx.Get(collectionCounters, checkCounter, &last); err != nil {
+		if _, err := tx.Get(collectionCounters, counter, &last); err != nil {
 			return err
 		}
 		if p.Next <= last || p.Next > 99999999 {
 			return Errorf(EINVALID, "§5.07(4)", "The next check number must be above the last one issued (%d) and at most 8 digits.", last)
 		}
 		res.Note = fmt.Sprintf("next check number %d", p.Next)
-		return tx.Put(collectionCounters, checkCounter, p.Next-1)
+		if p.Account != "" {
+			res.Note += " on " + p.Account
+		}
+		return tx.Put(collectionCounters, counter, p.Next-1)
 	},
 }
 
-// CheckRecord is one check of a run.
+// checkingAccount returns the depository a check is drawn on (§5.06,
+// ledger format 5): designated by the board, with the bank's number of
+// the account, which the checks and the positive-pay file name.
+func checkingAccount(tx Tx, id string) (Depository, error) {
+	id = strings.TrimSpace(id)
+	if id == "" {
+		return Depository{}, Errorf(EINVALID, "§5.07(4)", "Name the bank account (the depository) the checks are drawn on.")
+	}
+	d, ok, err := loadDepository(tx, id)
+	switch {
+	case err != nil:
+		return d, err
+	case !ok:
+		return d, Errorf(EINVALID, sectionDeposit, "%q is not a depository designated by the Village Board: checks are drawn only on the village's designated accounts.", id)
+	case d.Number == "":
+		return d, Errorf(EINVALID, sectionDeposit, "Record the bank's number of account %s first: its checks and the positive-pay file name it.", d.ID)
+	}
+	return d, nil
+}
+
+// drawCheckNumber takes the next number of the check stock and refuses a
+// number used before. From ledger format 5 the stock is account's (one
+// sequence per bank account, for the checks of claims and of refunds
+// alike), and a number once used, voided or not, is never used again:
+// the checks are kept by number, so a number any check of any account
+// ever had is refused.
+func drawCheckNumber(tx Tx, account string) (int, error) {
+	counter := checkCounter
+	if RulesFormat(tx) >= BooksFormat {
+		counter = checkCounter + "/" + account
+		var last int
+		if ok, err := tx.Get(collectionCounters, counter, &last); err != nil {
+			return 0, err
+		} else if !ok {
+			return 0, Errorf(ECONFLICT, "§5.07(4)", "Set the number of the next blank check of account %s first (the check stock).", account)
+		}
+	}
+	num, err := nextNumber(tx, counter)
+	if err != nil {
+		return 0, err
+	}
+	var taken CheckRecord
+	if ok, err := tx.Get(CollectionChecks, CheckID(num), &taken); err != nil {
+		return 0, err
+	} else if ok {
+		what := "run " + taken.Run
+		if taken.Refund != "" {
+			what = "a refund of bill " + taken.Bill
+		}
+		return 0, Errorf(ECONFLICT, "§5.07(4)", "Check number %d was used already (%s): a check number is used once.", num, what)
+	}
+	return num, nil
+}
+
+// CheckSignatures is how many signatures every check carries from ledger
+// format 5 (§5.18 read with Wis. Stat. 66.0607), whatever its amount.
+const CheckSignatures = 2
+
+// checkSignatures returns the signatures ids name, each approved by the
+// board and usable on day (§5.18), no two of one office. From ledger
+// format 5 a check is not released without the signatures it requires:
+// §5.18 names no amount above which more are needed, so every check,
+// whatever its amount, carries CheckSignatures of them, of different
+// offices, one the Finance Director/Treasurer's. This reads §5.18 with
+// Wis. Stat. 66.0607, under which the treasurer disburses on the order of
+// another officer; the ordinance lists the four offices whose facsimile
+// or digital signatures may stand in for their own, not a number, so the
+// number is this reading's. what names the checks in messages.
+func checkSignatures(tx Tx, day Date, ids []string, what string) ([]Signature, error) {
+	bad := func(format string, args ...any) error { return Errorf(EINVALID, "§5.07(4)", format, args...) }
+	var sigs []Signature
+	offices := map[string]bool{}
+	for _, id := range ids {
+		var s Signature
+		ok, err := tx.Get(CollectionSignatures, id, &s)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case !ok:
+			return nil, bad("There is no signature %q approved by the board (§5.18).", id)
+		case !s.Usable(day):
+			if s.Withdrawn != nil && !day.Before(s.WithdrawOn) {
+				return nil, Errorf(EFORBIDDEN, "§5.18", "The signature of %s was withdrawn by the board on %s: it may not be used.", s.Official, s.WithdrawOn)
+			}
+			return nil, Errorf(EFORBIDDEN, "§5.18", "The signature of %s was approved on %s, after %s.", s.Official, s.ApprovedOn, day)
+		case offices[s.Office]:
+			return nil, bad("Two signatures of the %s's office on one check.", s.Office)
+		}
+		offices[s.Office] = true
+		sigs = append(sigs, s)
+	}
+	if RulesFormat(tx) < BooksFormat {
+		return sigs, nil
+	}
+	if len(sigs) < CheckSignatures || !offices["treasurer"] {
+		var have []string
+		for _, s := range sigs {
+			have = append(have, s.Official+" ("+s.Office+")")
+		}
+		if len(have) == 0 {
+			have = []string{"none"}
+		}
+		return nil, Errorf(EFORBIDDEN, "§5.18", "Held: %s may not be printed or released with the signatures of %s only. Every check carries %d signatures approved by the board, of different offices, one of them the Finance Director/Treasurer's (§5.18); add the missing one and run it again.",
+			what, strings.Join(have, ", "), CheckSignatures)
+	}
+	return sigs, nil
+}
+
+// CheckRecord is one check: of a run, paying a claim, or (from ledger
+// format 5) a refund's, paying back an overpayment (§5.07(1)).
 type CheckRecord struct {
-	Number     int      `json:"number"`
-	Run        string   `json:"run"`
-	Claim      string   `json:"claim"`
+	Number int    `json:"number"`
+	Run    string `json:"run,omitempty"`
+	// Account is the depository it is drawn on (format 5).
+	Account string `json:"account,omitempty"`
+	Claim   string `json:"claim,omitempty"`
+	// Refund is the command id of the overpaying payment a refund check
+	// pays back, and Bill the bill it overpaid.
+	Refund     string   `json:"refund,omitempty"`
+	Bill       string   `json:"bill,omitempty"`
 	On         Date     `json:"on"`
 	Payee      string   `json:"payee"`
 	Purpose    string   `json:"purpose"`
@@ -674,27 +873,17 @@ func applyCheckRun(tx Tx, c Command, _ Env, res *Result) error {
 	case len(p.Signatures) == 0:
 		return bad("A check run needs the signatures affixed to its checks (§5.18).")
 	}
-	var sigs []Signature
-	offices := map[string]bool{}
-	for _, id := range p.Signatures {
-		var s Signature
-		ok, err := tx.Get(CollectionSignatures, id, &s)
+	var account string
+	if RulesFormat(tx) >= BooksFormat {
+		d, err := checkingAccount(tx, p.Account)
 		if err != nil {
 			return err
 		}
-		switch {
-		case !ok:
-			return bad("There is no signature %q approved by the board (§5.18).", id)
-		case !s.Usable(p.On):
-			if s.Withdrawn != nil && !p.On.Before(s.WithdrawOn) {
-				return Errorf(EFORBIDDEN, "§5.18", "The signature of %s was withdrawn by the board on %s: it may not be used.", s.Official, s.WithdrawOn)
-			}
-			return Errorf(EFORBIDDEN, "§5.18", "The signature of %s was approved on %s, after %s.", s.Official, s.ApprovedOn, p.On)
-		case offices[s.Office]:
-			return bad("Two signatures of the %s's office on one check.", s.Office)
-		}
-		offices[s.Office] = true
-		sigs = append(sigs, s)
+		account = d.ID
+	}
+	sigs, err := checkSignatures(tx, p.On, p.Signatures, "the checks of this run")
+	if err != nil {
+		return err
 	}
 	n, err := nextNumber(tx, "check-runs/"+yearID(p.On.Year()))
 	if err != nil {
@@ -717,20 +906,19 @@ func applyCheckRun(tx Tx, c Command, _ Env, res *Result) error {
 			return Errorf(ECONFLICT, "§5.07(4)", "Claim %s was paid by check %s.", cl.ID, cl.Check)
 		case ClaimEntered:
 			return Errorf(ECONFLICT, "§5.07(3)", "Claim %s is not approved: it lacks the %s certification(s); no payment is made before all four (§5.07(3)).", cl.ID, strings.Join(cl.Missing(), ", "))
+		case ClaimCertified:
+			return Errorf(ECONFLICT, "§5.07(3)", "Claim %s is certified but not endorsed: no payment is made before the Finance Director/Treasurer endorses the approval of the claim (§5.07(3)).", cl.ID)
 		default:
 			return Errorf(ECONFLICT, "§5.07(3)", "Claim %s is %s.", cl.ID, cl.Status)
 		}
-		num, err := nextNumber(tx, checkCounter)
+		if cl.Endorsement == nil && RulesFormat(tx) >= BooksFormat {
+			return Errorf(ECONFLICT, "§5.07(3)", "Claim %s was approved on its certifications alone: the Finance Director/Treasurer endorses it before a check pays it (§5.07(3)).", cl.ID)
+		}
+		num, err := drawCheckNumber(tx, account)
 		if err != nil {
 			return err
 		}
-		var taken CheckRecord
-		if ok, err := tx.Get(CollectionChecks, CheckID(num), &taken); err != nil {
-			return err
-		} else if ok {
-			return Errorf(ECONFLICT, "§5.07(4)", "Check number %d was used already (run %s).", num, taken.Run)
-		}
-		ck := CheckRecord{Number: num, Run: run.ID, Claim: cl.ID, On: p.On, Payee: cl.Vendor, Purpose: cl.Description, Line: cl.Line, Amount: cl.Amount, Signatures: run.Signatures}
+		ck := CheckRecord{Number: num, Run: run.ID, Account: account, Claim: cl.ID, On: p.On, Payee: cl.Vendor, Purpose: cl.Description, Line: cl.Line, Amount: cl.Amount, Signatures: run.Signatures}
 		if cl.Order == "" {
 			// A claim without an order is charged when paid; an order's
 			// delivery was charged when it was received.
@@ -781,12 +969,16 @@ var checkVoidKind = &Descriptor{
 	Roles: []Role{RoleTreasurer},
 	New:   func() Payload { return new(CheckVoid) },
 	// A void reverses exactly what its check posted, dated by the void:
-	// the money is back in cash and the claim is owed again (§5.07(4)).
+	// the money is back in cash and the claim is owed again (§5.07(4)),
+	// or the refund (§5.07(1)).
 	Books: func(l *Lines, tx Tx, c Command, res Result) string {
 		var ck CheckRecord
 		if _, err := tx.Get(CollectionChecks, res.Ref, &ck); err != nil {
 			l.err = err
 			return ""
+		}
+		if ck.Refund != "" {
+			return refundCheckLines(l, tx, ck.Bill, ck.Amount.Neg(), fmt.Sprintf("refund check %d voided, refund owed again", ck.Number))
 		}
 		checkLines(l, ck, true)
 		commitmentLines(l, tx, ck.Claim)
@@ -805,6 +997,10 @@ var checkVoidKind = &Descriptor{
 			return Errorf(ECONFLICT, "§5.07(4)", "Check %d was voided at %s.", p.Number, ck.Void.At)
 		case strings.TrimSpace(p.Reason) == "":
 			return Errorf(EINVALID, "§5.07(4)", "Say why the check is voided.")
+		}
+		ck.Void = &Act{By: c.Actor, At: c.At, Reason: strings.TrimSpace(p.Reason)}
+		if ck.Refund != "" {
+			return voidRefundCheck(tx, ck, res)
 		}
 		cl, err := loadClaim(tx, ck.Claim)
 		if err != nil {
@@ -828,7 +1024,6 @@ var checkVoidKind = &Descriptor{
 			}
 			cl.Held, cl.Expense = ck.Amount, ""
 		}
-		ck.Void = &Act{By: c.Actor, At: c.At, Reason: strings.TrimSpace(p.Reason)}
 		cl.Status, cl.Check, cl.Voided = ClaimApproved, "", append(cl.Voided, CheckID(ck.Number))
 		if err := tx.Put(CollectionClaims, cl.ID, cl); err != nil {
 			return err

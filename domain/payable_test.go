@@ -27,7 +27,11 @@ func TestClaimsAndCheckRuns(t *testing.T) {
 		v.do("clerk", "2027-01-04T09:05", &s)
 	}
 	v.refused("clerk", "2027-01-04T09:06", &SignatureChange{Op: "approve", ID: "sig-x", Official: "A Trustee", Office: "trustee", Form: "facsimile", Approval: "m", ApprovedOn: MustDate("2027-01-03")}, EINVALID, "not of \"trustee\"")
-	v.do("treas", "2027-01-04T09:10", &CheckStock{Next: 5001})
+	v.refused("treas", "2027-01-04T09:10", &CheckStock{Next: 5001}, EINVALID, "Name the bank account")
+	v.do("treas", "2027-01-04T09:08", &DepositoryChange{Op: DepositoryDesignate, ID: "BOB", Name: "General checking", Institution: "Bank of Belleville", Resolution: "2027-01", From: MustDate("2027-01-01")})
+	v.refused("treas", "2027-01-04T09:10", &CheckStock{Next: 5001, Account: "BOB"}, EINVALID, "Record the bank's number of account BOB")
+	v.do("treas", "2027-01-04T09:09", &DepositoryChange{Op: DepositoryNumber, ID: "BOB", Number: "000123456789"})
+	v.do("treas", "2027-01-04T09:10", &CheckStock{Next: 5001, Account: "BOB"})
 
 	// A claim without an order: street patching.
 	enter := &ClaimChange{Op: ClaimEnter, Vendor: "Sugar River Asphalt", Invoice: "SRA-1", InvoiceDate: MustDate("2027-03-01"), Amount: m("1200.00"), Line: "100-53300", Description: "Pothole patching, Hale St"}
@@ -39,7 +43,7 @@ func TestClaimsAndCheckRuns(t *testing.T) {
 	dup.Vendor = "sugar  river asphalt"
 	v.refused("clerk", "2027-03-02T10:01", &dup, ECONFLICT, "already claim CL-2027-0001")
 	run := func(on string, claims ...string) *CheckRun {
-		return &CheckRun{On: MustDate(on), Account: "General checking, Bank of Belleville", Claims: claims, Signatures: []string{"sig-wells", "sig-treas"}}
+		return &CheckRun{On: MustDate(on), Account: "BOB", Claims: claims, Signatures: []string{"sig-wells", "sig-treas"}}
 	}
 	v.refused("treas", "2027-03-02T11:00", run("2027-03-02", a), ECONFLICT, "lacks the funds, authorized, conformity, valid certification(s)")
 	certify := func(what, basis string) *ClaimChange {
@@ -57,7 +61,20 @@ func TestClaimsAndCheckRuns(t *testing.T) {
 	v.do("admin", "2027-03-02T11:10", certify(CertifyConformity, "patches seen done on Hale St, March 1"))
 	v.do("treas", "2027-03-02T11:15", &ClaimChange{Op: ClaimCertify, ID: a, Certification: CertifyValid, Proof: "signed delivery tickets 4411-4413"})
 	v.refused("treas", "2027-03-02T11:16", &ClaimChange{Op: ClaimCertify, ID: a, Certification: CertifyValid}, ECONFLICT, "there is no fifth")
+	// The four certifications are what the treasurer's endorsement rests
+	// on: no check pays the claim before it (§5.07(3)).
+	if cl, _ := v.reads().Claim(a); cl.Status != ClaimCertified || cl.Endorsement != nil {
+		t.Fatalf("certified claim %+v", cl)
+	}
+	v.refused("treas", "2027-03-02T11:17", run("2027-03-02", a), ECONFLICT, "certified but not endorsed")
+	v.refused("pwhead", "2027-03-02T11:18", &ClaimChange{Op: ClaimEndorse, ID: a}, EFORBIDDEN, "Only the Finance Director/Treasurer")
+	v.refused("admin", "2027-03-02T11:18", &ClaimChange{Op: ClaimEndorse, ID: a}, EFORBIDDEN, "Only the Finance Director/Treasurer")
+	v.do("treas", "2027-03-02T11:20", &ClaimChange{Op: ClaimEndorse, ID: a, Note: "all four determined"})
+	v.refused("treas", "2027-03-02T11:21", &ClaimChange{Op: ClaimEndorse, ID: a}, ECONFLICT, "was endorsed by treas")
 	cl, _ := v.reads().Claim(a)
+	if cl.Endorsement == nil || len(cl.Endorsement.Endorses) != 4 || cl.Endorsement.Endorses[1].By != "pwhead" || cl.Endorsement.Role != RoleTreasurer {
+		t.Fatalf("endorsement %+v", cl.Endorsement)
+	}
 	if cl.Status != ClaimApproved || len(cl.Certifications) != 4 || cl.Certifications[1].By != "pwhead" || cl.Certifications[3].Proof == "" {
 		t.Fatalf("approved claim %+v", cl)
 	}
@@ -75,6 +92,7 @@ func TestClaimsAndCheckRuns(t *testing.T) {
 	for _, x := range []struct{ who, what, basis string }{{"treas", CertifyFundsAvailable, ""}, {"pwhead", CertifyAuthorized, ""}, {"pwhead", CertifyConformity, "inspected on delivery"}, {"treas", CertifyValid, ""}} {
 		v.do(x.who, "2027-03-03T09:00", &ClaimChange{Op: ClaimCertify, ID: b, Certification: x.what, Basis: x.basis})
 	}
+	v.do("treas", "2027-03-03T09:05", &ClaimChange{Op: ClaimEndorse, ID: b})
 	before := v.appropriation(2027, "100-53300")
 
 	// The run: checks 5001 and 5002; the claim without an order is
@@ -106,12 +124,12 @@ func TestClaimsAndCheckRuns(t *testing.T) {
 	}
 	v.refused("treas", "2027-03-12T10:00", run("2027-03-12", a), EFORBIDDEN, "withdrawn by the board on 2027-03-10")
 	v.do("clerk", "2027-03-12T10:30", &SignatureChange{Op: "approve", ID: "sig-treas-2", Official: "Tom Treasurer", Office: "treasurer", Form: "digital", Approval: "motion 2027-03-11 #1", ApprovedOn: MustDate("2027-03-11")})
-	v.do("treas", "2027-03-12T11:00", &CheckRun{On: MustDate("2027-03-12"), Account: "General checking", Claims: []string{a}, Signatures: []string{"sig-wells", "sig-treas-2"}})
+	v.do("treas", "2027-03-12T11:00", &CheckRun{On: MustDate("2027-03-12"), Account: "BOB", Claims: []string{a}, Signatures: []string{"sig-wells", "sig-treas-2"}})
 	cl, _ = v.reads().Claim(a)
 	if cl.Check != CheckID(5003) || len(cl.Voided) != 1 || cl.Status != ClaimPaid {
 		t.Fatalf("claim after the void and the new check: %+v", cl)
 	}
-	v.refused("treas", "2027-03-12T11:05", &CheckStock{Next: 5003}, EINVALID, "above the last one issued (5003)")
+	v.refused("treas", "2027-03-12T11:05", &CheckStock{Next: 5003, Account: "BOB"}, EINVALID, "above the last one issued (5003)")
 
 	// The month's register and the board's review.
 	reg, _ := v.reads().CheckRegister("2027-03")

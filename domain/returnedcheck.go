@@ -159,13 +159,26 @@ type RefundState struct {
 }
 
 // IssueRefund approves a refund due or records the check that paid it
-// (§5.07(1)).
+// (§5.07(1)). From ledger format 5 a refund check is drawn like a claim's
+// check: on a bank account (Account, a depository), numbered by the
+// ledger from that account's check stock (CheckNumber, if given, must be
+// that number: it is the blank the clerk holds), to Payee, with the
+// signatures §5.18 requires; it is on the check register. A refund paid
+// back to the card records "card " and the processor's reference in
+// CheckNumber, and draws no check.
 type IssueRefund struct {
-	Op          string `json:"op"` // "approve" | "check"
-	BillID      string `json:"bill_id"`
-	CommandID   string `json:"command_id"` // the overpaying payment's command
-	CheckNumber string `json:"check_number,omitempty"`
+	Op          string   `json:"op"` // "approve" | "check"
+	BillID      string   `json:"bill_id"`
+	CommandID   string   `json:"command_id"` // the overpaying payment's command
+	CheckNumber string   `json:"check_number,omitempty"`
+	Account     string   `json:"account,omitempty"`    // the depository the check is drawn on (format 5)
+	Payee       string   `json:"payee,omitempty"`      // whom the check is made out to (format 5)
+	Signatures  []string `json:"signatures,omitempty"` // the signatures affixed (format 5, §5.18)
 }
+
+// cardRefund reports whether a refund's "check" is the card's refund
+// reference rather than a check.
+func cardRefund(number string) bool { return strings.HasPrefix(strings.TrimSpace(number), "card ") }
 
 // applyIssueRefund moves a refund due on: approve, then record the check.
 // The amount is the overpayment as the payment was allocated when it
@@ -216,6 +229,13 @@ func applyIssueRefund(tx Tx, c Command, res *Result) error {
 		if st.State != RefundApproved {
 			return Errorf(ECONFLICT, sectionRefund, "A refund check is recorded only after the refund is approved.")
 		}
+		if RulesFormat(tx) >= BooksFormat && !cardRefund(in.CheckNumber) {
+			num, err := drawRefundCheck(tx, c, in, bill.ID, st.Amount)
+			if err != nil {
+				return err
+			}
+			in.CheckNumber = fmt.Sprint(num)
+		}
 		if strings.TrimSpace(in.CheckNumber) == "" {
 			return Errorf(EINVALID, sectionRefund, "The refund check's number is required.")
 		}
@@ -226,6 +246,66 @@ func applyIssueRefund(tx Tx, c Command, res *Result) error {
 	st.At, st.By = c.At, c.Actor
 	res.Note = fmt.Sprintf("refund %s %s", st.Amount, st.State)
 	return tx.Put(CollectionRefundStates, in.CommandID, st)
+}
+
+// drawRefundCheck writes a refund check (§5.07(1), ledger format 5): its
+// number is the next of the check stock of the account it is drawn on,
+// the same sequence as the claims' checks, and it carries the signatures
+// §5.18 requires (checkSignatures). It is recorded among the checks, so
+// the check register lists it beside the claims' checks and its number is
+// never used again. It returns the number.
+func drawRefundCheck(tx Tx, c Command, in *IssueRefund, bill string, amount Money) (int, error) {
+	d, err := checkingAccount(tx, in.Account)
+	if err != nil {
+		return 0, err
+	}
+	if strings.TrimSpace(in.Payee) == "" {
+		return 0, Errorf(EINVALID, sectionRefund, "Name whom the refund check is made out to.")
+	}
+	what := "the refund check of bill " + bill
+	sigs, err := checkSignatures(tx, c.At.Date, in.Signatures, what)
+	if err != nil {
+		return 0, err
+	}
+	if len(sigs) == 0 {
+		return 0, Errorf(EINVALID, "§5.18", "A refund check needs the signatures affixed to it (§5.18).")
+	}
+	num, err := drawCheckNumber(tx, d.ID)
+	if err != nil {
+		return 0, err
+	}
+	if given := strings.TrimSpace(in.CheckNumber); given != "" && given != fmt.Sprint(num) {
+		return 0, Errorf(ECONFLICT, "§5.07(4)", "The next check of account %s is number %d, not %s: every check drawn on it, a claim's or a refund's, takes the next number of its check stock.", d.ID, num, given)
+	}
+	ck := CheckRecord{Number: num, Account: d.ID, Refund: in.CommandID, Bill: bill, On: c.At.Date, Payee: strings.TrimSpace(in.Payee),
+		Purpose: "refund of the overpayment on bill " + bill + " (§5.07(1))", Amount: amount, Signatures: slices.Clone(in.Signatures)}
+	for _, s := range sigs {
+		s.Uses = append(s.Uses, "check "+fmt.Sprint(num))
+		if err := tx.Put(CollectionSignatures, s.ID, s); err != nil {
+			return 0, err
+		}
+	}
+	return num, tx.Put(CollectionChecks, CheckID(num), ck)
+}
+
+// voidRefundCheck voids a refund check (ck, its Void set): the refund is
+// approved and owed again, to be paid by a new check.
+func voidRefundCheck(tx Tx, ck CheckRecord, res *Result) error {
+	var st RefundState
+	if _, err := tx.Get(CollectionRefundStates, ck.Refund, &st); err != nil {
+		return err
+	}
+	if st.State != RefundPaid || st.CheckNumber != fmt.Sprint(ck.Number) {
+		return Errorf(ECONFLICT, sectionRefund, "Check %d no longer pays its refund.", ck.Number)
+	}
+	st.State, st.CheckNumber, st.PaidOn, st.PaidBy = RefundApproved, "", Date{}, ""
+	st.Note = fmt.Sprintf("check %d voided: %s", ck.Number, ck.Void.Reason)
+	st.At, st.By = ck.Void.At, ck.Void.By
+	if err := tx.Put(CollectionRefundStates, ck.Refund, st); err != nil {
+		return err
+	}
+	res.Ref, res.Note = CheckID(ck.Number), fmt.Sprintf("refund check %d voided; the refund on bill %s is owed again", ck.Number, ck.Bill)
+	return tx.Put(CollectionChecks, CheckID(ck.Number), ck)
 }
 
 // Kinds of returned checks and refunds.
@@ -389,10 +469,22 @@ func issueRefundLines(l *Lines, tx Tx, c Command, res Result) string {
 		l.err = err
 		return ""
 	}
+	return refundCheckLines(l, tx, bill.ID, st.Amount, "refund check "+st.CheckNumber+" on "+bill.ID)
+}
+
+// refundCheckLines move amount of a refund (§5.07(1)) off the refunds
+// payable of bill's fund and out of its cash; a void posts the negative
+// amount. A bill the books do not know (a special assessment's refund)
+// posts nothing.
+func refundCheckLines(l *Lines, tx Tx, billID string, amount Money, memo string) string {
+	bill, ok, err := tx.Bill(billID)
+	if err != nil || !ok {
+		l.err = err
+		return ""
+	}
 	fund := l.FundOf(l.RevenueOf(bill.Revenue, SourceBills))
-	memo := "refund check " + st.CheckNumber + " on " + bill.ID
-	l.Debit(l.Control(fund, ControlRefunds), st.Amount, sectionRefund, memo)
-	l.Credit(l.Control(fund, ControlCash), st.Amount, sectionRefund, memo)
+	l.Debit(l.Control(fund, ControlRefunds), amount, sectionRefund, memo)
+	l.Credit(l.Control(fund, ControlCash), amount, sectionRefund, memo)
 	return memo
 }
 

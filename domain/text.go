@@ -194,7 +194,10 @@ func (p *ReturnCheck) textFields() []textField {
 }
 
 func (p *IssueRefund) textFields() []textField {
-	fields := []textField{oneLine("The operation", p.Op), oneLine("The bill number", p.BillID), oneLine("The payment's command id", p.CommandID), oneLine("The check number", p.CheckNumber)}
+	fields := []textField{oneLine("The operation", p.Op), oneLine("The bill number", p.BillID), oneLine("The payment's command id", p.CommandID), oneLine("The check number", p.CheckNumber), oneLine("The account", p.Account), oneLine("The payee", p.Payee)}
+	for _, id := range p.Signatures {
+		fields = append(fields, oneLine("A signature id", id))
+	}
 	return fields
 }
 

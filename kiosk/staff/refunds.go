@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/villagehall/appliance/domain"
@@ -133,6 +134,19 @@ func (s *Server) refundsOverdue() (int, error) {
 
 func (s *Server) refundOp(w http.ResponseWriter, r *http.Request, op string) {
 	in := domain.IssueRefund{Op: op, BillID: formValue(r, "bill"), CommandID: r.PathValue("command"), CheckNumber: formValue(r, "check_number")}
+	if op == "check" {
+		// A refund check is drawn like a claim's (§5.07(1), §5.18): on
+		// an account, from its check stock, to the payer, signed.
+		in.Account = formValue(r, "account")
+		in.Signatures = strings.FieldsFunc(formValue(r, "signatures"), func(c rune) bool { return c == ',' || c == ' ' })
+		if due, err := s.refunds.RefundsDue(); err == nil {
+			for _, d := range due {
+				if d.CommandID == in.CommandID {
+					in.Payee, _ = s.refundPayee(d)
+				}
+			}
+		}
+	}
 	if _, err := s.submit(r, domain.KindIssueRefund, func(c *domain.Command) { c.Payload = &in }); err != nil {
 		s.fail(w, r, err)
 		return

@@ -125,9 +125,28 @@ func TestRefundCheckRecorded(t *testing.T) {
 	tr := h.SignedIn("treasurer", domain.RoleTreasurer)
 	tr.Get("/staff/refunds")
 	tr.Post("/staff/refunds/"+cmd+"/approve", url.Values{"bill": {"B-2026-0101"}, "confirm": {"yes"}})
+	// The check is drawn on the checking account, from its stock, with
+	// two signatures (§5.07(4), §5.18).
+	h.Submit("treasurer", &domain.DepositoryChange{Op: domain.DepositoryDesignate, ID: "BOB", Name: "General checking", Institution: "Bank of Belleville", Resolution: "2026-01", From: domain.MustDate("2026-01-01"), Number: "000123456789"})
+	h.Submit("treasurer", &domain.CheckStock{Next: 9001, Account: "BOB"})
+	for _, s := range []domain.SignatureChange{
+		{Op: "approve", ID: "sig-pres", Official: "Howard Wells", Office: "president", Form: "facsimile", Approval: "motion", ApprovedOn: domain.MustDate("2026-01-05")},
+		{Op: "approve", ID: "sig-treas", Official: "Tom Treasurer", Office: "treasurer", Form: "digital", Approval: "motion", ApprovedOn: domain.MustDate("2026-01-05")},
+	} {
+		h.Submit("treasurer", &s)
+	}
 	c.Get("/staff/refunds")
-	if p := c.Post("/staff/refunds/"+cmd+"/check", url.Values{"bill": {"B-2026-0101"}, "check_number": {"9001"}}); p.Status != http.StatusSeeOther {
+	form := url.Values{"bill": {"B-2026-0101"}, "check_number": {"10451"}, "account": {"BOB"}, "signatures": {"sig-pres sig-treas"}}
+	if p := c.Post("/staff/refunds/"+cmd+"/check", form); p.Status != http.StatusConflict || !strings.Contains(p.Text("error"), "is number 9001, not 10451") {
+		t.Fatalf("a number out of the stock: %d %s", p.Status, p.Text("error"))
+	}
+	c.Get("/staff/refunds")
+	form.Set("check_number", "9001")
+	if p := c.Post("/staff/refunds/"+cmd+"/check", form); p.Status != http.StatusSeeOther {
 		t.Fatalf("record check: %d %s", p.Status, p.Text("error"))
+	}
+	if reg, err := domain.ReadsOf(h.Ledger).CheckRegister(h.Today().String()[:7]); err != nil || len(reg) != 1 || reg[0].Refund != cmd || reg[0].Payee == "" {
+		t.Fatalf("the register: %+v %v", reg, err)
 	}
 	if p := c.Get("/staff/refunds"); !strings.Contains(p.Text("refund-state-"+cmd), "paid check 9001") {
 		t.Fatalf("state: %q", p.Text("refund-state-"+cmd))

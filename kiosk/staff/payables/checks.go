@@ -25,6 +25,7 @@ type checksView struct {
 	Payable    []claimRow
 	Signatures []sigView
 	Runs       []runRow
+	Accounts   []option // the depositories checks are drawn on
 	Today      string
 	Error      string
 	CanRun     bool
@@ -50,6 +51,16 @@ func (m *Module) checksPage(w http.ResponseWriter, r *http.Request, status int, 
 			if c.Status == domain.ClaimApproved {
 				v.Payable = append(v.Payable, rowOf(c))
 			}
+		}
+	}
+	deps, err := reads.Depositories()
+	if err != nil {
+		m.o.Fail(w, r, err)
+		return
+	}
+	for _, d := range deps {
+		if d.Number != "" && d.DesignatedOn(today) {
+			v.Accounts = append(v.Accounts, option{Value: d.ID, Label: d.Name + ", " + d.Institution + ", account " + d.Number})
 		}
 	}
 	sigs, err := reads.Signatures()
@@ -103,7 +114,7 @@ func (m *Module) submitStock(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		err = domain.Errorf(domain.EINVALID, "", "The next check number is a whole number, not %q.", m.o.Form(r, "next"))
 	} else {
-		_, err = m.o.Submit(r, &domain.CheckStock{Next: n})
+		_, err = m.o.Submit(r, &domain.CheckStock{Next: n, Account: m.o.Form(r, "account")})
 	}
 	m.afterChecks(w, r, err, "/staff/checks")
 }
@@ -185,13 +196,23 @@ func (m *Module) submitVoid(w http.ResponseWriter, r *http.Request) {
 }
 
 // showPositivePay serves a run's checks as the bank's positive-pay file:
-// one line a check the bank may honour, with its number, date, amount and
-// payee; a voided check is listed as void, so the bank refuses it.
+// one line a check the bank may honour, with the bank's number of the
+// account it is drawn on, its number, date, amount and payee; a voided
+// check is listed as void, so the bank refuses it. A run of an older
+// ledger named its account in words, which the file repeats.
 func (m *Module) showPositivePay(w http.ResponseWriter, r *http.Request) {
 	run, err := m.o.Reads().CheckRun(r.PathValue("id"))
 	if err != nil {
 		m.o.Fail(w, r, err)
 		return
+	}
+	account := run.Account
+	if deps, err := m.o.Reads().Depositories(); err == nil {
+		for _, d := range deps {
+			if d.ID == run.Account && d.Number != "" {
+				account = d.Number
+			}
+		}
 	}
 	out := m.o.CSV(w, "positive-pay-"+run.ID+".csv")
 	out.Write([]string{"account", "check_number", "issue_date", "amount", "payee", "status"})
@@ -204,7 +225,7 @@ func (m *Module) showPositivePay(w http.ResponseWriter, r *http.Request) {
 		if c.Void != nil {
 			status = "void"
 		}
-		out.Write([]string{run.Account, itoa(c.Number), c.On.String(), c.Amount.String(), c.Payee, status})
+		out.Write([]string{account, itoa(c.Number), c.On.String(), c.Amount.String(), c.Payee, status})
 	}
 	out.Flush()
 }

@@ -34,6 +34,7 @@ func (m *Module) Mount(o *staff.Office) error {
 	page("POST /staff/claims", staff.CapClaims, m.submitClaim)
 	page("GET /staff/claims/{id}", staff.CapReadPayables, m.showClaim)
 	page("POST /staff/claims/{id}/certify", staff.CapClaims, m.submitCertification)
+	page("POST /staff/claims/{id}/endorse", staff.CapCheckRuns, m.submitEndorsement)
 	page("POST /staff/claims/{id}/cancel", staff.CapClaims, m.submitCancel)
 	page("GET /staff/checks", staff.CapReadPayables, m.showChecks)
 	page("POST /staff/checks/runs", staff.CapCheckRuns, m.submitRun)
@@ -169,6 +170,8 @@ type claimView struct {
 	Missing             []option // value: certification, label: the condition
 	CanCertify          bool
 	CanCancel           bool
+	CanEndorse          bool
+	Endorsed            string
 	Cancelled           string
 	Error               string
 }
@@ -193,7 +196,11 @@ func (m *Module) claimPage(w http.ResponseWriter, r *http.Request, status int, m
 	}
 	can := staff.Allowed(m.o.Who(r).Role, staff.CapClaims)
 	v := claimView{Claim: c, AmountText: dollars(c.Amount), Entered: c.Entered.String() + " by " + c.EnteredBy, Error: msg,
-		CanCertify: can && (c.Status == domain.ClaimEntered), CanCancel: can && (c.Status == domain.ClaimEntered || c.Status == domain.ClaimApproved)}
+		CanCertify: can && (c.Status == domain.ClaimEntered), CanCancel: can && (c.Status == domain.ClaimEntered || c.Status == domain.ClaimCertified || c.Status == domain.ClaimApproved),
+		CanEndorse: staff.Allowed(m.o.Who(r).Role, staff.CapCheckRuns) && c.Endorsement == nil && len(c.Missing()) == 0 && (c.Status == domain.ClaimCertified || c.Status == domain.ClaimApproved)}
+	if e := c.Endorsement; e != nil {
+		v.Endorsed = fmt.Sprintf("Approved by %s (%s) at %s, endorsing the four conditions (§5.07(3)).", e.By, e.Role, e.At)
+	}
 	for _, x := range c.Certifications {
 		v.Certs = append(v.Certs, certView{What: x.What, Label: conditions[x.What], By: x.By, Role: string(x.Role), At: x.At.String(), Basis: x.Basis, Proof: x.Proof, Note: x.Note})
 	}
@@ -221,6 +228,13 @@ func (m *Module) afterClaim(w http.ResponseWriter, r *http.Request, err error) {
 func (m *Module) submitCertification(w http.ResponseWriter, r *http.Request) {
 	_, err := m.o.Submit(r, &domain.ClaimChange{Op: domain.ClaimCertify, ID: r.PathValue("id"), Certification: m.o.Form(r, "certification"),
 		Basis: m.o.Form(r, "basis"), Proof: m.o.Form(r, "proof"), Note: m.o.Form(r, "note")})
+	m.afterClaim(w, r, err)
+}
+
+// submitEndorsement records the treasurer's endorsement of a claim's four
+// conditions (§5.07(3)), which makes it payable.
+func (m *Module) submitEndorsement(w http.ResponseWriter, r *http.Request) {
+	_, err := m.o.Submit(r, &domain.ClaimChange{Op: domain.ClaimEndorse, ID: r.PathValue("id"), Note: m.o.Form(r, "note")})
 	m.afterClaim(w, r, err)
 }
 

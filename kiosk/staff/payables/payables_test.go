@@ -38,6 +38,7 @@ func adopted(t *testing.T) *stafftest.Harness {
 	h.Submit("clerk", &domain.BudgetHearingChange{Year: 2027, BudgetHearing: domain.BudgetHearing{On: domain.MustDate("2026-11-04")}})
 	h.Submit("clerk", &domain.BudgetVoteChange{Year: 2027, Action: domain.BudgetAdopt, On: domain.MustDate("2026-11-04"), Votes: votes, Present: 7})
 	h.SetClock(time.Date(2027, 2, 1, 9, 0, 0, 0, h.Loc))
+	h.Submit("treasurer", &domain.DepositoryChange{Op: domain.DepositoryDesignate, ID: "BOB", Name: "General checking", Institution: "Bank of Belleville", Resolution: "2027-01", From: domain.MustDate("2027-01-01"), Number: "000123456789"})
 	return h
 }
 
@@ -97,7 +98,22 @@ func TestClaimToCheck(t *testing.T) {
 	if p := certify(treas, domain.CertifyValid, ""); p.Status != http.StatusConflict || !strings.Contains(p.Text("claim-error"), "no fifth") {
 		t.Fatalf("a fifth certification: %d %q", p.Status, p.Text("claim-error"))
 	}
+	// The four certifications await the treasurer's endorsement
+	// (§5.07(3)); only the treasurer is offered it.
+	if cp := clerk.Get(at); cp.Text("claim-status") != "certified" || cp.Has("endorse-form") || !cp.Has("claim-awaits-endorsement") {
+		t.Fatalf("the certified claim as the clerk sees it: %q", cp.Text("claim-status"))
+	}
+	if p := clerk.Post(at+"/endorse", url.Values{}); p.Status != http.StatusForbidden {
+		t.Fatalf("the clerk endorsing: %d", p.Status)
+	}
+	if cp := treas.Get(at); !cp.Has("endorse-form") {
+		t.Fatalf("no endorsement form for the treasurer")
+	}
+	seeOther(t, "endorse", treas.Post(at+"/endorse", url.Values{"note": {"all four determined"}}), "claim-error")
 	cp := treas.Get(at)
+	if !strings.Contains(cp.Text("claim-endorsed"), "Approved by tom") || cp.Has("endorse-form") {
+		t.Fatalf("the endorsement: %q", cp.Text("claim-endorsed"))
+	}
 	if cp.Text("claim-status") != "approved" || !cp.Has("cert-authorized") || !strings.Contains(cp.Text("cert-authorized"), "pat") || cp.Has("certify-form") {
 		t.Fatalf("the approved claim: %q", cp.Text("claim-certifications"))
 	}
@@ -111,19 +127,24 @@ func TestClaimToCheck(t *testing.T) {
 		seeOther(t, "signature", clerk.Post("/staff/signatures", s), "checks-error")
 	}
 	treas.Get("/staff/checks")
-	seeOther(t, "stock", treas.Post("/staff/checks/stock", url.Values{"next": {"7001"}}), "checks-error")
+	seeOther(t, "stock", treas.Post("/staff/checks/stock", url.Values{"next": {"7001"}, "account": {"BOB"}}), "checks-error")
 	cks := treas.Get("/staff/checks")
-	if !cks.Has("pay-CL-2027-0001") || !cks.Has("sign-sig-pres") {
-		t.Fatalf("the run form lacks the claim or the signature")
+	if !cks.Has("pay-CL-2027-0001") || !cks.Has("sign-sig-pres") || !strings.Contains(cks.Text("run-account"), "account 000123456789") {
+		t.Fatalf("the run form lacks the claim, the signature or the account")
 	}
-	run := seeOther(t, "run", treas.Post("/staff/checks/runs", url.Values{"claim": {"CL-2027-0001"}, "signature": {"sig-pres", "sig-treas"}, "on": {"2027-02-01"}, "account": {"General checking"}}), "checks-error")
+	// One signature: the run is held (§5.18).
+	if p := treas.Post("/staff/checks/runs", url.Values{"claim": {"CL-2027-0001"}, "signature": {"sig-pres"}, "on": {"2027-02-01"}, "account": {"BOB"}}); p.Status != http.StatusForbidden || !strings.Contains(p.Text("checks-error"), "Held:") {
+		t.Fatalf("a run with one signature: %d %q", p.Status, p.Text("checks-error"))
+	}
+	treas.Get("/staff/checks")
+	run := seeOther(t, "run", treas.Post("/staff/checks/runs", url.Values{"claim": {"CL-2027-0001"}, "signature": {"sig-pres", "sig-treas"}, "on": {"2027-02-01"}, "account": {"BOB"}}), "checks-error")
 	rp := treas.Get(run)
 	if !rp.Has("check-7001") || !strings.Contains(rp.Text("run-summary"), "1 checks, $1,200.00") {
 		t.Fatalf("run page: %q", rp.Text("run-summary"))
 	}
 	pp := treas.Get(run + "/positive-pay.csv")
 	rows, err := csv.NewReader(strings.NewReader(pp.Body)).ReadAll()
-	if err != nil || len(rows) != 2 || strings.Join(rows[1], "|") != "General checking|7001|2027-02-01|1200.00|Sugar River Asphalt|issued" {
+	if err != nil || len(rows) != 2 || strings.Join(rows[1], "|") != "000123456789|7001|2027-02-01|1200.00|Sugar River Asphalt|issued" {
 		t.Fatalf("positive pay %q %v", pp.Body, err)
 	}
 	if p := clerk.Get(run + "/positive-pay.csv"); p.Status != http.StatusForbidden {
@@ -137,7 +158,7 @@ func TestClaimToCheck(t *testing.T) {
 		t.Fatalf("void not shown: %q", p.Text("check-void"))
 	}
 	treas.Get("/staff/checks")
-	run2 := seeOther(t, "run again", treas.Post("/staff/checks/runs", url.Values{"claim": {"CL-2027-0001"}, "signature": {"sig-pres"}, "on": {"2027-02-01"}, "account": {"General checking"}}), "checks-error")
+	run2 := seeOther(t, "run again", treas.Post("/staff/checks/runs", url.Values{"claim": {"CL-2027-0001"}, "signature": {"sig-pres", "sig-treas"}, "on": {"2027-02-01"}, "account": {"BOB"}}), "checks-error")
 	if p := treas.Get(run2); !p.Has("check-7002") {
 		t.Fatalf("the new check: %s", p.Text("run-checks"))
 	}
@@ -199,7 +220,7 @@ func TestPayablesAPI(t *testing.T) {
 	if st, _ := post("/api/v1/claims", "c-1", enter); st != http.StatusConflict {
 		t.Fatalf("the same id for another claim: %d", st)
 	}
-	if st, out := post("/api/v1/check-runs", "r-0", map[string]any{"on": "2027-02-01", "account": "General", "claims": []string{"CL-2027-0001"}, "signatures": []string{"none"}}); st != http.StatusUnprocessableEntity || !strings.Contains(fmt.Sprint(out["error"]), "no signature") {
+	if st, out := post("/api/v1/check-runs", "r-0", map[string]any{"on": "2027-02-01", "account": "BOB", "claims": []string{"CL-2027-0001"}, "signatures": []string{"none"}}); st != http.StatusUnprocessableEntity || !strings.Contains(fmt.Sprint(out["error"]), "no signature") {
 		t.Fatalf("a run with an unknown signature: %d %v", st, out)
 	}
 	for i, what := range []string{"funds", "valid"} {
@@ -210,7 +231,10 @@ func TestPayablesAPI(t *testing.T) {
 	if st, out := post("/api/v1/signatures", "s-1", map[string]any{"op": "approve", "id": "sig-1", "official": "Howard Wells", "office": "president", "form": "facsimile", "approval": "motion", "approved_on": "2027-01-20"}); st != http.StatusOK {
 		t.Fatalf("signature: %d %v", st, out)
 	}
-	if st, out := post("/api/v1/check-runs", "r-1", map[string]any{"on": "2027-02-01", "account": "General", "claims": []string{"CL-2027-0001"}, "signatures": []string{"sig-1"}}); st != http.StatusConflict || !strings.Contains(fmt.Sprint(out["error"]), "authorized, conformity") {
+	if st, out := post("/api/v1/signatures", "s-2", map[string]any{"op": "approve", "id": "sig-2", "official": "Tom Treasurer", "office": "treasurer", "form": "digital", "approval": "motion", "approved_on": "2027-01-20"}); st != http.StatusOK {
+		t.Fatalf("signature: %d %v", st, out)
+	}
+	if st, out := post("/api/v1/check-runs", "r-1", map[string]any{"on": "2027-02-01", "account": "BOB", "claims": []string{"CL-2027-0001"}, "signatures": []string{"sig-1", "sig-2"}}); st != http.StatusConflict || !strings.Contains(fmt.Sprint(out["error"]), "authorized, conformity") {
 		t.Fatalf("a run of a claim not approved: %d %v", st, out)
 	}
 	st, body := h.API("GET", "/api/v1/claims?year=2027", tok, "")
@@ -228,6 +252,7 @@ func TestPayablesRoutesByRole(t *testing.T) {
 		{Method: "POST", Path: "/staff/claims", Cap: staff.CapClaims, Form: url.Values{"amount": {"x"}}},
 		{Method: "GET", Path: "/staff/claims/CL-2027-0099", Cap: staff.CapReadPayables},
 		{Method: "POST", Path: "/staff/claims/CL-2027-0099/certify", Cap: staff.CapClaims},
+		{Method: "POST", Path: "/staff/claims/CL-2027-0099/endorse", Cap: staff.CapCheckRuns},
 		{Method: "POST", Path: "/staff/claims/CL-2027-0099/cancel", Cap: staff.CapClaims},
 		{Method: "GET", Path: "/staff/checks", Cap: staff.CapReadPayables},
 		{Method: "POST", Path: "/staff/checks/runs", Cap: staff.CapCheckRuns},

@@ -107,7 +107,11 @@ func (m *Module) showRegisterCSV(w http.ResponseWriter, r *http.Request) {
 		if c.Void != nil {
 			void = c.Void.Reason
 		}
-		out.Write([]string{c.On.String(), itoa(c.Number), c.Payee, c.Purpose, c.Line, c.Amount.String(), c.Claim, void})
+		pays := c.Claim
+		if c.Refund != "" {
+			pays = "refund of bill " + c.Bill
+		}
+		out.Write([]string{c.On.String(), itoa(c.Number), c.Payee, c.Purpose, c.Line, c.Amount.String(), pays, void})
 	}
 	out.Flush()
 }

@@ -95,11 +95,11 @@ func formOf(r *http.Request, o *staff.Office, keys ...string) map[string]string 
 }
 
 func (m *Module) submitDepository(w http.ResponseWriter, r *http.Request) {
-	f := formOf(r, m.o, "id", "name", "institution", "resolution", "from", "to")
+	f := formOf(r, m.o, "id", "name", "institution", "resolution", "from", "to", "number")
 	fail := func(err error) {
 		m.formFail(w, r, err, func(status int, msg string) { m.depositoriesPage(w, r, status, msg, f) })
 	}
-	p := domain.DepositoryChange{Op: domain.DepositoryDesignate, ID: strings.ToUpper(f["id"]), Name: f["name"], Institution: f["institution"], Resolution: f["resolution"]}
+	p := domain.DepositoryChange{Op: domain.DepositoryDesignate, ID: strings.ToUpper(f["id"]), Name: f["name"], Institution: f["institution"], Resolution: f["resolution"], Number: f["number"]}
 	var err error
 	if p.From, err = staff.ParseDate("The first day of the designation", f["from"]); err != nil {
 		fail(err)
