@@ -33,7 +33,7 @@ func statementsVillage(t *testing.T) *village {
 	}})
 	gf := allowClaim(v, "2027-04-02T10:00", "Sugar River Asphalt", MustMoney("500.00"), "100-53300")
 	wu := allowClaim(v, "2027-04-03T10:00", "Badger Meter", MustMoney("200.00"), "WU-53700")
-	v.do("treas", "2027-04-05T10:00", &CheckRun{On: MustDate("2027-04-05"), Account: "General checking", Claims: []string{gf, wu}, Signatures: []string{"sig-wells", "sig-treas"}})
+	v.do("treas", "2027-04-05T10:00", &CheckRun{On: MustDate("2027-04-05"), Account: "BOB", Claims: []string{gf, wu}, Signatures: []string{"sig-wells", "sig-treas"}})
 	o := v.do("admin", "2027-05-03T10:00", &OrderChange{Op: OrderCreate, Line: "100-53300", Description: "Road salt", Category: CategorySupplies, Estimate: MustMoney("2000.00")}).Ref
 	v.do("admin", "2027-05-04T10:00", &OrderChange{Op: OrderBidOp, ID: o, Bid: &OrderBid{Vendor: "Morton Salt", Amount: MustMoney("2000.00"), Received: MustDate("2027-05-04")}})
 	v.do("admin", "2027-05-05T10:00", &OrderChange{Op: OrderAward, ID: o, Award: &Award{Vendor: "Morton Salt", Amount: MustMoney("2000.00"), On: MustDate("2027-05-05"), Reasons: "sole source under contract"}})

@@ -80,7 +80,7 @@ func budgetedVillage(t *testing.T) *stafftest.Harness {
 	}
 	at("2027-02-02T16:00")
 	h.Submit("clerk", &domain.DrawerClose{DrawerID: "D-1", CountedCash: domain.MustMoney("1100.00")})
-	h.Submit("treas", &domain.DepositoryChange{Op: domain.DepositoryDesignate, ID: "BOB", Name: "Bank of Belleville", Institution: "Bank of Belleville", Resolution: "2027-01", From: domain.MustDate("2027-01-01")})
+	h.Submit("treas", &domain.DepositoryChange{Op: domain.DepositoryDesignate, ID: "BOB", Name: "Bank of Belleville", Institution: "Bank of Belleville", Resolution: "2027-01", From: domain.MustDate("2027-01-01"), Number: "000123456789"})
 	h.Submit("treas", &domain.Deposit{DepositID: "DEP-1", Depository: "BOB", Drawers: []string{"D-1"}})
 
 	at("2027-03-01T09:00")
@@ -90,7 +90,7 @@ func budgetedVillage(t *testing.T) *stafftest.Harness {
 	} {
 		h.Submit("clerk", &s)
 	}
-	h.Submit("treas", &domain.CheckStock{Next: 5001})
+	h.Submit("treas", &domain.CheckStock{Next: 5001, Account: "BOB"})
 	h.AddUser("treas", domain.RoleTreasurer, true)
 	h.AddUser("admin", domain.RoleAdministrator, true)
 	var claims []string
@@ -99,9 +99,10 @@ func budgetedVillage(t *testing.T) *stafftest.Harness {
 		for _, x := range []struct{ who, what, basis string }{{"treas", domain.CertifyFundsAvailable, ""}, {"admin", domain.CertifyAuthorized, "motion of the board"}, {"admin", domain.CertifyConformity, "work seen done"}, {"treas", domain.CertifyValid, ""}} {
 			h.Submit(x.who, &domain.ClaimChange{Op: domain.ClaimCertify, ID: id, Certification: x.what, Basis: x.basis})
 		}
+		h.Submit("treas", &domain.ClaimChange{Op: domain.ClaimEndorse, ID: id})
 		claims = append(claims, id)
 	}
-	h.Submit("treas", &domain.CheckRun{On: domain.MustDate("2027-03-01"), Account: "General checking", Claims: claims, Signatures: []string{"sig-wells", "sig-treas"}})
+	h.Submit("treas", &domain.CheckRun{On: domain.MustDate("2027-03-01"), Account: "BOB", Claims: claims, Signatures: []string{"sig-wells", "sig-treas"}})
 	at("2027-06-30T09:00")
 	return h
 }
