@@ -77,7 +77,7 @@ func TestMonthOfClaimsInBrowser(t *testing.T) {
 		set(`[data-testid="dep-resolution"]`, "resolution 2027-01"),
 		set(`[data-testid="dep-from"]`, "2027-01-01"),
 		set(`[data-testid="dep-number"]`, "000123456789"),
-		submit("dep-submit", "depository-form"),
+		submit("dep-submit", "depository-BOB"),
 	)
 	b.shot("claims-2-approved")
 
