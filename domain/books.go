@@ -432,7 +432,14 @@ func postBooks(tx Tx, d *Descriptor, c Command, env Env, res Result) error {
 	if !l.on.IsZero() {
 		c.At.Date = l.on
 	}
-	return post(tx, c, env, memo, l.lines)
+	if err := post(tx, c, env, memo, l.lines); err != nil {
+		return err
+	}
+	if res.Receipt != nil && res.Receipt.Tender == Card {
+		// The processor settles the day's card receipts (card_settlement).
+		return noteCardReceipt(tx, l.chart, c.At.Date, l.lines)
+	}
+	return nil
 }
 
 // receiptLines are the lines of a receipt the ledger posted for money

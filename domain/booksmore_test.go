@@ -1,6 +1,9 @@
 package domain
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // wantBalances checks accounts' balances on their normal side.
 func wantBalances(t *testing.T, got map[string]Money, want map[string]string) {
@@ -94,4 +97,93 @@ func TestBooksOfSpecialAssessments(t *testing.T) {
 	p.must(KindDepository, "treas", "2026-08-12T16:10", &DepositoryChange{Op: DepositoryDesignate, ID: "BOB", Name: "Bank of Belleville", Institution: "Bank of Belleville", Resolution: "2026-03", From: MustDate("2026-01-01")})
 	p.must(KindDeposit, "treas", "2026-08-12T16:30", &Deposit{DepositID: "DEP-1", Depository: "BOB", Drawers: []string{"D-1"}})
 	wantBalances(t, balances(t, p.tx, "2026-08-31"), map[string]string{"SA-112": "333.34", "SA-111": "666.66", "GF-112": "0.00"})
+}
+
+// settlementVillage is booksChart with an administration line, two bills
+// paid by card on March 10 (130.00 of water, overpaying, and 80.00 of
+// the general fund) and a designated depository.
+func settlementVillage(t *testing.T) *staffTx {
+	t.Helper()
+	tx := newStaffTx()
+	ch := booksChart()
+	ch.Accounts = append(ch.Accounts,
+		ChartAccount{Code: "ADMIN", Type: AccountDepartment, Name: "Administration", Fund: "GF"},
+		ChartAccount{Code: "51400", Type: AccountExpenditure, Name: "Administration", Fund: "GF", Unit: "ADMIN", Major: "General government"},
+		ChartAccount{Code: "59200", Type: AccountExpenditure, Name: "Transfers to other funds", Fund: "GF", Unit: "ADMIN", Major: "Other financing uses"})
+	booksRun(t, tx, KindChart, "admin", "2026-01-02T09:00", ch)
+	booksRun(t, tx, KindCreateBills, "clerk", "2026-03-02T09:00", &CreateBills{Bills: []NewBill{
+		{ID: "B-W1", Account: "100101", Parcel: "0601-141-2001", Description: "water Q1", BilledOn: MustDate("2026-03-02"), Principal: MustMoney("120.00"), Revenue: "46100"},
+		{ID: "B-G1", Account: "100101", Parcel: "0601-141-2001", Description: "weed cutting", BilledOn: MustDate("2026-03-02"), Principal: MustMoney("80.00")},
+	}})
+	booksRun(t, tx, KindPayBill, "kiosk", "2026-03-10T10:00", &PayBill{BillID: "B-W1", Amount: MustMoney("130.00"), Tender: Card, Reference: "SIM-1"})
+	booksRun(t, tx, KindPayBill, "kiosk", "2026-03-10T11:00", &PayBill{BillID: "B-G1", Amount: MustMoney("80.00"), Tender: Card, Reference: "SIM-2"})
+	booksRun(t, tx, KindDepository, "treasurer", "2026-03-11T16:10", &DepositoryChange{Op: DepositoryDesignate, ID: "BOB", Name: "Bank of Belleville", Institution: "Bank of Belleville", Resolution: "2026-03", From: MustDate("2026-01-01")})
+	return tx
+}
+
+// TestBooksOfCardSettlement (§5.06): the processor deposits March 10's
+// 210.00 of card receipts less a 5.00 fee. Each fund's card receipts
+// move from undeposited to cash; the fee is the named line's expenditure,
+// out of its fund's cash. A day is settled once; a fee needs its line; a
+// deposit above the day's receipts is refused.
+func TestBooksOfCardSettlement(t *testing.T) {
+	tx := settlementVillage(t)
+	wantBalances(t, balances(t, tx, "2026-03-10"), map[string]string{"WU-112": "130.00", "GF-112": "80.00"})
+	for _, bad := range []struct {
+		name string
+		p    CardSettlement
+		code Code
+	}{
+		{"fee without its line", CardSettlement{Day: MustDate("2026-03-10"), Depository: "BOB", Deposited: MustMoney("205.00")}, EINVALID},
+		{"more than the day's receipts", CardSettlement{Day: MustDate("2026-03-10"), Depository: "BOB", Deposited: MustMoney("210.01"), FeeAccount: "51400"}, EINVALID},
+		{"a revenue line for the fee", CardSettlement{Day: MustDate("2026-03-10"), Depository: "BOB", Deposited: MustMoney("205.00"), FeeAccount: "48000"}, EINVALID},
+		{"no designated depository", CardSettlement{Day: MustDate("2026-03-10"), Depository: "XYZ", Deposited: MustMoney("205.00"), FeeAccount: "51400"}, EINVALID},
+		{"a day without card receipts", CardSettlement{Day: MustDate("2026-03-09"), Depository: "BOB", Deposited: MustMoney("0.00")}, ECONFLICT},
+	} {
+		c := staffCmd(KindCardSettlement, "treasurer", "2026-03-12T10:00")
+		p := bad.p
+		c.Payload = &p
+		if _, err := tryRun(tx, c); ErrorCode(err) != bad.code {
+			t.Errorf("§5.06/%s: %v, want %s", bad.name, err, bad.code)
+		}
+	}
+	res := booksRun(t, tx, KindCardSettlement, "treasurer", "2026-03-12T10:00", &CardSettlement{Day: MustDate("2026-03-10"), Depository: "BOB", Deposited: MustMoney("205.00"), FeeAccount: "51400", Reference: "po_1"})
+	if res.Note != "card receipts of 2026-03-10 settled: 205.00 deposited, fee 5.00" {
+		t.Errorf("note: %q", res.Note)
+	}
+	wantBalances(t, balances(t, tx, "2026-03-12"), map[string]string{
+		"WU-112": "0.00", "WU-1010": "130.00", "GF-112": "0.00", "GF-111": "75.00", "51400": "5.00",
+	})
+	c := staffCmd(KindCardSettlement, "treasurer", "2026-03-13T10:00")
+	c.Payload = &CardSettlement{Day: MustDate("2026-03-10"), Depository: "BOB", Deposited: MustMoney("205.00"), FeeAccount: "51400"}
+	if _, err := tryRun(tx, c); ErrorCode(err) != ECONFLICT || !strings.Contains(ErrorMessage(err), "settled on 2026-03-12") {
+		t.Errorf("a day settled twice: %v", err)
+	}
+}
+
+// TestBooksOfFundTransfer (§5.05): 50.00 from the general fund to the
+// water utility by resolution: transfers out and cash down in one,
+// cash and transfers in (the standard line, added) up in the other.
+func TestBooksOfFundTransfer(t *testing.T) {
+	tx := settlementVillage(t)
+	booksRun(t, tx, KindCardSettlement, "treasurer", "2026-03-12T10:00", &CardSettlement{Day: MustDate("2026-03-10"), Depository: "BOB", Deposited: MustMoney("210.00")})
+	for _, bad := range []FundTransfer{
+		{From: "GF", To: "GF", Amount: MustMoney("50.00"), Resolution: "2026-12", Purpose: "x", OutAccount: "59200"},
+		{From: "GF", To: "WU", Amount: MustMoney("50.00"), Purpose: "x", OutAccount: "59200"},
+		{From: "GF", To: "WU", Amount: MustMoney("50.00"), Resolution: "2026-12", Purpose: "x"},
+		{From: "GF", To: "WU", Amount: MustMoney("50.00"), Resolution: "2026-12", Purpose: "x", OutAccount: "48000"},
+		{From: "GF", To: "WU", Amount: MustMoney("0.00"), Resolution: "2026-12", Purpose: "x", OutAccount: "59200"},
+		{From: "GF", To: "XX", Amount: MustMoney("50.00"), Resolution: "2026-12", Purpose: "x", OutAccount: "59200"},
+	} {
+		c := staffCmd(KindFundTransfer, "treasurer", "2026-03-13T10:00")
+		p := bad
+		c.Payload = &p
+		if _, err := tryRun(tx, c); ErrorCode(err) != EINVALID {
+			t.Errorf("%+v: %v, want EINVALID", bad, err)
+		}
+	}
+	booksRun(t, tx, KindFundTransfer, "treasurer", "2026-03-13T10:00", &FundTransfer{From: "GF", To: "WU", Amount: MustMoney("50.00"), Resolution: "2026-12", Purpose: "share of the meter project", OutAccount: "59200"})
+	wantBalances(t, balances(t, tx, "2026-03-13"), map[string]string{
+		"GF-111": "30.00", "59200": "50.00", "WU-1010": "180.00", "WU-4910": "50.00",
+	})
 }
