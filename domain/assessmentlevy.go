@@ -1081,6 +1081,7 @@ var (
 		Kind: KindAssessmentLevy, Section: "§5.14(5)", Since: 2, Roles: []Role{RoleTreasurer, RoleAdministrator},
 		New:   func() Payload { return new(AssessmentLevy) },
 		Apply: func(tx Tx, c Command, e Env, res *Result) error { return applyAssessmentLevy(tx, c, e.Params, res) },
+		Books: assessmentLevyLines,
 	}
 	payAssessmentKind = &Descriptor{
 		Kind: KindPayAssessment, Section: sectionAssessment, Since: 2, Offline: true, Resident: true,
@@ -1094,6 +1095,7 @@ var (
 			rc.BillID, rc.Payer, rc.Amount, rc.Tender, rc.Reference, rc.Card = p.AssessmentID, p.Payer, p.Amount, p.Tender, p.Reference, p.Card.shown()
 			return rc
 		},
+		Books: assessmentPaymentLines,
 	}
 	windowAssessmentPaymentKind = &Descriptor{
 		Kind: KindWindowAssessmentPayment, Section: sectionAssessment, Since: 2, Offline: true, Roles: []Role{RoleClerk, RoleTreasurer},
@@ -1107,11 +1109,13 @@ var (
 			rc.BillID, rc.Payer, rc.Amount, rc.Tender, rc.Reference = p.AssessmentID, p.Payer, p.Amount, p.Tender, p.Reference
 			return rc
 		},
+		Books: assessmentPaymentLines,
 	}
 	assessmentChangeKind = &Descriptor{
 		Kind: KindAssessmentChange, Section: "§5.14(9)", Since: 2, Roles: []Role{RoleAdministrator, RoleBoard},
 		New:   func() Payload { return new(AssessmentChangeCmd) },
 		Apply: func(tx Tx, c Command, e Env, res *Result) error { return applyAssessmentChange(tx, c, e.Params, res) },
+		Books: assessmentChangeLines,
 	}
 	assessmentAppealKind = &Descriptor{
 		Kind: KindAssessmentAppeal, Section: "§5.14(11)", Since: 2, Roles: []Role{RoleClerk, RoleAdministrator},

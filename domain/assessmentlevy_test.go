@@ -10,7 +10,16 @@ import (
 // October 31, 2026; levied July 20, 2026.
 func levied(t *testing.T) *project {
 	t.Helper()
+	return leviedAfter(t, nil)
+}
+
+// leviedAfter is levied, with setup run on the ledger first.
+func leviedAfter(t *testing.T, setup func(*project)) *project {
+	t.Helper()
 	p := &project{t: t, tx: newDistrictTx(), id: "SA-2026-09"}
+	if setup != nil {
+		setup(p)
+	}
 	ids := district()[:2]
 	p.must(KindAssessmentPreliminary, "board1", "2026-06-02T09:00", &AssessmentPreliminary{Project: p.id, Number: "2026-50", AdoptedOn: MustDate("2026-06-01"), Purpose: "Sewer lateral replacement",
 		Basis: BasisPolicePower, Improvements: []string{"Sewer"}, District: ids, Limits: "101 and 103 Pearl Street", Installments: 3, Officer: "Public works director"})

@@ -53,6 +53,10 @@ const (
 	// The treasury's and the tax roll's.
 	ControlInvestments   Control = "investments"     // securities bought with the fund's money (§5.09)
 	ControlDueFromCounty Control = "due_from_county" // village bills certified to the tax roll, which the county collects (§5.10)
+
+	// Taxes and assessments the village levies itself.
+	ControlTaxReceivable         Control = "tax_receivable"         // room tax, fees and interest the returns owe (§5.22)
+	ControlAssessmentsReceivable Control = "assessments_receivable" // special assessments levied and not yet paid (§5.14)
 )
 
 // standardAccount is the account a fund gets for a control it has none for.
@@ -77,6 +81,9 @@ var controls = map[Control]standardAccount{
 
 	ControlInvestments:   {AccountAsset, "115", "Investments"},
 	ControlDueFromCounty: {AccountAsset, "132", "Due from the county: bills on the tax roll"},
+
+	ControlTaxReceivable:         {AccountAsset, "122", "Room tax receivable"},
+	ControlAssessmentsReceivable: {AccountAsset, "123", "Special assessments receivable"},
 }
 
 // controlNames lists the controls of type t, for messages.
@@ -426,7 +433,14 @@ func postBooks(tx Tx, d *Descriptor, c Command, env Env, res Result) error {
 	if !l.on.IsZero() {
 		c.At.Date = l.on
 	}
-	return post(tx, c, env, memo, l.lines)
+	if err := post(tx, c, env, memo, l.lines); err != nil {
+		return err
+	}
+	if res.Receipt != nil && res.Receipt.Tender == Card {
+		// The processor settles the day's card receipts (card_settlement).
+		return noteCardReceipt(tx, l.chart, c.At.Date, l.lines)
+	}
+	return nil
 }
 
 // receiptLines are the lines of a receipt the ledger posted for money

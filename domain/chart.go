@@ -73,13 +73,17 @@ func (t AccountType) Line() bool { return t == AccountRevenue || t == AccountExp
 // account; one that does not is counted under the account that collects
 // SourceBills.
 const (
-	SourceBills         = "bills"          // payments on village bills that name no revenue account
-	SourceStatusLetters = "status_letters" // statement of real property status fees (§5.11)
-	SourcePropertyTax   = "property_tax"   // property tax installments collected by the village (Ch. 74)
+	SourceBills         = "bills"               // payments on village bills that name no revenue account
+	SourceStatusLetters = "status_letters"      // statement of real property status fees (§5.11)
+	SourcePropertyTax   = "property_tax"        // property tax installments collected by the village (Ch. 74)
+	SourceRoomTax       = "room_tax"            // room tax, its late filing fees and interest (§5.22)
+	SourceAssessments   = "special_assessments" // special assessments levied and the interest on their installments (§5.14)
 )
 
 // ReceiptSources returns the receipt sources.
-func ReceiptSources() []string { return []string{SourceBills, SourceStatusLetters, SourcePropertyTax} }
+func ReceiptSources() []string {
+	return []string{SourceBills, SourceStatusLetters, SourcePropertyTax, SourceRoomTax, SourceAssessments}
+}
 
 // ChartAccount is one account of the chart.
 type ChartAccount struct {

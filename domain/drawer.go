@@ -524,14 +524,12 @@ func depositLines(l *Lines, tx Tx, c Command, res Result) string {
 			if p.Returned() || (p.Tender != Cash && p.Tender != Check) {
 				continue
 			}
-			own := ""
-			if b, ok, err := tx.Bill(p.BillID); err != nil {
+			fund, err := takenFund(l, tx, p.BillID)
+			if err != nil {
 				l.err = err
 				return ""
-			} else if ok {
-				own = b.Revenue
 			}
-			add(l.FundOf(l.RevenueOf(own, SourceBills)), p.Amount)
+			add(fund, p.Amount)
 		}
 		add(l.chart.GeneralFund(), d.OverShort)
 	}
@@ -540,6 +538,34 @@ func depositLines(l *Lines, tx Tx, c Command, res Result) string {
 		l.Credit(l.Control(fund, ControlUndeposited), by[fund], "§5.06", "deposit "+in.DepositID)
 	}
 	return "deposit " + in.DepositID
+}
+
+// takenFund returns the fund whose receipts not yet deposited a payment in
+// a drawer went to: a bill's revenue line's, a room tax return's or a
+// special assessment's (their lines, roomtaxbooks.go, assessmentbooks.go).
+func takenFund(l *Lines, tx Tx, id string) (string, error) {
+	b, ok, err := tx.Bill(id)
+	switch {
+	case err != nil:
+		return "", err
+	case ok:
+		return l.FundOf(l.RevenueOf(b.Revenue, SourceBills)), nil
+	}
+	if op, q, err := ParseQuarterlyReturnID(id); err == nil {
+		if _, found, err := getReturn(tx, QuarterlyReturnID(op, q)); err != nil {
+			return "", err
+		} else if found {
+			return l.FundOf(l.RevenueOf("", SourceRoomTax)), nil
+		}
+	}
+	var a Assessment
+	if found, err := tx.Get(CollectionAssessments, id, &a); err != nil {
+		return "", err
+	} else if found {
+		_, fund := assessmentRevenue(l)
+		return fund, nil
+	}
+	return l.FundOf(l.RevenueOf("", SourceBills)), nil
 }
 
 // WindowQuote is what a cash or check payment at the window would do,

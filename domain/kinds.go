@@ -94,6 +94,8 @@ var Kinds = NewTable(
 	legalClaimKind,         // legalclaims.go, §5.08
 	depositoryKind,         // depository.go, §5.06
 	depositoryInterestKind, // depository.go, §5.06
+	cardSettlementKind,     // cardsettlement.go, §5.06
+	fundTransferKind,       // fundtransfer.go, §5.05
 	investmentKind,         // investment.go, §5.09
 	investmentInterestKind, // investment.go, §5.09
 	countySettlementKind,   // countysettlement.go, §5.17

@@ -311,9 +311,15 @@ func treasurerKind(k Kind, section string, p func() Payload, apply func(Tx, Comm
 	return &Descriptor{Kind: k, Section: section, Since: 2, Roles: []Role{RoleTreasurer}, New: p, Apply: apply}
 }
 
+// withBooks returns d with its journal lines.
+func withBooks(d *Descriptor, books func(*Lines, Tx, Command, Result) string) *Descriptor {
+	d.Books = books
+	return d
+}
+
 var (
-	roomTaxExtendKind     = treasurerKind(KindRoomTaxExtend, "§5.22(3)(b)", func() Payload { return new(RoomTaxExtend) }, applyRoomTaxExtend)
-	roomTaxDetermineKind  = treasurerKind(KindRoomTaxDetermine, "§5.22(4)", func() Payload { return new(RoomTaxDetermine) }, applyRoomTaxDetermine)
+	roomTaxExtendKind     = withBooks(treasurerKind(KindRoomTaxExtend, "§5.22(3)(b)", func() Payload { return new(RoomTaxExtend) }, applyRoomTaxExtend), roomTaxEventLines)
+	roomTaxDetermineKind  = withBooks(treasurerKind(KindRoomTaxDetermine, "§5.22(4)", func() Payload { return new(RoomTaxDetermine) }, applyRoomTaxDetermine), roomTaxEventLines)
 	roomTaxNoInterestKind = treasurerKind(KindRoomTaxNoInterest, "§5.22(6)", func() Payload { return new(RoomTaxWithholdInterest) }, applyRoomTaxNoInterest)
 	roomTaxCertifyKind    = treasurerKind(KindRoomTaxCertify, "§5.22(3)(c)", func() Payload { return new(RoomTaxCertify) }, applyRoomTaxCertify)
 	roomTaxSuccessorKind  = treasurerKind(KindRoomTaxSuccessor, "§5.22(3)(c)", func() Payload { return new(RoomTaxSuccessor) }, applyRoomTaxSuccessor)

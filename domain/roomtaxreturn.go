@@ -427,16 +427,19 @@ var (
 		Kind: KindRoomTaxFile, Section: "§5.22(3)(b)", Since: 2, Roles: []Role{RoleHotelOperator, RoleTreasurer},
 		New:   func() Payload { return new(FileRoomTaxReturn) },
 		Apply: applyRoomTaxFile,
+		Books: roomTaxEventLines,
 	}
 	roomTaxAmendKind = &Descriptor{
 		Kind: KindRoomTaxAmend, Section: "§5.22(3)(b)", Since: 2, Roles: []Role{RoleHotelOperator, RoleTreasurer},
 		New:   func() Payload { return new(AmendRoomTaxReturn) },
 		Apply: applyRoomTaxAmend,
+		Books: roomTaxEventLines,
 	}
 	roomTaxAnnualKind = &Descriptor{
 		Kind: KindRoomTaxAnnual, Section: "§5.22(3)(b)", Since: 2, Roles: []Role{RoleHotelOperator, RoleTreasurer},
 		New:   func() Payload { return new(AnnualRoomTaxReturn) },
 		Apply: applyRoomTaxAnnual,
+		Books: roomTaxAnnualLines,
 	}
 	// A card payment at the kiosk is taken offline like a bill's: the card
 	// is charged before the command is submitted, so it must be kept and
@@ -465,11 +468,13 @@ var (
 			rc.BillID, rc.Payer, rc.Amount, rc.Tender, rc.Reference, rc.Card = p.Return, p.Payer, p.Amount, Card, p.Reference, p.Card.shown()
 			return rc
 		},
+		Books: roomTaxPaymentLines,
 	}
 	roomTaxWindowPaymentKind = &Descriptor{
 		Kind: KindRoomTaxWindowPayment, Section: sectionRoomTax, Since: 2, Roles: []Role{RoleTreasurer},
 		New:   func() Payload { return new(RoomTaxWindowPayment) },
 		Apply: applyRoomTaxWindowPayment,
+		Books: roomTaxPaymentLines,
 	}
 )
 
