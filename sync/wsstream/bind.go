@@ -288,6 +288,7 @@ func (t *Transport) handle(peer string, r *bufio.Reader, dec *codec.Decoder, enc
 		rpc.Command, header, name = &req, req.RPCHeader, "AppendEntries"
 		leaderAddr := req.Addr
 		if len(leaderAddr) == 0 {
+			//lint:ignore SA1019 raft's own heartbeat test reads the field a peer of an older protocol sets instead of RPCHeader.Addr.
 			leaderAddr = req.Leader
 		}
 		// raft's own test for a heartbeat (net_transport.go).
