@@ -42,13 +42,13 @@ func (h *history) addBooksDemo(today domain.Date, accounts []domain.Account, p *
 	if !setup.Before(today) {
 		return nil
 	}
-	h.add("demo.treasurer", setup, 9, &domain.DepositoryChange{Op: domain.DepositoryDesignate, ID: "BOB", Name: "Bank of Belleville, checking",
-		Institution: "Bank of Belleville", Resolution: fmt.Sprintf("%d-01", y-1), From: domain.NewDate(y-1, time.January, 1), Number: "004417720031"})
-	h.add("demo.treasurer", setup, 10, &domain.CheckStock{Next: 10001, Account: "BOB"})
+	h.add("demo.treasurer", setup, 9, &domain.DepositoryChange{Op: domain.DepositoryDesignate, ID: "SRB", Name: "Sugar River Bank, village checking",
+		Institution: "Sugar River Bank", Resolution: fmt.Sprintf("%d-01", y-1), From: domain.NewDate(y-1, time.January, 1), Number: "004417720031"})
+	h.add("demo.treasurer", setup, 10, &domain.CheckStock{Next: 10001, Account: "SRB"})
 	approval, approvedOn := fmt.Sprintf("motion of the organizational meeting %d-01-02, item 5", y-1), setup
 	for _, s := range []domain.SignatureChange{
-		{Op: "approve", ID: "sig-kubly", Official: "Kubly", Office: "president", Form: "facsimile", Approval: approval, ApprovedOn: approvedOn},
-		{Op: "approve", ID: "sig-treasurer", Official: "Terry Treasurer (demo)", Office: "treasurer", Form: "digital", Approval: approval, ApprovedOn: approvedOn},
+		{Op: "approve", ID: "sig-demo-president", Official: "Kubly", Office: "president", Form: "facsimile", Approval: approval, ApprovedOn: approvedOn},
+		{Op: "approve", ID: "sig-demo-treasurer", Official: "Terry Treasurer (demo)", Office: "treasurer", Form: "digital", Approval: approval, ApprovedOn: approvedOn},
 	} {
 		h.add("demo.clerk", setup, 11, &s)
 	}
@@ -80,7 +80,7 @@ func (h *history) addBooksDemo(today domain.Date, accounts []domain.Account, p *
 					h.claim(billed.AddDays(25), id, c, tag)
 					ids = append(ids, id)
 				}
-				h.add("demo.treasurer", run, 10, &domain.CheckRun{On: run, Account: "BOB", Claims: ids, Signatures: []string{"sig-kubly", "sig-treasurer"}})
+				h.add("demo.treasurer", run, 10, &domain.CheckRun{On: run, Account: "SRB", Claims: ids, Signatures: []string{"sig-demo-president", "sig-demo-treasurer"}})
 			}
 			if q%2 == 1 {
 				on := billed.AddDays(9)
@@ -119,7 +119,7 @@ func (h *history) window(on domain.Date, drawer, deposit string, bills []domain.
 		h.add("demo.clerk", on, 10, pay)
 	}
 	h.add("demo.clerk", on, 16, &domain.DrawerClose{DrawerID: drawer, CountedCash: cash, CountedChecks: checks, CheckCount: n})
-	h.add("demo.treasurer", on, 16, &domain.Deposit{DepositID: deposit, Depository: "BOB", Drawers: []string{drawer}})
+	h.add("demo.treasurer", on, 16, &domain.Deposit{DepositID: deposit, Depository: "SRB", Drawers: []string{drawer}})
 }
 
 // claim adds a claim entered on on, given the four certifications of
