@@ -125,6 +125,25 @@ func TestDemoBooks(t *testing.T) {
 			if !tb.Balanced() || tb.Debit.IsZero() {
 				t.Fatalf("trial balance: debits %s, credits %s", tb.Debit, tb.Credit)
 			}
+			// The entries tie to the days' totals: the history's steps,
+			// which share the seed's log index, keep an entry each.
+			entries, err := reads.BookEntries(domain.NewDate(2000, 1, 1), today, "100-112")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sum domain.TrialBalanceRow
+			for _, e := range entries {
+				for _, l := range e.Lines {
+					if l.Account == "100-112" {
+						sum.Debit, sum.Credit = sum.Debit.Add(l.Debit), sum.Credit.Add(l.Credit)
+					}
+				}
+			}
+			for _, r := range tb.Rows {
+				if r.Account.Code == "100-112" && (!r.Debit.Equal(sum.Debit) || !r.Credit.Equal(sum.Credit)) {
+					t.Errorf("100-112: the entries hold %s/%s, the trial balance %s/%s", sum.Debit, sum.Credit, r.Debit, r.Credit)
+				}
+			}
 			bs, err := reads.BalanceSheet(today)
 			if err != nil || !bs.Balanced() {
 				t.Fatalf("balance sheet: %+v %v", bs.Positions, err)
