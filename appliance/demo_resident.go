@@ -11,9 +11,9 @@ import (
 // bills: a property tax bill for every parcel on the roll of the last
 // cycle year whose November 15 has passed (issued December 1 of that year;
 // the special items are the village bills certified to the roll that
-// year), last year's bills with their first installment paid, and the
+// year), last year's bills with their first installment paid, the
 // budget and purchasing history (demo_budget.go) the kiosk's public
-// records read. Deterministic in today.
+// records read, and the treasury's year that the books post (demo_books.go). Deterministic in today.
 func addResidentDemo(seed *domain.SeedDemo, today domain.Date, p *domain.Params) error {
 	rollYear := today.Year()
 	if !today.After(domain.NewDate(rollYear, time.November, 15)) {
@@ -85,6 +85,9 @@ func addResidentDemo(seed *domain.SeedDemo, today domain.Date, p *domain.Params)
 
 	seed.History = demoHistory(today)
 	h := &history{steps: seed.History}
+	if err := h.addBooksDemo(today, seed.Accounts, p); err != nil {
+		return err
+	}
 	h.add("demo.treasurer", domain.PenaltyDay(rollYear), 9, penalties)
 	h.add("demo.treasurer", certifyOn, 9, certify)
 	seed.History = h.steps

@@ -106,3 +106,87 @@ func TestDemoBudgetAndPurchasing(t *testing.T) {
 		})
 	}
 }
+
+// TestDemoBooks loads the demo on a few days of the year and reads what
+// its treasury year posted: the trial balance is balanced and tied to
+// the balance sheet, this year's budget reads last year's actuals from
+// the books with revenue on the line that collects the bills, the claims
+// were paid by check, and the statements have revenues and expenditures.
+func TestDemoBooks(t *testing.T) {
+	for _, now := range []time.Time{villageNow, januaryNow, time.Date(2026, time.June, 1, 9, 0, 0, 0, villageNow.Location())} {
+		t.Run(now.Format("2006-01-02"), func(t *testing.T) {
+			m := startMainAt(t, t.TempDir(), now)
+			reads := domain.ReadsOf(m.Node.FSM())
+			today := domain.DateOf(now)
+			tb, err := reads.TrialBalance(today)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tb.Balanced() || tb.Debit.IsZero() {
+				t.Fatalf("trial balance: debits %s, credits %s", tb.Debit, tb.Credit)
+			}
+			// The entries tie to the days' totals: the history's steps,
+			// which share the seed's log index, keep an entry each.
+			entries, err := reads.BookEntries(domain.NewDate(2000, 1, 1), today, "100-112")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sum domain.TrialBalanceRow
+			for _, e := range entries {
+				for _, l := range e.Lines {
+					if l.Account == "100-112" {
+						sum.Debit, sum.Credit = sum.Debit.Add(l.Debit), sum.Credit.Add(l.Credit)
+					}
+				}
+			}
+			for _, r := range tb.Rows {
+				if r.Account.Code == "100-112" && (!r.Debit.Equal(sum.Debit) || !r.Credit.Equal(sum.Credit)) {
+					t.Errorf("100-112: the entries hold %s/%s, the trial balance %s/%s", sum.Debit, sum.Credit, r.Debit, r.Credit)
+				}
+			}
+			bs, err := reads.BalanceSheet(today)
+			if err != nil || !bs.Balanced() {
+				t.Fatalf("balance sheet: %+v %v", bs.Positions, err)
+			}
+			view, err := reads.BudgetView(now.Year(), today)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if view.CurrentFrom != domain.FromBooks || view.ActualMonths != 12 {
+				t.Fatalf("budget %d: actuals from %s, %d months", now.Year(), view.CurrentFrom, view.ActualMonths)
+			}
+			var revenue, spent domain.Money
+			for _, l := range view.Lines {
+				if l.Account.Type == domain.AccountRevenue {
+					revenue = revenue.Add(l.Current)
+				} else {
+					spent = spent.Add(l.Current)
+				}
+			}
+			if !revenue.IsPositive() || !spent.IsPositive() {
+				t.Errorf("budget %d: revenue actuals %s, expenditure actuals %s", now.Year(), revenue, spent)
+			}
+			t.Logf("budget %d: %s of revenue and %s of expenditure in %d, from the %s; trial balance %s", now.Year(), revenue, spent, view.CurrentYear, view.CurrentFrom, tb.Debit)
+			claims, err := reads.Claims(now.Year() - 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			paid := 0
+			for _, c := range claims {
+				if c.Status == domain.ClaimPaid {
+					paid++
+				}
+			}
+			if paid != 12 {
+				t.Errorf("%d of last year's %d claims paid", paid, len(claims))
+			}
+			st, err := reads.FundStatement(now.Year()-1, "100")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !st.TotalRevenues.Actual.IsPositive() || !st.TotalExpenditures.Actual.IsPositive() {
+				t.Errorf("statement of %d: revenues %s, expenditures %s", st.Year, st.TotalRevenues.Actual, st.TotalExpenditures.Actual)
+			}
+		})
+	}
+}

@@ -131,7 +131,8 @@ type AccountTotals struct {
 
 // Collections of the books.
 const (
-	// CollectionBookEntries holds the journal entries, by "<date>/<index>".
+	// CollectionBookEntries holds the journal entries, by "<date>/<index>"
+	// (and "<date>/<index>.0002" … for more than one on a day, freeEntryID).
 	CollectionBookEntries = "book-entries"
 	// CollectionBookDays holds each account's totals of each day, by
 	// "<account>/<date>": a balance as of a date sums its days.
@@ -320,7 +321,11 @@ func post(tx Tx, c Command, env Env, memo string, lines []BookLine) error {
 		return err
 	}
 	e := BookEntry{Index: env.Index, Date: on, Kind: c.Kind, CommandID: c.ID, Memo: memo, Lines: lines}
-	if err := tx.Put(CollectionBookEntries, bookEntryID(on, env.Index), e); err != nil {
+	id, err := freeEntryID(tx, on, env.Index)
+	if err != nil {
+		return err
+	}
+	if err := tx.Put(CollectionBookEntries, id, e); err != nil {
 		return err
 	}
 	days := map[string]AccountTotals{}
@@ -409,6 +414,25 @@ func totalsThrough(tx Tx, account string, year int) (AccountTotals, error) {
 }
 
 func bookEntryID(on Date, index uint64) string { return fmt.Sprintf("%s/%012d", on, index) }
+
+// freeEntryID returns the id of the next entry dated on at log index
+// index: bookEntryID for the first, then that id with ".0002", ".0003" …
+// for the next, which sort after it and before the next index's. One log
+// entry posts more than one journal entry on a day only when it applies
+// several commands: a demo's history (seeddemo.go), whose steps all share
+// the seed's index. Without the numbering a later step's entry would
+// replace an earlier one's while the days' totals kept both.
+func freeEntryID(tx Tx, on Date, index uint64) (string, error) {
+	id := bookEntryID(on, index)
+	for n := 2; ; n++ {
+		var prev BookEntry
+		taken, err := tx.Get(CollectionBookEntries, id, &prev)
+		if err != nil || !taken {
+			return id, err
+		}
+		id = fmt.Sprintf("%s.%04d", bookEntryID(on, index), n)
+	}
+}
 
 // postBooks posts the journal lines of c's kind, when the ledger keeps
 // books (Table.Apply).

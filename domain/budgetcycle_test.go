@@ -109,8 +109,13 @@ func (v *village) appropriation(year int, line string) Appropriation {
 
 var board7 = []string{"president-wells", "trustee-ames", "trustee-berg", "trustee-cruz", "trustee-diaz", "trustee-eng", "trustee-fox"}
 
-func newVillage(t *testing.T) *village {
+func newVillage(t *testing.T) *village { return newVillageAt(t, 0) }
+
+// newVillageAt is newVillage on a ledger of format format (zero: the
+// current one).
+func newVillageAt(t *testing.T, format int) *village {
 	v := &village{t: t, tx: newStaffTx()}
+	v.tx.format = format
 	for _, u := range []StaffUserChange{
 		{Op: StaffAdd, Username: "admin", Name: "Ada Admin", Role: RoleAdministrator, PasswordHash: "h"},
 		{Op: StaffAdd, Username: "treas", Name: "Tom Treasurer", Role: RoleTreasurer, PasswordHash: "h"},
@@ -176,8 +181,12 @@ func proposal2027() *BudgetProposal {
 
 // adopted2027 takes the village through the cycle to an adopted 2027
 // budget: estimates, proposal, notice, hearing, adoption.
-func adopted2027(t *testing.T) *village {
-	v := newVillage(t)
+func adopted2027(t *testing.T) *village { return adopted2027At(t, 0) }
+
+// adopted2027At is adopted2027 on a ledger of format format (zero: the
+// current one).
+func adopted2027At(t *testing.T, format int) *village {
+	v := newVillageAt(t, format)
 	v.do("pwhead", "2026-09-10T10:00", &Estimate{Year: 2027, Unit: "PW", Lines: []EstimateLine{
 		{Account: "100-53300", Prior: MustMoney("36000.00"), Current: MustMoney("38500.00"), Next: MustMoney("40000.00")},
 		{Account: "100-53310", Prior: MustMoney("0.00"), Current: MustMoney("0.00"), Next: MustMoney("500000.00")},

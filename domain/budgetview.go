@@ -9,13 +9,17 @@ import (
 
 // The proposed budget as §5.02(4) asks it to be read, and its summary
 // (§5.02(5)): computed from the budget, the budgets of the two years
-// before it, the units' estimates and the ledger's own actuals. Nothing
-// here reads a clock: the day the figures are as of comes in.
+// before it, the units' estimates and the actuals. The actuals are the
+// books' postings to each line once the books are open (ledger format 5,
+// books.go), and the ledger's own receipts and expenses (appropriation.go)
+// for a ledger without books, or a year the books do not hold whole.
+// Nothing here reads a clock: the day the figures are as of comes in.
 
 // Figure sources: where a figure of the preceding or current year comes
 // from.
 const (
 	FromLedger    = "ledger"    // the ledger's own receipts and expenses
+	FromBooks     = "books"     // the books' postings to the line (ledger format 5)
 	FromEstimates = "estimates" // the units' estimates (§5.01(3))
 	FromProjected = "projected" // the ledger's months so far, at the same pace
 )
@@ -123,9 +127,52 @@ type BudgetInputs struct {
 	Estimates []Estimate
 	// Actuals of the current and preceding years.
 	CurrentActuals, PrecedingActuals []Actual
+	// Books, when the books are open, are the actuals and fund balances
+	// the books hold; they take the place of the ledger's own actuals
+	// for the years they hold.
+	Books *BookActuals
 	// AsOf is the day the view is read: the current year's actuals count
 	// the whole months before it.
 	AsOf Date
+}
+
+// BookActuals are what a budget view reads from the books (ledger format
+// 5, once they are open) in place of the ledger's own actuals: each
+// line's postings on its normal side, so that the actuals are the trial
+// balance's line balances, and each fund's balance at the end of the
+// years that are over.
+type BookActuals struct {
+	// Current is each line's activity in the current year through the
+	// view's ActualsThrough; Preceding in the whole preceding year. A nil
+	// map is a year the books do not hold whole (they opened during it
+	// and the old books' trial balance was not imported): its actuals
+	// come from the ledger's own, as before the books.
+	Current, Preceding map[string]Money
+	// Unclassified is what the general fund's unclassified revenue
+	// account took in in the current year through ActualsThrough.
+	Unclassified Money
+	// FundBalances are each fund's balance at the end of a year (the
+	// balance sheet's of December 31), by year and fund: for the years
+	// that are over by the view's day and that the books were open at
+	// the end of. A budget's beginning and year-end balances of those
+	// years are the books'.
+	FundBalances map[int]map[string]Money
+}
+
+// actualMonths returns how many whole months of the current year come
+// before asOf, and the last day they cover (zero when none).
+func actualMonths(current int, asOf Date) (int, Date) {
+	months := 0
+	switch {
+	case asOf.Year() > current:
+		months = 12
+	case asOf.Year() == current:
+		months = int(asOf.Month()) - 1
+	}
+	if months == 0 {
+		return 0, Date{}
+	}
+	return months, NewDate(current, 1, 1).AddMonths(months).AddDays(-1)
 }
 
 // ViewBudget computes the view of a budget (§5.02(4)) and its summary
@@ -133,15 +180,10 @@ type BudgetInputs struct {
 func ViewBudget(in BudgetInputs) BudgetView {
 	b := in.Budget
 	v := BudgetView{Budget: b, PrecedingYear: b.Year - 2, CurrentYear: b.Year - 1}
-	// Whole months of the current year before AsOf.
-	switch {
-	case in.AsOf.Year() > v.CurrentYear:
-		v.ActualMonths = 12
-	case in.AsOf.Year() == v.CurrentYear:
-		v.ActualMonths = int(in.AsOf.Month()) - 1
-	}
-	if v.ActualMonths > 0 {
-		v.ActualsThrough = NewDate(v.CurrentYear, 1, 1).AddMonths(v.ActualMonths).AddDays(-1)
+	v.ActualMonths, v.ActualsThrough = actualMonths(v.CurrentYear, in.AsOf)
+	books := in.Books
+	if books == nil {
+		books = &BookActuals{}
 	}
 	estimate := func(account string) (EstimateLine, bool) {
 		for _, e := range in.Estimates {
@@ -168,15 +210,23 @@ func ViewBudget(in BudgetInputs) BudgetView {
 		return m
 	}
 	v.PrecedingFrom, v.CurrentFrom = FromEstimates, FromEstimates
-	if len(in.PrecedingActuals) > 0 {
+	switch {
+	case books.Preceding != nil:
+		v.PrecedingFrom = FromBooks
+	case len(in.PrecedingActuals) > 0:
 		v.PrecedingFrom = FromLedger
 	}
-	if len(in.CurrentActuals) > 0 && v.ActualMonths > 0 {
+	switch {
+	case v.ActualMonths == 0:
+	case books.Current != nil:
+		v.CurrentFrom = FromBooks
+		v.Unclassified = books.Unclassified
+	case len(in.CurrentActuals) > 0:
 		v.CurrentFrom = FromLedger
-	}
-	for _, a := range in.CurrentActuals {
-		if a.Account == unclassified && a.Month <= v.ActualMonths {
-			v.Unclassified = v.Unclassified.Add(a.Receipts)
+		for _, a := range in.CurrentActuals {
+			if a.Account == unclassified && a.Month <= v.ActualMonths {
+				v.Unclassified = v.Unclassified.Add(a.Receipts)
+			}
 		}
 	}
 	amountIn := func(x *Budget, account string) Money {
@@ -232,16 +282,23 @@ func ViewBudget(in BudgetInputs) BudgetView {
 		}
 		est, hasEst := estimate(code)
 		l.Estimate = est.Next
-		if v.PrecedingFrom == FromLedger {
+		switch v.PrecedingFrom {
+		case FromBooks:
+			l.Preceding = books.Preceding[code]
+		case FromLedger:
 			l.Preceding = sum(in.PrecedingActuals, code, acct.Type, 12)
-		} else {
+		default:
 			l.Preceding = est.Prior
 		}
-		if v.CurrentFrom == FromLedger {
-			l.Current = sum(in.CurrentActuals, code, acct.Type, v.ActualMonths)
+		if v.CurrentFrom != FromEstimates {
+			if v.CurrentFrom == FromBooks {
+				l.Current = books.Current[code]
+			} else {
+				l.Current = sum(in.CurrentActuals, code, acct.Type, v.ActualMonths)
+			}
 			switch {
 			case v.ActualMonths >= 12:
-				l.RestFrom = FromLedger
+				l.RestFrom = v.CurrentFrom
 			case hasEst:
 				l.Rest, l.RestFrom = est.Current.Sub(l.Current).Max(Money{}), FromEstimates
 			default:
@@ -253,13 +310,17 @@ func ViewBudget(in BudgetInputs) BudgetView {
 		}
 		v.Lines = append(v.Lines, l)
 	}
-	v.Funds = fundProjections(in.Chart, &b)
-	v.Summary = summarize(in.Chart, &b, in.InEffect, in.Preceding)
+	v.Funds = fundProjections(in.Chart, &b, books.FundBalances)
+	v.Summary = summarize(in.Chart, &b, in.InEffect, in.Preceding, books.FundBalances)
 	return v
 }
 
-// fundProjections computes each fund's anticipated balances under b.
-func fundProjections(chart Chart, b *Budget) []FundProjection {
+// fundProjections computes each fund's anticipated balances under b. A
+// balance the books hold (ends: by year, each fund's balance at the end
+// of the year) is the books': the beginning is the end of the year
+// before, and the ending, once b's year is over, is the year's own; the
+// budget's figures stand for what is still to come.
+func fundProjections(chart Chart, b *Budget, ends map[int]map[string]Money) []FundProjection {
 	var out []FundProjection
 	for _, f := range chart.Of(AccountFund) {
 		p := FundProjection{Fund: f}
@@ -267,6 +328,9 @@ func fundProjections(chart Chart, b *Budget) []FundProjection {
 			if fb.Fund == f.Code {
 				p.Beginning = fb.Beginning
 			}
+		}
+		if m, ok := ends[b.Year-1][f.Code]; ok {
+			p.Beginning = m
 		}
 		for _, l := range b.Lines {
 			a, _ := chart.Account(l.Account)
@@ -290,6 +354,9 @@ func fundProjections(chart Chart, b *Budget) []FundProjection {
 			}
 		}
 		p.Ending = p.Beginning.Add(p.Revenue).Add(p.Sources).Sub(p.Expenditure).Sub(p.Uses)
+		if m, ok := ends[b.Year][f.Code]; ok {
+			p.Ending = m
+		}
 		p.Surplus = p.Ending.Sub(p.Beginning)
 		out = append(out, p)
 	}
@@ -297,8 +364,9 @@ func fundProjections(chart Chart, b *Budget) []FundProjection {
 }
 
 // summarize totals three budgets by the chart's major categories and
-// sources (§5.02(5)).
-func summarize(chart Chart, proposed, inEffect, preceding *Budget) Summary {
+// sources (§5.02(5)); the funds' beginning and year-end balances are the
+// books' where they hold them (ends, fundProjections).
+func summarize(chart Chart, proposed, inEffect, preceding *Budget, ends map[int]map[string]Money) Summary {
 	s := Summary{Year: proposed.Year}
 	byMajor := func(typ AccountType) []SummaryRow {
 		var majors []string
@@ -382,7 +450,7 @@ func summarize(chart Chart, proposed, inEffect, preceding *Budget) Summary {
 		if b == nil {
 			return m
 		}
-		for _, p := range fundProjections(chart, b) {
+		for _, p := range fundProjections(chart, b, ends) {
 			m[p.Fund.Code] = p
 		}
 		return m
@@ -433,5 +501,61 @@ func (x Reads) BudgetView(year int, asOf Date) (BudgetView, error) {
 	if in.PrecedingActuals, err = x.Actuals(year - 2); err != nil {
 		return BudgetView{}, err
 	}
+	if in.Books, err = x.budgetBooks(in.Chart, year, asOf); err != nil {
+		return BudgetView{}, err
+	}
 	return ViewBudget(in), nil
+}
+
+// budgetBooks reads what the view of year's budget as of asOf takes from
+// the books; nil when the books are not open (a ledger before format 5,
+// or a chart without a general fund), whose view reads as before.
+//
+// A year's line actuals are the books' when the books hold the whole
+// year: they were open on its first day, or they opened during it and the
+// old books' trial balance, which carries the year's revenues and
+// expenditures so far, was imported ("Going live", docs/books.md).
+// Otherwise the year's postings would count only the months since the
+// books opened, and the ledger's own actuals, kept all along, are read.
+// A fund's balance at the end of a year is the books' once the year is
+// over and the books were open on its last day: what the balance sheet
+// and the fund statements of that day show.
+func (x Reads) budgetBooks(ch Chart, year int, asOf Date) (*BookActuals, error) {
+	opened, ok, err := get[booksOpened](x.r, CollectionBookMeta, "opened")
+	if err != nil || !ok {
+		return nil, err
+	}
+	_, imported, err := get[OpeningBalances](x.r, CollectionBookMeta, openingBalancesRecord)
+	if err != nil {
+		return nil, err
+	}
+	whole := func(y int) bool {
+		return !opened.On.After(NewDate(y, 1, 1)) || (imported && opened.On.Year() == y)
+	}
+	lines := ch.linesAll()
+	books := &BookActuals{FundBalances: map[int]map[string]Money{}}
+	current, preceding := year-1, year-2
+	if months, through := actualMonths(current, asOf); months > 0 && whole(current) {
+		if books.Current, err = x.LineActivity(lines, current, through); err != nil {
+			return nil, err
+		}
+		if g := ch.GeneralFund(); g != "" {
+			books.Unclassified = books.Current[g+"-"+unclassifiedRevenue]
+		}
+	}
+	if whole(preceding) && asOf.After(NewDate(preceding, 12, 31)) {
+		if books.Preceding, err = x.LineActivity(lines, preceding, NewDate(preceding, 12, 31)); err != nil {
+			return nil, err
+		}
+	}
+	for y := year - 3; y <= year; y++ {
+		end := NewDate(y, 12, 31)
+		if !asOf.After(end) || opened.On.After(end) {
+			continue
+		}
+		if books.FundBalances[y], err = x.FundBalancesAt(y); err != nil {
+			return nil, err
+		}
+	}
+	return books, nil
 }

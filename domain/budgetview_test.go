@@ -5,12 +5,13 @@ import (
 	"testing"
 )
 
-// TestBudgetViewFromTheLedger: the receipts the ledger posts count in
-// the actuals of the revenue account that collects them, and the
-// proposed budget reads the current year's actuals, the estimates for
-// the rest of the year and the summary of three budgets from them.
+// TestBudgetViewFromTheLedger: on a ledger without books (before ledger
+// format 5), the receipts the ledger posts count in the actuals of the
+// revenue account that collects them, and the proposed budget reads the
+// current year's actuals, the estimates for the rest of the year and the
+// summary of three budgets from them.
 func TestBudgetViewFromTheLedger(t *testing.T) {
-	v := adopted2027(t)
+	v := adopted2027At(t, BooksFormat-1)
 	// 2027 runs: a bill is paid, a status letter fee is paid, salt is
 	// bought. Receipts of bills count under 100-46100 (it collects bills).
 	v.do("clerk", "2027-01-04T09:00", &CreateBills{Bills: []NewBill{
@@ -171,4 +172,117 @@ func TestPurchasingRecords(t *testing.T) {
 	if in, ok := InForce(vs); len(vs) != 2 || !ok || in.Version != 1 {
 		t.Fatalf("rules: %d versions, in force %+v", len(vs), in)
 	}
+}
+
+// TestBudgetViewFromTheBooks: once the books are open, the budget's
+// actuals are the books' postings to each line: bills issued, payments,
+// claims allowed and paid by a check run, a delivery invoiced
+// (§5.02(4)(e)), each line's actual the trial balance's balance of it for
+// the months counted; and the summary's fund balances of the years that
+// are over are the balance sheet's (§5.02(5)(d)). The close of the year
+// leaves them as they were. The year the books opened in (2026, without
+// the old books' trial balance) is not read from them.
+func TestBudgetViewFromTheBooks(t *testing.T) {
+	v := statementsVillage(t)
+	p := proposal2027()
+	p.Year = 2028
+	p.Lines = append(p.Lines, BudgetLine{Account: "WU-53700", Amount: MustMoney("62000.00")})
+	v.do("admin", "2027-08-02T10:00", p)
+
+	tieToTrialBalance := func(view BudgetView, asOf string) {
+		t.Helper()
+		tb, err := v.reads().TrialBalance(MustDate(asOf))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !tb.Balanced() {
+			t.Fatalf("trial balance of %s: debits %s, credits %s", asOf, tb.Debit, tb.Credit)
+		}
+		balance := map[string]Money{}
+		for _, r := range tb.Rows {
+			balance[r.Account.Code] = r.Balance()
+		}
+		for _, l := range view.Lines {
+			if !l.Current.Equal(balance[l.Account.Code]) {
+				t.Errorf("as of %s, %s: actual %s, the trial balance %s", asOf, l.Account.Code, l.Current, balance[l.Account.Code])
+			}
+		}
+	}
+	line := func(view BudgetView, code string) BudgetViewLine {
+		t.Helper()
+		for _, l := range view.Lines {
+			if l.Account.Code == code {
+				return l
+			}
+		}
+		t.Fatalf("no line %s", code)
+		return BudgetViewLine{}
+	}
+
+	// In August 2027: January to July.
+	view, err := v.reads().BudgetView(2028, MustDate("2027-08-15"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if view.CurrentFrom != FromBooks || view.ActualMonths != 7 || view.PrecedingFrom != FromEstimates {
+		t.Fatalf("view: current from %s (%d months), preceding from %s", view.CurrentFrom, view.ActualMonths, view.PrecedingFrom)
+	}
+	tieToTrialBalance(view, "2027-07-31")
+	// Charges for services: both bills issued (800.00 paid, 150.00 not),
+	// where the ledger's own actuals count the 800.00 received only.
+	for code, want := range map[string]string{"100-46100": "950.00", "100-53300": "1700.00", "WU-53700": "200.00", "100-51400": "0.00"} {
+		if l := line(view, code); !l.Current.Equal(MustMoney(want)) {
+			t.Errorf("%s: actual %s, want %s", code, l.Current, want)
+		}
+	}
+
+	// In January 2028: the whole of 2027, and its fund balances.
+	view, err = v.reads().BudgetView(2028, MustDate("2028-01-10"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if view.ActualMonths != 12 || line(view, "100-46100").RestFrom != FromBooks {
+		t.Fatalf("view: %d months, rest from %s", view.ActualMonths, line(view, "100-46100").RestFrom)
+	}
+	tieToTrialBalance(view, "2027-12-31")
+	wantBalances := func() {
+		t.Helper()
+		end, err := v.reads().BalanceSheet(MustDate("2027-12-31"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		start, err := v.reads().BalanceSheet(MustDate("2026-12-31"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, f := range []string{"100", "WU"} {
+			pe, _ := end.Position(f)
+			ps, _ := start.Position(f)
+			r := view.Summary.Balances[i]
+			if !strings.HasPrefix(r.Label, f+" ") || !r.InEffect.Equal(ps.FundBalance) || !r.InEffectEnd.Equal(pe.FundBalance) || !r.Proposed.Equal(pe.FundBalance) {
+				t.Errorf("fund %s: %+v, want in effect %s to %s, proposed from %s", f, r, ps.FundBalance, pe.FundBalance, pe.FundBalance)
+			}
+			if !view.Funds[i].Beginning.Equal(pe.FundBalance) {
+				t.Errorf("fund %s projection: %+v", f, view.Funds[i])
+			}
+		}
+		if r := view.Summary.Balances[0]; !r.InEffectEnd.Equal(MustMoney("-750.00")) {
+			t.Errorf("general fund at the end of 2027: %s", r.InEffectEnd)
+		}
+	}
+	wantBalances()
+
+	// The close of 2027 changes none of it.
+	v.do("treas", "2028-01-04T16:00", &YearEndClose{Year: 2027})
+	view, err = v.reads().BudgetView(2028, MustDate("2028-01-10"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// (December 30: the close's entry of December 31 brings the lines to
+	// zero in the trial balance.)
+	tieToTrialBalance(view, "2027-12-30")
+	if l := line(view, "100-53300"); !l.Current.Equal(MustMoney("1700.00")) {
+		t.Errorf("streets after the close: %s", l.Current)
+	}
+	wantBalances()
 }

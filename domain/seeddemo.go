@@ -21,7 +21,8 @@ type SeedDemo struct {
 	// History is the demo's budget and purchasing year as the commands
 	// the office would have given, dated in the past: the chart, the
 	// officials, the budget cycle, orders with their bids, awards and
-	// deliveries. Each step applies with the rules of its kind, so the
+	// deliveries, and the treasury's year (bills, payments at the
+	// window and deposits, claims paid by check, status letters). Each step applies with the rules of its kind, so the
 	// demo's records are the records the rules make (no second list of
 	// purchases). Only the kinds of demoHistoryKinds may appear, and the
 	// officials' accounts are locked (no password opens them): on an
@@ -33,10 +34,17 @@ type SeedDemo struct {
 // the demo's officials, who exist only as the actors of its history.
 const LockedPassword = "!locked"
 
-// demoHistoryKinds are the kinds a demo's history may hold.
+// demoHistoryKinds are the kinds a demo's history may hold: the budget
+// and purchasing record, and the treasury's year that posts to the books
+// (bills issued, paid at the window, deposited; claims allowed and paid
+// by check; status letter fees). None of them makes a user who can sign
+// in: staff users are only added locked (applyDemoStep), and a signature
+// approved for checks (§5.18) is no account.
 var demoHistoryKinds = []Kind{KindStaffUser, KindChart, KindBoardMember, KindBudgetEstimate, KindBudgetProposal,
 	KindBudgetNotice, KindBudgetHearing, KindBudgetVote, KindOrder, KindCertifyFunds, KindOrderReceipt,
-	KindNovemberRun}
+	KindNovemberRun,
+	KindDepository, KindCheckStock, KindSignature, KindCreateBills, KindDrawerOpen, KindWindowPayment,
+	KindDrawerClose, KindDeposit, KindClaim, KindCheckRun, KindRequestStatusLetter}
 
 // Kind names the payload's kind.
 func (*SeedDemo) Kind() Kind { return KindSeedDemo }

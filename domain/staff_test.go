@@ -17,6 +17,17 @@ type staffTx struct {
 	refunds  []RefundDue
 	records  map[string][]byte
 	index    map[string]bool
+	// format is the ledger format the commands apply at; zero is the
+	// current one (LedgerFormat).
+	format int
+}
+
+// LedgerFormat is the format the ledger's commands apply at.
+func (t *staffTx) LedgerFormat() int {
+	if t.format == 0 {
+		return LedgerFormat
+	}
+	return t.format
 }
 
 func newStaffTx() *staffTx {
@@ -27,7 +38,7 @@ func newStaffTx() *staffTx {
 }
 
 func (t *staffTx) clone() *staffTx {
-	c := &staffTx{bills: maps.Clone(t.bills), parcels: maps.Clone(t.parcels), accounts: maps.Clone(t.accounts), receipts: maps.Clone(t.receipts), refunds: append([]RefundDue(nil), t.refunds...), records: maps.Clone(t.records), index: maps.Clone(t.index)}
+	c := &staffTx{bills: maps.Clone(t.bills), parcels: maps.Clone(t.parcels), accounts: maps.Clone(t.accounts), receipts: maps.Clone(t.receipts), refunds: append([]RefundDue(nil), t.refunds...), records: maps.Clone(t.records), index: maps.Clone(t.index), format: t.format}
 	return c
 }
 

@@ -179,7 +179,7 @@ func (v *budgetView) fill(bv domain.BudgetView) {
 	v.PrecedingYear, v.CurrentYear = bv.PrecedingYear, bv.CurrentYear
 	v.PrecedingFrom, v.CurrentFrom, v.ActualMonths = bv.PrecedingFrom, bv.CurrentFrom, bv.ActualMonths
 	v.ActualsThrough = date(bv.ActualsThrough)
-	v.FewMonths = bv.CurrentFrom == domain.FromLedger && bv.ActualMonths < 6
+	v.FewMonths = bv.CurrentFrom != domain.FromEstimates && bv.ActualMonths < 6
 	if bv.Unclassified.IsPositive() {
 		v.Unclassified = dollars(bv.Unclassified)
 	}
