@@ -44,7 +44,7 @@ func (h *history) addBooksDemo(today domain.Date, accounts []domain.Account, p *
 	}
 	h.add("demo.treasurer", setup, 9, &domain.DepositoryChange{Op: domain.DepositoryDesignate, ID: "SRB", Name: "Sugar River Bank, village checking",
 		Institution: "Sugar River Bank", Resolution: fmt.Sprintf("%d-01", y-1), From: domain.NewDate(y-1, time.January, 1), Number: "004417720031"})
-	h.add("demo.treasurer", setup, 10, &domain.CheckStock{Next: 10001, Account: "SRB"})
+	h.add("demo.treasurer", setup, 10, &domain.CheckStock{Next: 3001, Account: "SRB"})
 	approval, approvedOn := fmt.Sprintf("motion of the organizational meeting %d-01-02, item 5", y-1), setup
 	for _, s := range []domain.SignatureChange{
 		{Op: "approve", ID: "sig-demo-president", Official: "Kubly", Office: "president", Form: "facsimile", Approval: approval, ApprovedOn: approvedOn},

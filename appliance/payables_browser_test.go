@@ -98,8 +98,11 @@ func TestMonthOfClaimsInBrowser(t *testing.T) {
 	b.setClock("2027-03-15T10:00")
 	b.as("treas")
 	b.open("/staff/checks", "stock-form")
-	b.do("the check stock", set(`[data-testid="stock-form"] input[name="next"]`, "10001"), submit("stock-save", "run-form"))
+	// The demo draws its own checks on another account: this run is on
+	// the account the walk designated.
+	b.do("the check stock", set(`[data-testid="stock-account"]`, "BOB"), set(`[data-testid="stock-form"] input[name="next"]`, "10001"), submit("stock-save", "run-form"))
 	b.do("the run",
+		set(`[data-testid="run-account"]`, "BOB"),
 		chromedp.Click(testid("sign-sig-president")),
 		chromedp.Click(testid("sign-sig-treasurer")),
 		submit("run-save", "run-summary"),
