@@ -27,9 +27,10 @@ import (
 //   - the cluster has not revoked the certificate (revoke.go) by the
 //     entry's index;
 //   - the node's role may take the command's kind (domain.Table.MayTake,
-//     the table the leader's admission reads; the cluster's own kinds only
-//     from a clerk or backup node), and the staff role it was taken under
-//     may issue it (domain.Descriptor.Permits);
+//     the table the leader's admission reads; of the cluster's own kinds,
+//     marks and revocations only from a clerk or backup node), and the
+//     staff role it was taken under may issue it (domain.Descriptor.Permits)
+//     and names an account the ledger holds (checkAuthority);
 //   - its receipt sequence and date keep the node's sequence rules
 //     (sequence.go).
 //
