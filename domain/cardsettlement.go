@@ -182,3 +182,9 @@ func cardSettlementLines(l *Lines, tx Tx, c Command, _ Result) string {
 	}
 	return memo
 }
+
+// CardDay returns the books' record of day's card receipts and its
+// settlement; ok is false when the books hold no card receipt of day.
+func (x Reads) CardDay(day Date) (d CardDay, ok bool, err error) {
+	return get[CardDay](x.r, CollectionBookCardDays, day.String())
+}

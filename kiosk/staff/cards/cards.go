@@ -54,6 +54,7 @@ func (m *Module) Mount(o *staff.Office) error {
 	m.o = o
 	o.Page("GET /staff/cards", staff.CapCardReconcile, m.showReconciliationPage)
 	o.Page("GET /staff/cards.csv", staff.CapCardReconcile, m.exportReconciliation)
+	o.Page("POST /staff/cards/settle", staff.CapTreasury, m.submitSettlement)
 	o.Nav(staff.CapCardReconcile, "Card reconciliation", "/staff/cards")
 	o.Alert(m.alerts)
 	return nil
@@ -171,11 +172,11 @@ func reconcile(day domain.Date, rcs []domain.Receipt, txns []terminal.Transactio
 	return rec
 }
 
-// load reads both sides of the day the request names (?day=, default
-// yesterday: a day's transactions are complete once it has ended).
-func (m *Module) load(r *http.Request) (Reconciliation, error) {
+// load reads both sides of the day v names (default yesterday: a day's
+// transactions are complete once it has ended).
+func (m *Module) load(r *http.Request, v string) (Reconciliation, error) {
 	day := m.o.Today().AddDays(-1)
-	if v := r.URL.Query().Get("day"); v != "" {
+	if v != "" {
 		d, err := domain.ParseDate(v)
 		if err != nil {
 			return Reconciliation{}, domain.Errorf(domain.EINVALID, "", "%q is not a date like 2026-11-30.", v)
@@ -205,16 +206,28 @@ func (m *Module) load(r *http.Request) (Reconciliation, error) {
 }
 
 func (m *Module) showReconciliationPage(w http.ResponseWriter, r *http.Request) {
-	rec, err := m.load(r)
+	m.reconciliationPage(w, r, r.URL.Query().Get("day"), http.StatusOK, "", nil)
+}
+
+// reconciliationPage draws the reconciliation of the day v names, with
+// msg and the values of form beside the settlement form when a
+// settlement was refused.
+func (m *Module) reconciliationPage(w http.ResponseWriter, r *http.Request, v string, status int, msg string, form map[string]string) {
+	rec, err := m.load(r, v)
 	if err != nil {
 		m.o.Fail(w, r, err)
 		return
 	}
-	m.o.Render(w, r, http.StatusOK, reconciliationPage(m.o.Frame(r, "Card reconciliation "+rec.Day.String()), rec))
+	s, err := m.settlement(m.o.Who(r), rec.Day, form, msg)
+	if err != nil {
+		m.o.Fail(w, r, err)
+		return
+	}
+	m.o.Render(w, r, status, reconciliationPage(m.o.Frame(r, "Card reconciliation "+rec.Day.String()), rec, s))
 }
 
 func (m *Module) exportReconciliation(w http.ResponseWriter, r *http.Request) {
-	rec, err := m.load(r)
+	rec, err := m.load(r, r.URL.Query().Get("day"))
 	if err != nil {
 		m.o.Fail(w, r, err)
 		return
