@@ -30,6 +30,13 @@ import (
 // BooksFormat is the ledger format from which the books are kept.
 const BooksFormat = 5
 
+// ReconciledFormat is the ledger format from which the books reach every
+// money event and tie to the bank: bank statements are recorded and
+// reconciled against cash by depository, the books' corrections to the
+// first release's postings apply, and the budget's actuals are read from
+// the books alone.
+const ReconciledFormat = 6
+
 // Control is what a balance-sheet account of a fund controls.
 type Control string
 

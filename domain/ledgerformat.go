@@ -52,7 +52,12 @@ const (
 // Format 5: the village's books (books.go): the kinds that move money post
 // balanced journal lines by fund with the command, and the chart's
 // balance-sheet accounts hold them.
-const LedgerFormat = 5
+//
+// Format 6: the books complete (ReconciledFormat, books.go): bank
+// statements reconciled against cash by depository, postings for the
+// money events the first release of the books left out, and the budget's
+// actuals read from the books alone.
+const LedgerFormat = 6
 
 // RulesFormat returns the ledger format the rules apply at inside tx: the
 // replicated ledger's format when tx knows it (the replica's transaction
