@@ -12,8 +12,9 @@ import (
 // fund, so the books are open: the treasurer takes cash at the window,
 // the trial balance still balances and shows the receipt not yet
 // deposited in the general fund, and that account's detail ends with the
-// window payment and a closing balance that is the trial balance's; a
-// board member reads the same trial balance.
+// window payment and a closing balance that is the trial balance's; the
+// control accounts tie to their records; a board member reads the same
+// trial balance.
 func TestBooksInBrowser(t *testing.T) {
 	b := newOfficeBrowser(t, "2026-11-29T10:00",
 		[4]string{"treas", "Tom Treasurer", "treasurer", ""},
@@ -71,6 +72,17 @@ func TestBooksInBrowser(t *testing.T) {
 		t.Fatalf("the detail closes at %q, the trial balance says %q", got, undeposited)
 	}
 	b.shot("books-2-account")
+
+	// The demo's year of receivables, claims and investments, and the
+	// payment just taken, tie to their records.
+	b.open("/staff/books/controls", "controls")
+	if !b.has("controls-tie") || b.has("controls-differ") {
+		t.Fatalf("the demo's control accounts: %q", b.text("controls"))
+	}
+	if got := b.eval(`String(document.querySelectorAll('[data-testid^="control-"]').length)`); got == "0" || got == "" {
+		t.Fatalf("no control account tied on the demo node (%q rows)", got)
+	}
+	b.shot("books-3-controls")
 
 	b.as("trustee")
 	b.open("/staff/books", "total-balanced")

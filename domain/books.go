@@ -266,15 +266,11 @@ func (l *Lines) addStandard(a ChartAccount) string {
 // in: the bill's own, else the line collecting source, else the general
 // fund's unclassified revenue.
 func (l *Lines) RevenueOf(own, source string) string {
-	if own != "" {
-		if a, ok := l.chart.Account(own); ok && a.Type == AccountRevenue {
-			return own
-		}
+	code := l.chart.RevenueOf(own, source)
+	if general := l.chart.GeneralFund(); code == general+"-"+unclassifiedRevenue {
+		return l.unclassified(general)
 	}
-	if c := l.chart.Collector(source); c != "" {
-		return c
-	}
-	return l.unclassified(l.chart.GeneralFund())
+	return code
 }
 
 // DateOn dates the entry on day instead of the command's legal date: the

@@ -311,6 +311,9 @@ func TestBooksBalanceAndTieUnderAnySequence(t *testing.T) {
 		}
 		booksRun(rt, tx, KindDrawerClose, "clerk", "2026-06-30T16:00", &DrawerClose{DrawerID: fmt.Sprintf("D-%d", drawer), CountedCash: counted, CountedChecks: checked})
 		b := balances(rt, tx, "2026-12-31")
+		if ties := wantTies(rt, tx, "2026-12-31"); len(ties) == 0 {
+			rt.Fatal("no control tied: the receivables of the bills should be")
+		}
 		owed := map[string]Money{}
 		for _, id := range append(billIDs(bills), fees...) {
 			bill, _, err := loadBill(tx, id, true)
@@ -615,6 +618,7 @@ func TestBooksOfPayablesUnderAnySequence(t *testing.T) {
 			}
 		}
 		b := balances(rt, tx, "2027-12-31")
+		wantTies(rt, tx, "2027-12-31")
 		claims, err := ReadsOf(txRecords{tx}).Claims(2027)
 		if err != nil {
 			rt.Fatal(err)
@@ -917,4 +921,28 @@ func TestBooksOfPropertyTax(t *testing.T) {
 			t.Errorf("after the settlement, account %s: %s, want %s (all: %v)", code, b[code], want, b)
 		}
 	}
+}
+
+// wantTies checks that every control account ties to its records on
+// today (ControlTies), with every bill of tx.
+func wantTies(t booksT, tx *staffTx, today string) []ControlTie {
+	t.Helper()
+	bills := make([]Bill, 0, len(tx.bills))
+	for id := range tx.bills {
+		b, _, err := loadBill(tx, id, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bills = append(bills, b)
+	}
+	ties, err := ReadsOf(txRecords{tx}).ControlTies(bills, MustDate(today), DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range ties {
+		if !c.Ties() {
+			t.Fatalf("fund %s's %s (%s) is %s in the books and %s in its %d records (%s)", c.Fund, c.Control, c.Account, c.Books, c.Records, c.Items, c.Source)
+		}
+	}
+	return ties
 }

@@ -46,6 +46,9 @@ type Books interface {
 	// BooksStatus returns when the books opened, the periods closed and
 	// the import of the opening trial balance.
 	BooksStatus() (domain.BooksStatus, error)
+	// ControlTies ties each fund's control accounts to the records they
+	// control (bills are every bill of the ledger) as of today.
+	ControlTies(bills []domain.Bill, today domain.Date, p *domain.Params) ([]domain.ControlTie, error)
 }
 
 // Module is the books' part of the clerk's office.
@@ -75,6 +78,8 @@ func (m *Module) Mount(o *staff.Office) error {
 	o.Page("GET /staff/books/statement.csv", staff.CapReadBooks, m.exportStatement)
 	o.Page("GET /staff/books/form-ct", staff.CapReadBooks, m.showFormCT)
 	o.Page("GET /staff/books/form-ct.csv", staff.CapReadBooks, m.exportFormCT)
+	o.Page("GET /staff/books/controls", staff.CapReadBooks, m.showControls)
+	o.Page("GET /staff/books/controls.csv", staff.CapReadBooks, m.exportControls)
 	o.Page("GET /staff/books/periods", staff.CapReadBooks, m.showPeriods)
 	o.Page("POST /staff/books/periods/close", staff.CapKeepBooks, m.closePeriod)
 	o.Page("POST /staff/books/periods/reopen", staff.CapReopenBooks, m.reopenPeriod)

@@ -33,6 +33,7 @@ func villageBooks(t *testing.T) *stafftest.Harness {
 	t.Helper()
 	h := stafftest.NewWith(t, stafftest.Options{Modules: []staff.Module{books.New()}})
 	h.Seed()
+	h.Ledger.ClearBills()
 	at := func(day string) {
 		d := domain.MustDate(day)
 		h.SetClock(time.Date(d.Year(), d.Month(), d.Day(), 10, 0, 0, 0, h.Loc))
@@ -151,6 +152,13 @@ func (unbalanced) BookEntries(from, to domain.Date, account string) ([]domain.Bo
 func (unbalanced) Chart() (domain.Chart, error) { return domain.Chart{}, nil }
 
 func (unbalanced) BooksStatus() (domain.BooksStatus, error) { return domain.BooksStatus{}, nil }
+
+// ControlTies answers a receivable the books hold $5.00 more of than its
+// one bill owes.
+func (unbalanced) ControlTies([]domain.Bill, domain.Date, *domain.Params) ([]domain.ControlTie, error) {
+	return []domain.ControlTie{{Fund: "GF", Control: domain.ControlReceivable, Account: "GF-121", Books: domain.MustMoney("25.00"),
+		Records: domain.MustMoney("20.00"), Items: 1, Source: "unpaid principal of the open village bills"}}, nil
+}
 
 // TestUnbalancedBooksSayIt: a trial balance whose debits are not its
 // credits shows the banner with both figures and the difference, and the

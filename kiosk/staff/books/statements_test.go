@@ -32,6 +32,7 @@ func budgetedVillage(t *testing.T) *stafftest.Harness {
 	t.Helper()
 	h := stafftest.NewWith(t, stafftest.Options{Modules: []staff.Module{books.New()}})
 	h.Seed()
+	h.Ledger.ClearBills()
 	at := func(when string) {
 		d, err := time.ParseInLocation("2006-01-02T15:04", when, h.Loc)
 		if err != nil {

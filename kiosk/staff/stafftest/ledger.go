@@ -303,6 +303,17 @@ type memTx struct{ s *memState }
 
 func (t memTx) Bill(id string) (domain.Bill, bool, error) { b, ok := t.s.bills[id]; return b, ok, nil }
 func (t memTx) PutBill(b domain.Bill) error               { t.s.bills[b.ID] = b; return nil }
+
+// EachBill calls fn with every bill in id order, as the replicated
+// ledger's transaction does (the books' opening entry reads them).
+func (t memTx) EachBill(fn func(domain.Bill) error) error {
+	for _, id := range slices.Sorted(maps.Keys(t.s.bills)) {
+		if err := fn(t.s.bills[id]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 func (t memTx) Parcel(id string) (domain.Parcel, bool, error) {
 	p, ok := t.s.parcels[id]
 	return p, ok, nil
@@ -338,6 +349,16 @@ func (l *Ledger) RefundsDue() ([]domain.RefundDue, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return slices.Clone(l.st.refunds), nil
+}
+
+// ClearBills removes the bills the ledger starts with, for a test of a
+// village whose books open before it has billed anything (the books'
+// opening entry carries every bill then open, and the starting bills are
+// dated in the autumn).
+func (l *Ledger) ClearBills() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	clear(l.st.bills)
 }
 
 // PutBill writes a bill straight into the ledger's state, for a test
