@@ -187,3 +187,52 @@ func TestBooksOfFundTransfer(t *testing.T) {
 		"GF-111": "30.00", "59200": "50.00", "WU-1010": "180.00", "WU-4910": "50.00",
 	})
 }
+
+// TestLateCardReceiptsSettleApart (§5.06): a kiosk that took a card
+// payment offline on March 10 delivers it after the day was settled. From
+// ledger format 6 it is the day's late receipt, in receipts not yet
+// deposited until the processor's later deposit of it is settled by a
+// further settlement, which moves only it (and its own fee); a day with
+// nothing late is settled once. At format 5 the late receipt stays
+// undeposited, as that format's books kept it.
+func TestLateCardReceiptsSettleApart(t *testing.T) {
+	late := func(tx *staffTx) {
+		booksRun(t, tx, KindCardSettlement, "treasurer", "2026-03-12T10:00", &CardSettlement{Day: MustDate("2026-03-10"), Depository: "BOB", Deposited: MustMoney("205.00"), FeeAccount: "51400"})
+		booksRun(t, tx, KindPayBill, "kiosk", "2026-03-10T15:00", &PayBill{BillID: "B-G1", Amount: MustMoney("20.00"), Tender: Card, Reference: "SIM-3"})
+	}
+	tx := settlementVillage(t)
+	late(tx)
+	wantBalances(t, balances(t, tx, "2026-03-13"), map[string]string{"GF-112": "20.00", "GF-111": "75.00"})
+	d, _, err := ReadsOf(txRecords{tx}).CardDay(MustDate("2026-03-10"))
+	if err != nil || !d.LateTotal().Equal(MustMoney("20.00")) || !d.Total().Equal(MustMoney("230.00")) {
+		t.Fatalf("the day after the late receipt: late %s, total %s, %v", d.LateTotal(), d.Total(), err)
+	}
+	c := staffCmd(KindCardSettlement, "treasurer", "2026-03-14T10:00")
+	c.Payload = &CardSettlement{Day: MustDate("2026-03-10"), Depository: "BOB", Deposited: MustMoney("20.01"), FeeAccount: "51400"}
+	if _, err := tryRun(tx, c); ErrorCode(err) != EINVALID {
+		t.Errorf("a later deposit above the late receipts: %v", err)
+	}
+	res := booksRun(t, tx, KindCardSettlement, "treasurer", "2026-03-14T10:00", &CardSettlement{Day: MustDate("2026-03-10"), Depository: "BOB", Deposited: MustMoney("19.50"), FeeAccount: "51400", Reference: "po_2"})
+	if res.Note != "late card receipts of 2026-03-10 settled: 19.50 deposited, fee 0.50" {
+		t.Errorf("note: %q", res.Note)
+	}
+	wantBalances(t, balances(t, tx, "2026-03-14"), map[string]string{"GF-112": "0.00", "GF-111": "94.50", "51400": "5.50", "WU-1010": "130.00"})
+	if d, _, _ := ReadsOf(txRecords{tx}).CardDay(MustDate("2026-03-10")); !d.LateTotal().IsZero() || len(d.Later) != 1 || !d.Later[0].Funds["GF"].Equal(MustMoney("20.00")) || d.Settled.CommandID == d.Later[0].CommandID {
+		t.Errorf("the day after the further settlement: %+v", d)
+	}
+	c = staffCmd(KindCardSettlement, "treasurer", "2026-03-15T10:00")
+	c.Payload = &CardSettlement{Day: MustDate("2026-03-10"), Depository: "BOB", Deposited: MustMoney("1.00"), FeeAccount: "51400"}
+	if _, err := tryRun(tx, c); ErrorCode(err) != ECONFLICT {
+		t.Errorf("a third settlement with nothing late: %v", err)
+	}
+
+	old := settlementVillage(t)
+	old.format = BooksFormat
+	late(old)
+	c = staffCmd(KindCardSettlement, "treasurer", "2026-03-14T10:00")
+	c.Payload = &CardSettlement{Day: MustDate("2026-03-10"), Depository: "BOB", Deposited: MustMoney("20.00")}
+	if _, err := tryRun(old, c); ErrorCode(err) != ECONFLICT {
+		t.Errorf("format 5: a further settlement was taken: %v", err)
+	}
+	wantBalances(t, balances(t, old, "2026-03-14"), map[string]string{"GF-112": "20.00"})
+}

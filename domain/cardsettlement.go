@@ -16,7 +16,11 @@ import (
 // amount deposited) an expenditure of the line the settlement names, paid
 // out of that line's fund's cash. The fee line is required when there is a
 // fee: an expenditure line belongs to a unit (§5.01(3)), which the books
-// cannot choose. A day is settled once.
+// cannot choose. A day is settled once; from ledger format 6, card
+// receipts that reach the ledger after their day was settled (a kiosk that
+// took them offline and delivered them late) are kept apart as the day's
+// late receipts, and the processor's later deposit of them is settled by a
+// further settlement of the day, which moves only them.
 
 // KindCardSettlement records the card processor's deposit of a day.
 const KindCardSettlement Kind = "card_settlement"
@@ -39,6 +43,11 @@ type CardSettlement struct {
 type CardDay struct {
 	Funds   map[string]Money `json:"funds"`
 	Settled *CardDaySettled  `json:"settled,omitempty"`
+	// Late are the card receipts of the day, by fund, posted after it was
+	// settled and not yet in a settlement (ledger format 6); Later are the
+	// settlements of late receipts, in order.
+	Late  map[string]Money `json:"late,omitempty"`
+	Later []CardDaySettled `json:"later,omitempty"`
 }
 
 // CardDaySettled is the settlement of a card day.
@@ -51,12 +60,21 @@ type CardDaySettled struct {
 	At         DateTime `json:"at"`
 	By         string   `json:"by"`
 	CommandID  string   `json:"command_id"`
+	// Funds are the late receipts a further settlement moved, by fund;
+	// the first settlement moved the day's Funds.
+	Funds map[string]Money `json:"funds,omitempty"`
 }
 
 // Total is the day's card receipts.
-func (d CardDay) Total() Money {
+func (d CardDay) Total() Money { return sumFunds(d.Funds) }
+
+// LateTotal is the day's card receipts posted after its settlement and
+// not yet settled.
+func (d CardDay) LateTotal() Money { return sumFunds(d.Late) }
+
+func sumFunds(funds map[string]Money) Money {
 	sum := Cents(0)
-	for _, m := range d.Funds {
+	for _, m := range funds {
 		sum = sum.Add(m)
 	}
 	return sum
@@ -87,10 +105,17 @@ func noteCardReceipt(tx Tx, ch *Chart, day Date, lines []BookLine) error {
 	if d.Funds == nil {
 		d.Funds = map[string]Money{}
 	}
+	late := d.Settled != nil && RulesFormat(tx) >= ReconciledFormat
+	if late && d.Late == nil {
+		d.Late = map[string]Money{}
+	}
 	moved := false
 	for _, p := range lines {
 		if a, ok := ch.Account(p.Account); ok && a.Control == ControlUndeposited {
 			d.Funds[p.Fund] = d.Funds[p.Fund].Add(p.Debit).Sub(p.Credit)
+			if late {
+				d.Late[p.Fund] = d.Late[p.Fund].Add(p.Debit).Sub(p.Credit)
+			}
 			moved = true
 		}
 	}
@@ -124,10 +149,13 @@ func applyCardSettlement(tx Tx, c Command, _ Env, res *Result) error {
 	if _, err := tx.Get(CollectionBookCardDays, in.Day.String(), &d); err != nil {
 		return err
 	}
-	if d.Settled != nil {
+	total, further := d.Total(), false
+	switch {
+	case d.Settled != nil && d.LateTotal().IsPositive():
+		total, further = d.LateTotal(), true // the late receipts, deposited apart
+	case d.Settled != nil:
 		return Errorf(ECONFLICT, sectionDeposit, "The card receipts of %s were settled on %s.", in.Day, d.Settled.At.Date)
 	}
-	total := d.Total()
 	if !total.IsPositive() {
 		return Errorf(ECONFLICT, sectionDeposit, "The books hold no card receipts of %s to settle.", in.Day)
 	}
@@ -146,9 +174,16 @@ func applyCardSettlement(tx Tx, c Command, _ Env, res *Result) error {
 			return bad("Account %s is not an open expenditure line of the chart.", in.FeeAccount)
 		}
 	}
-	d.Settled = &CardDaySettled{Depository: dep.ID, Deposited: in.Deposited, Fee: total.Sub(in.Deposited), FeeAccount: in.FeeAccount,
+	settled := CardDaySettled{Depository: dep.ID, Deposited: in.Deposited, Fee: total.Sub(in.Deposited), FeeAccount: in.FeeAccount,
 		Reference: strings.TrimSpace(in.Reference), At: c.At, By: c.Actor, CommandID: c.ID}
-	res.Note = fmt.Sprintf("card receipts of %s settled: %s deposited, fee %s", in.Day, in.Deposited, d.Settled.Fee)
+	if further {
+		settled.Funds, d.Late = d.Late, nil
+		d.Later = append(d.Later, settled)
+		res.Note = fmt.Sprintf("late card receipts of %s settled: %s deposited, fee %s", in.Day, in.Deposited, settled.Fee)
+	} else {
+		d.Settled = &settled
+		res.Note = fmt.Sprintf("card receipts of %s settled: %s deposited, fee %s", in.Day, in.Deposited, settled.Fee)
+	}
 	return tx.Put(CollectionBookCardDays, in.Day.String(), d)
 }
 
@@ -165,20 +200,25 @@ func cardSettlementLines(l *Lines, tx Tx, c Command, _ Result) string {
 		l.err = err
 		return ""
 	}
+	settled, moved := *d.Settled, d.Funds
 	memo := fmt.Sprintf("card receipts of %s deposited at %s", in.Day, in.Depository)
-	funds := make([]string, 0, len(d.Funds))
-	for f := range d.Funds {
+	if n := len(d.Later); n > 0 && d.Later[n-1].CommandID == c.ID {
+		settled, moved = d.Later[n-1], d.Later[n-1].Funds
+		memo = fmt.Sprintf("late card receipts of %s deposited at %s", in.Day, in.Depository)
+	}
+	funds := make([]string, 0, len(moved))
+	for f := range moved {
 		funds = append(funds, f)
 	}
 	slices.Sort(funds)
 	for _, f := range funds {
-		l.Debit(l.Control(f, ControlCash), d.Funds[f], sectionDeposit, memo)
-		l.Credit(l.Control(f, ControlUndeposited), d.Funds[f], sectionDeposit, memo)
+		l.Debit(l.Control(f, ControlCash), moved[f], sectionDeposit, memo)
+		l.Credit(l.Control(f, ControlUndeposited), moved[f], sectionDeposit, memo)
 	}
-	if fee := d.Settled.FeeAccount; d.Settled.Fee.IsPositive() {
+	if fee := settled.FeeAccount; settled.Fee.IsPositive() {
 		feeMemo := fmt.Sprintf("card processor's fee on the receipts of %s", in.Day)
-		l.Debit(fee, d.Settled.Fee, sectionDeposit, feeMemo)
-		l.Credit(l.Control(l.FundOf(fee), ControlCash), d.Settled.Fee, sectionDeposit, feeMemo)
+		l.Debit(fee, settled.Fee, sectionDeposit, feeMemo)
+		l.Credit(l.Control(l.FundOf(fee), ControlCash), settled.Fee, sectionDeposit, feeMemo)
 	}
 	return memo
 }

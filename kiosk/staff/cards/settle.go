@@ -12,12 +12,14 @@ import (
 // day (§5.06, domain.CardSettlement): the settlement the books hold, and
 // the treasurer's form when there is none.
 type Settlement struct {
-	Settled      *domain.CardDaySettled // nil: the day is not settled
-	FeeLine      string                 // the fee line's code and name
-	CanSettle    bool                   // the person may record a settlement
-	Depositories []staffview.Option     // designated on the day
-	FeeLines     []staffview.Option     // the chart's open expenditure lines
-	Form         map[string]string      // the values posted, kept on a refusal
+	Settled      *domain.CardDaySettled  // nil: the day is not settled
+	Later        []domain.CardDaySettled // settlements of receipts that came after it
+	Late         domain.Money            // receipts that came after it, not yet settled
+	FeeLine      string                  // the fee line's code and name
+	CanSettle    bool                    // the person may record a settlement
+	Depositories []staffview.Option      // designated on the day
+	FeeLines     []staffview.Option      // the chart's open expenditure lines
+	Form         map[string]string       // the values posted, kept on a refusal
 	Error        string
 }
 
@@ -40,7 +42,8 @@ func (m *Module) settlement(who staff.Who, day domain.Date, form map[string]stri
 	if s.Settled = d.Settled; s.Settled != nil && s.Settled.FeeAccount != "" {
 		s.FeeLine = s.Settled.FeeAccount + " " + ch.Name(s.Settled.FeeAccount)
 	}
-	if !s.CanSettle || (s.Settled != nil && msg == "") {
+	s.Later, s.Late = d.Later, d.LateTotal()
+	if !s.CanSettle || (s.Settled != nil && msg == "" && !s.Late.IsPositive()) {
 		return s, nil
 	}
 	deps, err := reads.DepositoriesOn(day)

@@ -118,6 +118,38 @@ func TestCardsSettlement(t *testing.T) {
 	}
 }
 
+// TestCardsLateReceiptsSettledApart (§5.06): a card payment a kiosk took
+// offline on March 10 reaches the ledger after the day was settled; the
+// page says it is not yet deposited and offers the form again, for the
+// late receipts alone; once the processor's deposit of them is recorded
+// the page lists it and the form is gone.
+func TestCardsLateReceiptsSettledApart(t *testing.T) {
+	h, day := settledVillage(t)
+	tina := h.SignedIn("tina", domain.RoleTreasurer)
+	page := "/staff/cards?day=" + day.String()
+	form := func(amount string) url.Values {
+		return url.Values{"day": {day.String()}, "depository": {"BOB"}, "deposited": {amount}, "fee_account": {"51400"}, "reference": {"po"}}
+	}
+	if p := tina.Post("/staff/cards/settle", form("205.00")); p.Status != http.StatusSeeOther {
+		t.Fatalf("the settlement: %d %q", p.Status, p.Text("form-error"))
+	}
+	now := h.Now()
+	h.SetClock(time.Date(2026, time.March, 10, 15, 0, 0, 0, h.Loc))
+	h.Submit("kiosk", &domain.PayBill{BillID: "B-G1", Amount: domain.MustMoney("20.00"), Tender: domain.Card, Reference: "SIM-3"})
+	h.SetClock(now)
+	p := tina.Get(page)
+	if !strings.Contains(p.Text("cards-late"), "$20.00 of this day's card receipts reached the ledger after its settlement") || !p.Has("cards-settle-form") {
+		t.Fatalf("the page with a late receipt: %q, form %v", p.Text("cards-late"), p.Has("cards-settle-form"))
+	}
+	if p := tina.Post("/staff/cards/settle", form("19.50")); p.Status != http.StatusSeeOther {
+		t.Fatalf("the late receipts' settlement: %d %q", p.Status, p.Text("form-error"))
+	}
+	p = tina.Get(page)
+	if got := p.Text("cards-settled-later-1"); !strings.Contains(got, "$20.00, deposited $19.50 in BOB (fee $0.50)") || p.Has("cards-late") || p.Has("cards-settle-form") {
+		t.Errorf("after the late receipts' settlement: %q, late %v, form %v", got, p.Has("cards-late"), p.Has("cards-settle-form"))
+	}
+}
+
 // TestCardsRoleMatrix: the settlement is the treasurer's alone; every
 // other role is refused and changes nothing.
 func TestCardsRoleMatrix(t *testing.T) {
