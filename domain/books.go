@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // The village's books: a double-entry general ledger by fund, kept in the
@@ -632,22 +634,18 @@ type TrialBalance struct {
 // Balanced reports whether debits equal credits.
 func (tb TrialBalance) Balanced() bool { return tb.Debit.Equal(tb.Credit) }
 
-// TrialBalance returns the books' trial balance as of the end of asOf.
+// TrialBalance returns the books' trial balance as of the end of asOf:
+// each account's totals of the years before asOf's (CollectionBookYears),
+// and of asOf's year its days to asOf (CollectionBookDays, read by the
+// account's prefix), so a trial balance reads one year's days whatever
+// the books' age.
 func (x Reads) TrialBalance(asOf Date) (TrialBalance, error) {
 	ch, err := x.Chart()
 	if err != nil {
 		return TrialBalance{}, err
 	}
 	totals := map[string]AccountTotals{}
-	err = x.r.List(CollectionBookDays, "", func(id string, raw []byte) error {
-		code, day, ok := strings.Cut(id, "/")
-		if !ok {
-			return nil
-		}
-		d, err := ParseDate(day)
-		if err != nil || d.After(asOf) {
-			return nil
-		}
+	add := func(code string, raw []byte) error {
 		var t AccountTotals
 		if err := json.Unmarshal(raw, &t); err != nil {
 			return err
@@ -656,9 +654,38 @@ func (x Reads) TrialBalance(asOf Date) (TrialBalance, error) {
 		sum.Debit, sum.Credit = sum.Debit.Add(t.Debit), sum.Credit.Add(t.Credit)
 		totals[code] = sum
 		return nil
+	}
+	whole := asOf == NewDate(asOf.Year(), time.December, 31)
+	var current []string // accounts with postings in asOf's year
+	err = x.r.List(CollectionBookYears, "", func(id string, raw []byte) error {
+		code, year, ok := strings.Cut(id, "/")
+		if !ok {
+			return nil // the list of years
+		}
+		y, err := strconv.Atoi(year)
+		switch {
+		case err != nil || y > asOf.Year():
+			return nil
+		case y < asOf.Year() || whole:
+			return add(code, raw)
+		}
+		current = append(current, code)
+		return nil
 	})
 	if err != nil {
 		return TrialBalance{}, err
+	}
+	for _, code := range current {
+		err := x.r.List(CollectionBookDays, fmt.Sprintf("%s/%04d-", code, asOf.Year()), func(id string, raw []byte) error {
+			_, day, _ := strings.Cut(id, "/")
+			if d, err := ParseDate(day); err != nil || d.After(asOf) {
+				return nil
+			}
+			return add(code, raw)
+		})
+		if err != nil {
+			return TrialBalance{}, err
+		}
 	}
 	tb := TrialBalance{AsOf: asOf}
 	for code, t := range totals {

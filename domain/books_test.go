@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -561,6 +562,41 @@ func TestBooksCloseTheYear(t *testing.T) {
 		t.Fatalf("the closing entry: %+v, %v", entries, err)
 	}
 	wantBooks(t, balances(t, v.tx, "2028-01-31"), map[string]string{"100-46100": "50.00", "100-341": "300.00", "100-121": "50.00"})
+
+	// The trial balance reads whole years from the years' totals and the
+	// last year's days to the date: the same figures as every day summed.
+	for _, asOf := range []string{"2026-12-31", "2027-01-01", "2027-02-02", "2027-03-04", "2027-12-30", "2027-12-31", "2028-01-01", "2028-01-04", "2029-06-30"} {
+		tb, err := v.reads().TrialBalance(MustDate(asOf))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]AccountTotals{}
+		for _, r := range tb.Rows {
+			got[r.Account.Code] = AccountTotals{Debit: r.Debit, Credit: r.Credit}
+		}
+		want := map[string]AccountTotals{}
+		for id, raw := range v.tx.records {
+			code, day, ok := strings.Cut(strings.TrimPrefix(id, CollectionBookDays+"/"), "/")
+			if !ok || !strings.HasPrefix(id, CollectionBookDays+"/") || MustDate(day).After(MustDate(asOf)) {
+				continue
+			}
+			var d AccountTotals
+			if err := json.Unmarshal(raw, &d); err != nil {
+				t.Fatal(err)
+			}
+			w := want[code]
+			w.Debit, w.Credit = w.Debit.Add(d.Debit), w.Credit.Add(d.Credit)
+			want[code] = w
+		}
+		if len(got) != len(want) {
+			t.Errorf("as of %s: %d accounts, the days give %d", asOf, len(got), len(want))
+		}
+		for code, w := range want {
+			if g := got[code]; !g.Debit.Equal(w.Debit) || !g.Credit.Equal(w.Credit) {
+				t.Errorf("as of %s, %s: %s/%s, the days give %s/%s", asOf, code, g.Debit, g.Credit, w.Debit, w.Credit)
+			}
+		}
+	}
 }
 
 // TestBooksOfPayablesUnderAnySequence: whatever claims are allowed, paid,
