@@ -957,6 +957,18 @@ func TestBooksOfPropertyTax(t *testing.T) {
 			t.Errorf("after the settlement, account %s: %s, want %s (all: %v)", code, b[code], want, b)
 		}
 	}
+	// The village records its own share of the January settlement as
+	// kept: owed to the governments no more, its property tax revenue; no
+	// money moves.
+	st, err := ReadsOf(txRecords{tx}).Settlement(Dane, 2026, SettleJanuary, MustDate("2027-01-31"))
+	if err != nil || !st.VillageShare.IsPositive() {
+		t.Fatalf("the January settlement: %+v, %v", st, err)
+	}
+	booksRun(t, tx, KindCountySettlement, "treasurer", "2027-01-22T09:00", &CountySettlement{County: Dane, TaxYear: 2026, Period: SettleJanuary, Jurisdiction: "belleville", PaidOn: MustDate("2027-01-22"), Amount: st.VillageShare})
+	after := balances(t, tx, "2027-01-31")
+	if !after["GF-221"].Equal(b["GF-221"].Sub(st.VillageShare)) || !after["41100"].Equal(b["41100"].Add(st.VillageShare)) || !after["GF-111"].Equal(b["GF-111"]) {
+		t.Errorf("the village's share of %s kept: due to others %s → %s, property tax %s → %s, cash %s → %s", st.VillageShare, b["GF-221"], after["GF-221"], b["41100"], after["41100"], b["GF-111"], after["GF-111"])
+	}
 }
 
 // wantTies checks that every control account ties to its records on

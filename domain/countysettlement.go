@@ -133,15 +133,44 @@ var countySettlementKind = &Descriptor{
 // countySettlementLines post a payment of a settlement to a taxing
 // jurisdiction (§5.17): what the village owes the other governments of
 // the tax it collected comes down, and so does the cash of the fund that
-// holds it (taxFund).
+// holds it (taxFund). From ledger format 6 the village's own share is
+// recorded the same way, as kept: it was held with the others' shares as
+// owed to the governments of the roll since its collection, and becomes
+// the village's property tax revenue (the line collecting property tax
+// receipts, else the general fund's unclassified revenue); no money moves.
 func countySettlementLines(l *Lines, tx Tx, c Command, res Result) string {
 	p := c.Payload.(*CountySettlement)
 	fund := taxFund(l)
+	if villageShare(tx, *p) {
+		memo := fmt.Sprintf("the village's share of the %s settlement of the %d %s roll, kept", p.Period, p.TaxYear, p.County.Title())
+		l.Debit(l.Control(fund, ControlDueToOthers), p.Amount, sectionSettlement, memo)
+		l.Credit(l.RevenueOf("", SourcePropertyTax), p.Amount, sectionSettlement, memo)
+		return memo
+	}
 	memo := fmt.Sprintf("%s settlement of the %d %s roll paid to %s (%s)", p.Period, p.TaxYear, p.County.Title(), p.Jurisdiction, strings.TrimSpace(p.Reference))
 	l.Debit(l.Control(fund, ControlDueToOthers), p.Amount, sectionSettlement, memo)
 	l.Credit(l.Control(fund, ControlCash), p.Amount, sectionSettlement, memo)
 	return memo
 }
+
+// villageShare reports whether p records the village's own share of a
+// settlement as kept (ledger format 6): it names the village's
+// jurisdiction of the roll.
+func villageShare(tx Tx, p CountySettlement) bool {
+	if RulesFormat(tx) < ReconciledFormat {
+		return false
+	}
+	var ap LevyApportionmentRecord
+	if ok, err := tx.Get(CollectionLevyApportionments, RollID(p.County, p.TaxYear), &ap); err != nil || !ok {
+		return false
+	}
+	share, ok := ap.Share(p.Jurisdiction)
+	return ok && share.Kind == JurisdictionVillage
+}
+
+// keptReference is the reference of the village's share kept on a day: it
+// moves no money, so there is no check or transfer to name.
+func keptReference(on Date) string { return "kept " + on.String() }
 
 func applyCountySettlement(tx Tx, c Command, _ Env, res *Result) error {
 	p := c.Payload.(*CountySettlement)
@@ -163,7 +192,7 @@ func applyCountySettlement(tx Tx, c Command, _ Env, res *Result) error {
 		return bad("Give the day it was paid, on or before today.")
 	case !from.IsZero() && p.PaidOn.Before(from):
 		return bad("The %s settlement covers collections from %s: it cannot be paid before (%s).", p.Period, from, p.PaidOn)
-	case strings.TrimSpace(p.Reference) == "":
+	case strings.TrimSpace(p.Reference) == "" && !villageShare(tx, *p):
 		return bad("Give the check number or transfer reference of the payment.")
 	}
 	var ap LevyApportionmentRecord
@@ -178,8 +207,12 @@ func applyCountySettlement(tx Tx, c Command, _ Env, res *Result) error {
 	switch {
 	case !ok:
 		return bad("%q is not a taxing jurisdiction of the %d %s roll.", p.Jurisdiction, p.TaxYear, p.County.Title())
-	case share.Kind == JurisdictionVillage:
+	case share.Kind == JurisdictionVillage && RulesFormat(tx) < ReconciledFormat:
 		return bad("The village keeps its own share of the tax it collected: there is nothing to pay to %s.", share.Name)
+	}
+	ref := strings.TrimSpace(p.Reference)
+	if share.Kind == JurisdictionVillage && ref == "" {
+		ref = keptReference(p.PaidOn)
 	}
 	id := SettlementID(p.County, p.TaxYear, p.Period)
 	// What the jurisdiction's levy leaves unpaid over both settlements of
@@ -205,12 +238,12 @@ func applyCountySettlement(tx Tx, c Command, _ Env, res *Result) error {
 		return bad("%s would be paid more than it levied on the roll: %s levied, %s paid, %s left.", share.Name, share.Levy, paid, left)
 	}
 	for _, x := range s.Payments {
-		if x.Reference == strings.TrimSpace(p.Reference) {
+		if x.Reference == ref {
 			return Errorf(ECONFLICT, sectionSettlement, "Payment %s is recorded already on this settlement.", x.Reference)
 		}
 	}
 	s.ID, s.County, s.TaxYear, s.Period = id, p.County, p.TaxYear, p.Period
-	s.Payments = append(s.Payments, SettlementPayment{Jurisdiction: share.Jurisdiction, PaidOn: p.PaidOn, Amount: p.Amount, Reference: strings.TrimSpace(p.Reference), CommandID: c.ID, At: c.At, By: c.Actor})
+	s.Payments = append(s.Payments, SettlementPayment{Jurisdiction: share.Jurisdiction, PaidOn: p.PaidOn, Amount: p.Amount, Reference: ref, CommandID: c.ID, At: c.At, By: c.Actor})
 	if !ap.PaidShares {
 		ap.PaidShares = true
 		if err := tx.Put(CollectionLevyApportionments, ap.ID, ap); err != nil {
@@ -218,6 +251,9 @@ func applyCountySettlement(tx Tx, c Command, _ Env, res *Result) error {
 		}
 	}
 	res.Ref, res.Note = id, fmt.Sprintf("paid %s to %s (%s settlement of the %d %s roll)", p.Amount, share.Name, p.Period, p.TaxYear, p.County.Title())
+	if share.Kind == JurisdictionVillage {
+		res.Note = fmt.Sprintf("%s of the village's share kept (%s settlement of the %d %s roll)", p.Amount, p.Period, p.TaxYear, p.County.Title())
+	}
 	return tx.Put(CollectionCountySettlements, id, s)
 }
 
@@ -259,23 +295,26 @@ type SettlementStatement struct {
 	// Collected among its jurisdictions, VillageShare is the village's,
 	// and Due the rest, to be paid out. Without it Due is all of
 	// Collected, none of it settled yet.
-	Collected    Money               `json:"collected"`
-	Apportioned  bool                `json:"apportioned"`
-	Shares       []SettlementShare   `json:"shares"`
-	VillageShare Money               `json:"village_share"`
-	Due          Money               `json:"due"`
-	Payments     []SettlementPayment `json:"payments"`
-	Paid         Money               `json:"paid"`
-	Unsettled    Money               `json:"unsettled"` // due − paid; negative when overpaid
-	PastDue      bool                `json:"past_due"`  // unsettled after the due date (as of the day asked)
-	AsOf         Date                `json:"as_of"`
-	BillsCount   int                 `json:"bills"`
+	Collected    Money             `json:"collected"`
+	Apportioned  bool              `json:"apportioned"`
+	Shares       []SettlementShare `json:"shares"`
+	VillageShare Money             `json:"village_share"`
+	Due          Money             `json:"due"`
+	// Kept is what of the village's share is recorded as kept (ledger
+	// format 6): its property tax revenue in the books.
+	Kept       Money               `json:"kept"`
+	Payments   []SettlementPayment `json:"payments"`
+	Paid       Money               `json:"paid"`
+	Unsettled  Money               `json:"unsettled"` // due − paid; negative when overpaid
+	PastDue    bool                `json:"past_due"`  // unsettled after the due date (as of the day asked)
+	AsOf       Date                `json:"as_of"`
+	BillsCount int                 `json:"bills"`
 }
 
 // Settlement returns the statement of the settlement of county's roll of
 // year for period, as of day asOf (for PastDue).
 func (x Reads) Settlement(county County, year int, period string, asOf Date) (SettlementStatement, error) {
-	st := SettlementStatement{County: county, TaxYear: year, Period: period, AsOf: asOf, Specials: Cents(0), Collected: Cents(0), VillageShare: Cents(0), Due: Cents(0), Paid: Cents(0)}
+	st := SettlementStatement{County: county, TaxYear: year, Period: period, AsOf: asOf, Specials: Cents(0), Collected: Cents(0), VillageShare: Cents(0), Due: Cents(0), Paid: Cents(0), Kept: Cents(0)}
 	if !county.Valid() {
 		return st, Errorf(EINVALID, sectionSettlement, "%q is not a county of the village (dane or green).", county)
 	}
@@ -305,15 +344,25 @@ func (x Reads) Settlement(county County, year int, period string, asOf Date) (Se
 		return st, err
 	}
 	st.Payments = rec.Payments
-	for _, p := range rec.Payments {
-		st.Paid = st.Paid.Add(p.Amount)
-	}
-	st.Due = st.Collected
-	ap, ok, err := x.LevyApportionment(county, year)
+	village := ""
+	ap, apportioned, err := x.LevyApportionment(county, year)
 	if err != nil {
 		return st, err
 	}
-	if ok {
+	for _, sh := range ap.Shares {
+		if sh.Kind == JurisdictionVillage {
+			village = sh.Jurisdiction
+		}
+	}
+	for _, p := range rec.Payments {
+		if village != "" && p.Jurisdiction == village {
+			st.Kept = st.Kept.Add(p.Amount) // the village's share, recorded as kept
+			continue
+		}
+		st.Paid = st.Paid.Add(p.Amount)
+	}
+	st.Due = st.Collected
+	if apportioned {
 		st.Apportioned = true
 		for i, amount := range ap.ShareOut(st.Collected) {
 			sh := SettlementShare{LevyShare: ap.Shares[i], Share: amount, Paid: Cents(0), Retained: ap.Shares[i].Kind == JurisdictionVillage}
@@ -379,6 +428,9 @@ func (x Reads) CheckSettlementPayment(p CountySettlement, today Date) error {
 		}
 	}
 	for _, sh := range st.Shares {
+		if left := sh.Share.Sub(sh.Paid); sh.Jurisdiction == p.Jurisdiction && sh.Retained && left.LessThan(p.Amount) {
+			return Errorf(EINVALID, sectionSettlement, "The village's share of the %s settlement is %s, of which %s is recorded as kept: %s is left to record, not %s.", p.Period, sh.Share, sh.Paid, left.Max(Cents(0)), p.Amount)
+		}
 		if sh.Jurisdiction == p.Jurisdiction && !sh.Retained && sh.Unsettled.LessThan(p.Amount) {
 			return Errorf(EINVALID, sectionSettlement, "%s's share of the %s settlement is %s, of which %s is paid: %s is left to pay, not %s.", sh.Name, p.Period, sh.Share, sh.Paid, sh.Unsettled.Max(Cents(0)), p.Amount)
 		}

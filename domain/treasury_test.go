@@ -391,7 +391,10 @@ func TestCountySettlement(t *testing.T) {
 	refused(t, tx, settle("2027-01-14T10:00", CountySettlement{County: Dane, TaxYear: 2026, Period: SettleJanuary, Jurisdiction: "dane", PaidOn: MustDate("2027-01-15"), Amount: MustMoney("300.00"), Reference: "W-1"}), EINVALID, "on or before today")
 	refused(t, tx, settle("2027-01-14T10:00", CountySettlement{County: Dane, TaxYear: 2026, Period: SettleJanuary, Jurisdiction: "dane", PaidOn: MustDate("2027-01-14"), Amount: MustMoney("300.00")}), EINVALID, "reference")
 	refused(t, tx, settle("2027-01-14T10:00", CountySettlement{County: Dane, TaxYear: 2026, Period: SettleJanuary, Jurisdiction: "oregon-sd", PaidOn: MustDate("2027-01-14"), Amount: MustMoney("300.00"), Reference: "W-1"}), EINVALID, "not a taxing jurisdiction of the 2026 Dane roll")
-	refused(t, tx, settle("2027-01-14T10:00", CountySettlement{County: Dane, TaxYear: 2026, Period: SettleJanuary, Jurisdiction: "belleville", PaidOn: MustDate("2027-01-14"), Amount: MustMoney("450.00"), Reference: "W-1"}), EINVALID, "keeps its own share")
+	// Before ledger format 6 the village's own share is not recorded.
+	old := tx.clone()
+	old.format = BooksFormat
+	refused(t, old, settle("2027-01-14T10:00", CountySettlement{County: Dane, TaxYear: 2026, Period: SettleJanuary, Jurisdiction: "belleville", PaidOn: MustDate("2027-01-14"), Amount: MustMoney("450.00"), Reference: "W-1"}), EINVALID, "keeps its own share")
 	// The ledger bounds a payment by what the levy leaves (2,250.00 for
 	// the school district); the pages by the share of the period left.
 	refused(t, tx, settle("2027-01-14T10:00", sd("2250.01", "W-1")), EINVALID, "more than it levied")
@@ -414,6 +417,24 @@ func TestCountySettlement(t *testing.T) {
 	jan, _ = reads.Settlement(Dane, 2026, SettleJanuary, MustDate("2027-01-16"))
 	if !jan.Unsettled.IsZero() || jan.PastDue || jan.Paid.String() != "1050.00" {
 		t.Fatalf("Dane January after payment = %+v", jan)
+	}
+	// From ledger format 6 the village records its own share as kept: no
+	// reference (no money moves), at most its share of the period, and
+	// not counted as paid out.
+	kept := CountySettlement{County: Dane, TaxYear: 2026, Period: SettleJanuary, Jurisdiction: "belleville", PaidOn: MustDate("2027-01-14"), Amount: MustMoney("450.01")}
+	if err := reads.CheckSettlementPayment(kept, MustDate("2027-01-14")); ErrorCode(err) != EINVALID || !strings.Contains(ErrorMessage(err), "450.00 is left to record") {
+		t.Fatalf("the pages' check of the village's share above it: %v", err)
+	}
+	kept.Amount = MustMoney("450.00")
+	if res := mustRun(t, tx, settle("2027-01-14T10:04", kept)); !strings.Contains(res.Note, "450.00 of the village's share kept") {
+		t.Errorf("note: %q", res.Note)
+	}
+	jan, _ = reads.Settlement(Dane, 2026, SettleJanuary, MustDate("2027-01-16"))
+	if !jan.Kept.Equal(MustMoney("450.00")) || jan.Paid.String() != "1050.00" || !jan.Unsettled.IsZero() || jan.Payments[len(jan.Payments)-1].Reference != "kept 2027-01-14" {
+		t.Fatalf("Dane January with the village's share kept = %+v", jan)
+	}
+	if err := reads.CheckSettlementPayment(CountySettlement{County: Dane, TaxYear: 2026, Period: SettleJanuary, Jurisdiction: "belleville", PaidOn: MustDate("2027-01-15"), Amount: MustMoney("0.01")}, MustDate("2027-01-15")); ErrorCode(err) != EINVALID {
+		t.Fatalf("the village's share kept twice: %v", err)
 	}
 	late, _ = reads.SettlementsPastDue(MustDate("2027-01-16"))
 	if len(late) != 1 || late[0].County != Green || late[0].Apportioned || late[0].Due.String() != "1000.00" {

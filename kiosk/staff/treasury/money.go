@@ -274,7 +274,7 @@ type settlementView struct {
 	Year                                              int
 	Lines                                             []settlementLine
 	Specials, Due, Paid, Unsettled                    string
-	Collected, VillageShare                           string
+	Collected, VillageShare, Kept                     string
 	Apportioned                                       bool
 	Shares                                            []settlementShareRow
 	Payees                                            []view.Option
@@ -331,6 +331,14 @@ func (m *Module) settlementOf(r *http.Request, get func(string) string) (domain.
 	return m.o.Reads().Settlement(county, year, period, m.o.Today())
 }
 
+// keepsShare reports whether the ledger records the village's own share
+// of a settlement as kept (ledger format 6): a ledger that does not say
+// its format is this build's.
+func keepsShare(l domain.Ledger) bool {
+	f, ok := l.(interface{ LedgerFormat() int })
+	return !ok || f.LedgerFormat() >= domain.ReconciledFormat
+}
+
 func (m *Module) showSettlement(w http.ResponseWriter, r *http.Request) {
 	m.settlementPage(w, r, http.StatusOK, "")
 }
@@ -356,10 +364,14 @@ func (m *Module) settlementPage(w http.ResponseWriter, r *http.Request, status i
 	for _, sh := range st.Shares {
 		v.Shares = append(v.Shares, settlementShareRow{Jurisdiction: sh.Jurisdiction, Name: sh.Name, Kind: sh.Kind.Title(), Levy: dollars(sh.Levy), Share: dollars(sh.Share),
 			Paid: dollars(sh.Paid), Unsettled: dollars(sh.Unsettled), Retained: sh.Retained})
-		if !sh.Retained {
+		switch left := sh.Share.Sub(sh.Paid); {
+		case !sh.Retained:
 			v.Payees = append(v.Payees, view.Option{Value: sh.Jurisdiction, Label: fmt.Sprintf("%s (%s left)", sh.Name, dollars(sh.Unsettled)), Selected: sh.Jurisdiction == picked})
+		case keepsShare(m.o.Ledger()) && left.IsPositive():
+			v.Payees = append(v.Payees, view.Option{Value: sh.Jurisdiction, Label: fmt.Sprintf("%s: its own share, kept (%s left to record)", sh.Name, dollars(left)), Selected: sh.Jurisdiction == picked})
 		}
 	}
+	v.Kept = dollars(st.Kept)
 	v.From = "the roll's issue"
 	if !st.From.IsZero() {
 		v.From = st.From.String()

@@ -306,8 +306,14 @@ func TestCountySettlementStatement(t *testing.T) {
 	refusedForm(t, h, tr, "/staff/settlements", url.Values{"county": {"dane"}, "year": {"2026"}, "period": {"january"}, "jurisdiction": {"belleville-sd"}, "paid_on": {"2027-01-16"}, "amount": {"675.00"}}, "reference")
 	over := url.Values{"county": {"dane"}, "year": {"2026"}, "period": {"january"}, "jurisdiction": {"belleville-sd"}, "paid_on": {"2027-01-16"}, "amount": {"675.01"}, "reference": {"check 5120"}}
 	refusedForm(t, h, tr, "/staff/settlements", over, "675.00 is left to pay")
-	village := url.Values{"county": {"dane"}, "year": {"2026"}, "period": {"january"}, "jurisdiction": {"belleville"}, "paid_on": {"2027-01-16"}, "amount": {"450.00"}, "reference": {"check 5121"}}
-	refusedForm(t, h, tr, "/staff/settlements", village, "keeps its own share")
+	// The village's own share is recorded as kept, no reference needed,
+	// at most its share of the period.
+	village := url.Values{"county": {"dane"}, "year": {"2026"}, "period": {"january"}, "jurisdiction": {"belleville"}, "paid_on": {"2027-01-16"}, "amount": {"450.01"}}
+	refusedForm(t, h, tr, "/staff/settlements", village, "450.00 is left to record")
+	village.Set("amount", "450.00")
+	if p := posted(t, tr, "/staff/settlements", village); p.Text("settlement-kept") != "$450.00" || p.Text("settlement-paid") != "$0.00" {
+		t.Fatalf("the village's share kept: kept %q, paid %q", p.Text("settlement-kept"), p.Text("settlement-paid"))
+	}
 	posted(t, tr, "/staff/settlements", pay)
 	for i, code := range []string{"dane", "madison-college"} {
 		amount := map[string]string{"dane": "300.00", "madison-college": "75.00"}[code]
@@ -317,7 +323,7 @@ func TestCountySettlementStatement(t *testing.T) {
 		t.Fatalf("after payment: %q %q", p.Text("settlement-unsettled"), p.Text("settlement-payments"))
 	}
 	ct, csv := fetch(t, tr, "/staff/settlements/dane/2026/january.csv")
-	for _, want := range []string{"T2026-0601-141-2001", "total general tax collected,1500.00", "dane,2026,january,belleville-sd,Belleville School District,school,1350.00,675.00,675.00,0.00,false", "dane,2026,january,belleville,Village of Belleville,village,900.00,450.00,0.00,0.00,true"} {
+	for _, want := range []string{"T2026-0601-141-2001", "total general tax collected,1500.00", "dane,2026,january,belleville-sd,Belleville School District,school,1350.00,675.00,675.00,0.00,false", "dane,2026,january,belleville,Village of Belleville,village,900.00,450.00,450.00,0.00,true"} {
 		if !strings.HasPrefix(ct, "text/csv") || !strings.Contains(csv, want) {
 			t.Fatalf("csv (%s) lacks %q:\n%s", ct, want, csv)
 		}
