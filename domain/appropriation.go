@@ -213,7 +213,14 @@ type Actual struct {
 
 func actualID(y, m int, account string) string { return fmt.Sprintf("%04d/%02d/%s", y, m, account) }
 
+// postActual counts receipts and expended in account's actuals of on's
+// month. From ledger format 6 it counts nothing for a year the books hold
+// whole (actualsRetired): the budget's actuals of that year are the
+// books'.
 func postActual(tx Tx, on Date, account string, receipts, expended Money) error {
+	if retired, err := actualsRetired(tx, on); err != nil || retired {
+		return err
+	}
 	id := actualID(on.Year(), int(on.Month()), account)
 	var a Actual
 	if _, err := tx.Get(CollectionActuals, id, &a); err != nil {
@@ -229,15 +236,23 @@ func postActual(tx Tx, on Date, account string, receipts, expended Money) error 
 // the revenue account that collects it (ledger format 2): a village bill's
 // own account, else the account collecting its source; "-" when no
 // account does, shown as unclassified. A reversal (a returned check)
-// counts negative.
+// counts negative. From ledger format 6 it counts nothing for a year the
+// books hold whole, like postActual.
 func postReceipt(tx Tx, r *Receipt, amount Money) error {
+	if retired, err := actualsRetired(tx, r.At.Date); err != nil || retired {
+		return err
+	}
+	return countReceipt(tx, r, amount)
+}
+
+func countReceipt(tx Tx, r *Receipt, amount Money) error {
 	if len(r.Lines) > 0 {
 		// A payment of several bills counts each bill's part in that
 		// bill's account.
 		for _, l := range r.Lines {
 			part := *r
 			part.BillID, part.Lines = l.BillID, nil
-			if err := postReceipt(tx, &part, l.Amount); err != nil {
+			if err := countReceipt(tx, &part, l.Amount); err != nil {
 				return err
 			}
 		}

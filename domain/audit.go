@@ -2,6 +2,8 @@ package domain
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -62,4 +64,93 @@ func (x Reads) AuditEngagements() ([]AuditEngagement, error) {
 // Deposits returns every deposit slip (§5.06), by id.
 func (x Reads) Deposits() ([]DepositSlip, error) {
 	return all[DepositSlip](x.r, CollectionDeposits, "")
+}
+
+// YearActuals are a year's actuals by month and line account, for the
+// auditors' extract (§5.15) and the budget's actuals (§5.02(4)(d)): the
+// books' postings for a year the books hold whole, the ledger's own
+// count of receipts and expenses for any other (booksHold).
+type YearActuals struct {
+	Year int
+	// From is FromBooks or FromLedger.
+	From string
+	// Months are by month, then account. From the books a revenue line's
+	// postings are in Receipts and an expenditure line's in Expended, each
+	// on the account's normal side, the close of the year left out, so a
+	// line's months sum to its activity in the year (LineActivity).
+	Months []Actual
+}
+
+// Total returns what account took in and spent in the year.
+func (y YearActuals) Total(account string) (receipts, expended Money) {
+	for _, a := range y.Months {
+		if a.Account == account {
+			receipts, expended = receipts.Add(a.Receipts), expended.Add(a.Expended)
+		}
+	}
+	return receipts, expended
+}
+
+// BooksHoldYear reports whether the books hold the whole of year: they
+// were open on its first day, or opened during it with the old books'
+// trial balance imported.
+func (x Reads) BooksHoldYear(year int) (bool, error) {
+	opened, ok, err := get[booksOpened](x.r, CollectionBookMeta, "opened")
+	if err != nil || !ok {
+		return false, err
+	}
+	_, imported, err := get[OpeningBalances](x.r, CollectionBookMeta, openingBalancesRecord)
+	if err != nil {
+		return false, err
+	}
+	return booksHold(opened.On, imported, year), nil
+}
+
+// YearActuals returns year's actuals by month and line account.
+func (x Reads) YearActuals(year int) (YearActuals, error) {
+	out := YearActuals{Year: year, From: FromLedger}
+	whole, err := x.BooksHoldYear(year)
+	if err != nil {
+		return out, err
+	}
+	if !whole {
+		out.Months, err = x.Actuals(year)
+		return out, err
+	}
+	out.From = FromBooks
+	ch, err := x.Chart()
+	if err != nil {
+		return out, err
+	}
+	entries, err := x.BookEntries(NewDate(year, 1, 1), NewDate(year, 12, 31), "")
+	if err != nil {
+		return out, err
+	}
+	byID := map[string]*Actual{}
+	for _, e := range entries {
+		if e.Kind == KindYearEndClose {
+			continue
+		}
+		for _, l := range e.Lines {
+			a, ok := ch.Account(l.Account)
+			if !ok || !a.Type.Line() {
+				continue
+			}
+			id := actualID(year, int(e.Date.Month()), l.Account)
+			m, ok := byID[id]
+			if !ok {
+				m = &Actual{Year: year, Month: int(e.Date.Month()), Account: l.Account}
+				byID[id] = m
+			}
+			if a.Type == AccountRevenue {
+				m.Receipts = m.Receipts.Add(l.Credit).Sub(l.Debit)
+			} else {
+				m.Expended = m.Expended.Add(l.Debit).Sub(l.Credit)
+			}
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(byID)) {
+		out.Months = append(out.Months, *byID[id])
+	}
+	return out, nil
 }

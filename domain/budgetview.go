@@ -10,10 +10,52 @@ import (
 // The proposed budget as §5.02(4) asks it to be read, and its summary
 // (§5.02(5)): computed from the budget, the budgets of the two years
 // before it, the units' estimates and the actuals. The actuals are the
-// books' postings to each line once the books are open (ledger format 5,
-// books.go), and the ledger's own receipts and expenses (appropriation.go)
-// for a ledger without books, or a year the books do not hold whole.
+// books' postings to each line for a year the books hold whole
+// (booksHold), and the ledger's own receipts and expenses
+// (appropriation.go) for a ledger without books, or a year the books do
+// not hold whole. From ledger format 6 the ledger stops counting its own
+// for a year the books hold whole (actualsRetired), so each year is read
+// from one of the two, whole, and never from both.
 // Nothing here reads a clock: the day the figures are as of comes in.
+
+// booksHold reports whether books that opened on opened hold the whole of
+// year: they were open on its first day, or they opened during it and
+// the old books' trial balance of that day, which carries the year's
+// revenues and expenditures so far, was imported (imported; "Going live",
+// docs/books.md). A year the books opened during without it has its
+// months before the opening only in the ledger's own actuals.
+func booksHold(opened Date, imported bool, year int) bool {
+	return !opened.After(NewDate(year, 1, 1)) || (imported && opened.Year() == year)
+}
+
+// actualsRetired reports whether the ledger's own count of receipts and
+// expenses (Actual) is retired for money dated on: from ledger format 6,
+// for a year the books hold whole. Before format 6 the count is kept as
+// it always was, so a ledger of format 5 replays to the same records.
+// A year the books opened during, without the old books' trial balance,
+// keeps its count to its end: the books miss its first months, and the
+// budget reads the year whole from the count (budgetBooks) rather than
+// half from each, which would count a bill issued before the opening and
+// paid after it in neither (the count takes it when paid, the books when
+// issued).
+func actualsRetired(tx Tx, on Date) (bool, error) {
+	if RulesFormat(tx) < ReconciledFormat {
+		return false, nil
+	}
+	var opened booksOpened
+	ok, err := tx.Get(CollectionBookMeta, "opened", &opened)
+	if err != nil || !ok {
+		return false, err
+	}
+	if booksHold(opened.On, false, on.Year()) {
+		return true, nil
+	}
+	if opened.On.Year() != on.Year() {
+		return false, nil
+	}
+	var imported OpeningBalances
+	return tx.Get(CollectionBookMeta, openingBalancesRecord, &imported)
+}
 
 // Figure sources: where a figure of the preceding or current year comes
 // from.
@@ -143,7 +185,8 @@ type BudgetInputs struct {
 // years that are over.
 type BookActuals struct {
 	// Current is each line's activity in the current year through the
-	// view's ActualsThrough; Preceding in the whole preceding year. A nil
+	// view's ActualsThrough; Preceding in the whole preceding year (to the
+	// view's day when that is earlier). A nil
 	// map is a year the books do not hold whole (they opened during it
 	// and the old books' trial balance was not imported): its actuals
 	// come from the ledger's own, as before the books.
@@ -516,7 +559,9 @@ func (x Reads) BudgetView(year int, asOf Date) (BudgetView, error) {
 // old books' trial balance, which carries the year's revenues and
 // expenditures so far, was imported ("Going live", docs/books.md).
 // Otherwise the year's postings would count only the months since the
-// books opened, and the ledger's own actuals, kept all along, are read.
+// books opened, and the ledger's own actuals, kept all along, are read:
+// from ledger format 6 the ledger keeps them for such a year only, to its
+// end (actualsRetired), so a year is read whole from one source.
 // A fund's balance at the end of a year is the books' once the year is
 // over and the books were open on its last day: what the balance sheet
 // and the fund statements of that day show.
@@ -529,9 +574,7 @@ func (x Reads) budgetBooks(ch Chart, year int, asOf Date) (*BookActuals, error) 
 	if err != nil {
 		return nil, err
 	}
-	whole := func(y int) bool {
-		return !opened.On.After(NewDate(y, 1, 1)) || (imported && opened.On.Year() == y)
-	}
+	whole := func(y int) bool { return booksHold(opened.On, imported, y) }
 	lines := ch.linesAll()
 	books := &BookActuals{FundBalances: map[int]map[string]Money{}}
 	current, preceding := year-1, year-2
@@ -543,8 +586,15 @@ func (x Reads) budgetBooks(ch Chart, year int, asOf Date) (*BookActuals, error) 
 			books.Unclassified = books.Current[g+"-"+unclassifiedRevenue]
 		}
 	}
-	if whole(preceding) && asOf.After(NewDate(preceding, 12, 31)) {
-		if books.Preceding, err = x.LineActivity(lines, preceding, NewDate(preceding, 12, 31)); err != nil {
+	// The preceding year is normally over; a view read before its end
+	// (a budget prepared two years ahead) counts it to the view's day,
+	// as the ledger's own count would have, for from ledger format 6
+	// there is no other count of it.
+	if through := NewDate(preceding, 12, 31); whole(preceding) && !asOf.Before(NewDate(preceding, 1, 1)) {
+		if asOf.Before(through) {
+			through = asOf
+		}
+		if books.Preceding, err = x.LineActivity(lines, preceding, through); err != nil {
 			return nil, err
 		}
 	}

@@ -286,3 +286,182 @@ func TestBudgetViewFromTheBooks(t *testing.T) {
 	}
 	wantBalances()
 }
+
+// TestActualsFromTheBooksAlone: in a year the books hold whole, a ledger
+// at format 5 still counts each receipt and expense in its own actuals,
+// as it always did, and from format 6 it counts none; either way the
+// budget's actuals of that year are the books' (§5.02(4)(e)).
+func TestActualsFromTheBooksAlone(t *testing.T) {
+	for _, row := range []struct {
+		name   string
+		format int
+		counts bool // the ledger's own actuals are written
+	}{
+		{"format 5 counts as before", BooksFormat, true},
+		{"format 6 counts nothing", ReconciledFormat, false},
+	} {
+		t.Run("§5.02(4)/"+row.name, func(t *testing.T) {
+			// The books opened on 2026-01-05: they hold 2027 whole.
+			v := adopted2027At(t, row.format)
+			v.do("clerk", "2027-01-04T09:00", &CreateBills{Bills: []NewBill{
+				{ID: "B-1", Account: "100101", Parcel: "0601-141-2001", Description: "Weed cutting", BilledOn: MustDate("2027-01-04"), Principal: MustMoney("90.00")},
+			}})
+			v.do("kiosk", "2027-01-20T10:00", &PayBill{BillID: "B-1", Amount: MustMoney("60.00"), Tender: Card, Reference: "A1"})
+			emp := v.do("admin", "2027-01-04T09:30", &Employment{Line: "100-51400", Person: "Office staff", Position: "Administration", Amount: MustMoney("150000.00"), From: MustDate("2027-01-01"), Approval: "motion 2027-01-03 #4", ApprovedOn: MustDate("2027-01-03")}).Ref
+			v.do("treas", "2027-04-15T10:00", &Expense{Line: "100-51400", On: MustDate("2027-04-15"), Amount: MustMoney("37500.00"), Payee: "Payroll", Description: "Q1 wages", Against: emp})
+
+			acts, err := v.reads().Actuals(2027)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if row.counts {
+				want := []Actual{
+					{Year: 2027, Month: 1, Account: "100-46100", Receipts: MustMoney("60.00")},
+					{Year: 2027, Month: 4, Account: "100-51400", Expended: MustMoney("37500.00")},
+				}
+				if len(acts) != len(want) {
+					t.Fatalf("the ledger's actuals: %+v, want %+v", acts, want)
+				}
+				for i, w := range want {
+					a := acts[i]
+					if a.Month != w.Month || a.Account != w.Account || !a.Receipts.Equal(w.Receipts) || !a.Expended.Equal(w.Expended) {
+						t.Errorf("the ledger's actual %d: %+v, want %+v", i, a, w)
+					}
+				}
+			} else if len(acts) != 0 {
+				t.Fatalf("format 6 wrote the ledger's own actuals: %+v", acts)
+			}
+			// The appropriation's own figures (§5.05) are kept either way.
+			if a := v.appropriation(2027, "100-51400"); !a.Expended.Equal(MustMoney("37500.00")) || !a.Encumbered.Equal(MustMoney("112500.00")) {
+				t.Errorf("the appropriation: expended %s, encumbered %s", a.Expended, a.Encumbered)
+			}
+
+			p := proposal2027()
+			p.Year = 2028
+			v.do("admin", "2027-08-02T10:00", p)
+			view, err := v.reads().BudgetView(2028, MustDate("2027-08-15"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if view.CurrentFrom != FromBooks {
+				t.Fatalf("current year from %s", view.CurrentFrom)
+			}
+			ch, _ := v.reads().Chart()
+			books, err := v.reads().LineActivity(ch.linesAll(), 2027, view.ActualsThrough)
+			if err != nil {
+				t.Fatal(err)
+			}
+			year, err := v.reads().YearActuals(2027)
+			if err != nil || year.From != FromBooks {
+				t.Fatalf("year actuals from %s: %v", year.From, err)
+			}
+			for _, l := range view.Lines {
+				if !l.Current.Equal(books[l.Account.Code]) {
+					t.Errorf("%s: actual %s, the books %s", l.Account.Code, l.Current, books[l.Account.Code])
+				}
+				r, e := year.Total(l.Account.Code)
+				if !r.Add(e).Equal(books[l.Account.Code]) {
+					t.Errorf("%s: the year's actuals %s and %s, the books %s", l.Account.Code, r, e, books[l.Account.Code])
+				}
+			}
+			// The bill counts when issued, in full: the books' basis.
+			for code, want := range map[string]string{"100-46100": "90.00", "100-51400": "37500.00"} {
+				if got := books[code]; !got.Equal(MustMoney(want)) {
+					t.Errorf("%s in the books: %s, want %s", code, got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestActualsOfTheYearTheBooksOpened: the books opened on 2026-01-05 and
+// the old books' trial balance was not imported, so they miss 2026's first
+// days. The ledger keeps counting 2026 in its own actuals to the year's
+// end, also once the format is raised to 6, and the budget reads 2026
+// from them whole: a bill issued before the raise and paid after it counts
+// once, when paid. 2027, which the books hold whole, is counted by the
+// books alone. Once the trial balance is imported 2026 is the books' too.
+func TestActualsOfTheYearTheBooksOpened(t *testing.T) {
+	v := newVillageAt(t, BooksFormat)
+	v.do("clerk", "2026-04-20T09:00", &CreateBills{Bills: []NewBill{
+		{ID: "B-1", Account: "100101", Parcel: "0601-141-2001", Description: "Weed cutting", BilledOn: MustDate("2026-04-20"), Principal: MustMoney("90.00")},
+		{ID: "B-2", Account: "100101", Parcel: "0601-141-2001", Description: "Snow", BilledOn: MustDate("2026-04-20"), Principal: MustMoney("40.00")},
+	}})
+	v.do("kiosk", "2026-04-25T10:00", &PayBill{BillID: "B-1", Amount: MustMoney("90.00"), Tender: Card, Reference: "A1"})
+	// The cluster's format is raised to 6.
+	v.tx.format = ReconciledFormat
+	v.do("kiosk", "2026-05-12T10:00", &PayBill{BillID: "B-2", Amount: MustMoney("40.00"), Tender: Card, Reference: "A2"})
+	v.do("clerk", "2027-01-11T09:00", &CreateBills{Bills: []NewBill{
+		{ID: "B-3", Account: "100101", Parcel: "0601-141-2001", Description: "Weed cutting", BilledOn: MustDate("2027-01-11"), Principal: MustMoney("25.00")},
+	}})
+	v.do("kiosk", "2027-01-20T10:00", &PayBill{BillID: "B-3", Amount: MustMoney("25.00"), Tender: Card, Reference: "A3"})
+
+	acts2026, _ := v.reads().Actuals(2026)
+	var received Money
+	for _, a := range acts2026 {
+		received = received.Add(a.Receipts)
+	}
+	if !received.Equal(MustMoney("130.00")) {
+		t.Fatalf("2026's own actuals: %+v, want 130.00 received", acts2026)
+	}
+	if acts2027, _ := v.reads().Actuals(2027); len(acts2027) != 0 {
+		t.Fatalf("2027's own actuals at format 6: %+v", acts2027)
+	}
+
+	v.do("admin", "2026-10-01T10:00", proposal2027())
+	view, err := v.reads().BudgetView(2027, MustDate("2026-12-15"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := func(view BudgetView, code string) BudgetViewLine {
+		t.Helper()
+		for _, l := range view.Lines {
+			if l.Account.Code == code {
+				return l
+			}
+		}
+		t.Fatalf("no line %s", code)
+		return BudgetViewLine{}
+	}
+	if l := line(view, "100-46100"); view.CurrentFrom != FromLedger || !l.Current.Equal(MustMoney("130.00")) {
+		t.Errorf("2026 in the 2027 budget: from %s, charges for services %s, want the ledger's 130.00", view.CurrentFrom, l.Current)
+	}
+	if y, _ := v.reads().YearActuals(2026); y.From != FromLedger {
+		t.Errorf("2026's actuals from %s", y.From)
+	}
+	y, _ := v.reads().YearActuals(2027)
+	if r, _ := y.Total("100-46100"); y.From != FromBooks || !r.Equal(MustMoney("25.00")) {
+		t.Errorf("2027's actuals from %s: %s", y.From, r)
+	}
+
+	// The old books' trial balance of January 5 carries 2026's revenue
+	// before the books opened; with it, the books hold 2026 whole.
+	v.do("treas", "2026-12-20T09:00", &BooksOpening{Source: "import old-books.csv",
+		Accounts: []ChartAccount{
+			{Code: "100-101", Type: AccountAsset, Name: "General checking", Fund: "100", Control: ControlCash},
+			{Code: "100-341", Type: AccountFundBalance, Name: "Unassigned fund balance", Fund: "100", Control: ControlFundBalance},
+		},
+		Lines: []OpeningLine{
+			{Line: 2, Account: "100-101", Fund: "100", Debit: MustMoney("1000.00")},
+			{Line: 3, Account: "100-46100", Fund: "100", Credit: MustMoney("5.00")},
+			{Line: 4, Account: "100-341", Fund: "100", Credit: MustMoney("995.00")},
+		}})
+	if y, _ := v.reads().YearActuals(2026); y.From != FromBooks {
+		t.Errorf("2026's actuals after the import from %s", y.From)
+	}
+	view, err = v.reads().BudgetView(2027, MustDate("2026-12-21"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The books: the two bills issued and the old books' 5.00.
+	if l := line(view, "100-46100"); view.CurrentFrom != FromBooks || !l.Current.Equal(MustMoney("135.00")) {
+		t.Errorf("2026 after the import: from %s, charges for services %s, want the books' 135.00", view.CurrentFrom, l.Current)
+	}
+	// From the import on, 2026 is no longer counted by the ledger.
+	before := len(acts2026)
+	v.do("clerk", "2026-12-21T09:00", &CreateBills{Bills: []NewBill{{ID: "B-4", Account: "100101", Parcel: "0601-141-2001", Description: "Snow", BilledOn: MustDate("2026-12-21"), Principal: MustMoney("10.00")}}})
+	v.do("kiosk", "2026-12-21T10:00", &PayBill{BillID: "B-4", Amount: MustMoney("10.00"), Tender: Card, Reference: "A4"})
+	if acts, _ := v.reads().Actuals(2026); len(acts) != before {
+		t.Errorf("2026's own actuals after the import: %+v", acts)
+	}
+}

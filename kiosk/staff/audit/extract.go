@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -94,10 +96,14 @@ func (f *extractFile) csv(header []string, rows [][]string) error {
 }
 
 // WriteExtract writes the extract of year to w: the journal (JSON lines
-// and CSV), the trial balance by fund, department and account, the
-// receipts by month and account, the claims, the check register, the
-// deposits and the investments, and the manifest. generated dates the archive's entries, so
-// the same ledger and the same moment give the same bytes.
+// and CSV), the books' trial balance as of December 31, the general
+// ledger of the year, the budget against the actuals by fund, department
+// and account, the receipts by month and account, the claims, the check
+// register, the deposits and the investments, and the manifest. The
+// actuals and the receipts are the books' for a year the books hold
+// whole, else the ledger's own count (domain.YearActuals). generated
+// dates the archive's entries, so the same ledger and the same moment
+// give the same bytes.
 func WriteExtract(w io.Writer, reads domain.Reads, journal staff.Journal, year int, generated time.Time) error {
 	var files []*extractFile
 	add := func(name string) *extractFile {
@@ -150,18 +156,24 @@ func WriteExtract(w io.Writer, reads domain.Reads, journal staff.Journal, year i
 	if err := trialBalance(add("trial-balance.csv"), reads, year); err != nil {
 		return err
 	}
-	acts, err := reads.Actuals(year)
+	if err := generalLedger(add("general-ledger.csv"), reads, year); err != nil {
+		return err
+	}
+	acts, err := reads.YearActuals(year)
 	if err != nil {
 		return err
 	}
+	if err := budgetToActual(add("budget-to-actual.csv"), reads, acts); err != nil {
+		return err
+	}
 	rows = nil
-	for _, a := range acts {
+	for _, a := range acts.Months {
 		if a.Receipts.IsZero() {
 			continue
 		}
-		rows = append(rows, []string{itoa(a.Year), fmt.Sprintf("%02d", a.Month), a.Account, a.Receipts.String()})
+		rows = append(rows, []string{itoa(a.Year), fmt.Sprintf("%02d", a.Month), a.Account, a.Receipts.String(), acts.From})
 	}
-	if err := add("receipts.csv").csv([]string{"year", "month", "account", "receipts"}, rows); err != nil {
+	if err := add("receipts.csv").csv([]string{"year", "month", "account", "receipts", "from"}, rows); err != nil {
 		return err
 	}
 
@@ -258,10 +270,90 @@ func WriteExtract(w io.Writer, reads domain.Reads, journal staff.Journal, year i
 	return zw.Close()
 }
 
-// trialBalance writes every line account of the year: by fund, unit and
-// account, the budget (appropriation or anticipated revenue), amendments
-// and carried amounts, expended, encumbered, available and received.
+// trialBalance writes the books' trial balance as of December 31 of
+// year: every account with postings to that day (the years before
+// included, as a trial balance carries them), by fund and code, with its
+// debits, credits and balance on its normal side, then the totals, whose
+// debits equal their credits.
 func trialBalance(f *extractFile, reads domain.Reads, year int) error {
+	tb, err := reads.TrialBalance(domain.NewDate(year, 12, 31))
+	if err != nil {
+		return err
+	}
+	var rows [][]string
+	for _, r := range tb.Rows {
+		a := r.Account
+		rows = append(rows, []string{a.Code, a.Name, a.Fund, string(a.Type), string(a.Control), r.Debit.String(), r.Credit.String(), r.Balance().String()})
+	}
+	rows = append(rows, []string{"total", "", "", "", "", tb.Debit.String(), tb.Credit.String(), ""})
+	return f.csv([]string{"account", "name", "fund", "type", "control", "debit", "credit", "balance"}, rows)
+}
+
+// generalLedger writes every journal entry of the books dated in year,
+// one line of the entry a row: entry numbers the entries of the file in
+// date and log order (one log entry may post several on a day), and
+// entry_memo is the entry's own memo (an adjusting entry's reason).
+//
+// A room tax return's entries are not listed one by one: each is one
+// return's figures and its memos name the operator, which are
+// confidential (§5.22(8)); the auditors read the returns themselves at
+// the appliance, each read journaled. Their lines are summed by account
+// into one entry a month, dated its last day, so the file still sums to
+// the trial balance's movement.
+func generalLedger(f *extractFile, reads domain.Reads, year int) error {
+	all, err := reads.BookEntries(domain.NewDate(year, 1, 1), domain.NewDate(year, 12, 31), "")
+	if err != nil {
+		return err
+	}
+	var entries []domain.BookEntry
+	roomTax := map[int]*domain.BookEntry{}
+	for _, e := range all {
+		if !slices.ContainsFunc(e.Lines, func(l domain.BookLine) bool { return strings.HasPrefix(l.Section, "§5.22") }) {
+			entries = append(entries, e)
+			continue
+		}
+		month := int(e.Date.Month())
+		sum, ok := roomTax[month]
+		if !ok {
+			last := domain.NewDate(year, time.Month(month), 1).AddMonths(1).AddDays(-1)
+			sum = &domain.BookEntry{Date: last, Memo: fmt.Sprintf("room tax returns of %04d-%02d, summed: returns are confidential (§5.22(8))", year, month)}
+			roomTax[month] = sum
+		}
+		for _, l := range e.Lines {
+			i := slices.IndexFunc(sum.Lines, func(x domain.BookLine) bool { return x.Account == l.Account })
+			if i < 0 {
+				sum.Lines = append(sum.Lines, domain.BookLine{Account: l.Account, Fund: l.Fund, Section: "§5.22"})
+				i = len(sum.Lines) - 1
+			}
+			sum.Lines[i].Debit, sum.Lines[i].Credit = sum.Lines[i].Debit.Add(l.Debit), sum.Lines[i].Credit.Add(l.Credit)
+		}
+	}
+	for _, month := range slices.Sorted(maps.Keys(roomTax)) {
+		entries = append(entries, *roomTax[month])
+	}
+	slices.SortStableFunc(entries, func(a, b domain.BookEntry) int { return a.Date.Compare(b.Date) })
+	var rows [][]string
+	for n, e := range entries {
+		index := ""
+		if e.Index != 0 {
+			index = strconv.FormatUint(e.Index, 10)
+		}
+		for _, l := range e.Lines {
+			rows = append(rows, []string{e.Date.String(), itoa(n + 1), index, e.CommandID, string(e.Kind), l.Section,
+				l.Account, l.Fund, moneyOrEmpty(l.Debit), moneyOrEmpty(l.Credit), l.Memo, e.Memo})
+		}
+	}
+	return f.csv([]string{"date", "entry", "raft_index", "command_id", "kind", "section", "account", "fund", "debit", "credit", "memo", "entry_memo"}, rows)
+}
+
+// budgetToActual writes every line account of the year: by fund, unit
+// and account, the budget (appropriation or anticipated revenue),
+// amendments and carried amounts, expended, encumbered and available (the
+// appropriation's own, §5.05), and the actual: revenue received or earned,
+// expenditure made, from where acts come from (the books for a year they
+// hold whole).
+func budgetToActual(f *extractFile, reads domain.Reads, acts domain.YearActuals) error {
+	year := acts.Year
 	chart, err := reads.Chart()
 	if err != nil {
 		return err
@@ -282,37 +374,36 @@ func trialBalance(f *extractFile, reads domain.Reads, year int) error {
 	for _, l := range budget.Lines {
 		anticipated[l.Account] = l.Amount
 	}
-	acts, err := reads.Actuals(year)
-	if err != nil {
-		return err
-	}
-	received, spent := map[string]domain.Money{}, map[string]domain.Money{}
-	for _, a := range acts {
-		received[a.Account] = received[a.Account].Add(a.Receipts)
-		spent[a.Account] = spent[a.Account].Add(a.Expended)
-	}
 	var rows [][]string
 	for _, acct := range chart.Accounts {
-		if acct.Type != domain.AccountRevenue && acct.Type != domain.AccountExpenditure {
+		if !acct.Type.Line() {
 			continue
 		}
+		received, spent := acts.Total(acct.Code)
 		a, hasApp := byLine[acct.Code]
 		_, budgeted := anticipated[acct.Code]
-		if !hasApp && !budgeted && received[acct.Code].IsZero() && spent[acct.Code].IsZero() {
+		if !hasApp && !budgeted && received.IsZero() && spent.IsZero() {
 			continue
 		}
 		row := []string{acct.Fund, acct.Unit, acct.Code, acct.Name, string(acct.Type)}
 		if acct.Type == domain.AccountRevenue {
-			row = append(row, anticipated[acct.Code].String(), "", "", "", "", "", received[acct.Code].String())
+			row = append(row, anticipated[acct.Code].String(), "", "", "", "", "", received.String())
 		} else {
-			row = append(row, a.Adopted.String(), a.Amended.String(), a.Carried.String(), a.Expended.String(), a.Encumbered.String(), a.Available().String(), "")
+			row = append(row, a.Adopted.String(), a.Amended.String(), a.Carried.String(), a.Expended.String(), a.Encumbered.String(), a.Available().String(), spent.String())
 		}
-		rows = append(rows, row)
+		rows = append(rows, append(row, acts.From))
 	}
-	return f.csv([]string{"fund", "unit", "account", "name", "type", "budget", "amended", "carried", "expended", "encumbered", "available", "received"}, rows)
+	return f.csv([]string{"fund", "unit", "account", "name", "type", "budget", "amended", "carried", "expended", "encumbered", "available", "actual", "actual_from"}, rows)
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+func moneyOrEmpty(m domain.Money) string {
+	if m.IsZero() {
+		return ""
+	}
+	return m.String()
+}
 
 func dateOrEmpty(d domain.Date) string {
 	if d.IsZero() {
