@@ -80,6 +80,7 @@ func (m *Module) Mount(o *staff.Office) error {
 	o.Page("GET /staff/books/form-ct.csv", staff.CapReadBooks, m.exportFormCT)
 	o.Page("GET /staff/books/controls", staff.CapReadBooks, m.showControls)
 	o.Page("GET /staff/books/controls.csv", staff.CapReadBooks, m.exportControls)
+	o.Page("GET /staff/books/packet.pdf", staff.CapReadBooks, m.showPacket)
 	o.Page("GET /staff/books/periods", staff.CapReadBooks, m.showPeriods)
 	o.Page("POST /staff/books/periods/close", staff.CapKeepBooks, m.closePeriod)
 	o.Page("POST /staff/books/periods/reopen", staff.CapReopenBooks, m.reopenPeriod)
