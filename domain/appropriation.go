@@ -307,7 +307,9 @@ type Employment struct {
 	To         Date   `json:"to,omitzero"`
 	Approval   string `json:"approval"` // the board's approval (motion or resolution)
 	ApprovedOn Date   `json:"approved_on"`
-	// Charged is what expenses have charged of it so far.
+	// Charged is what its payroll has charged of it so far: expenses
+	// against it, and from ledger format 6 the claims paying it, at
+	// their allowance.
 	Charged   Money    `json:"charged"`
 	Recorded  DateTime `json:"recorded,omitzero"`
 	RecordBy  string   `json:"recorded_by,omitempty"`
@@ -417,7 +419,17 @@ var expenseKind = &Descriptor{
 // employee. An expense against an order or a claim is refused too: an
 // order's delivery is charged when it is received and its vendor paid by
 // a claim, and a claim is paid by a check run, which charges it.
+//
+// From ledger format 6 the kind is refused whatever it is against: no
+// money leaves the treasury without a claim audited and endorsed under
+// §5.07(3) and a check on the register (§5.07(4)), and the payroll is a
+// claim naming its employment (ClaimChange.Employment), which charges the
+// employment at its allowance. The kind stays decodable so that older
+// logs replay.
 func expenseWithoutClaim(tx Tx, e Expense) error {
+	if RulesFormat(tx) >= ReconciledFormat {
+		return Errorf(EINVALID, "§5.07(3)", "An expense is no longer charged on its own: enter the payroll as a claim naming the employment (EMP-…), which the treasurer endorses and a check run pays; every other payment is a claim too (§5.07(3), §5.07(4)).")
+	}
 	if RulesFormat(tx) < BooksFormat || strings.HasPrefix(e.Against, "EMP-") {
 		return nil
 	}

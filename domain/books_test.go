@@ -504,12 +504,13 @@ func TestBooksOfOrdersAndEncumbrances(t *testing.T) {
 	v.do("treas", "2027-03-22T10:00", &CheckRun{On: MustDate("2027-03-22"), Account: "BOB", Claims: []string{cl}, Signatures: []string{"sig-wells", "sig-treas"}})
 	wantBooks(t, balances(t, v.tx, "2027-03-22"), map[string]string{"100-211": "0.00", "100-111": "-1100.00", "100-53300": "1940.00"})
 
-	// An employment encumbers; the treasurer's payroll expense against
-	// it is spent and paid out of cash at once.
+	// An employment encumbers; under ledger format 5 the treasurer's
+	// payroll expense against it is spent and paid out of cash at once
+	// (from format 6 the payroll is a claim: payrollclaim_test.go).
 	emp := v.do("admin", "2027-04-01T09:00", &Employment{Line: "100-51400", Person: "Lee Park", Position: "Seasonal clerk", Amount: MustMoney("3000.00"), From: MustDate("2027-05-01"), Approval: "motion 2027-03-30 #4", ApprovedOn: MustDate("2027-03-30")}).Ref
 	wantBooks(t, balances(t, v.tx, "2027-04-01"), map[string]string{"100-191": "3000.00"})
 	encumbered("2027-04-01")
-	v.do("treas", "2027-05-31T09:00", &Expense{Line: "100-51400", On: MustDate("2027-05-31"), Amount: MustMoney("1000.00"), Payee: "Lee Park", Description: "May payroll", Against: emp})
+	v.doAt(BooksFormat, "treas", "2027-05-31T09:00", &Expense{Line: "100-51400", On: MustDate("2027-05-31"), Amount: MustMoney("1000.00"), Payee: "Lee Park", Description: "May payroll", Against: emp})
 	wantBooks(t, balances(t, v.tx, "2027-05-31"), map[string]string{"100-51400": "1000.00", "100-111": "-2100.00", "100-191": "2000.00", "100-342": "2000.00"})
 	encumbered("2027-05-31")
 

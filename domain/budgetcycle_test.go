@@ -425,7 +425,8 @@ func TestAppropriationControl(t *testing.T) {
 	v.refused("admin", "2027-03-01T10:00", &Employment{Line: "100-51400", Person: "Sam Seasonal", Position: "Seasonal clerk", Amount: MustMoney("6000.00"), From: MustDate("2027-05-01")}, EINVALID, "board's approval")
 	v.refused("admin", "2027-03-01T10:00", &Employment{Line: "100-51400", Person: "Sam Seasonal", Position: "Seasonal clerk", Amount: MustMoney("300000.01"), From: MustDate("2027-05-01"), Approval: "motion 2027-02-20 #7", ApprovedOn: MustDate("2027-02-20")}, ECONFLICT, "less than $300000.01")
 	emp := v.do("admin", "2027-03-01T10:00", &Employment{Line: "100-51400", Person: "Sam Seasonal", Position: "Seasonal clerk", Amount: MustMoney("6000.00"), From: MustDate("2027-05-01"), Approval: "motion 2027-02-20 #7", ApprovedOn: MustDate("2027-02-20")}).Ref
-	v.do("treas", "2027-05-31T10:00", &Expense{Line: "100-51400", On: MustDate("2027-05-31"), Amount: MustMoney("1500.00"), Payee: "Sam Seasonal", Description: "May wages", Against: emp})
+	// The payroll charged as an expense, as a ledger at format 5 does.
+	v.doAt(BooksFormat, "treas", "2027-05-31T10:00", &Expense{Line: "100-51400", On: MustDate("2027-05-31"), Amount: MustMoney("1500.00"), Payee: "Sam Seasonal", Description: "May wages", Against: emp})
 	a = v.appropriation(2027, "100-51400")
 	if !a.Encumbered.Equal(MustMoney("4500.00")) || !a.Expended.Equal(MustMoney("1500.00")) {
 		t.Fatalf("employment: encumbered %s expended %s", a.Encumbered, a.Expended)

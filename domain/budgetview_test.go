@@ -24,9 +24,10 @@ func TestBudgetViewFromTheLedger(t *testing.T) {
 	v.do("kiosk", "2027-02-10T10:00", &PayBill{BillID: "B-1", Amount: MustMoney("90.00"), Tender: Card, Reference: "A1"})
 	v.do("kiosk", "2027-03-10T10:00", &PayBill{BillID: "B-2", Amount: MustMoney("20.00"), Tender: Card, Reference: "A2"})
 	// The wages: the payroll of an employment the board approved, the
-	// one expense charged without a claim (§5.07(3), §5.12).
+	// one expense charged without a claim under ledger format 5
+	// (§5.07(3), §5.12).
 	emp := v.do("admin", "2027-01-04T09:30", &Employment{Line: "100-51400", Person: "Office staff", Position: "Administration", Amount: MustMoney("150000.00"), From: MustDate("2027-01-01"), Approval: "motion 2027-01-03 #4", ApprovedOn: MustDate("2027-01-03")}).Ref
-	v.do("treas", "2027-04-15T10:00", &Expense{Line: "100-51400", On: MustDate("2027-04-15"), Amount: MustMoney("150000.00"), Payee: "Payroll", Description: "Q1 wages", Against: emp})
+	v.doAt(BooksFormat, "treas", "2027-04-15T10:00", &Expense{Line: "100-51400", On: MustDate("2027-04-15"), Amount: MustMoney("150000.00"), Payee: "Payroll", Description: "Q1 wages", Against: emp})
 
 	// The 2028 budget, proposed in August 2027.
 	v.do("admin", "2027-08-01T10:00", &Estimate{Year: 2028, Unit: "ADMIN", Lines: []EstimateLine{{Account: "100-51400", Prior: MustMoney("280000.00"), Current: MustMoney("310000.00"), Next: MustMoney("320000.00")}}})

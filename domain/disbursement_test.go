@@ -226,9 +226,12 @@ func TestChecksCarryTwoSignatures(t *testing.T) {
 // TestExpenseIsNoPayment (§5.07(3)): from ledger format 5 an expense
 // that pays money out on its own, or against an order or a claim, is
 // refused and pointed to the claim flow; the payroll of an employment
-// stays; under format 4 an expense on its own is charged as before.
+// stays; under format 4 an expense on its own is charged as before. The
+// ledger reads the rules of format 5 here: from format 6 the kind is
+// refused whole (payrollclaim_test.go).
 func TestExpenseIsNoPayment(t *testing.T) {
 	v := payablesVillage(t)
+	v.tx.format = BooksFormat
 	own := &Expense{Line: "100-53300", On: MustDate("2027-03-02"), Amount: MustMoney("250.00"), Payee: "Sugar River Asphalt", Description: "Patching"}
 	v.refused("treas", "2027-03-02T10:00", own, EINVALID, "Enter it as a claim: every payment goes through the claim audit of §5.07(3)")
 	cl := allowClaim(v, "2027-03-02T10:00", "Sugar River Asphalt", MustMoney("250.00"), "100-53300")

@@ -69,7 +69,8 @@ type Claim struct {
 	Invoice     string   `json:"invoice"`
 	InvoiceDate Date     `json:"invoice_date"`
 	Amount      Money    `json:"amount"`
-	Order       string   `json:"order,omitempty"` // the purchase order it pays, if any
+	Order       string   `json:"order,omitempty"`      // the purchase order it pays, if any
+	Employment  string   `json:"employment,omitempty"` // the employment whose payroll it pays, if any (format 6): the employee or payroll service is the vendor
 	Description string   `json:"description"`
 	Status      string   `json:"status"`
 	Entered     DateTime `json:"entered"`
@@ -154,6 +155,9 @@ type ClaimChange struct {
 	Amount      Money  `json:"amount,omitzero"`
 	Line        string `json:"line,omitempty"`
 	Order       string `json:"order,omitempty"`
+	// Employment is the employment whose payroll the claim pays (ledger
+	// format 6).
+	Employment  string `json:"employment,omitempty"`
 	Description string `json:"description,omitempty"`
 	// certify
 	Certification string `json:"certification,omitempty"`
@@ -169,7 +173,7 @@ func (*ClaimChange) Kind() Kind { return KindClaim }
 
 func (p *ClaimChange) textFields() []textField {
 	return []textField{oneLine("The claim", p.ID), oneLine("The vendor", p.Vendor), oneLine("The invoice", p.Invoice), oneLine("The line", p.Line),
-		oneLine("The order", p.Order), oneLine("The description", p.Description), oneLine("The basis", p.Basis), oneLine("The proof", p.Proof),
+		oneLine("The order", p.Order), oneLine("The employment", p.Employment), oneLine("The description", p.Description), oneLine("The basis", p.Basis), oneLine("The proof", p.Proof),
 		manyLines("The note", p.Note), oneLine("The reason", p.Reason)}
 }
 
@@ -189,9 +193,13 @@ var claimKind = &Descriptor{
 // fund. A claim paying an order's delivery was counted as expenditure
 // when the delivery was invoiced, as the appropriation was charged then
 // (§5.12(8)), so its allowance moves the debt from invoices payable to
-// vouchers payable. Cancelling an allowed claim reverses its allowance.
-// Its encumbrance (the funds certification) is the books' until it is
-// allowed (commitmentLines).
+// vouchers payable. A claim paying an employment's payroll (ledger
+// format 6) is expenditure of its line at its allowance like a claim
+// without an order, and the allowance charges the employment, so what it
+// liquidated of the employment's encumbrance is released as an order's
+// delivery releases the order's. Cancelling an allowed claim reverses its
+// allowance. Its encumbrance (the funds certification) is the books'
+// until it is allowed (commitmentLines).
 func claimLines(l *Lines, tx Tx, c Command, res Result) string {
 	p := c.Payload.(*ClaimChange)
 	cl, err := loadClaim(tx, res.Ref)
@@ -200,6 +208,7 @@ func claimLines(l *Lines, tx Tx, c Command, res Result) string {
 		return ""
 	}
 	commitmentLines(l, tx, cl.ID)
+	commitmentLines(l, tx, cl.Employment)
 	allowed := (p.Op == ClaimCertify || p.Op == ClaimEndorse) && cl.Status == ClaimApproved
 	cancelled := p.Op == ClaimCancel && cl.Endorsement != nil
 	if !allowed && !cancelled {
@@ -259,6 +268,12 @@ func enterClaim(tx Tx, c Command, p *ClaimChange, res *Result) error {
 	} else if ok {
 		return Errorf(ECONFLICT, sectionClaims, "Invoice %s of %s is already claim %s.", strings.TrimSpace(p.Invoice), strings.TrimSpace(p.Vendor), dup)
 	}
+	if p.Employment != "" && RulesFormat(tx) < ReconciledFormat {
+		return bad("A claim names the employment whose payroll it pays only from ledger format 6.")
+	}
+	if p.Employment != "" && p.Order != "" {
+		return bad("A claim pays a purchase order or an employment's payroll, not both.")
+	}
 	year := c.At.Date.Year()
 	if p.Order != "" {
 		o, err := loadOrder(tx, p.Order)
@@ -281,6 +296,16 @@ func enterClaim(tx Tx, c Command, p *ClaimChange, res *Result) error {
 		}
 		year = o.Year
 	}
+	if p.Employment != "" {
+		e, err := payrollEmployment(tx, p.Employment)
+		if err != nil {
+			return err
+		}
+		if e.Line != p.Line {
+			return bad("Employment %s is drawn against %s, not %s: its payroll is claimed on its own line.", e.ID, e.Line, p.Line)
+		}
+		year = e.Year
+	}
 	a, err := loadAppropriation(tx, year, p.Line)
 	if err != nil {
 		return err
@@ -293,7 +318,7 @@ func enterClaim(tx Tx, c Command, p *ClaimChange, res *Result) error {
 		return err
 	}
 	cl := Claim{ID: fmt.Sprintf("CL-%d-%04d", year, n), Year: year, Line: p.Line, Unit: a.Unit, Vendor: strings.TrimSpace(p.Vendor), Invoice: strings.TrimSpace(p.Invoice),
-		InvoiceDate: p.InvoiceDate, Amount: p.Amount, Order: p.Order, Description: strings.TrimSpace(p.Description), Status: ClaimEntered, Entered: c.At, EnteredBy: c.Actor}
+		InvoiceDate: p.InvoiceDate, Amount: p.Amount, Order: p.Order, Employment: p.Employment, Description: strings.TrimSpace(p.Description), Status: ClaimEntered, Entered: c.At, EnteredBy: c.Actor}
 	if err := tx.Put(indexClaimInvoices, key, cl.ID); err != nil {
 		return err
 	}
@@ -358,6 +383,14 @@ func certifyClaim(tx Tx, c Command, p *ClaimChange, res *Result) error {
 			x.Basis = "charged to " + cl.Line + " when order " + cl.Order + "'s delivery was received"
 			break
 		}
+		if cl.Employment != "" {
+			basis, err := payrollFunds(tx, cl)
+			if err != nil {
+				return err
+			}
+			x.Basis = basis
+			break
+		}
 		a, err := loadAppropriation(tx, cl.Year, cl.Line)
 		if err != nil {
 			return err
@@ -370,6 +403,13 @@ func certifyClaim(tx Tx, c Command, p *ClaimChange, res *Result) error {
 	case CertifyAuthorized:
 		if x.Basis == "" && cl.Order != "" {
 			x.Basis = "purchase order " + cl.Order
+		}
+		if x.Basis == "" && cl.Employment != "" {
+			e, err := payrollEmployment(tx, cl.Employment)
+			if err != nil {
+				return err
+			}
+			x.Basis = "employment " + e.ID + " approved by the board: " + e.Approval
 		}
 		if x.Basis == "" {
 			return Errorf(EINVALID, sectionClaims, "Say what authorized it: the order, the motion of the board or the commission.")
@@ -402,6 +442,8 @@ func certifyClaim(tx Tx, c Command, p *ClaimChange, res *Result) error {
 // treasurer endorses all four together. The designee is a staff account
 // with the treasurer's role. A claim approved before format 5 on its
 // certifications alone takes the endorsement too before a check pays it.
+// The endorsement of a payroll claim charges it to its employment
+// (chargePayroll).
 func endorseClaim(tx Tx, c Command, p *ClaimChange, res *Result) error {
 	cl, err := loadClaim(tx, p.ID)
 	if err != nil {
@@ -424,8 +466,117 @@ func endorseClaim(tx Tx, c Command, p *ClaimChange, res *Result) error {
 	}
 	cl.Endorsement = &ClaimEndorsement{By: c.Actor, Role: u.Role, At: c.At, Endorses: slices.Clone(cl.Certifications), Note: strings.TrimSpace(p.Note)}
 	cl.Status = ClaimApproved
+	if cl.Employment != "" {
+		if err := chargePayroll(tx, c, &cl); err != nil {
+			return err
+		}
+	}
 	res.Ref, res.Note = cl.ID, fmt.Sprintf("claim %s endorsed by the treasurer: payable", cl.ID)
 	return tx.Put(CollectionClaims, cl.ID, cl)
+}
+
+// payrollEmployment returns the employment whose payroll a claim pays
+// (§5.16, ledger format 6): one the board approved that was not
+// cancelled, for only its encumbrance stands behind the payroll.
+func payrollEmployment(tx Tx, id string) (Employment, error) {
+	var e Employment
+	ok, err := tx.Get(CollectionEmployment, id, &e)
+	switch {
+	case err != nil:
+		return e, err
+	case !ok:
+		return e, Errorf(ENOTFOUND, "§5.16", "There is no employment %q: a payroll claim names an employment the board approved (EMP-…).", id)
+	case e.Cancelled:
+		return e, Errorf(ECONFLICT, "§5.16", "Employment %s was cancelled: no payroll is charged to it.", e.ID)
+	}
+	return e, nil
+}
+
+// employmentOpen is what an employment still encumbers: its cost not yet
+// charged, nothing once cancelled (as commitmentLines counts it).
+func employmentOpen(e Employment) Money {
+	if e.Cancelled {
+		return Money{}
+	}
+	return e.Amount.Sub(e.Charged).Max(Money{})
+}
+
+// payrollFunds is the funds certification of a payroll claim
+// (§5.07(3)(a), §5.16): the employment's encumbrance holds the money for
+// the cost it has not yet charged, and what the claim asks beyond it must
+// be available in the appropriation, as for a claim without an order.
+// Nothing more is encumbered: the claim is charged to the employment at
+// its allowance, which checks the appropriation again.
+func payrollFunds(tx Tx, cl Claim) (string, error) {
+	e, err := payrollEmployment(tx, cl.Employment)
+	if err != nil {
+		return "", err
+	}
+	a, err := loadAppropriation(tx, e.Year, cl.Line)
+	if err != nil {
+		return "", err
+	}
+	open := employmentOpen(e)
+	extra := cl.Amount.Sub(open)
+	if extra.IsPositive() && a.Available().LessThan(extra) {
+		return "", Errorf(ECONFLICT, "§5.07(3)", "%s: employment %s holds $%s not yet charged, and the appropriation for %s has $%s available, less than the $%s the claim asks beyond it.",
+			cl.ID, e.ID, open, cl.Line, a.Available(), extra)
+	}
+	basis := fmt.Sprintf("employment %s holds $%s of %s not yet charged", e.ID, open, cl.Line)
+	if extra.IsPositive() {
+		basis += fmt.Sprintf("; the $%s beyond it of $%s available", extra, a.Available())
+	}
+	return basis, nil
+}
+
+// chargePayroll charges an allowed payroll claim to its employment
+// (§5.16, ledger format 6), through chargeExpense as every charge is:
+// the employment's Charged grows by the claim, what it still encumbered
+// becomes expended, and the rest is expenditure beyond the encumbrance,
+// refused when the appropriation has not that much available. It is
+// charged at the allowance, as an order's delivery is when received, so
+// the check that pays it charges nothing more and a void leaves it
+// charged: the claim is owed again, not unspent.
+func chargePayroll(tx Tx, c Command, cl *Claim) error {
+	e, err := payrollEmployment(tx, cl.Employment)
+	if err != nil {
+		return err
+	}
+	exp, err := chargeExpense(tx, c, Expense{Line: cl.Line, On: c.At.Date, Amount: cl.Amount, Payee: cl.Vendor,
+		Description: cl.Description + " (invoice " + cl.Invoice + ", claim " + cl.ID + ")", Against: e.ID})
+	if err != nil {
+		return err
+	}
+	cl.Year, cl.Expense = e.Year, exp
+	return nil
+}
+
+// unchargePayroll gives back the charge of an allowed payroll claim that
+// is cancelled unpaid: the appropriation's expenditure and the
+// employment's Charged down by the claim, and what the employment then
+// encumbers again held. The appropriation's record shows the
+// cancellation as its own line, as it shows a void.
+func unchargePayroll(tx Tx, c Command, cl Claim, reason string) error {
+	var e Employment
+	if _, err := tx.Get(CollectionEmployment, cl.Employment, &e); err != nil {
+		return err
+	}
+	before := employmentOpen(e)
+	e.Charged = e.Charged.Sub(cl.Amount)
+	a, err := loadAppropriation(tx, cl.Year, cl.Line)
+	if err != nil {
+		return err
+	}
+	a.Expended = a.Expended.Sub(cl.Amount)
+	a.Encumbered = a.Encumbered.Add(employmentOpen(e).Sub(before))
+	a.Charges = append(a.Charges, AppropriationCharge{Ref: cl.ID, Type: "cancelled", On: c.At.Date, Amount: cl.Amount.Neg(), Description: "payroll claim cancelled after its allowance: " + reason})
+	if err := putAppropriation(tx, a); err != nil {
+		return err
+	}
+	if err := tx.Put(CollectionEmployment, e.ID, e); err != nil {
+		return err
+	}
+	return postActual(tx, c.At.Date, cl.Line, Money{}, cl.Amount.Neg())
 }
 
 func cancelClaim(tx Tx, c Command, p *ClaimChange, res *Result) error {
@@ -454,6 +605,12 @@ func cancelClaim(tx Tx, c Command, p *ClaimChange, res *Result) error {
 		if err := putOrder(tx, o); err != nil {
 			return err
 		}
+	}
+	if cl.Employment != "" && cl.Expense != "" {
+		if err := unchargePayroll(tx, c, cl, strings.TrimSpace(p.Reason)); err != nil {
+			return err
+		}
+		cl.Expense = ""
 	}
 	cl.Held, cl.Status, cl.Cancelled = Money{}, ClaimCancelled, &Act{By: c.Actor, At: c.At, Reason: strings.TrimSpace(p.Reason)}
 	res.Ref, res.Note = cl.ID, "claim "+cl.ID+" cancelled"
@@ -919,9 +1076,10 @@ func applyCheckRun(tx Tx, c Command, _ Env, res *Result) error {
 			return err
 		}
 		ck := CheckRecord{Number: num, Run: run.ID, Account: account, Claim: cl.ID, On: p.On, Payee: cl.Vendor, Purpose: cl.Description, Line: cl.Line, Amount: cl.Amount, Signatures: run.Signatures}
-		if cl.Order == "" {
+		if cl.Order == "" && cl.Employment == "" {
 			// A claim without an order is charged when paid; an order's
-			// delivery was charged when it was received.
+			// delivery was charged when it was received, and an
+			// employment's payroll when its claim was allowed.
 			e := Expense{Line: cl.Line, On: p.On, Amount: cl.Amount, Payee: cl.Vendor, Description: cl.Description + " (invoice " + cl.Invoice + ", check " + fmt.Sprint(num) + ")", Against: cl.ID}
 			exp, err := chargeExpense(tx, c, e)
 			if err != nil {
@@ -1006,9 +1164,11 @@ var checkVoidKind = &Descriptor{
 		if err != nil {
 			return err
 		}
-		if cl.Expense != "" {
+		if cl.Expense != "" && cl.Employment == "" {
 			// Give the charge back: a negative expense would hide it, so
 			// the appropriation's record shows the void as its own line.
+			// A payroll claim was charged at its allowance, which the
+			// void does not undo (chargePayroll).
 			a, err := loadAppropriation(tx, cl.Year, cl.Line)
 			if err != nil {
 				return err

@@ -11,7 +11,8 @@ import (
 
 // The appropriations of a year (§5.05, §5.16): what each allows, what was
 // expended and is encumbered, what is available; the record of everything
-// charged to each; the treasurer's expenses; and the close of the year,
+// charged to each; the treasurer's payroll expenses (below ledger format
+// 6, from which the payroll is a claim); and the close of the year,
 // previewed before it is done.
 
 func urlq(s string) string { return url.QueryEscape(s) }
@@ -43,6 +44,7 @@ func (m *Module) appropriationsPage(w http.ResponseWriter, r *http.Request, stat
 		return
 	}
 	v := appropriationsView{Year: year, Closed: fy.Closed, ClosedOn: date(fy.ClosedOn), CanCharge: staff.Allowed(m.o.Who(r).Role, staff.CapCertify) && !fy.Closed, Form: f}
+	v.ChargePayroll = v.CanCharge && !m.payrollIsClaim()
 	var amount, expended, encumbered, available domain.Money
 	for _, a := range apps {
 		acct, _ := chart.Account(a.Line)
@@ -93,6 +95,24 @@ func (m *Module) showAppropriation(w http.ResponseWriter, r *http.Request) {
 	m.o.Render(w, r, http.StatusOK, appropriationPage(m.o.Frame(r, fmt.Sprintf("%s in %d", a.Line, year)), v))
 }
 
+// formatReader is implemented by a ledger that knows the replicated
+// ledger's format (replica.Node).
+type formatReader interface{ LedgerFormat() int }
+
+// payrollIsClaim reports whether the ledger pays an employment's payroll
+// by a claim and refuses the expense kind: from ledger format 6
+// (domain.ReconciledFormat). A ledger that does not say its format is
+// this build's.
+func (m *Module) payrollIsClaim() bool {
+	if f, ok := m.o.Ledger().(formatReader); ok {
+		return f.LedgerFormat() >= domain.ReconciledFormat
+	}
+	return true
+}
+
+// submitExpense takes the treasurer's payroll expense, which a ledger
+// below format 6 still charges; from format 6 the ledger refuses it and
+// says to enter a claim naming the employment.
 func (m *Module) submitExpense(w http.ResponseWriter, r *http.Request) {
 	f := expenseForm{Line: m.o.Form(r, "line"), On: m.o.Form(r, "on"), Amount: m.o.Form(r, "amount"), Payee: m.o.Form(r, "payee"), Description: m.o.Form(r, "description"), Against: m.o.Form(r, "against")}
 	year := m.o.Today().Year()

@@ -259,24 +259,29 @@ func TestBudgetCycleByHand(t *testing.T) {
 	if p := vote(clerk, "amend", "2026-11-01", 7, url.Values{"change-account-0": {"100-53300"}, "change-amount-0": {"5000"}, "purpose": {"x"}}); p.Status != http.StatusUnprocessableEntity || !strings.Contains(p.Text("vote-error"), "before the adoption") {
 		t.Fatalf("amendment before adoption: %d %q", p.Status, p.Text("vote-error"))
 	}
-	// A payment to a vendor is a claim (§5.07(3)): the page points there
-	// and the ledger refuses it as an expense.
-	if p := treasurer.Get("/staff/appropriations/2027"); !p.Has("enter-claim") || !strings.Contains(p.Text("expense-to-claims"), "claim audit of §5.07(3)") {
+	// Every payment is a claim (§5.07(3)), the payroll of an employment
+	// too from ledger format 6: the page points there, offers no expense
+	// form, and the ledger refuses an expense, saying what to do instead.
+	p = treasurer.Get("/staff/appropriations/2027")
+	if !p.Has("enter-claim") || !strings.Contains(p.Text("expense-to-claims"), "claim audit of §5.07(3)") || !p.Has("enter-payroll-claim") {
 		t.Fatalf("the page does not point payments to the claims: %q", p.Text("expense-to-claims"))
 	}
-	if p := treasurer.Post("/staff/expenses", url.Values{"line": {"100-53300"}, "on": {"2027-03-10"}, "amount": {"1,250.00"}, "payee": {"Sugar River Asphalt"}, "description": {"Pothole repair"}}); p.Status != http.StatusUnprocessableEntity || !strings.Contains(p.Text("expense-error"), "Enter it as a claim") {
-		t.Fatalf("a vendor's expense: %d %s", p.Status, p.Text("expense-error"))
+	if p.Has("expense-form") {
+		t.Fatal("the page offers the payroll expense on a ledger at format 6")
 	}
-	// The treasurer charges the payroll of an employment; the
-	// appropriation's record shows it.
 	emp := h.Submit("boss", &domain.Employment{Line: "100-53300", Person: "Streets crew", Position: "Seasonal crew", Amount: domain.MustMoney("1250.00"), From: domain.MustDate("2027-03-01"), Approval: "motion 2027-02-20 #3", ApprovedOn: domain.MustDate("2027-02-20")}).Ref
-	if p := treasurer.Post("/staff/expenses", url.Values{"line": {"100-53300"}, "on": {"2027-03-10"}, "amount": {"1,250.00"}, "payee": {"Streets crew"}, "description": {"Pothole repair"}, "against": {emp}}); p.Status != http.StatusSeeOther {
-		t.Fatalf("expense: %d %s", p.Status, p.Text("expense-error"))
+	for _, f := range []url.Values{
+		{"line": {"100-53300"}, "on": {"2027-03-10"}, "amount": {"1,250.00"}, "payee": {"Sugar River Asphalt"}, "description": {"Pothole repair"}},
+		{"line": {"100-53300"}, "on": {"2027-03-10"}, "amount": {"1,250.00"}, "payee": {"Streets crew"}, "description": {"March wages"}, "against": {emp}},
+	} {
+		if p := treasurer.Post("/staff/expenses", f); p.Status != http.StatusUnprocessableEntity || !strings.Contains(p.Text("expense-error"), "enter the payroll as a claim naming the employment") {
+			t.Fatalf("an expense at format 6: %d %s", p.Status, p.Text("expense-error"))
+		}
 	}
-	if p := treasurer.Post("/staff/expenses", url.Values{"line": {"100-53300"}, "on": {"2027-03-10"}, "amount": {"40,000.00"}, "payee": {"x"}, "description": {"too much"}, "against": {emp}}); p.Status != http.StatusConflict {
-		t.Fatalf("an expense over what is available: %d %s", p.Status, p.Text("expense-error"))
-	}
-	if p := admin.Get("/staff/appropriations/2027/100-53300"); p.Text("appropriation-available") != "$38,750.00" || !strings.Contains(p.Text("appropriation-charges"), "Pothole repair") {
+	// The employment's encumbrance is on the appropriation's record, and
+	// nothing the refused expenses would have charged.
+	if p := admin.Get("/staff/appropriations/2027/100-53300"); p.Text("appropriation-available") != "$38,750.00" || !strings.Contains(p.Text("appropriation-charges"), "Seasonal crew") ||
+		strings.Contains(p.Text("appropriation-charges"), "March wages") {
 		t.Fatalf("record: %q %q", p.Text("appropriation-available"), p.Text("appropriation-charges"))
 	}
 	// The close: previewed, refused before the last day, then done.

@@ -239,14 +239,17 @@ type expenseForm struct {
 }
 
 type appropriationsView struct {
-	Year        int
-	Closed      bool
-	ClosedOn    string
-	Lines       []appropriationRow
-	Total       appropriationRow
-	CanCharge   bool
-	LineOptions []option
-	Form        expenseForm
+	Year      int
+	Closed    bool
+	ClosedOn  string
+	Lines     []appropriationRow
+	Total     appropriationRow
+	CanCharge bool
+	// ChargePayroll offers the treasurer's payroll expense: only on a
+	// ledger below format 6, from which the payroll is a claim.
+	ChargePayroll bool
+	LineOptions   []option
+	Form          expenseForm
 }
 
 type chargeView struct{ Ref, Type, On, Amount, Description, URL string }

@@ -95,16 +95,36 @@ type option struct {
 }
 
 type claimForm struct {
-	Line, Vendor, Invoice, InvoiceDate, Amount, Order, Description string
-	Error                                                          string
+	Line, Vendor, Invoice, InvoiceDate, Amount, Order, Employment, Description string
+	Error                                                                      string
 }
 
 type claimsView struct {
 	Year, Prev, Next int
 	Claims           []claimRow
 	Lines            []option
-	Form             claimForm
-	CanEnter         bool
+	// Employments are the open employments whose payroll a claim may pay
+	// (ledger format 6); Payroll says the ledger takes such claims.
+	Employments []option
+	Payroll     bool
+	Form        claimForm
+	CanEnter    bool
+}
+
+// formatReader is implemented by a ledger that knows the replicated
+// ledger's format (replica.Node).
+type formatReader interface{ LedgerFormat() int }
+
+// payrollClaims reports whether the ledger takes claims that pay an
+// employment's payroll: from ledger format 6 (domain.ReconciledFormat).
+// Until every node applies that format the field is not offered, as a
+// node of an earlier release would refuse it. A ledger that does not say
+// its format is this build's.
+func (m *Module) payrollClaims() bool {
+	if f, ok := m.o.Ledger().(formatReader); ok {
+		return f.LedgerFormat() >= domain.ReconciledFormat
+	}
+	return true
 }
 
 func (m *Module) showClaims(w http.ResponseWriter, r *http.Request) {
@@ -132,13 +152,28 @@ func (m *Module) claimsPage(w http.ResponseWriter, r *http.Request, status int, 
 			v.Lines = append(v.Lines, option{Value: a.Line, Label: fmt.Sprintf("%s (%s available)", a.Line, dollars(a.Available())), Selected: a.Line == f.Line})
 		}
 	}
+	if v.Payroll = m.payrollClaims(); v.Payroll {
+		emps, err := m.o.Reads().Employments(year)
+		if err != nil {
+			m.o.Fail(w, r, err)
+			return
+		}
+		for _, e := range emps {
+			if e.Cancelled {
+				continue
+			}
+			open := e.Amount.Sub(e.Charged).Max(domain.Money{})
+			v.Employments = append(v.Employments, option{Value: e.ID, Label: fmt.Sprintf("%s %s, %s (%s, %s not yet charged)", e.ID, e.Person, e.Position, e.Line, dollars(open)),
+				Selected: e.ID == f.Employment})
+		}
+	}
 	m.o.Render(w, r, status, claimsPage(m.o.Frame(r, fmt.Sprintf("Claims %d", year)), v))
 }
 
 func (m *Module) submitClaim(w http.ResponseWriter, r *http.Request) {
 	f := claimForm{Line: m.o.Form(r, "line"), Vendor: m.o.Form(r, "vendor"), Invoice: m.o.Form(r, "invoice"), InvoiceDate: m.o.Form(r, "invoice_date"),
-		Amount: m.o.Form(r, "amount"), Order: m.o.Form(r, "order"), Description: m.o.Form(r, "description")}
-	p := &domain.ClaimChange{Op: domain.ClaimEnter, Vendor: f.Vendor, Invoice: f.Invoice, Line: f.Line, Order: f.Order, Description: f.Description}
+		Amount: m.o.Form(r, "amount"), Order: m.o.Form(r, "order"), Employment: m.o.Form(r, "employment"), Description: m.o.Form(r, "description")}
+	p := &domain.ClaimChange{Op: domain.ClaimEnter, Vendor: f.Vendor, Invoice: f.Invoice, Line: f.Line, Order: f.Order, Employment: f.Employment, Description: f.Description}
 	var err error
 	if p.InvoiceDate, err = staff.ParseDate("The invoice date", f.InvoiceDate); err == nil {
 		p.Amount, err = staff.ParseAmount("The amount", f.Amount)

@@ -281,3 +281,49 @@ func TestPayablesRoutesByRole(t *testing.T) {
 		{Method: "POST", Path: "/api/v1/signatures", Cap: staff.CapSignatures, Body: bad},
 	})
 }
+
+// TestPayrollClaimForm (§5.07(3), §5.16): the claim form offers the open
+// employments of the year, with what each has not yet charged; a claim
+// naming one is entered, shows it, and once certified and endorsed on
+// its pages is charged to the employment. An employment the ledger does
+// not know is refused on the form, which keeps what was typed.
+func TestPayrollClaimForm(t *testing.T) {
+	h := adopted(t)
+	clerk := h.SignedIn("cleo", domain.RoleClerk)
+	treas := h.SignedIn("tom", domain.RoleTreasurer)
+	admin := h.SignedIn("ada", domain.RoleAdministrator)
+	emp := h.Submit("admin", &domain.Employment{Line: "100-53300", Person: "Lee Park", Position: "Seasonal crew", Amount: domain.MustMoney("1250.00"),
+		From: domain.MustDate("2027-01-15"), Approval: "motion 2027-01-10 #3", ApprovedOn: domain.MustDate("2027-01-10")}).Ref
+
+	p := clerk.Get("/staff/claims")
+	if !p.Has("claim-payroll-note") || !strings.Contains(p.Text("claim-employment"), emp+" Lee Park, Seasonal crew (100-53300, $1,250.00 not yet charged)") {
+		t.Fatalf("the claim form's employments: %q", p.Text("claim-employment"))
+	}
+	form := url.Values{"line": {"100-53300"}, "vendor": {"Lee Park"}, "invoice": {"payroll 2027-01"}, "invoice_date": {"2027-01-31"}, "amount": {"500.00"},
+		"employment": {"EMP-2027-099"}, "description": {"January wages"}}
+	p = clerk.Post("/staff/claims", form)
+	if p.Status != http.StatusNotFound || !strings.Contains(p.Text("claim-error"), `There is no employment "EMP-2027-099"`) || p.Doc.Find(`[data-testid="claim-form"] input[name="vendor"]`).AttrOr("value", "") != "Lee Park" {
+		t.Fatalf("an unknown employment: %d %q", p.Status, p.Text("claim-error"))
+	}
+	form.Set("employment", emp)
+	at := seeOther(t, "enter", clerk.Post("/staff/claims", form), "claim-error")
+	if cp := clerk.Get(at); cp.Text("claim-employment") != emp {
+		t.Fatalf("the claim page's employment: %q", cp.Text("claim-employment"))
+	}
+	for _, x := range []struct {
+		c           *stafftest.Client
+		what, basis string
+	}{{treas, domain.CertifyFundsAvailable, ""}, {admin, domain.CertifyAuthorized, ""}, {admin, domain.CertifyConformity, "timesheet signed"}, {treas, domain.CertifyValid, ""}} {
+		x.c.Get(at)
+		seeOther(t, x.what, x.c.Post(at+"/certify", url.Values{"certification": {x.what}, "basis": {x.basis}}), "claim-error")
+	}
+	treas.Get(at)
+	seeOther(t, "endorse", treas.Post(at+"/endorse", url.Values{}), "claim-error")
+	emps, err := domain.ReadsOf(h.Ledger).Employments(2027)
+	if err != nil || len(emps) != 1 || !emps[0].Charged.Equal(domain.MustMoney("500.00")) {
+		t.Fatalf("the employment after the endorsement: %+v, %v", emps, err)
+	}
+	if p := clerk.Get("/staff/claims"); !strings.Contains(p.Text("claim-employment"), "$750.00 not yet charged") {
+		t.Fatalf("the form after the payroll was charged: %q", p.Text("claim-employment"))
+	}
+}
