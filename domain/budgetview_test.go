@@ -309,7 +309,17 @@ func TestActualsFromTheBooksAlone(t *testing.T) {
 			}})
 			v.do("kiosk", "2027-01-20T10:00", &PayBill{BillID: "B-1", Amount: MustMoney("60.00"), Tender: Card, Reference: "A1"})
 			emp := v.do("admin", "2027-01-04T09:30", &Employment{Line: "100-51400", Person: "Office staff", Position: "Administration", Amount: MustMoney("150000.00"), From: MustDate("2027-01-01"), Approval: "motion 2027-01-03 #4", ApprovedOn: MustDate("2027-01-03")}).Ref
-			v.do("treas", "2027-04-15T10:00", &Expense{Line: "100-51400", On: MustDate("2027-04-15"), Amount: MustMoney("37500.00"), Payee: "Payroll", Description: "Q1 wages", Against: emp})
+			if row.format < ReconciledFormat {
+				v.do("treas", "2027-04-15T10:00", &Expense{Line: "100-51400", On: MustDate("2027-04-15"), Amount: MustMoney("37500.00"), Payee: "Payroll", Description: "Q1 wages", Against: emp})
+			} else {
+				// From format 6 the payroll is a claim naming the
+				// employment, charged when the treasurer endorses it.
+				id := v.do("clerk", "2027-04-15T10:00", &ClaimChange{Op: ClaimEnter, Vendor: "Payroll", Invoice: "Q1", InvoiceDate: MustDate("2027-04-15"), Amount: MustMoney("37500.00"), Line: "100-51400", Employment: emp, Description: "Q1 wages"}).Ref
+				for _, x := range []struct{ who, what, basis string }{{"treas", CertifyFundsAvailable, ""}, {"admin", CertifyAuthorized, "motion of the board"}, {"admin", CertifyConformity, "work done"}, {"treas", CertifyValid, ""}} {
+					v.do(x.who, "2027-04-15T10:00", &ClaimChange{Op: ClaimCertify, ID: id, Certification: x.what, Basis: x.basis})
+				}
+				v.do("treas", "2027-04-15T10:00", &ClaimChange{Op: ClaimEndorse, ID: id})
+			}
 
 			acts, err := v.reads().Actuals(2027)
 			if err != nil {
