@@ -231,3 +231,64 @@ func TestBankStatementFromReconciledFormat(t *testing.T) {
 		t.Errorf("bank_statement is in the table from format %d, want %d", Kinds.Since(KindBankStatement), ReconciledFormat)
 	}
 }
+
+// TestCashByDepositoryPlacesEachKind: a card settlement, a deposit, a
+// refund check and its void, a deposited check returned unpaid and
+// interest each land at the depository their records name, and the
+// depository's balance ties to the books' cash of both funds (§5.06).
+func TestCashByDepositoryPlacesEachKind(t *testing.T) {
+	tx := settlementVillage(t)
+	booksRun(t, tx, KindCardSettlement, "treasurer", "2026-03-12T10:00", &CardSettlement{Day: MustDate("2026-03-10"), Depository: "BOB", Deposited: MustMoney("205.00"), FeeAccount: "51400", Reference: "po_1"})
+	booksRun(t, tx, KindDepository, "treasurer", "2026-03-12T10:05", &DepositoryChange{Op: DepositoryNumber, ID: "BOB", Number: "000123456789"})
+	booksRun(t, tx, KindCheckStock, "treasurer", "2026-03-12T10:10", &CheckStock{Next: 5001, Account: "BOB"})
+	for _, s := range []SignatureChange{
+		{Op: "approve", ID: "sig-wells", Official: "Howard Wells", Office: "president", Form: "facsimile", Approval: "motion 2026-03-02 #5", ApprovedOn: MustDate("2026-03-02")},
+		{Op: "approve", ID: "sig-treas", Official: "Tom Treasurer", Office: "treasurer", Form: "digital", Approval: "motion 2026-03-02 #5", ApprovedOn: MustDate("2026-03-02")},
+	} {
+		booksRun(t, tx, KindSignature, "clerk", "2026-03-12T10:15", &s)
+	}
+	booksRun(t, tx, KindCreateBills, "clerk", "2026-03-13T09:00", &CreateBills{Bills: []NewBill{
+		{ID: "B-W2", Account: "100101", Parcel: "0601-141-2001", Description: "water Q2", BilledOn: MustDate("2026-03-13"), Principal: MustMoney("60.00"), Revenue: "46100"},
+		{ID: "B-G2", Account: "100101", Parcel: "0601-141-2001", Description: "brush pickup", BilledOn: MustDate("2026-03-13"), Principal: MustMoney("40.00")},
+	}})
+	booksRun(t, tx, KindDrawerOpen, "clerk", "2026-03-16T08:00", &DrawerOpen{DrawerID: "D-1", Float: MustMoney("0.00")})
+	over := booksRun(t, tx, KindWindowPayment, "clerk", "2026-03-16T09:00", &WindowPayment{DrawerID: "D-1", BillID: "B-W2", Amount: MustMoney("65.00"), Tender: Check, Reference: "2001"})
+	booksRun(t, tx, KindWindowPayment, "clerk", "2026-03-16T09:30", &WindowPayment{DrawerID: "D-1", BillID: "B-G2", Amount: MustMoney("40.00"), Tender: Cash, Tendered: MustMoney("40.00")})
+	booksRun(t, tx, KindDrawerClose, "clerk", "2026-03-16T16:00", &DrawerClose{DrawerID: "D-1", CountedCash: MustMoney("40.00"), CountedChecks: MustMoney("65.00"), CheckCount: 1})
+	booksRun(t, tx, KindDeposit, "treasurer", "2026-03-16T16:30", &Deposit{DepositID: "DEP-1", Depository: "BOB", Drawers: []string{"D-1"}})
+	booksRun(t, tx, KindIssueRefund, "treasurer", "2026-03-17T09:00", &IssueRefund{Op: "approve", BillID: "B-W2", CommandID: over.CommandID})
+	booksRun(t, tx, KindIssueRefund, "clerk", "2026-03-18T09:00", &IssueRefund{Op: "check", BillID: "B-W2", CommandID: over.CommandID, Account: "BOB", Payee: "Ana Gutierrez", Signatures: []string{"sig-wells", "sig-treas"}})
+	booksRun(t, tx, KindCheckVoid, "treasurer", "2026-03-19T09:00", &CheckVoid{Number: 5001, Reason: "the check came back"})
+	booksRun(t, tx, KindReturnCheck, "treasurer", "2026-03-20T10:00", &ReturnCheck{ReturnID: "RC-1", BillID: "B-W2", Receipt: over.Receipt.Number, FeeBillID: "B-FEE-1"})
+	booksRun(t, tx, KindDepositoryInterest, "treasurer", "2026-03-31T15:00", &DepositoryInterest{Depository: "BOB", On: MustDate("2026-03-31"), Amount: MustMoney("0.42"), Revenue: "48000"})
+
+	c, err := ReadsOf(txRecords{tx}).CashByDepository(MustDate("2026-03-31"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := balances(t, tx, "2026-03-31")
+	if len(c.NotPlaced) != 0 || len(c.Rows) != 1 || !c.Ties() {
+		t.Fatalf("not placed %+v, rows %+v", c.NotPlaced, c.Rows)
+	}
+	// 205.00 settled + 105.00 deposited − 5.00 refund + 5.00 void
+	// − 65.00 returned + 0.42 interest.
+	wantMoney(t, "BOB", c.Rows[0].Balance, "245.42")
+	wantMoney(t, "the books' cash", c.Books, b["GF-111"].Add(b["WU-1010"]).String())
+	wantMoney(t, "placed", c.Placed, c.Books.String())
+	moves, err := ReadsOf(txRecords{tx}).cashMovements(MustDate("2026-03-31"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[Kind]bool{}
+	for _, m := range moves {
+		if m.Depository != "BOB" {
+			t.Errorf("a movement not at BOB: %+v", m)
+		}
+		kinds[m.Kind] = true
+	}
+	for _, k := range []Kind{KindCardSettlement, KindDeposit, KindIssueRefund, KindCheckVoid, KindReturnCheck, KindDepositoryInterest} {
+		if !kinds[k] {
+			t.Errorf("no movement of %s: %+v", k, moves)
+		}
+	}
+}
