@@ -54,11 +54,13 @@ func (h *history) addBooksDemo(today domain.Date, accounts []domain.Account, p *
 	}
 
 	claims := map[int]int{}
+	var bank demoBank
+quarters:
 	for _, year := range []int{y - 1, y} {
 		for q := range 4 {
 			billed := domain.NewDate(year, time.Month(1+3*q), 5)
 			if !billed.Before(today) {
-				return nil
+				break quarters
 			}
 			tag := fmt.Sprintf("%d-Q%d", year, q+1)
 			bills := &domain.CreateBills{Source: "form"}
@@ -71,6 +73,7 @@ func (h *history) addBooksDemo(today domain.Date, accounts []domain.Account, p *
 
 			if paid := billed.AddDays(20); paid.Before(today) {
 				h.window(paid, "D-"+tag, "DEP-"+tag, bills.Bills)
+				bank.deposit(paid, "DEP-"+tag, bills.Bills)
 			}
 			if run := billed.AddDays(28); run.Before(today) {
 				var ids []string
@@ -81,6 +84,7 @@ func (h *history) addBooksDemo(today domain.Date, accounts []domain.Account, p *
 					ids = append(ids, id)
 				}
 				h.add("demo.treasurer", run, 10, &domain.CheckRun{On: run, Account: "SRB", Claims: ids, Signatures: []string{"sig-demo-president", "sig-demo-treasurer"}})
+				bank.checkRun(run)
 			}
 			if q%2 == 1 {
 				on := billed.AddDays(9)
@@ -97,7 +101,68 @@ func (h *history) addBooksDemo(today domain.Date, accounts []domain.Account, p *
 			}
 		}
 	}
+	bank.statement(h, today)
 	return nil
+}
+
+// demoBank is what the demo's history put in and took out of SRB, for
+// the bank statement of last month.
+type demoBank struct {
+	deposits []demoBankItem
+	checks   []demoBankItem
+	next     int // the next check number of the stock
+}
+
+// demoBankItem is a deposit or a check of the demo.
+type demoBankItem struct {
+	on     domain.Date
+	id     string
+	number int
+	amount domain.Money
+}
+
+func (b *demoBank) deposit(on domain.Date, id string, bills []domain.NewBill) {
+	var sum domain.Money
+	for _, x := range bills {
+		sum = sum.Add(x.Principal)
+	}
+	b.deposits = append(b.deposits, demoBankItem{on: on, id: id, amount: sum})
+}
+
+func (b *demoBank) checkRun(on domain.Date) {
+	if b.next == 0 {
+		b.next = 3001
+	}
+	for _, c := range demoClaims {
+		b.checks = append(b.checks, demoBankItem{on: on, number: b.next, amount: domain.MustMoney(c.amount)})
+		b.next++
+	}
+}
+
+// statement adds SRB's statement of the last day of last month, recorded
+// three days later when that is before today: the bank credited every
+// deposit made two days or more before the statement and paid every
+// check written a week or more before it, so the rest are in transit or
+// outstanding and the account reconciles.
+func (b *demoBank) statement(h *history, today domain.Date) {
+	on := domain.NewDate(today.Year(), today.Month(), 1).AddDays(-1)
+	if !on.AddDays(3).Before(today) {
+		return
+	}
+	s := &domain.BankStatement{Depository: "SRB", On: on, Balance: domain.Cents(0), Reference: fmt.Sprintf("SRB statement %d-%02d", on.Year(), on.Month())}
+	for _, d := range b.deposits {
+		if !d.on.After(on.AddDays(-2)) {
+			s.Credited = append(s.Credited, domain.StatementCredit{DepositID: d.id})
+			s.Balance = s.Balance.Add(d.amount)
+		}
+	}
+	for _, c := range b.checks {
+		if !c.on.After(on.AddDays(-7)) {
+			s.Cleared = append(s.Cleared, c.number)
+			s.Balance = s.Balance.Sub(c.amount)
+		}
+	}
+	h.add("demo.treasurer", on.AddDays(3), 9, s)
 }
 
 // window adds a day at the clerk's window: drawer opened, bills paid in

@@ -187,6 +187,24 @@ func TestDemoBooks(t *testing.T) {
 			if !st.TotalRevenues.Actual.IsPositive() || !st.TotalExpenditures.Actual.IsPositive() {
 				t.Errorf("statement of %d: revenues %s, expenditures %s", st.Year, st.TotalRevenues.Actual, st.TotalExpenditures.Actual)
 			}
+			// The cash is all at SRB, and last month's statement of SRB
+			// reconciles with the books (§5.06).
+			cash, err := reads.CashByDepository(today)
+			if err != nil || !cash.Ties() || len(cash.NotPlaced) != 0 || !cash.Placed.Equal(cash.Books) || !cash.Books.IsPositive() {
+				t.Errorf("cash by depository: %+v, %v", cash, err)
+			}
+			stmts, err := reads.BankStatements("SRB")
+			if end := domain.NewDate(today.Year(), today.Month(), 1).AddDays(-1); end.AddDays(3).Before(today) {
+				if err != nil || len(stmts) != 1 || stmts[0].On != end {
+					t.Fatalf("SRB's statements: %+v, %v; want the one of %s", stmts, err, end)
+				}
+				rec, err := reads.Reconciliation("SRB", end)
+				if err != nil || !rec.Reconciled() || len(rec.Statement.Cleared) == 0 || len(rec.Statement.Credited) == 0 {
+					t.Errorf("SRB's reconciliation of %s: difference %s, %d checks paid, %d deposits credited, %v", end, rec.Difference(), len(rec.Statement.Cleared), len(rec.Statement.Credited), err)
+				}
+			} else if len(stmts) != 0 {
+				t.Errorf("a statement of SRB recorded in the future: %+v", stmts)
+			}
 		})
 	}
 }

@@ -95,6 +95,7 @@ var Kinds = NewTable(
 	depositoryKind,         // depository.go, §5.06
 	depositoryInterestKind, // depository.go, §5.06
 	cardSettlementKind,     // cardsettlement.go, §5.06
+	bankStatementKind,      // bankrec.go, §5.06: the bank reconciliation
 	fundTransferKind,       // fundtransfer.go, §5.05
 	investmentKind,         // investment.go, §5.09
 	investmentInterestKind, // investment.go, §5.09
