@@ -236,3 +236,54 @@ func TestLateCardReceiptsSettleApart(t *testing.T) {
 	}
 	wantBalances(t, balances(t, old, "2026-03-14"), map[string]string{"GF-112": "20.00"})
 }
+
+// TestBooksOfInstallmentsOnTheTaxRoll (§5.14(12)): from ledger format 6
+// an installment the November run extends on the tax roll moves from
+// special assessments receivable to due from the county, its unpaid
+// interest to revenue; the county's collection of it with the property
+// tax takes it off due from the county. Nothing else moves.
+func TestBooksOfInstallmentsOnTheTaxRoll(t *testing.T) {
+	p := leviedAfter(t, func(p *project) {
+		ch := booksChart()
+		ch.Accounts = append(ch.Accounts,
+			ChartAccount{Code: "SA", Type: AccountFund, Name: "Special assessments fund"},
+			ChartAccount{Code: "SA-48200", Type: AccountRevenue, Name: "Special assessments", Fund: "SA", Major: "Special assessments", Sources: []string{SourceAssessments}})
+		p.must(KindChart, "admin", "2026-01-02T09:00", ch)
+	})
+	a1 := AssessmentID(p.id, district()[1])
+	items, err := ReadsOf(txRecords{p.tx}).AssessmentRollItems(2026)
+	if err != nil || len(items) == 0 {
+		t.Fatalf("roll items: %+v %v", items, err)
+	}
+	var it RunItem
+	for _, x := range items {
+		if x.Assessment == a1 {
+			it = x
+		}
+	}
+	before := balances(t, p.tx, "2026-11-15")
+	p.must(KindNovemberRun, "treas", "2026-11-02T09:00", &NovemberStep{Op: "penalties", Year: 2026})
+	p.must(KindNovemberRun, "treas", "2026-11-16T09:00", &NovemberStep{Op: "certify", Year: 2026, Assessments: []string{it.BillID}})
+	var run NovemberRun
+	if _, err := p.tx.Get(CollectionNovemberRuns, "2026", &run); err != nil || len(run.Certified) != 1 {
+		t.Fatalf("the run: %+v, %v", run, err)
+	}
+	it = run.Certified[0] // as certified, with its parcel's county
+	after := balances(t, p.tx, "2026-11-30")
+	interest := it.Balance.Sub(it.Principal)
+	if !after["SA-132"].Equal(it.Balance) || !after["SA-123"].Equal(before["SA-123"].Sub(it.Principal)) || !after["SA-48200"].Equal(before["SA-48200"].Add(interest)) {
+		t.Fatalf("installment %s (%s: principal %s) on the roll: due from county %s, receivable %s → %s, revenue %s → %s",
+			it.BillID, it.Balance, it.Principal, after["SA-132"], before["SA-123"], after["SA-123"], before["SA-48200"], after["SA-48200"])
+	}
+	tb := TaxBill{ID: TaxBillID(2026, it.Parcel), Parcel: it.Parcel, County: it.County, TaxYear: 2026, IssuedOn: MustDate("2026-12-10"),
+		GeneralTax:   MustMoney("1000.00"),
+		SpecialItems: []TaxItem{{Description: it.Description, Amount: it.Balance, BillID: it.BillID}}}
+	if err := PutTaxBill(p.tx, tb); err != nil {
+		t.Fatal(err)
+	}
+	p.must(KindPayPropertyTax, "kiosk", "2026-12-15T10:00", &PayPropertyTax{TaxBillID: tb.ID, Option: TaxFull, Amount: MustMoney("1000.00").Add(it.Balance), Tender: Card, Reference: "SIM-9"})
+	collected := balances(t, p.tx, "2026-12-31")
+	if !collected["SA-132"].IsZero() || !collected["SA-112"].Equal(after["SA-112"].Add(it.Balance)) || !collected["SA-48200"].Equal(after["SA-48200"]) {
+		t.Errorf("collected with the property tax: due from county %s, undeposited %s, revenue %s", collected["SA-132"], collected["SA-112"], collected["SA-48200"])
+	}
+}

@@ -273,9 +273,11 @@ var novemberRunKind = &Descriptor{
 // paid (receiptLines), are revenue of the bill's line once certified: the
 // county owes them as it owes the principal. The penalty step posts
 // nothing: it only fixes the penalty a later payment or certification
-// counts. The special assessment installments the run extends on the roll
-// (§5.14(12)) post nothing either: the assessments do not post to the
-// books yet, so they were never receivables there.
+// counts. From ledger format 6 the special assessment installments the
+// run extends on the roll as a delinquent tax (§5.14(12)) move the same
+// way: their unpaid principal from special assessments receivable to due
+// from the county, their unpaid installment interest to revenue (it was
+// revenue when paid; now the county owes it). Before, they posted nothing.
 func novemberRunLines(l *Lines, tx Tx, c Command, res Result) string {
 	in := c.Payload.(*NovemberStep)
 	if in.Op != "certify" {
@@ -286,9 +288,21 @@ func novemberRunLines(l *Lines, tx Tx, c Command, res Result) string {
 		l.err = err
 		return ""
 	}
-	n := 0
+	n, certified := 0, 0 // bills, installments
+	installments := RulesFormat(tx) >= ReconciledFormat
 	for _, it := range run.Certified {
-		if it.Assessment != "" || it.CommandID != c.ID {
+		if it.CommandID != c.ID {
+			continue
+		}
+		if it.Assessment != "" {
+			if installments {
+				rev, fund := assessmentRevenue(l)
+				memo := fmt.Sprintf("installment %s certified to the %d tax roll (%s County)", it.BillID, in.Year, it.County.Title())
+				l.Debit(l.Control(fund, ControlDueFromCounty), it.Balance, "§5.14(12)", memo)
+				l.Credit(l.Control(fund, ControlAssessmentsReceivable), it.Principal, "§5.14(12)", memo)
+				l.Credit(rev, it.Balance.Sub(it.Principal), "§5.14(12)", "installment interest of "+memo)
+				certified++
+			}
 			continue
 		}
 		b, ok, err := tx.Bill(it.BillID)
@@ -307,7 +321,10 @@ func novemberRunLines(l *Lines, tx Tx, c Command, res Result) string {
 		l.Credit(rev, it.Interest.Add(it.Penalty), sectionReceivable, "interest and penalty of "+memo)
 		n++
 	}
-	if n == 0 {
+	switch {
+	case certified > 0:
+		return fmt.Sprintf("%d bills and %d assessment installments certified to the %d tax roll", n, certified, in.Year)
+	case n == 0:
 		return ""
 	}
 	return fmt.Sprintf("%d bills certified to the %d tax roll", n, in.Year)

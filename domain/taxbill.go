@@ -383,7 +383,9 @@ func taxFund(l *Lines) string {
 //   - the special items are the village's own. A special charge from a
 //     village bill was moved to due from the county when the November run
 //     certified it (novemberRunLines): its collection settles that, in the
-//     bill's fund. Any other item (a special assessment or special tax,
+//     bill's fund; so does, from ledger format 6, a special assessment
+//     installment the run extended (its item names the installment,
+//     "<assessment>#<n>", in BillID). Any other item (a special assessment or special tax,
 //     which the books do not carry as receivables) is revenue of the line
 //     collecting property tax receipts. The rule records one sum for the
 //     special items; it is taken as paying them in the order the bill
@@ -431,6 +433,14 @@ func propertyTaxLines(l *Lines, tx Tx, c Command, res Result) string {
 				l.Credit(l.Control(g, ControlDueFromCounty), part, sectionReceivable, "bill "+b.ID+" on the tax roll, collected with "+memo)
 				continue
 			}
+		}
+		if _, _, ok := strings.Cut(it.BillID, "#"); ok && RulesFormat(tx) >= ReconciledFormat {
+			// A special assessment installment the November run extended
+			// on the roll (§5.14(12)): what the county owes for it.
+			_, g := assessmentRevenue(l)
+			received(g, part)
+			l.Credit(l.Control(g, ControlDueFromCounty), part, "§5.14(12)", "installment "+it.BillID+" on the tax roll, collected with "+memo)
+			continue
 		}
 		rev := l.RevenueOf("", SourcePropertyTax)
 		received(l.FundOf(rev), part)
