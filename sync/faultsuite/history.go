@@ -228,13 +228,10 @@ func booksDiffer(a, b domain.BooksTie) string {
 	if !a.Debit.Equal(b.Debit) || !a.Credit.Equal(b.Credit) {
 		return fmt.Sprintf("debits %s and credits %s against %s and %s", b.Debit, b.Credit, a.Debit, a.Credit)
 	}
-	codes := slices.Sorted(maps.Keys(a.Accounts))
-	for code := range b.Accounts {
-		if _, ok := a.Accounts[code]; !ok {
-			codes = append(codes, code)
-		}
-	}
-	for _, code := range codes {
+	codes := map[string]domain.AccountTotals{}
+	maps.Copy(codes, a.Accounts)
+	maps.Copy(codes, b.Accounts)
+	for _, code := range slices.Sorted(maps.Keys(codes)) {
 		x, y := a.Accounts[code], b.Accounts[code]
 		if !x.Debit.Equal(y.Debit) || !x.Credit.Equal(y.Credit) {
 			return fmt.Sprintf("account %s: debits %s, credits %s against %s and %s", code, y.Debit, y.Credit, x.Debit, x.Credit)
