@@ -24,7 +24,7 @@ import (
 //	GET  /admin/faults                                       the faults set
 //	POST /admin/faults/seed      domain.SeedDemo JSON         load bills into an empty ledger
 //	POST /admin/faults/pay       {"command_id", "bill", "cents"}  pay as the kiosk does
-//	GET  /admin/faults/state                                 hash, applied index, outbox, payments
+//	GET  /admin/faults/state                                 hash, applied index, format, outbox, payments, books
 //	GET  /admin/faults/bill?id=F001                          total paid, and the consistency before and after
 //
 // A node never runs with it at the village: it lets anyone on the machine

@@ -43,9 +43,16 @@ var developmentSnapshots = map[string]string{
 // releases (testdata/upgrade, one per release before a change of the
 // ledger's layout or rules): this build's `verify` sees the same journal,
 // applied index and state hash as the release that wrote it, and the node
-// starts on the folder, serves what it holds and takes new payments.
+// starts on the folder, serves what it holds and takes new payments. Once
+// the node has raised the ledger format to this build's, the books are
+// open on a folder whose chart names a general fund (the demo's, from the
+// last release before the books): balanced in total and in every fund,
+// receivables tied to the open bills, and a new payment takes the
+// principal it paid off the receivables of one fund. A folder whose chart
+// names no general fund keeps no books.
 func TestUpgradeFromEarlierReleases(t *testing.T) {
 	files, err := filepath.Glob("testdata/upgrade/*.tar.gz")
+	booksOpened := 0 // fixtures whose books opened
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no upgrade fixtures: %v", err)
 	}
@@ -99,11 +106,32 @@ func TestUpgradeFromEarlierReleases(t *testing.T) {
 			if err := m.Node.Get(domain.CollectionStaffUsers, "admin", &admin); err != nil || admin.Role != domain.RoleAdministrator {
 				t.Fatalf("the staff account made by release %s: %+v, %v", f.Release, admin, err)
 			}
+			// The node raises the ledger format to this build's once it
+			// leads, as it does before loading the demo (serve.go): the
+			// books open then on a folder whose chart names a general fund.
+			for deadline := time.Now().Add(20 * time.Second); m.Node.FSM().Format() < domain.LedgerFormat; time.Sleep(20 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("the ledger of release %s's folder is still at format %d", f.Release, m.Node.FSM().Format())
+				}
+			}
+			chart, err := domain.ReadsOf(m.Node).Chart()
+			if err != nil {
+				t.Fatal(err)
+			}
+			keepsBooks := chart.GeneralFund() != "" && domain.LedgerFormat >= domain.BooksFormat
+			before := upgradeBooks(t, m, keepsBooks)
+			if keepsBooks {
+				booksOpened++
+			}
+
+			// A new payment pays a bill off whole, so that what it pays
+			// of the principal is the bill's unpaid principal.
 			var next domain.Bill
+			var owed domain.Receivable
 			bills, _ := m.Node.FSM().Bills()
 			for _, b := range bills {
-				if fig, err := b.Figures(domain.DateOf(m.Config.Now().In(loc)), m.Node.Params()); err == nil && fig.Balance.IsPositive() && fig.Status != domain.BillTaxRoll {
-					next = b
+				if fig, err := b.Figures(domain.DateOf(m.Config.Now().In(loc)), m.Node.Params()); err == nil && fig.UnpaidPrincipal.IsPositive() && fig.Status != domain.BillTaxRoll && b.Certified == nil {
+					next, owed = b, fig
 					break
 				}
 			}
@@ -114,16 +142,86 @@ func TestUpgradeFromEarlierReleases(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cmd.Payload = &domain.PayBill{BillID: next.ID, Amount: domain.MustMoney("1.00"), Tender: domain.Card, Reference: "SIM-1"}
+			cmd.Payload = &domain.PayBill{BillID: next.ID, Amount: owed.Balance, Tender: domain.Card, Reference: "SIM-1"}
 			res, err := m.Node.Submit(context.Background(), cmd)
 			if err != nil || res.Receipt == nil || res.Receipt.Status != domain.Posted {
 				t.Fatalf("a new payment after the upgrade: %+v, %v", res, err)
+			}
+			if paid := res.Receipt.Allocation.Principal; !paid.Equal(owed.UnpaidPrincipal) {
+				t.Fatalf("the payment of %s's balance %s paid %s of its principal; want its unpaid %s", next.ID, owed.Balance, paid, owed.UnpaidPrincipal)
+			}
+			after := upgradeBooks(t, m, keepsBooks)
+			if keepsBooks {
+				// The receivable went down in one fund, the bill's, by the
+				// principal paid.
+				down := map[string]domain.Money{}
+				for fund, f := range before.Funds {
+					if diff := f.Receivable.Sub(after.Funds[fund].Receivable); !diff.IsZero() {
+						down[fund] = diff
+					}
+				}
+				var by domain.Money
+				for _, d := range down {
+					by = d
+				}
+				if len(down) != 1 || !by.Equal(owed.UnpaidPrincipal) {
+					t.Fatalf("after paying %s of %s's principal the receivables went down by %v; want one fund's by that", owed.UnpaidPrincipal, next.ID, down)
+				}
 			}
 			if _, err := m.Node.FSM().VerifyJournal(); err != nil {
 				t.Fatalf("journal after the upgrade: %v", err)
 			}
 		})
 	}
+	if booksOpened == 0 {
+		t.Error("no fixture's chart names a general fund: the books were never opened on an upgraded folder")
+	}
+}
+
+// upgradeBooks reads the books of m's ledger beside its bills. With
+// books kept (a chart naming a general fund, at this build's format) they
+// are open, the trial balance balances in total and in every fund, and
+// each fund's receivables are its open bills' unpaid principal; without,
+// they stay closed and hold nothing.
+func upgradeBooks(t *testing.T, m *Main, keepsBooks bool) domain.BooksTie {
+	t.Helper()
+	bills, err := m.Node.FSM().Bills()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tie, err := domain.ReadsOf(m.Node).BooksTie(bills)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !keepsBooks {
+		if tie.Open || len(tie.Accounts) != 0 {
+			t.Fatalf("a folder whose chart names no general fund: books open %t with %d accounts; want them closed and empty", tie.Open, len(tie.Accounts))
+		}
+		return tie
+	}
+	if !tie.Open {
+		t.Fatal("the chart names a general fund and the books did not open when the format was raised")
+	}
+	if !tie.Debit.Equal(tie.Credit) || tie.Debit.IsZero() {
+		t.Fatalf("the trial balance: debits %s, credits %s", tie.Debit, tie.Credit)
+	}
+	var owed domain.Money
+	for fund, f := range tie.Funds {
+		if !f.Balanced() {
+			t.Errorf("fund %q does not balance: debits %s, credits %s", fund, f.Debit, f.Credit)
+		}
+		if !f.Tied() {
+			t.Errorf("fund %q's receivables %s do not tie to its open bills' unpaid principal %s", fund, f.Receivable, f.OpenPrincipal)
+		}
+		owed = owed.Add(f.OpenPrincipal)
+	}
+	if !owed.IsPositive() {
+		t.Fatal("no open bill in the books: the receivables tie trivially")
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+	return tie
 }
 
 func unpackFixture(t *testing.T, file, dir string) upgradeFixture {

@@ -1,8 +1,10 @@
 // Package faultsuite runs randomized fault scenarios against a three-node
 // cluster and checks what residents were promised: every payment that got
 // a receipt, posted or provisional, is applied exactly once on every node;
-// the history the clients saw is linearizable; and every node ends with
-// the same state.
+// the history the clients saw is linearizable; every node ends with the
+// same state; and every node's books balance, in total and in every fund,
+// with each fund's receivables tied to its open bills, and read the same
+// on every node.
 //
 // A Target is the cluster: InProcess runs the three nodes inside the test
 // process (real WebSockets with mutual TLS on loopback, faults through
@@ -13,7 +15,9 @@ package faultsuite
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -21,6 +25,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
+	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/sync/faults"
 )
 
@@ -85,7 +90,14 @@ type Report struct {
 	Phantoms     int // payments no client submitted
 	Linearizable bool
 	HashesMatch  bool
-	Problems     []string
+	// BooksBalanced: every node's books are open, balance in total and
+	// in every fund, and each fund's receivables are its open bills'
+	// unpaid principal.
+	BooksBalanced bool
+	// BooksMatch: every node's trial balance is the same, account by
+	// account.
+	BooksMatch bool
+	Problems   []string
 }
 
 // OK reports whether the run kept every promise.
@@ -167,7 +179,65 @@ func Check(ops []Op, states []faults.NodeState, due map[string]int64) Report {
 		}
 	}
 	r.Linearizable = checkLinearizable(ops, applied, states[0].Paid, due, &r)
+	checkBooks(states, &r)
 	return r
+}
+
+// checkBooks judges each node's books on their own (open, balanced in
+// total and by fund, receivables tied to the open bills) and against the
+// first node's (the same debits and credits in every account). The state
+// hash covers the books too, but a node whose books drifted from its own
+// bills would still hash like its peers if every node drifted alike: the
+// tie is checked on each.
+func checkBooks(states []faults.NodeState, r *Report) {
+	r.BooksBalanced, r.BooksMatch = true, true
+	for _, s := range states {
+		b := s.Books
+		if !b.Open {
+			r.BooksBalanced = false
+			r.problem("%s: the books are not open, though the seed's chart names a general fund", s.ID)
+			continue
+		}
+		if !b.Debit.Equal(b.Credit) {
+			r.BooksBalanced = false
+			r.problem("%s: the trial balance does not balance: debits %s, credits %s", s.ID, b.Debit, b.Credit)
+		}
+		for _, fund := range slices.Sorted(maps.Keys(b.Funds)) {
+			f := b.Funds[fund]
+			if !f.Balanced() {
+				r.BooksBalanced = false
+				r.problem("%s: fund %q does not balance: debits %s, credits %s", s.ID, fund, f.Debit, f.Credit)
+			}
+			if !f.Tied() {
+				r.BooksBalanced = false
+				r.problem("%s: fund %q's receivables %s do not tie to its open bills' unpaid principal %s", s.ID, fund, f.Receivable, f.OpenPrincipal)
+			}
+		}
+	}
+	first := states[0]
+	for _, s := range states[1:] {
+		if why := booksDiffer(first.Books, s.Books); why != "" {
+			r.BooksMatch = false
+			r.problem("the trial balance of %s differs from %s's: %s", s.ID, first.ID, why)
+		}
+	}
+}
+
+// booksDiffer says where two trial balances differ, "" when they do not.
+func booksDiffer(a, b domain.BooksTie) string {
+	if !a.Debit.Equal(b.Debit) || !a.Credit.Equal(b.Credit) {
+		return fmt.Sprintf("debits %s and credits %s against %s and %s", b.Debit, b.Credit, a.Debit, a.Credit)
+	}
+	codes := map[string]domain.AccountTotals{}
+	maps.Copy(codes, a.Accounts)
+	maps.Copy(codes, b.Accounts)
+	for _, code := range slices.Sorted(maps.Keys(codes)) {
+		x, y := a.Accounts[code], b.Accounts[code]
+		if !x.Debit.Equal(y.Debit) || !x.Credit.Equal(y.Credit) {
+			return fmt.Sprintf("account %s: debits %s, credits %s against %s and %s", code, y.Debit, y.Credit, x.Debit, x.Credit)
+		}
+	}
+	return ""
 }
 
 // The model: one register per bill holding the total paid, in cents. A pay

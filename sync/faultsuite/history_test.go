@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/sync/faults"
 )
 
@@ -14,8 +15,30 @@ func TestCheckCatchesBrokenPromises(t *testing.T) {
 	t0 := time.Date(2026, 4, 10, 15, 0, 0, 0, time.UTC)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 	due := map[string]int64{"F001": 10000}
+	// The books after paid cents of F001's 100.00: the card's money not
+	// yet deposited, the receivable down by it.
+	books := func(paid int64) domain.BooksTie {
+		m := domain.Cents(paid)
+		return domain.BooksTie{Open: true, Debit: domain.MustMoney("100.00").Add(m), Credit: domain.MustMoney("100.00").Add(m),
+			Accounts: map[string]domain.AccountTotals{
+				"100-112": {Debit: m}, "100-121": {Debit: domain.MustMoney("100.00"), Credit: m}, "100-341": {Credit: domain.MustMoney("100.00")},
+			},
+			Funds: map[string]domain.FundTie{"100": {Debit: domain.MustMoney("100.00").Add(m), Credit: domain.MustMoney("100.00").Add(m),
+				Receivable: domain.MustMoney("100.00").Sub(m), OpenPrincipal: domain.MustMoney("100.00").Sub(m)}},
+		}
+	}
 	state := func(id string, hash string, payments map[string]int, paid int64) faults.NodeState {
-		return faults.NodeState{ID: id, Hash: hash, Applied: 9, Payments: map[string]map[string]int{"F001": payments}, Paid: map[string]int64{"F001": paid}}
+		return faults.NodeState{ID: id, Hash: hash, Applied: 9, Payments: map[string]map[string]int{"F001": payments}, Paid: map[string]int64{"F001": paid},
+			Books: books(paid)}
+	}
+	// withBooks is three good states of good's payments, the books of
+	// the last changed by change.
+	withBooks := func(change func(*domain.BooksTie)) []faults.NodeState {
+		p := map[string]int{"a": 1, "b": 1, "c": 1}
+		z := state("z", "h", p, 175)
+		z.Books = books(175)
+		change(&z.Books)
+		return []faults.NodeState{state("x", "h", p, 175), state("y", "h", p, 175), z}
 	}
 	good := []Op{
 		{CommandID: "a", Bill: "F001", Cents: 100, Call: at(0), Return: at(10), Status: Posted, Balance: 9900},
@@ -44,6 +67,28 @@ func TestCheckCatchesBrokenPromises(t *testing.T) {
 			{CommandID: "b", Bill: "F001", Cents: 50, Call: at(20), Return: at(30), Status: Posted, Balance: 9950},
 		}, three(map[string]int{"a": 1, "b": 1}, 150), "not linearizable"},
 		{"payment nobody made", good, three(map[string]int{"a": 1, "b": 1, "c": 1, "zz": 1}, 175), "no client submitted"},
+		{"books never opened", good, withBooks(func(b *domain.BooksTie) { *b = domain.BooksTie{} }), "books are not open"},
+		{"trial balance does not balance", good, withBooks(func(b *domain.BooksTie) {
+			b.Debit = b.Debit.Add(domain.Cents(1))
+		}), "trial balance does not balance"},
+		{"a fund does not balance", good, withBooks(func(b *domain.BooksTie) {
+			// In total the books balance: a line posted to the wrong fund.
+			f := b.Funds["100"]
+			f.Debit = f.Debit.Sub(domain.Cents(175))
+			b.Funds["100"] = f
+			b.Funds["610"] = domain.FundTie{Debit: domain.Cents(175)}
+		}), `fund "100" does not balance`},
+		{"receivable not tied to the open bills", good, withBooks(func(b *domain.BooksTie) {
+			f := b.Funds["100"]
+			f.OpenPrincipal = f.OpenPrincipal.Sub(domain.Cents(25))
+			b.Funds["100"] = f
+		}), "do not tie"},
+		{"two nodes' trial balances differ", good, withBooks(func(b *domain.BooksTie) {
+			// Each node's books balance and tie; one posted the card's
+			// money to cash rather than to receipts not yet deposited.
+			b.Accounts["100-111"] = b.Accounts["100-112"]
+			delete(b.Accounts, "100-112")
+		}), "trial balance of z differs"},
 	}
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {

@@ -93,6 +93,14 @@ func NewInProcess(t testing.TB, opts InProcessOptions) *InProcess {
 	loc, _ := time.LoadLocation("America/Chicago")
 	p.today = domain.DateOf(p.C.Now().In(loc))
 	leader := p.C.Leader(15 * time.Second)
+	// The seed's chart opens the books only at the books' format, and its
+	// history loads at all only from format 2: seed once the leader has
+	// raised the format to this build's, as the appliance's demo does.
+	for deadline := time.Now().Add(30 * time.Second); leader.Node.FSM().Format() < domain.LedgerFormat; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the ledger is still at format %d", leader.Node.FSM().Format())
+		}
+	}
 	seed := SeedBills(opts.Bills, p.today)
 	cmd, err := leader.Node.NewCommand(domain.KindSeedDemo, "faultsuite")
 	if err != nil {
@@ -124,20 +132,43 @@ func NewInProcess(t testing.TB, opts InProcessOptions) *InProcess {
 
 // SeedBills returns n bills of 100.00 ("F001"…) billed on day, on one
 // parcel: not yet due, so a payment's balance is the principal less what
-// was paid.
+// was paid. Its history gives the chart, which names a general fund and
+// so opens the books: the bills are carried as receivables by the opening
+// entry, and every payment of a run posts to the books. The odd bills are
+// the water utility's (its own revenue line, in its own fund) and the
+// even ones count under the general fund's line collecting village bills,
+// so the books balance and tie fund by fund, not only in total.
 func SeedBills(n int, day domain.Date) *domain.SeedDemo {
 	seed := &domain.SeedDemo{
 		Parcels:  []domain.Parcel{{ID: "0601-141-2001", Address: "141 W Main St", County: domain.Dane, Owner: "Fault Suite"}},
 		Accounts: []domain.Account{{Number: "100101", Name: "Fault Suite", Parcels: []string{"0601-141-2001"}}},
+		History: []domain.Command{{ID: "faultsuite-chart", Kind: domain.KindChart, Node: "faultsuite", Seq: 1, Actor: "faultsuite",
+			At: domain.NewDateTime(day, 8, 0, 0), Payload: &domain.ChartChange{Source: "form", Accounts: []domain.ChartAccount{
+				{Code: SeedGeneralFund, Type: domain.AccountFund, Name: "General fund", General: true},
+				{Code: SeedWaterFund, Type: domain.AccountFund, Name: "Water utility"},
+				{Code: "100-46100", Type: domain.AccountRevenue, Name: "Charges for services", Fund: SeedGeneralFund, Major: "Public charges for services",
+					Sources: []string{domain.SourceBills}},
+				{Code: "610-46410", Type: domain.AccountRevenue, Name: "Water sales", Fund: SeedWaterFund, Major: "Charges for services"},
+			}}}},
 	}
 	for i := range n {
-		seed.Bills = append(seed.Bills, domain.Bill{
+		b := domain.Bill{
 			ID: fmt.Sprintf("F%03d", i+1), Account: "100101", Parcel: "0601-141-2001", Description: "fault suite",
 			BilledOn: day, Principal: domain.MustMoney("100.00"),
-		})
+		}
+		if i%2 == 0 {
+			b.Revenue = "610-46410"
+		}
+		seed.Bills = append(seed.Bills, b)
 	}
 	return seed
 }
+
+// The funds of SeedBills's chart.
+const (
+	SeedGeneralFund = "100"
+	SeedWaterFund   = "610"
+)
 
 func dueCents(b domain.Bill, day domain.Date, p *domain.Params) int64 {
 	fig, err := b.Figures(day, p)

@@ -94,6 +94,15 @@ func NewProcesses(t testing.TB, bills int) *Processes {
 		p.tool(args...)
 		p.start(n)
 	}
+	// The seed's chart opens the books only at the books' format: seed
+	// once the clerk's node has raised the format to this build's.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if s, err := p.State(HallClerk); err == nil && s.Format >= domain.LedgerFormat {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("the ledger did not reach format %d: %+v, %v\n%s", domain.LedgerFormat, s, err, p.logs())
+		}
+	}
 	loc, _ := time.LoadLocation("America/Chicago")
 	today := domain.DateOf(time.Now().In(loc))
 	seed := SeedBills(bills, today)

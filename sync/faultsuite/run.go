@@ -106,8 +106,8 @@ func (r Result) Summary() string {
 	if r.Snapshots >= 0 {
 		snaps = fmt.Sprintf(", %d snapshots installed", r.Snapshots)
 	}
-	return fmt.Sprintf("%s seed %d: %d faults, %d commands (%d posted, %d provisional, %d unknown), %d current reads, lost %d, duplicated %d, linearizable %t, hashes match %t%s",
-		r.Target, r.Plan.Seed, len(r.Faults), rep.Commands, rep.Posted, rep.Provisional, rep.Unknown, rep.Reads, rep.Lost, rep.Duplicated, rep.Linearizable, rep.HashesMatch, snaps)
+	return fmt.Sprintf("%s seed %d: %d faults, %d commands (%d posted, %d provisional, %d unknown), %d current reads, lost %d, duplicated %d, linearizable %t, hashes match %t, books balanced and tied %t, books match %t%s",
+		r.Target, r.Plan.Seed, len(r.Faults), rep.Commands, rep.Posted, rep.Provisional, rep.Unknown, rep.Reads, rep.Lost, rep.Duplicated, rep.Linearizable, rep.HashesMatch, rep.BooksBalanced, rep.BooksMatch, snaps)
 }
 
 // Run drives clients paying bills through random nodes while it injects
