@@ -571,14 +571,7 @@ func OpenBooks(tx Tx, c Command, env Env) error {
 			if b.Certified != nil {
 				return nil // on the tax roll: the county collects it
 			}
-			principal := b.Principal
-			if b.Summary != nil {
-				principal = b.Summary.UnpaidPrincipal
-			} else {
-				for _, p := range b.Payments {
-					principal = principal.Sub(p.Allocation.Principal)
-				}
-			}
+			principal := b.unpaidPrincipal()
 			if !principal.IsPositive() {
 				return nil
 			}

@@ -95,20 +95,8 @@ func (x Reads) BooksTie(bills []Bill) (BooksTie, error) {
 }
 
 // billFund is the fund whose receivables hold b's principal: the fund of
-// the revenue line RevenueOf gives, without adding the unclassified line
-// (that line is the general fund's).
-func billFund(ch Chart, b Bill) string {
-	if b.Revenue != "" {
-		if a, ok := ch.Account(b.Revenue); ok && a.Type == AccountRevenue {
-			return a.Fund
-		}
-	}
-	if c := ch.Collector(SourceBills); c != "" {
-		a, _ := ch.Account(c)
-		return a.Fund
-	}
-	return ch.GeneralFund()
-}
+// the revenue line its receipts post to (Chart.RevenueOf).
+func billFund(ch Chart, b Bill) string { return ch.FundOf(ch.RevenueOf(b.Revenue, SourceBills)) }
 
 // unpaidPrincipal is the principal b still owes after every payment it
 // holds: its summary's, or its principal less what its payments paid of

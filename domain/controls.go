@@ -102,7 +102,7 @@ func (x Reads) ControlTies(bills []Bill, today Date, p *Params) ([]ControlTie, e
 		if fig.UnpaidPrincipal.IsZero() {
 			continue
 		}
-		t := tie(ch.FundOf(ch.RevenueOf(b.Revenue, SourceBills)), ControlReceivable)
+		t := tie(billFund(ch, b), ControlReceivable)
 		t.Records, t.Items = t.Records.Add(fig.UnpaidPrincipal), t.Items+1
 	}
 	claims, err := all[Claim](x.r, CollectionClaims, "CL-")
