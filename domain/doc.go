@@ -28,6 +28,10 @@
 //	§5.05       books.go statements.go (the books by fund; the balance
 //	            sheet, the statement of revenues, expenditures and changes
 //	            in fund balance, and the Form CT schedule read from them)
+//	            statementsmonth.go (a month's statement, for the board's packet)
+//	            controls.go bookstie.go (control accounts tied to their records)
+//	§5.06       bankrec.go cardsettlement.go (cash by depository, bank
+//	            statements and their reconciliation; card settlements)
 //	commands    command.go ledger.go
 //	            billpayments.go (how a bill's payments are stored: in its
 //	            record below ledger format 3, as records of their own with
