@@ -464,6 +464,7 @@ func serveFlags(fs *flag.FlagSet, c *Config, configPath *string) {
 	fs.StringVar(&c.Stripe.APIURL, "stripe-api-url", c.Stripe.APIURL, "Stripe's API address (empty: Stripe's own)")
 	fs.StringVar(&c.NodeID, "node-id", c.NodeID, "this node's id")
 	fs.BoolVar(&c.Demo, "demo", c.Demo, "load demo data into an empty ledger")
+	fs.StringVar(&c.Today, "today", c.Today, "with --demo: the day (YYYY-MM-DD) the node's clock runs from, on a new data folder")
 	fs.StringVar(&c.ParamsFile, "params", c.ParamsFile, "parameter file layered over the embedded defaults")
 	fs.Func("offline-card-limit", "largest card payment taken while the leader is unreachable (default 500.00)", func(v string) error {
 		lim, err := domain.ParseMoney(v)

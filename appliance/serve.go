@@ -47,6 +47,12 @@ type Config struct {
 	Terminal    string // the card terminal: "simulator" or "none" (default: the simulator with --demo, else none)
 	NodeID      string // this node's id (default "hall-kiosk")
 	Demo        bool   // load demo data into an empty ledger
+	// Today, with Demo only, is the day (YYYY-MM-DD) the node's clock runs
+	// from: the demo is made as of that day and the clock advances from it
+	// at the time of day the node started, so the year's turning points
+	// (a return's due date, January 31, November 1 and 15) can be seen
+	// through the product's own pages.
+	Today string
 	ParamsFile  string // parameter overrides layered over the embedded defaults
 	Logger      *slog.Logger
 	Now         func() time.Time // the clock; tests pin it
@@ -169,6 +175,13 @@ func (m *Main) Run(ctx context.Context) error {
 	loc, err := time.LoadLocation(Village)
 	if err != nil {
 		return fmt.Errorf("load time zone %s: %w", Village, err)
+	}
+	if cfg.Today != "" {
+		now, err := demoClock(cfg.Today, cfg.Demo, cfg.Now, loc)
+		if err != nil {
+			return err
+		}
+		cfg.Now = now
 	}
 	params, err := loadParams(cfg.ParamsFile)
 	if err != nil {
@@ -472,10 +485,34 @@ func (m *Main) checkParamsFile() error {
 	return nil
 }
 
+// demoClock returns the clock of a demo run as of day: base shifted so
+// that it reads day at the time of day it is started, and advancing from
+// there. Only a demo runs at another date: a village's ledger keeps the
+// real one.
+func demoClock(day string, demo bool, base func() time.Time, loc *time.Location) (func() time.Time, error) {
+	if !demo {
+		return nil, fmt.Errorf("--today %s: only a demo node runs at a chosen date (give --demo, on a new data folder)", day)
+	}
+	d, err := domain.ParseDate(day)
+	if err != nil {
+		return nil, fmt.Errorf("--today %q: give a day as YYYY-MM-DD", day)
+	}
+	now := base().In(loc)
+	start := time.Date(d.Year(), d.Month(), d.Day(), now.Hour(), now.Minute(), now.Second(), now.Nanosecond(), loc)
+	offset := start.Sub(now)
+	return func() time.Time { return base().Add(offset) }, nil
+}
+
 // loadDemo submits the demo data as one command with a fixed id, so a
 // second start (or a second node) never loads it twice, and the ledger
 // ignores it when it already holds records.
 func (m *Main) loadDemo(ctx context.Context, loc *time.Location, params *domain.Params) error {
+	if _, done, err := m.Node.FSM().CommandResult(demoCommandID); err != nil {
+		return err
+	} else if done {
+		m.Config.Logger.Info("demo data already in the ledger: nothing to load")
+		return nil
+	}
 	wait, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := m.Node.WaitLeader(wait); err != nil {
@@ -499,15 +536,18 @@ func (m *Main) loadDemo(ctx context.Context, loc *time.Location, params *domain.
 	if err != nil {
 		return err
 	}
-	cmd.ID = "demo-data-v1"
+	cmd.ID = demoCommandID
 	cmd.Payload = seed
 	res, err := m.Node.Submit(wait, cmd)
 	if err != nil {
 		return fmt.Errorf("load demo data: %w", err)
 	}
-	m.Config.Logger.Info("demo data", "result", res.Note)
+	m.Config.Logger.Info("demo data loaded", "result", res.Note)
 	return nil
 }
+
+// demoCommandID is the id of the command that loads the demo data.
+const demoCommandID = "demo-data-v1"
 
 // showHealth serves /healthz: 200 while the node is healthy, 503 with the
 // problems listed when it is not (a halted apply, a diverged replica).
