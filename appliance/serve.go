@@ -47,12 +47,6 @@ type Config struct {
 	Terminal    string // the card terminal: "simulator" or "none" (default: the simulator with --demo, else none)
 	NodeID      string // this node's id (default "hall-kiosk")
 	Demo        bool   // load demo data into an empty ledger
-	// Today, with Demo only, is the day (YYYY-MM-DD) the node's clock runs
-	// from: the demo is made as of that day and the clock advances from it
-	// at the time of day the node started, so the year's turning points
-	// (a return's due date, January 31, November 1 and 15) can be seen
-	// through the product's own pages.
-	Today string
 	ParamsFile  string // parameter overrides layered over the embedded defaults
 	Logger      *slog.Logger
 	Now         func() time.Time // the clock; tests pin it
@@ -71,6 +65,13 @@ type Config struct {
 	Village villageConfig
 	// Mail is the SMTP relay of e-mailed receipts; no relay, no e-mail.
 	Mail mailConfig
+
+	// Today, with Demo only, is the day (YYYY-MM-DD) the node's clock runs
+	// from: the demo is made as of that day and the clock advances from it
+	// at the time of day the node started, so the year's turning points
+	// (a return's due date, January 31, November 1 and 15) can be seen
+	// through the product's own pages.
+	Today string
 }
 
 // Village is the village's time zone. Dates in the ledger are its dates.
