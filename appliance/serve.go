@@ -276,7 +276,14 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	if cfg.Demo {
-		if err := m.loadDemo(ctx, loc, params); err != nil {
+		// A node alone waits for its demo; a node of a cluster serves
+		// after a short wait whatever its peers do, and the demo applies
+		// when the cluster has a quorum.
+		limit := demoWait
+		if clustered {
+			limit = 10 * time.Second
+		}
+		if err := m.loadDemo(ctx, loc, params, limit); err != nil {
 			if !clustered {
 				m.Node.Close()
 				return err
@@ -507,14 +514,14 @@ func demoClock(day string, demo bool, base func() time.Time, loc *time.Location)
 // loadDemo submits the demo data as one command with a fixed id, so a
 // second start (or a second node) never loads it twice, and the ledger
 // ignores it when it already holds records.
-func (m *Main) loadDemo(ctx context.Context, loc *time.Location, params *domain.Params) error {
+func (m *Main) loadDemo(ctx context.Context, loc *time.Location, params *domain.Params, limit time.Duration) error {
 	if _, done, err := m.Node.FSM().CommandResult(demoCommandID); err != nil {
 		return err
 	} else if done {
 		m.Config.Logger.Info("demo data already in the ledger: nothing to load")
 		return nil
 	}
-	wait, cancel := context.WithTimeout(ctx, 10*time.Second)
+	wait, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	if err := m.Node.WaitLeader(wait); err != nil {
 		return fmt.Errorf("load demo data: %w", err)
@@ -539,13 +546,32 @@ func (m *Main) loadDemo(ctx context.Context, loc *time.Location, params *domain.
 	}
 	cmd.ID = demoCommandID
 	cmd.Payload = seed
-	res, err := m.Node.Submit(wait, cmd)
-	if err != nil {
+	if _, err := m.Node.Submit(wait, cmd); err != nil {
 		return fmt.Errorf("load demo data: %w", err)
 	}
-	m.Config.Logger.Info("demo data loaded", "result", res.Note)
-	return nil
+	// A busy machine may answer with the command queued rather than
+	// applied: the node serves once the ledger holds the demo and its
+	// outbox has settled it, so that what it shows and logs is the demo's.
+	for {
+		res, done, err := m.Node.FSM().CommandResult(demoCommandID)
+		if err != nil {
+			return fmt.Errorf("load demo data: %w", err)
+		}
+		if done && m.Node.Consistency().Pending == 0 {
+			m.Config.Logger.Info("demo data loaded", "result", res.Note)
+			return nil
+		}
+		select {
+		case <-wait.Done():
+			return fmt.Errorf("load demo data: queued, and not applied within %s", limit)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
+
+// demoWait bounds how long a node alone waits at start for its
+// leadership, the ledger's format and the demo data to be applied.
+const demoWait = 60 * time.Second
 
 // demoCommandID is the id of the command that loads the demo data.
 const demoCommandID = "demo-data-v1"

@@ -28,7 +28,18 @@ func TestPartitionCutsAFollowerOffUntilHealed(t *testing.T) {
 	c.Converge(10 * time.Second)
 	cut := c.Follower(10 * time.Second)
 	nw.Isolate(cut.ID)
+	// What reached the follower before the cut may still be applying (a
+	// mark the leader appended, the seed's last entries): wait until its
+	// ledger stands still, then nothing more may reach it.
 	before := cut.Node.FSM().Applied()
+	for still := 0; still < 5; {
+		time.Sleep(100 * time.Millisecond)
+		if now := cut.Node.FSM().Applied(); now != before {
+			before, still = now, 0
+			continue
+		}
+		still++
+	}
 	for range 5 {
 		if _, err := leader.Pay(synctest.BillID(0), "1.00"); err != nil {
 			t.Fatal(err)
