@@ -148,6 +148,14 @@ func (o *Office) Submit(r *http.Request, p domain.Payload) (domain.Result, error
 	return o.s.submit(r, p.Kind(), func(c *domain.Command) { c.Payload = p })
 }
 
+// SubmitWith records a command of kind k for the person signed in, as
+// Submit does, letting fill set its payload from the command itself: the
+// payloads that name their record after the command's date, node and
+// sequence (a bill's number, a returned check's).
+func (o *Office) SubmitWith(r *http.Request, k domain.Kind, fill func(*domain.Command)) (domain.Result, error) {
+	return o.s.submit(r, k, fill)
+}
+
 // SubmitAPI records a command carrying p for the holder of the API token,
 // with the client's command id: the same id sent again with the same
 // request answers with the first result, with another request it is a
@@ -162,6 +170,14 @@ func (o *Office) SubmitAPI(r *http.Request, commandID string, p domain.Payload) 
 		c.Payload = p
 	})
 }
+
+// HashPassword returns the hash of a password (argon2id, at the office's
+// cost) as an account's record keeps it.
+func (o *Office) HashPassword(password string) string { return o.s.hasher.Hash(password) }
+
+// EndSessions signs an account out of every session it holds on this
+// node: after its password is reset or the account disabled.
+func (o *Office) EndSessions(username string) { o.s.sessions.endUser(username) }
 
 // DecodeJSON reads a JSON request body strictly into v (unknown fields,
 // duplicate keys, trailing data and oversized bodies refused as

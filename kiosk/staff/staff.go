@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -200,14 +201,6 @@ func (s *Server) Handler() http.Handler {
 	}
 	route("GET /staff/{$}", CapDashboard, s.showDashboardPage)
 
-	route("GET /staff/users", CapUsers, s.showUsersPage)
-	route("POST /staff/users", CapUsers, s.submitUser)
-	route("POST /staff/users/{username}/reset", CapUsers, s.submitReset)
-	route("POST /staff/users/{username}/disable", CapUsers, s.submitDisable)
-	route("POST /staff/users/{username}/enable", CapUsers, s.submitEnable)
-	route("POST /staff/users/{username}/tokens", CapUsers, s.submitToken)
-	route("POST /staff/tokens/{id}/revoke", CapUsers, s.submitRevoke)
-
 	route("GET /staff/bills/new", CapBills, s.showNewBillPage)
 	route("POST /staff/bills", CapBills, s.submitBill)
 	route("GET /staff/bills/import", CapBills, s.showImportPage)
@@ -272,7 +265,6 @@ func (s *Server) Handler() http.Handler {
 	}
 	api("GET /api/v1/bills", CapReadBills, s.apiBills)
 	api("GET /api/v1/bills/{id}", CapReadBills, s.apiBill)
-	api("POST /api/v1/users", CapUsers, s.apiUser)
 	api("POST /api/v1/payments", CapWindow, s.apiPayment)
 	api("GET /api/v1/whoami", CapDashboard, s.apiWhoami)
 	api("GET /api/v1/holds", CapReadBills, s.apiHolds)
@@ -306,7 +298,7 @@ func (s *Server) page(r *http.Request, title string) view.Page {
 		p.User, p.Name, p.Role = pr.user.Username, pr.user.Name, pr.user.Role.Title()
 		p.CSRF = pr.session.csrf
 		if !pr.user.MustChange {
-			for _, n := range append([]navLink{
+			links := append([]navLink{
 				{CapDashboard, "Today", "/staff/"},
 				{CapWindow, "Window", "/staff/window"},
 				{CapReadBills, "Accounts", "/staff/accounts"},
@@ -319,9 +311,10 @@ func (s *Server) page(r *http.Request, title string) view.Page {
 				{CapNovemberRun, "November run", "/staff/november"},
 				{CapReadFees, "Fees", "/staff/fees"},
 				{CapJournal, "Journal", "/staff/journal"},
-				{CapUsers, "Staff", "/staff/users"},
 				{CapCluster, "Cluster", "/staff/cluster"},
-			}, s.nav...) {
+			}, s.nav...)
+			slices.SortStableFunc(links, func(a, b navLink) int { return menuPlace(a.url) - menuPlace(b.url) })
+			for _, n := range links {
 				if Allowed(pr.user.Role, n.c) {
 					p.Nav = append(p.Nav, view.NavLink{Label: n.label, URL: n.url, Current: r.URL.Path == n.url})
 				}
@@ -342,6 +335,36 @@ func (s *Server) page(r *http.Request, title string) view.Page {
 		p.Banner = b + "."
 	}
 	return p
+}
+
+// menu is the order of the front desk's links, the first of the
+// navigation, as the clerks have always found them: the modules that
+// serve these pages add their links (Office.Nav) in any order, and the
+// links of every other module follow them in the order they were added.
+var menu = []string{
+	"/staff/",
+	"/staff/window",
+	"/staff/accounts",
+	"/staff/letters",
+	"/staff/bills/new",
+	"/staff/bills/import",
+	"/staff/parcels/import",
+	"/staff/drawers",
+	"/staff/refunds",
+	"/staff/november",
+	"/staff/fees",
+	"/staff/journal",
+	"/staff/users",
+	"/staff/cluster",
+}
+
+// menuPlace is a link's place in menu; the links it does not list come
+// after those it does.
+func menuPlace(url string) int {
+	if i := slices.Index(menu, url); i >= 0 {
+		return i
+	}
+	return len(menu)
 }
 
 // render writes a component with a status, buffered so that a failure
