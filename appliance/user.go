@@ -22,6 +22,7 @@ import (
 	"github.com/villagehall/appliance/kiosk/staff/backups"
 	"github.com/villagehall/appliance/kiosk/staff/books"
 	"github.com/villagehall/appliance/kiosk/staff/budget"
+	"github.com/villagehall/appliance/kiosk/staff/journal"
 	"github.com/villagehall/appliance/kiosk/staff/payables"
 	"github.com/villagehall/appliance/kiosk/staff/purchasing"
 	"github.com/villagehall/appliance/kiosk/staff/roomtax"
@@ -196,6 +197,7 @@ func roleList() string {
 // this order.
 func staffModules() []staff.Module {
 	return []staff.Module{
+		journal.New(),     // the journal's search and export
 		users.New(),       // the staff accounts and API tokens
 		budget.New(),      // §5.01-5.05, §5.16: the chart, the budget cycle, appropriations
 		purchasing.New(),  // §5.12, §5.13: orders, requisitions, surplus, rules, employment

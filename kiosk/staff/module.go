@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -98,6 +99,10 @@ func (o *Office) Today() domain.Date { return o.s.today() }
 
 // Location returns the village's time zone.
 func (o *Office) Location() *time.Location { return o.s.loc }
+
+// Log returns the office's logger, for the internal errors a handler
+// handles itself (a download that failed after its first bytes were sent).
+func (o *Office) Log() *slog.Logger { return o.s.log }
 
 // Who returns the person r is made by; the zero Who when nobody is
 // signed in (never on a route mounted with Page or API).

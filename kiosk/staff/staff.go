@@ -82,6 +82,27 @@ type CardRefunds interface {
 	Refund(ctx context.Context, r terminal.RefundRequest) (terminal.Refund, error)
 }
 
+// JournalEntry is one link of the ledger's hash-chained journal: a command
+// applied or refused, by whom, when and on which node.
+type JournalEntry struct {
+	Seq       uint64          `json:"seq"`
+	Index     uint64          `json:"index"`
+	CommandID string          `json:"command_id"`
+	Kind      domain.Kind     `json:"kind"`
+	Actor     string          `json:"actor"`
+	Node      string          `json:"node"`
+	At        domain.DateTime `json:"at"`
+	Outcome   string          `json:"outcome"`
+	Error     string          `json:"error,omitempty"`
+	Hash      string          `json:"hash"`
+}
+
+// Journal reads the journal in order; the appliance adapts the replicated
+// ledger's.
+type Journal interface {
+	Journal(fn func(JournalEntry) error) error
+}
+
 // Config is what the clerk's office needs from the appliance.
 type Config struct {
 	Ledger domain.Ledger
@@ -247,9 +268,6 @@ func (s *Server) Handler() http.Handler {
 	route("GET /staff/resolutions/new", CapResolutions, s.showNewResolutionPage)
 	route("POST /staff/resolutions", CapResolutions, s.submitResolution)
 
-	route("GET /staff/journal", CapJournal, s.showJournalPage)
-	route("GET /staff/journal.csv", CapJournal, s.showJournalCSV)
-
 	route("GET /staff/cluster", CapCluster, s.showClusterPage)
 
 	for _, m := range s.routes {
@@ -310,7 +328,6 @@ func (s *Server) page(r *http.Request, title string) view.Page {
 				{CapReadCash, "Refunds", "/staff/refunds"},
 				{CapNovemberRun, "November run", "/staff/november"},
 				{CapReadFees, "Fees", "/staff/fees"},
-				{CapJournal, "Journal", "/staff/journal"},
 				{CapCluster, "Cluster", "/staff/cluster"},
 			}, s.nav...)
 			slices.SortStableFunc(links, func(a, b navLink) int { return menuPlace(a.url) - menuPlace(b.url) })

@@ -353,21 +353,6 @@ type Hold struct {
 	BillID, Balance, Since string
 }
 
-// Journal is the journal search.
-type Journal struct {
-	Actor, Kind, Outcome, Q, From, To string
-	Bill, Receipt, Account            string
-	Total, Shown                      int
-	CSV                               string
-	Rows                              []JournalRow
-}
-
-// JournalRow is one journal entry.
-type JournalRow struct {
-	Seq, Index, At, Actor, Node, Kind, CommandID, Outcome, Error string
-	Bill, Receipt, Amount                                        string
-}
-
 // FindAccount is the account search.
 type FindAccount struct {
 	Q        string
