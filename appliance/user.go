@@ -22,6 +22,7 @@ import (
 	"github.com/villagehall/appliance/kiosk/staff/backups"
 	"github.com/villagehall/appliance/kiosk/staff/books"
 	"github.com/villagehall/appliance/kiosk/staff/budget"
+	"github.com/villagehall/appliance/kiosk/staff/fees"
 	"github.com/villagehall/appliance/kiosk/staff/journal"
 	"github.com/villagehall/appliance/kiosk/staff/payables"
 	"github.com/villagehall/appliance/kiosk/staff/purchasing"
@@ -197,6 +198,7 @@ func roleList() string {
 // this order.
 func staffModules() []staff.Module {
 	return []staff.Module{
+		fees.New(),        // Chapter 5's fee schedule and the resolutions that set it
 		journal.New(),     // the journal's search and export
 		users.New(),       // the staff accounts and API tokens
 		budget.New(),      // §5.01-5.05, §5.16: the chart, the budget cycle, appropriations

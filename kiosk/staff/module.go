@@ -359,3 +359,16 @@ func APICommand[T any, P interface {
 	}
 	o.WriteJSON(w, http.StatusOK, CommandResponse{CommandID: res.CommandID, Index: res.Index, Ref: res.Ref, Note: res.Note})
 }
+
+// parseFormDate reads a date typed as YYYY-MM-DD; what names the field in
+// the message.
+func parseFormDate(what, s string) (domain.Date, error) {
+	if s == "" {
+		return domain.Date{}, domain.Errorf(domain.EINVALID, "", "%s is missing; write it as YYYY-MM-DD.", what)
+	}
+	d, err := domain.ParseDate(s)
+	if err != nil {
+		return domain.Date{}, domain.Errorf(domain.EINVALID, "", "%s %q is not a real date written as YYYY-MM-DD.", what, s)
+	}
+	return d, nil
+}

@@ -264,10 +264,6 @@ func (s *Server) Handler() http.Handler {
 	route("GET /staff/charges/new", CapBills, s.showNewChargePage)
 	route("POST /staff/charges", CapBills, s.submitCharge)
 
-	route("GET /staff/fees", CapReadFees, s.showFeesPage)
-	route("GET /staff/resolutions/new", CapResolutions, s.showNewResolutionPage)
-	route("POST /staff/resolutions", CapResolutions, s.submitResolution)
-
 	route("GET /staff/cluster", CapCluster, s.showClusterPage)
 
 	for _, m := range s.routes {
@@ -327,7 +323,6 @@ func (s *Server) page(r *http.Request, title string) view.Page {
 				{CapReadCash, "Drawers", "/staff/drawers"},
 				{CapReadCash, "Refunds", "/staff/refunds"},
 				{CapNovemberRun, "November run", "/staff/november"},
-				{CapReadFees, "Fees", "/staff/fees"},
 				{CapCluster, "Cluster", "/staff/cluster"},
 			}, s.nav...)
 			slices.SortStableFunc(links, func(a, b navLink) int { return menuPlace(a.url) - menuPlace(b.url) })

@@ -21,6 +21,7 @@ import (
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
+	"github.com/villagehall/appliance/kiosk/staff/fees"
 	"github.com/villagehall/appliance/kiosk/staff/journal"
 	"github.com/villagehall/appliance/kiosk/staff/users"
 )
@@ -123,6 +124,7 @@ func (h *Harness) serve() {
 // office grew packages of its own.
 func FrontDesk() []staff.Module {
 	return []staff.Module{
+		fees.New(),
 		journal.New(),
 		users.New(),
 	}
