@@ -226,8 +226,6 @@ func (s *Server) Handler() http.Handler {
 	route("POST /staff/bills", CapBills, s.submitBill)
 	route("GET /staff/bills/import", CapBills, s.showImportPage)
 	route("POST /staff/bills/import", CapBills, s.submitImport)
-	route("GET /staff/parcels/import", CapBills, s.showRollPage)
-	route("POST /staff/parcels/import", CapBills, s.submitRoll)
 	route("GET /staff/bills/{id}", CapReadBills, s.showBillPage)
 	route("GET /staff/accounts", CapReadBills, s.showFindAccountPage)
 	route("GET /staff/accounts/{number}", CapReadBills, s.showAccountPage)
@@ -319,7 +317,6 @@ func (s *Server) page(r *http.Request, title string) view.Page {
 				{CapReadLetters, "Status letters", "/staff/letters"},
 				{CapBills, "New bill", "/staff/bills/new"},
 				{CapBills, "Import bills", "/staff/bills/import"},
-				{CapBills, "Parcel roll", "/staff/parcels/import"},
 				{CapReadCash, "Drawers", "/staff/drawers"},
 				{CapReadCash, "Refunds", "/staff/refunds"},
 				{CapNovemberRun, "November run", "/staff/november"},

@@ -23,6 +23,7 @@ import (
 	"github.com/villagehall/appliance/kiosk/staff"
 	"github.com/villagehall/appliance/kiosk/staff/fees"
 	"github.com/villagehall/appliance/kiosk/staff/journal"
+	"github.com/villagehall/appliance/kiosk/staff/parcels"
 	"github.com/villagehall/appliance/kiosk/staff/users"
 )
 
@@ -124,6 +125,7 @@ func (h *Harness) serve() {
 // office grew packages of its own.
 func FrontDesk() []staff.Module {
 	return []staff.Module{
+		parcels.New(),
 		fees.New(),
 		journal.New(),
 		users.New(),
