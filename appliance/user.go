@@ -24,6 +24,7 @@ import (
 	"github.com/villagehall/appliance/kiosk/staff/budget"
 	"github.com/villagehall/appliance/kiosk/staff/fees"
 	"github.com/villagehall/appliance/kiosk/staff/journal"
+	"github.com/villagehall/appliance/kiosk/staff/november"
 	"github.com/villagehall/appliance/kiosk/staff/parcels"
 	"github.com/villagehall/appliance/kiosk/staff/payables"
 	"github.com/villagehall/appliance/kiosk/staff/purchasing"
@@ -200,6 +201,7 @@ func roleList() string {
 func staffModules() []staff.Module {
 	return []staff.Module{
 		parcels.New(),     // the parcel roll's import
+		november.New(),    // §5.10: the November run
 		fees.New(),        // Chapter 5's fee schedule and the resolutions that set it
 		journal.New(),     // the journal's search and export
 		users.New(),       // the staff accounts and API tokens

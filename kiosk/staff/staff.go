@@ -255,10 +255,6 @@ func (s *Server) Handler() http.Handler {
 	route("POST /staff/letters/{claim}/deliver", CapLetters, s.submitLetterDelivery)
 	route("GET /staff/letters/{claim}/letter.pdf", CapReadLetters, s.showLetterPDF)
 
-	route("GET /staff/november", CapReadBills, s.showNovemberPage)
-	route("POST /staff/november", CapNovemberRun, s.submitNovemberStep)
-	route("GET /staff/november/{year}/{file}", CapReadBills, s.showTaxRollCSV)
-
 	route("GET /staff/charges/new", CapBills, s.showNewChargePage)
 	route("POST /staff/charges", CapBills, s.submitCharge)
 
@@ -319,7 +315,6 @@ func (s *Server) page(r *http.Request, title string) view.Page {
 				{CapBills, "Import bills", "/staff/bills/import"},
 				{CapReadCash, "Drawers", "/staff/drawers"},
 				{CapReadCash, "Refunds", "/staff/refunds"},
-				{CapNovemberRun, "November run", "/staff/november"},
 				{CapCluster, "Cluster", "/staff/cluster"},
 			}, s.nav...)
 			slices.SortStableFunc(links, func(a, b navLink) int { return menuPlace(a.url) - menuPlace(b.url) })

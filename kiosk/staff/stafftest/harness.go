@@ -12,6 +12,7 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -23,6 +24,7 @@ import (
 	"github.com/villagehall/appliance/kiosk/staff"
 	"github.com/villagehall/appliance/kiosk/staff/fees"
 	"github.com/villagehall/appliance/kiosk/staff/journal"
+	"github.com/villagehall/appliance/kiosk/staff/november"
 	"github.com/villagehall/appliance/kiosk/staff/parcels"
 	"github.com/villagehall/appliance/kiosk/staff/users"
 )
@@ -126,6 +128,7 @@ func (h *Harness) serve() {
 func FrontDesk() []staff.Module {
 	return []staff.Module{
 		parcels.New(),
+		november.New(),
 		fees.New(),
 		journal.New(),
 		users.New(),
@@ -436,4 +439,21 @@ func (c *Client) PostConfirmed(path string, form url.Values) Page {
 		}
 	})
 	return c.Post(path, again)
+}
+
+// NovemberStep runs a step of the November run (§5.10) as the treasurer
+// does: the confirm page with the totals, then its confirm button.
+func (c *Client) NovemberStep(year int, step string) {
+	c.H.T.Helper()
+	form := url.Values{"year": {strconv.Itoa(year)}, "step": {step}}
+	p := c.Post("/staff/november", form)
+	if p.Status != http.StatusOK || !p.Has("november-confirm") {
+		c.H.T.Fatalf("%s: %d %s", step, p.Status, p.Text("error"))
+	}
+	form.Set("confirm", "yes")
+	form.Set("count", p.Doc.Find(`input[name="count"]`).AttrOr("value", ""))
+	form.Set("total", p.Doc.Find(`input[name="total"]`).AttrOr("value", ""))
+	if p := c.Post("/staff/november", form); p.Status != http.StatusSeeOther {
+		c.H.T.Fatalf("confirm %s: %d %s", step, p.Status, p.Text("error"))
+	}
 }

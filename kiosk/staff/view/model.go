@@ -293,43 +293,6 @@ type LetterLine struct {
 	Topic, Text, Amount string
 }
 
-// November is the November run page (§5.10).
-type November struct {
-	Year                        int
-	PenaltyDay, TaxRollDay      string
-	CanRun, MayPost, MayCertify bool
-	PenaltiesPosted, Certified  bool
-	PenaltiesAt, CertifiedAt    string
-	Penalties, Roll             []RunRow
-	PenaltyTotal, RollTotal     string
-	Counties                    []CountyTotal
-}
-
-// NovemberConfirm is a step of the November run shown before it posts.
-type NovemberConfirm struct {
-	Year                          int
-	Step                          string // "penalties" | "certify"
-	Rows                          []RunRow
-	Count                         int
-	Total                         string
-	Counties                      []CountyTotal
-	PenaltyDay, TaxRollDay, Today string
-}
-
-// RunRow is one bill in a step of the run.
-type RunRow struct {
-	BillID, Account, Parcel, County, Owner string
-	Principal, Interest, Penalty, Amount   string
-	URL                                    string // the bill's page, or the special assessment's
-}
-
-// CountyTotal is one county's share of the roll.
-type CountyTotal struct {
-	County, Key string
-	Count       int
-	Total       string
-}
-
 // ChargeForm bills a charge (§5.19, §5.21).
 type ChargeForm struct {
 	Kind, Account, Parcel, Reference, Placed string
