@@ -1,8 +1,8 @@
 package staff_test
 
-// Tests for the security probe's findings in the clerk's office (issue
-// 11): each replays the attack and checks that it no longer gets through
-// and that the ledger did not change.
+// Tests for the security probe's findings in the clerk's office: each
+// replays the attack and checks that it no longer gets through and that
+// the ledger did not change.
 
 import (
 	"bytes"

@@ -10,12 +10,13 @@
 // (roles.go). Handlers hold no rules: they build domain commands, submit
 // them through domain.Ledger and show what the domain computed.
 //
-// One file per resource: login.go, users.go, bills.go, window.go,
-// cluster.go, api.go; error.go maps errors to statuses in one place. A
-// capability that grows beyond a page or two (the budget, claims, the
-// room tax …) is a package of its own under kiosk/staff/, mounted as a
-// Module on the Office it shares with these (module.go); its tests start
-// the office with stafftest.
+// One file per resource: login.go, window.go, bills.go, letters.go,
+// refunds.go, cluster.go, api.go; error.go maps errors to statuses in one
+// place. Every other capability (the staff accounts, the journal, the fee
+// schedule, the parcel roll, the November run, the budget, claims, the
+// room tax …) is a package of its own under kiosk/staff/, its templ views
+// beside its handlers, mounted as a Module on the Office it shares with
+// these (module.go); its tests start the office with stafftest.
 // What every route shares has one file too: auth.go (hashes, sessions,
 // the sign-in limiter), password.go (the password policy), export.go
 // (every CSV download) and jsonbody.go (every JSON request body).
