@@ -96,7 +96,9 @@ vet:
 	@bad=$$(git grep -InE '[Ii]ssues? #?[0-9]+|[Ii]tems? [0-9]+|#[0-9]{2}\b' | grep -vE '(motion|meeting) of [^"]*, item [0-9]+' || true); \
 		if [ -n "$$bad" ]; then echo "say why in the sentence, not which issue or item asked for it:"; echo "$$bad"; exit 1; fi
 
-## check-imports: dependencies point inward (domain ← sync, kiosk ← appliance)
+## check-imports: dependencies point inward (domain ← sync, kiosk ← appliance),
+## and each capability of the back office (kiosk/staff/*) imports no other's
+## package: what two share is the office's own (kiosk/staff, kiosk/staff/view)
 check-imports:
 	@bad=$$($(GO) list -deps ./domain/... | grep -E '^$(MODULE)/(sync|kiosk|appliance)' || true); \
 		if [ -n "$$bad" ]; then echo "domain must not import: $$bad"; exit 1; fi
@@ -104,6 +106,9 @@ check-imports:
 		if [ -n "$$bad" ]; then echo "domain imports beyond the standard library and decimal: $$bad"; exit 1; fi
 	@bad=$$($(GO) list -deps ./kiosk/... | grep -E '^$(MODULE)/sync' || true); \
 		if [ -n "$$bad" ]; then echo "kiosk must not import sync: $$bad"; exit 1; fi
+	@bad=$$($(GO) list -f '{{$$p := .ImportPath}}{{range .Imports}}{{$$p}} {{.}}{{"\n"}}{{end}}' ./kiosk/staff/... | \
+		awk '$$1 ~ "/kiosk/staff/" && $$1 !~ "/stafftest$$" && $$2 ~ "/kiosk/staff/" && $$2 !~ "/kiosk/staff/view$$" && index($$2, $$1 "/") != 1 && index($$1, $$2 "/") != 1'); \
+		if [ -n "$$bad" ]; then echo "a capability of the back office imports another's package (share through kiosk/staff):"; echo "$$bad"; exit 1; fi
 
 ## chromium: the browser the kiosk tests drive (Debian's package)
 chromium:

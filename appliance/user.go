@@ -22,10 +22,15 @@ import (
 	"github.com/villagehall/appliance/kiosk/staff/backups"
 	"github.com/villagehall/appliance/kiosk/staff/books"
 	"github.com/villagehall/appliance/kiosk/staff/budget"
+	"github.com/villagehall/appliance/kiosk/staff/fees"
+	"github.com/villagehall/appliance/kiosk/staff/journal"
+	"github.com/villagehall/appliance/kiosk/staff/november"
+	"github.com/villagehall/appliance/kiosk/staff/parcels"
 	"github.com/villagehall/appliance/kiosk/staff/payables"
 	"github.com/villagehall/appliance/kiosk/staff/purchasing"
 	"github.com/villagehall/appliance/kiosk/staff/roomtax"
 	"github.com/villagehall/appliance/kiosk/staff/treasury"
+	"github.com/villagehall/appliance/kiosk/staff/users"
 	"github.com/villagehall/appliance/sync/pki"
 	"github.com/villagehall/appliance/sync/replica"
 )
@@ -102,7 +107,7 @@ func userCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.SetOutput(stderr)
 	data := fs.String("data", "data", "the node's data folder (for its operator token and certificate)")
 	node := fs.String("node", "https://127.0.0.1:8443", "the running node's staff address (HTTPS)")
-	req := staff.UserRequest{Op: op}
+	req := users.UserRequest{Op: op}
 	fs.StringVar(&req.Username, "username", "", "the account's username")
 	fs.StringVar(&req.Name, "name", "", "the person's name (add)")
 	role := fs.String("role", "", "the role (add): "+roleList())
@@ -150,7 +155,7 @@ func userCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		return errors.New(e.Error)
 	}
-	var out staff.UserResponse
+	var out users.UserResponse
 	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
 		return fmt.Errorf("read the node's answer: %w", err)
 	}
@@ -189,9 +194,17 @@ func roleList() string {
 }
 
 // staffModules are the back office's capabilities in packages of their
-// own (staff.Module), in the order their links appear: one line a module.
+// own (staff.Module), one line a module. The front desk's come first:
+// their links keep the order staff.menu gives them and their start-page
+// alerts come first, in this order; the links of the others follow in
+// this order.
 func staffModules() []staff.Module {
 	return []staff.Module{
+		parcels.New(),     // the parcel roll's import
+		november.New(),    // §5.10: the November run
+		fees.New(),        // Chapter 5's fee schedule and the resolutions that set it
+		journal.New(),     // the journal's search and export
+		users.New(),       // the staff accounts and API tokens
 		budget.New(),      // §5.01-5.05, §5.16: the chart, the budget cycle, appropriations
 		purchasing.New(),  // §5.12, §5.13: orders, requisitions, surplus, rules, employment
 		payables.New(),    // §5.07(2)-(4), §5.18: claims, check runs, signatures, the check register

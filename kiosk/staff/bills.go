@@ -30,24 +30,14 @@ func billID(c *domain.Command, n int) string {
 // ledgerReader checks new bills against the ledger's current state.
 type ledgerReader struct{ l domain.Ledger }
 
-func exists(err error) (bool, error) {
-	if err == nil {
-		return true, nil
-	}
-	if domain.ErrorCode(err) == domain.ENOTFOUND {
-		return false, nil
-	}
-	return false, err
-}
-
-func (r ledgerReader) BillExists(id string) (bool, error) { _, err := r.l.Bill(id); return exists(err) }
+func (r ledgerReader) BillExists(id string) (bool, error) { _, err := r.l.Bill(id); return Found(err) }
 func (r ledgerReader) AccountExists(n string) (bool, error) {
 	_, err := r.l.Account(n)
-	return exists(err)
+	return Found(err)
 }
 func (r ledgerReader) ParcelExists(id string) (bool, error) {
 	_, err := r.l.Parcel(id)
-	return exists(err)
+	return Found(err)
 }
 
 func (s *Server) showNewBillPage(w http.ResponseWriter, r *http.Request) {
@@ -109,12 +99,12 @@ func parseNewBill(account, parcel, description, billedOn, amount, id string, lin
 // parseBillCSV reads an import file. It returns the bills and every error
 // with its line number; line 1 is the header.
 func parseBillCSV(rd io.Reader) ([]domain.NewBill, []error) {
-	f, errs := openCSV(rd, BillCSVHeader[:5], BillCSVHeader)
+	f, errs := OpenCSV(rd, BillCSVHeader[:5], BillCSVHeader)
 	if errs != nil {
 		return nil, errs
 	}
 	var bills []domain.NewBill
-	err := f.each(func(line int, get func(string) string) {
+	err := f.Each(func(line int, get func(string) string) {
 		id := get("bill_id")
 		if id == "" {
 			id = fmt.Sprintf("pending-%d", line)
@@ -148,13 +138,13 @@ func (s *Server) showImportPage(w http.ResponseWriter, r *http.Request) {
 func (s *Server) submitImport(w http.ResponseWriter, r *http.Request) {
 	v := view.Import{Header: strings.Join(BillCSVHeader, ",")}
 	var err error
-	if v.CSV, v.Name, err = importedCSV(r); err != nil {
+	if v.CSV, v.Name, err = ImportedCSV(r); err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	bills, errs := parseBillCSV(strings.NewReader(v.CSV))
 	errs = append(errs, domain.CheckNewBills(bills, ledgerReader{s.ledger})...)
-	sort.SliceStable(errs, func(i, j int) bool { return errLine(errs[i]) < errLine(errs[j]) })
+	sort.SliceStable(errs, func(i, j int) bool { return ErrLine(errs[i]) < ErrLine(errs[j]) })
 	total := domain.Cents(0)
 	for _, b := range bills {
 		v.Rows = append(v.Rows, view.ImportRow{Line: b.Line, ID: b.ID, Account: b.Account, Parcel: b.Parcel, Description: b.Description, BilledOn: b.BilledOn.String(), Amount: b.Principal.String()})
@@ -193,13 +183,6 @@ func (s *Server) submitImport(w http.ResponseWriter, r *http.Request) {
 	}
 	v.Imported, v.CommandID, v.CSV = true, res.CommandID, ""
 	s.render(w, r, http.StatusOK, view.ImportPage(s.page(r, "Import bills"), v))
-}
-
-// errLine returns the line an import error names ("Line 4: …"), or 0.
-func errLine(err error) int {
-	var n int
-	fmt.Sscanf(domain.ErrorMessage(err), "Line %d:", &n)
-	return n
 }
 
 // billView maps a bill and its figures today to the view model, with every

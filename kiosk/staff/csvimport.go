@@ -3,6 +3,7 @@ package staff
 import (
 	"encoding/csv"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -14,16 +15,16 @@ import (
 // header line naming the columns in any order, then one record a line,
 // every error named by its line (line 1 is the header).
 
-// csvFile is an import file whose header has been read.
-type csvFile struct {
+// CSVFile is an import file whose header has been read.
+type CSVFile struct {
 	r   *csv.Reader
 	col map[string]int // column index by lower-case name
 }
 
-// openCSV reads the header line of rd and checks that it names every
+// OpenCSV reads the header line of rd and checks that it names every
 // column of need; layout is the header the import documents, for the
 // messages.
-func openCSV(rd io.Reader, need, layout []string) (*csvFile, []error) {
+func OpenCSV(rd io.Reader, need, layout []string) (*CSVFile, []error) {
 	cr := csv.NewReader(rd)
 	cr.FieldsPerRecord = -1
 	cr.TrimLeadingSpace = true
@@ -31,7 +32,7 @@ func openCSV(rd io.Reader, need, layout []string) (*csvFile, []error) {
 	if err != nil {
 		return nil, []error{domain.Errorf(domain.EINVALID, "", "Line 1: the file has no header line (%s).", strings.Join(layout, ","))}
 	}
-	f := &csvFile{r: cr, col: map[string]int{}}
+	f := &CSVFile{r: cr, col: map[string]int{}}
 	for i, h := range head {
 		f.col[strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))] = i
 	}
@@ -47,11 +48,11 @@ func openCSV(rd io.Reader, need, layout []string) (*csvFile, []error) {
 	return f, nil
 }
 
-// each calls fn with the line number of every line that is not empty and
+// Each calls fn with the line number of every line that is not empty and
 // a function returning its field in a column (trimmed; empty when the
 // line has no such field). A line that cannot be read as CSV ends the
 // file, with its error.
-func (f *csvFile) each(fn func(line int, get func(column string) string)) error {
+func (f *CSVFile) Each(fn func(line int, get func(column string) string)) error {
 	for {
 		rec, err := f.r.Read()
 		if errors.Is(err, io.EOF) {
@@ -78,10 +79,10 @@ func (f *csvFile) each(fn func(line int, get func(column string) string)) error 
 	}
 }
 
-// importedCSV returns the file an import form carries: the uploaded file
+// ImportedCSV returns the file an import form carries: the uploaded file
 // "file", else the text pasted in "csv", and its name: the file's, else
 // "name" (the file a confirmed dry run checked), else "pasted".
-func importedCSV(r *http.Request) (text, name string, err error) {
+func ImportedCSV(r *http.Request) (text, name string, err error) {
 	text, name = r.PostForm.Get("csv"), "pasted"
 	if r.MultipartForm != nil {
 		if fh := r.MultipartForm.File["file"]; len(fh) > 0 {
@@ -101,4 +102,23 @@ func importedCSV(r *http.Request) (text, name string, err error) {
 		name = n
 	}
 	return text, name, nil
+}
+
+// ErrLine returns the line an import error names ("Line 4: …"), or 0.
+func ErrLine(err error) int {
+	var n int
+	fmt.Sscanf(domain.ErrorMessage(err), "Line %d:", &n)
+	return n
+}
+
+// Found reports whether a read found its record: false with no error
+// when the ledger has none (ENOTFOUND), the error itself otherwise.
+func Found(err error) (bool, error) {
+	if err == nil {
+		return true, nil
+	}
+	if domain.ErrorCode(err) == domain.ENOTFOUND {
+		return false, nil
+	}
+	return false, err
 }

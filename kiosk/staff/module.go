@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -99,6 +100,10 @@ func (o *Office) Today() domain.Date { return o.s.today() }
 // Location returns the village's time zone.
 func (o *Office) Location() *time.Location { return o.s.loc }
 
+// Log returns the office's logger, for the internal errors a handler
+// handles itself (a download that failed after its first bytes were sent).
+func (o *Office) Log() *slog.Logger { return o.s.log }
+
 // Who returns the person r is made by; the zero Who when nobody is
 // signed in (never on a route mounted with Page or API).
 func (o *Office) Who(r *http.Request) Who {
@@ -148,6 +153,14 @@ func (o *Office) Submit(r *http.Request, p domain.Payload) (domain.Result, error
 	return o.s.submit(r, p.Kind(), func(c *domain.Command) { c.Payload = p })
 }
 
+// SubmitWith records a command of kind k for the person signed in, as
+// Submit does, letting fill set its payload from the command itself: the
+// payloads that name their record after the command's date, node and
+// sequence (a bill's number, a returned check's).
+func (o *Office) SubmitWith(r *http.Request, k domain.Kind, fill func(*domain.Command)) (domain.Result, error) {
+	return o.s.submit(r, k, fill)
+}
+
 // SubmitAPI records a command carrying p for the holder of the API token,
 // with the client's command id: the same id sent again with the same
 // request answers with the first result, with another request it is a
@@ -162,6 +175,14 @@ func (o *Office) SubmitAPI(r *http.Request, commandID string, p domain.Payload) 
 		c.Payload = p
 	})
 }
+
+// HashPassword returns the hash of a password (argon2id, at the office's
+// cost) as an account's record keeps it.
+func (o *Office) HashPassword(password string) string { return o.s.hasher.Hash(password) }
+
+// EndSessions signs an account out of every session it holds on this
+// node: after its password is reset or the account disabled.
+func (o *Office) EndSessions(username string) { o.s.sessions.endUser(username) }
 
 // DecodeJSON reads a JSON request body strictly into v (unknown fields,
 // duplicate keys, trailing data and oversized bodies refused as
@@ -337,4 +358,17 @@ func APICommand[T any, P interface {
 		return
 	}
 	o.WriteJSON(w, http.StatusOK, CommandResponse{CommandID: res.CommandID, Index: res.Index, Ref: res.Ref, Note: res.Note})
+}
+
+// parseFormDate reads a date typed as YYYY-MM-DD; what names the field in
+// the message.
+func parseFormDate(what, s string) (domain.Date, error) {
+	if s == "" {
+		return domain.Date{}, domain.Errorf(domain.EINVALID, "", "%s is missing; write it as YYYY-MM-DD.", what)
+	}
+	d, err := domain.ParseDate(s)
+	if err != nil {
+		return domain.Date{}, domain.Errorf(domain.EINVALID, "", "%s %q is not a real date written as YYYY-MM-DD.", what, s)
+	}
+	return d, nil
 }

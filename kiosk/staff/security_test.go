@@ -1,8 +1,8 @@
 package staff_test
 
-// Tests for the security probe's findings in the clerk's office (issue
-// 11): each replays the attack and checks that it no longer gets through
-// and that the ledger did not change.
+// Tests for the security probe's findings in the clerk's office: each
+// replays the attack and checks that it no longer gets through and that
+// the ledger did not change.
 
 import (
 	"bytes"
@@ -20,6 +20,7 @@ import (
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
+	"github.com/villagehall/appliance/kiosk/staff/november"
 	"github.com/villagehall/appliance/kiosk/staff/stafftest"
 )
 
@@ -105,17 +106,17 @@ func TestTaxRollCSVNeutralisesFormulas(t *testing.T) {
 		}
 	}
 	tr := h.SignedIn("treasurer", domain.RoleTreasurer)
-	runStep(t, tr, 2026, "penalties")
+	tr.NovemberStep(2026, "penalties")
 	h.SetClock(time.Date(2026, 11, 15, 17, 0, 0, 0, h.Loc))
 	tr.Login("treasurer", stafftest.Password)
 	tr.Get("/staff/november")
-	runStep(t, tr, 2026, "certify")
+	tr.NovemberStep(2026, "certify")
 	rows := readCSV(t, tr, "/staff/november/2026/dane.csv")
 	found := 0
 	for _, row := range rows {
 		for i, cell := range row {
 			if formulaCell(cell) {
-				t.Errorf("column %s of %v is a live formula: %q", staff.TaxRollCSVHeader[i], row[5], cell)
+				t.Errorf("column %s of %v is a live formula: %q", november.TaxRollCSVHeader[i], row[5], cell)
 			}
 		}
 		if desc, ok := evil[row[5]]; ok {

@@ -10,12 +10,13 @@
 // (roles.go). Handlers hold no rules: they build domain commands, submit
 // them through domain.Ledger and show what the domain computed.
 //
-// One file per resource: login.go, users.go, bills.go, window.go,
-// cluster.go, api.go; error.go maps errors to statuses in one place. A
-// capability that grows beyond a page or two (the budget, claims, the
-// room tax …) is a package of its own under kiosk/staff/, mounted as a
-// Module on the Office it shares with these (module.go); its tests start
-// the office with stafftest.
+// One file per resource: login.go, window.go, bills.go, letters.go,
+// refunds.go, cluster.go, api.go; error.go maps errors to statuses in one
+// place. Every other capability (the staff accounts, the journal, the fee
+// schedule, the parcel roll, the November run, the budget, claims, the
+// room tax …) is a package of its own under kiosk/staff/, its templ views
+// beside its handlers, mounted as a Module on the Office it shares with
+// these (module.go); its tests start the office with stafftest.
 // What every route shares has one file too: auth.go (hashes, sessions,
 // the sign-in limiter), password.go (the password policy), export.go
 // (every CSV download) and jsonbody.go (every JSON request body).
@@ -28,6 +29,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -79,6 +81,27 @@ type Refunds interface {
 // node's card terminal (kiosk/terminal).
 type CardRefunds interface {
 	Refund(ctx context.Context, r terminal.RefundRequest) (terminal.Refund, error)
+}
+
+// JournalEntry is one link of the ledger's hash-chained journal: a command
+// applied or refused, by whom, when and on which node.
+type JournalEntry struct {
+	Seq       uint64          `json:"seq"`
+	Index     uint64          `json:"index"`
+	CommandID string          `json:"command_id"`
+	Kind      domain.Kind     `json:"kind"`
+	Actor     string          `json:"actor"`
+	Node      string          `json:"node"`
+	At        domain.DateTime `json:"at"`
+	Outcome   string          `json:"outcome"`
+	Error     string          `json:"error,omitempty"`
+	Hash      string          `json:"hash"`
+}
+
+// Journal reads the journal in order; the appliance adapts the replicated
+// ledger's.
+type Journal interface {
+	Journal(fn func(JournalEntry) error) error
 }
 
 // Config is what the clerk's office needs from the appliance.
@@ -200,20 +223,10 @@ func (s *Server) Handler() http.Handler {
 	}
 	route("GET /staff/{$}", CapDashboard, s.showDashboardPage)
 
-	route("GET /staff/users", CapUsers, s.showUsersPage)
-	route("POST /staff/users", CapUsers, s.submitUser)
-	route("POST /staff/users/{username}/reset", CapUsers, s.submitReset)
-	route("POST /staff/users/{username}/disable", CapUsers, s.submitDisable)
-	route("POST /staff/users/{username}/enable", CapUsers, s.submitEnable)
-	route("POST /staff/users/{username}/tokens", CapUsers, s.submitToken)
-	route("POST /staff/tokens/{id}/revoke", CapUsers, s.submitRevoke)
-
 	route("GET /staff/bills/new", CapBills, s.showNewBillPage)
 	route("POST /staff/bills", CapBills, s.submitBill)
 	route("GET /staff/bills/import", CapBills, s.showImportPage)
 	route("POST /staff/bills/import", CapBills, s.submitImport)
-	route("GET /staff/parcels/import", CapBills, s.showRollPage)
-	route("POST /staff/parcels/import", CapBills, s.submitRoll)
 	route("GET /staff/bills/{id}", CapReadBills, s.showBillPage)
 	route("GET /staff/accounts", CapReadBills, s.showFindAccountPage)
 	route("GET /staff/accounts/{number}", CapReadBills, s.showAccountPage)
@@ -243,19 +256,8 @@ func (s *Server) Handler() http.Handler {
 	route("POST /staff/letters/{claim}/deliver", CapLetters, s.submitLetterDelivery)
 	route("GET /staff/letters/{claim}/letter.pdf", CapReadLetters, s.showLetterPDF)
 
-	route("GET /staff/november", CapReadBills, s.showNovemberPage)
-	route("POST /staff/november", CapNovemberRun, s.submitNovemberStep)
-	route("GET /staff/november/{year}/{file}", CapReadBills, s.showTaxRollCSV)
-
 	route("GET /staff/charges/new", CapBills, s.showNewChargePage)
 	route("POST /staff/charges", CapBills, s.submitCharge)
-
-	route("GET /staff/fees", CapReadFees, s.showFeesPage)
-	route("GET /staff/resolutions/new", CapResolutions, s.showNewResolutionPage)
-	route("POST /staff/resolutions", CapResolutions, s.submitResolution)
-
-	route("GET /staff/journal", CapJournal, s.showJournalPage)
-	route("GET /staff/journal.csv", CapJournal, s.showJournalCSV)
 
 	route("GET /staff/cluster", CapCluster, s.showClusterPage)
 
@@ -272,7 +274,6 @@ func (s *Server) Handler() http.Handler {
 	}
 	api("GET /api/v1/bills", CapReadBills, s.apiBills)
 	api("GET /api/v1/bills/{id}", CapReadBills, s.apiBill)
-	api("POST /api/v1/users", CapUsers, s.apiUser)
 	api("POST /api/v1/payments", CapWindow, s.apiPayment)
 	api("GET /api/v1/whoami", CapDashboard, s.apiWhoami)
 	api("GET /api/v1/holds", CapReadBills, s.apiHolds)
@@ -306,22 +307,19 @@ func (s *Server) page(r *http.Request, title string) view.Page {
 		p.User, p.Name, p.Role = pr.user.Username, pr.user.Name, pr.user.Role.Title()
 		p.CSRF = pr.session.csrf
 		if !pr.user.MustChange {
-			for _, n := range append([]navLink{
+			links := append([]navLink{
 				{CapDashboard, "Today", "/staff/"},
 				{CapWindow, "Window", "/staff/window"},
 				{CapReadBills, "Accounts", "/staff/accounts"},
 				{CapReadLetters, "Status letters", "/staff/letters"},
 				{CapBills, "New bill", "/staff/bills/new"},
 				{CapBills, "Import bills", "/staff/bills/import"},
-				{CapBills, "Parcel roll", "/staff/parcels/import"},
 				{CapReadCash, "Drawers", "/staff/drawers"},
 				{CapReadCash, "Refunds", "/staff/refunds"},
-				{CapNovemberRun, "November run", "/staff/november"},
-				{CapReadFees, "Fees", "/staff/fees"},
-				{CapJournal, "Journal", "/staff/journal"},
-				{CapUsers, "Staff", "/staff/users"},
 				{CapCluster, "Cluster", "/staff/cluster"},
-			}, s.nav...) {
+			}, s.nav...)
+			slices.SortStableFunc(links, func(a, b navLink) int { return menuPlace(a.url) - menuPlace(b.url) })
+			for _, n := range links {
 				if Allowed(pr.user.Role, n.c) {
 					p.Nav = append(p.Nav, view.NavLink{Label: n.label, URL: n.url, Current: r.URL.Path == n.url})
 				}
@@ -342,6 +340,36 @@ func (s *Server) page(r *http.Request, title string) view.Page {
 		p.Banner = b + "."
 	}
 	return p
+}
+
+// menu is the order of the front desk's links, the first of the
+// navigation, as the clerks have always found them: the modules that
+// serve these pages add their links (Office.Nav) in any order, and the
+// links of every other module follow them in the order they were added.
+var menu = []string{
+	"/staff/",
+	"/staff/window",
+	"/staff/accounts",
+	"/staff/letters",
+	"/staff/bills/new",
+	"/staff/bills/import",
+	"/staff/parcels/import",
+	"/staff/drawers",
+	"/staff/refunds",
+	"/staff/november",
+	"/staff/fees",
+	"/staff/journal",
+	"/staff/users",
+	"/staff/cluster",
+}
+
+// menuPlace is a link's place in menu; the links it does not list come
+// after those it does.
+func menuPlace(url string) int {
+	if i := slices.Index(menu, url); i >= 0 {
+		return i
+	}
+	return len(menu)
 }
 
 // render writes a component with a status, buffered so that a failure

@@ -393,14 +393,6 @@ func (s *Server) showDashboardPage(w http.ResponseWriter, r *http.Request) {
 			v.Alerts = append(v.Alerts, view.Alert{TestID: "alert-letters-today", Text: fmt.Sprintf("%d status letter(s) are due today.", today), URL: "/staff/letters"})
 		}
 	}
-	if Allowed(pr.user.Role, CapReadBills) {
-		as, err := s.novemberAlerts()
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		v.Alerts = append(v.Alerts, as...)
-	}
 	if Allowed(pr.user.Role, CapReadCash) && s.refunds != nil {
 		n, err := s.refundsOverdue()
 		if err != nil {

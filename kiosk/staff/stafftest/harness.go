@@ -12,6 +12,7 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +22,11 @@ import (
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
+	"github.com/villagehall/appliance/kiosk/staff/fees"
+	"github.com/villagehall/appliance/kiosk/staff/journal"
+	"github.com/villagehall/appliance/kiosk/staff/november"
+	"github.com/villagehall/appliance/kiosk/staff/parcels"
+	"github.com/villagehall/appliance/kiosk/staff/users"
 )
 
 // Hasher is a password hasher for tests: real argon2id, tiny cost.
@@ -48,7 +54,8 @@ type Options struct {
 	// Cluster is the cluster the cluster page shows and the ledger
 	// problems the start page alerts.
 	Cluster Cluster
-	// Modules are the back office's modules to mount.
+	// Modules are the back office's modules to mount, after the front
+	// desk's (FrontDesk), which every office has.
 	Modules []staff.Module
 	// CardRefunds is the card terminal refunds go back through, if any.
 	CardRefunds staff.CardRefunds
@@ -72,7 +79,7 @@ func (Cluster) Cluster(ctx context.Context) (staff.ClusterView, error) {
 	}}, nil
 }
 
-// New starts the clerk's office with no modules, on 2 November 2026 at
+// New starts the clerk's office with the front desk's modules only, on 2 November 2026 at
 // 9:00 in the village.
 func New(t *testing.T) *Harness { return NewWith(t, Options{}) }
 
@@ -102,7 +109,7 @@ func (h *Harness) serve() {
 		Logger:        slog.New(slog.NewTextHandler(io.Discard, nil)),
 		OperatorToken: OperatorToken,
 		Hasher:        Hasher,
-		Modules:       h.opts.Modules,
+		Modules:       append(FrontDesk(), h.opts.Modules...),
 		CardRefunds:   h.opts.CardRefunds,
 		Letterhead:    h.opts.Letterhead,
 	})
@@ -112,6 +119,20 @@ func (h *Harness) serve() {
 	h.Handler = s.Handler()
 	h.Srv = httptest.NewServer(h.Handler)
 	h.T.Cleanup(h.Srv.Close)
+}
+
+// FrontDesk returns the modules of the front desk, which every office a
+// test starts has, first and in the order the appliance mounts them
+// (appliance/user.go): the pages the clerk's office had before the back
+// office grew packages of its own.
+func FrontDesk() []staff.Module {
+	return []staff.Module{
+		parcels.New(),
+		november.New(),
+		fees.New(),
+		journal.New(),
+		users.New(),
+	}
 }
 
 // OperatorToken is the operator token of the office: accepted on
@@ -418,4 +439,21 @@ func (c *Client) PostConfirmed(path string, form url.Values) Page {
 		}
 	})
 	return c.Post(path, again)
+}
+
+// NovemberStep runs a step of the November run (§5.10) as the treasurer
+// does: the confirm page with the totals, then its confirm button.
+func (c *Client) NovemberStep(year int, step string) {
+	c.H.T.Helper()
+	form := url.Values{"year": {strconv.Itoa(year)}, "step": {step}}
+	p := c.Post("/staff/november", form)
+	if p.Status != http.StatusOK || !p.Has("november-confirm") {
+		c.H.T.Fatalf("%s: %d %s", step, p.Status, p.Text("error"))
+	}
+	form.Set("confirm", "yes")
+	form.Set("count", p.Doc.Find(`input[name="count"]`).AttrOr("value", ""))
+	form.Set("total", p.Doc.Find(`input[name="total"]`).AttrOr("value", ""))
+	if p := c.Post("/staff/november", form); p.Status != http.StatusSeeOther {
+		c.H.T.Fatalf("confirm %s: %d %s", step, p.Status, p.Text("error"))
+	}
 }

@@ -44,43 +44,6 @@ type Problem struct {
 	Section string
 }
 
-// Secret is a password or token shown once.
-type Secret struct {
-	What  string
-	Value string
-}
-
-// UsersForm is the new-account form and what the last action revealed.
-type UsersForm struct {
-	Username, Name, Role string
-	Unit                 string // a department head's unit
-	Error                string
-	Secret               Secret
-}
-
-// Users is the staff accounts page.
-type Users struct {
-	Form   UsersForm
-	Users  []User
-	Tokens []Token
-	Roles  []Option
-}
-
-// User is one staff account.
-type User struct {
-	Username, Name, Role string
-	MustChange, Disabled bool
-	Changed, ChangedBy   string
-}
-
-// Token is one API token (never its secret). Ended means the token no
-// longer works because its account's password was changed or reset or the
-// account disabled after it was issued.
-type Token struct {
-	ID, Username, Label, Created string
-	Revoked, Ended               bool
-}
-
 // Option is one choice of a select.
 type Option struct {
 	Value, Label string
@@ -330,43 +293,6 @@ type LetterLine struct {
 	Topic, Text, Amount string
 }
 
-// November is the November run page (§5.10).
-type November struct {
-	Year                        int
-	PenaltyDay, TaxRollDay      string
-	CanRun, MayPost, MayCertify bool
-	PenaltiesPosted, Certified  bool
-	PenaltiesAt, CertifiedAt    string
-	Penalties, Roll             []RunRow
-	PenaltyTotal, RollTotal     string
-	Counties                    []CountyTotal
-}
-
-// NovemberConfirm is a step of the November run shown before it posts.
-type NovemberConfirm struct {
-	Year                          int
-	Step                          string // "penalties" | "certify"
-	Rows                          []RunRow
-	Count                         int
-	Total                         string
-	Counties                      []CountyTotal
-	PenaltyDay, TaxRollDay, Today string
-}
-
-// RunRow is one bill in a step of the run.
-type RunRow struct {
-	BillID, Account, Parcel, County, Owner string
-	Principal, Interest, Penalty, Amount   string
-	URL                                    string // the bill's page, or the special assessment's
-}
-
-// CountyTotal is one county's share of the roll.
-type CountyTotal struct {
-	County, Key string
-	Count       int
-	Total       string
-}
-
 // ChargeForm bills a charge (§5.19, §5.21).
 type ChargeForm struct {
 	Kind, Account, Parcel, Reference, Placed string
@@ -390,21 +316,6 @@ type Hold struct {
 	BillID, Balance, Since string
 }
 
-// Journal is the journal search.
-type Journal struct {
-	Actor, Kind, Outcome, Q, From, To string
-	Bill, Receipt, Account            string
-	Total, Shown                      int
-	CSV                               string
-	Rows                              []JournalRow
-}
-
-// JournalRow is one journal entry.
-type JournalRow struct {
-	Seq, Index, At, Actor, Node, Kind, CommandID, Outcome, Error string
-	Bill, Receipt, Amount                                        string
-}
-
 // FindAccount is the account search.
 type FindAccount struct {
 	Q        string
@@ -419,81 +330,6 @@ type ParcelHit struct {
 	Accounts                       []string
 }
 
-// Fees is the fee schedule page: the parameters in force today by
-// ordinance section, the village holidays of this year and next, and the
-// resolutions that set them, newest first.
-type Fees struct {
-	Today       string
-	Seeded      bool   // false: the ledger holds no resolution yet
-	Adopted     string // the resolution just recorded, "" otherwise
-	CanAdopt    bool
-	Sections    []FeeSection
-	Years       string // "2026 and 2027"
-	Holidays    []FeeHoliday
-	Resolutions []Resolution
-}
-
-// FeeSection is one ordinance section's parameters.
-type FeeSection struct {
-	ID, Title string
-	Params    []FeeParam
-}
-
-// FeeParam is one parameter in force, and the rows that will replace it.
-type FeeParam struct {
-	Name, Value, Since, SetBy, Note string
-	Scheduled                       []ScheduledValue
-}
-
-// ScheduledValue is a parameter's value from a later date.
-type ScheduledValue struct {
-	Value, From, SetBy string
-}
-
-// FeeHoliday is one village holiday.
-type FeeHoliday struct {
-	Date, Weekday, SetBy string
-}
-
-// Resolution is one resolution of the history.
-type Resolution struct {
-	Number, Heading, Title, AdoptedOn string
-	Vote, Recorded, By                string
-	Seed                              bool
-	Rows                              []ResolutionRow
-	Holidays                          []string
-}
-
-// ResolutionRow is one parameter row of a resolution.
-type ResolutionRow struct {
-	Name, Effective, Value, Note string
-}
-
-// ResolutionForm is the form that records a resolution, and its preview.
-type ResolutionForm struct {
-	Number, Title, AdoptedOn string
-	Ayes, Nays, Present      string
-	Rows                     []ResolutionFormRow
-	Holidays                 string // one date a line
-	Error                    string
-	Previewed                bool
-	Preview                  []ResolutionChange
-}
-
-// ResolutionFormRow is one row of the form, with the parameters to choose
-// from.
-type ResolutionFormRow struct {
-	Name, Effective, Value, Note string
-	Names                        []Option
-}
-
-// ResolutionChange is one line of the preview: what a parameter was on a
-// date and what the resolution makes it.
-type ResolutionChange struct {
-	Name, Effective, Old, New, Note string
-	Same                            bool
-}
-
 // contactLine is the letterhead's telephone and e-mail, as one line.
 func contactLine(h Letterhead) string {
 	switch {
@@ -504,25 +340,4 @@ func contactLine(h Letterhead) string {
 	default:
 		return "Questions: " + h.Email
 	}
-}
-
-// Roll is the parcel roll import page: its dry run or its result.
-type Roll struct {
-	Header    string
-	CSV       string
-	Name      string
-	Rows      []RollRow
-	Errors    []string
-	DryRun    bool
-	Imported  bool
-	CommandID string
-	Note      string
-}
-
-// RollRow is one parcel of a roll and what importing it does.
-type RollRow struct {
-	Line                                int
-	Parcel, Address, County, Owner      string
-	Floodplain                          bool
-	Change, Was, Account, AccountChange string
 }

@@ -1,4 +1,4 @@
-package staff_test
+package parcels_test
 
 import (
 	"net/http"

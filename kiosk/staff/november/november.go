@@ -1,14 +1,43 @@
-package staff
+// Package november is the back office's November run (§5.10): the
+// penalties posted on bills unpaid on November 1 and the unpaid balances
+// certified to the tax roll after its day, each step shown before it
+// posts, the per-county roll as CSV, and the start page's alerts when a
+// step is late. It is a staff.Module; the run's rules are the domain's.
+package november
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
 
 	"github.com/villagehall/appliance/domain"
-	"github.com/villagehall/appliance/kiosk/staff/view"
+	"github.com/villagehall/appliance/kiosk/staff"
+	staffview "github.com/villagehall/appliance/kiosk/staff/view"
 )
+
+// Module is the November run's part of the clerk's office.
+type Module struct{ o *staff.Office }
+
+// New returns the module.
+func New() *Module { return &Module{} }
+
+// Mount adds the November run's routes, links and alerts.
+func (m *Module) Mount(o *staff.Office) error {
+	m.o = o
+	o.Page("GET /staff/november", staff.CapReadBills, m.showNovemberPage)
+	o.Page("POST /staff/november", staff.CapNovemberRun, m.submitNovemberStep)
+	o.Page("GET /staff/november/{year}/{file}", staff.CapReadBills, m.showTaxRollCSV)
+	o.Nav(staff.CapNovemberRun, "November run", "/staff/november")
+	o.Alert(func(ctx context.Context, who staff.Who) ([]staffview.Alert, error) {
+		if !staff.Allowed(who.Role, staff.CapReadBills) {
+			return nil, nil
+		}
+		return m.novemberAlerts()
+	})
+	return nil
+}
 
 // TaxRollCSVHeader is the layout of the per-county tax roll export
 // (docs/clerks-guide.md, "The November run"): one line per certified bill.
@@ -19,11 +48,11 @@ var TaxRollCSVHeader = []string{"county", "parcel", "address", "owner", "account
 
 // runYear returns the cycle year the November run page shows by default:
 // this year once November 2 has come, else last year.
-func (s *Server) runYear(r *http.Request) int {
+func (m *Module) runYear(r *http.Request) int {
 	if y, err := strconv.Atoi(r.URL.Query().Get("year")); err == nil && y > 2000 && y < 9999 {
 		return y
 	}
-	return cycleYear(s.today())
+	return cycleYear(m.o.Today())
 }
 
 // cycleYear is the cycle year whose November run is under way on today:
@@ -40,33 +69,33 @@ func cycleYear(today domain.Date) int {
 // the roll not certified once November 15 has ended, while bills wait for
 // the step. Until the run certifies it, a bill is not on the roll, so a
 // forgotten run leaves the roll and the bills' state wrong.
-func (s *Server) novemberAlerts() ([]view.Alert, error) {
-	now := domain.DateTimeOf(s.now().In(s.loc))
+func (m *Module) novemberAlerts() ([]staffview.Alert, error) {
+	now := domain.DateTimeOf(m.o.Now().In(m.o.Location()))
 	year := cycleYear(now.Date)
-	run, _, err := s.reads.NovemberRun(year)
+	run, _, err := m.o.Reads().NovemberRun(year)
 	if err != nil {
 		return nil, err
 	}
 	url := fmt.Sprintf("/staff/november?year=%d", year)
-	var out []view.Alert
+	var out []staffview.Alert
 	if run.PenaltiesCommand == "" {
-		items, err := s.novemberPreview(year, "penalties")
+		items, err := m.novemberPreview(year, "penalties")
 		if err != nil {
 			return nil, err
 		}
 		if len(items) > 0 {
-			out = append(out, view.Alert{TestID: "alert-november-penalties", URL: url,
+			out = append(out, staffview.Alert{TestID: "alert-november-penalties", URL: url,
 				Text: fmt.Sprintf("The %d November penalties are not posted: %d bill(s) unpaid on November 1 owe the penalty since %s (§5.10).", year, len(items), domain.PenaltyDay(year))})
 		}
 	}
-	if run.CertifyCommand == "" && domain.MayCertify(year, now, s.ledger.Params()) {
-		items, err := s.novemberPreview(year, "certify")
+	if run.CertifyCommand == "" && domain.MayCertify(year, now, m.o.Ledger().Params()) {
+		items, err := m.novemberPreview(year, "certify")
 		if err != nil {
 			return nil, err
 		}
 		if len(items) > 0 {
 			_, total := runRows(items, "certify")
-			out = append(out, view.Alert{TestID: "alert-november-roll", URL: url,
+			out = append(out, staffview.Alert{TestID: "alert-november-roll", URL: url,
 				Text: fmt.Sprintf("The %d tax roll is not certified: %d bill(s), %s, unpaid at the end of %s are not on the roll until the November run certifies them (§5.10).", year, len(items), total, domain.TaxRollDay(year))})
 		}
 	}
@@ -75,19 +104,19 @@ func (s *Server) novemberAlerts() ([]view.Alert, error) {
 
 // novemberPreview lists every bill of the ledger that belongs in a step
 // of the year's run, with its parcel's county.
-func (s *Server) novemberPreview(year int, step string) ([]domain.RunItem, error) {
-	parcels, err := s.ledger.Parcels()
+func (m *Module) novemberPreview(year int, step string) ([]domain.RunItem, error) {
+	parcels, err := m.o.Ledger().Parcels()
 	if err != nil {
 		return nil, err
 	}
 	var out []domain.RunItem
 	for _, pc := range parcels {
-		bills, err := s.ledger.BillsByParcel(pc.ID)
+		bills, err := m.o.Ledger().BillsByParcel(pc.ID)
 		if err != nil {
 			return nil, err
 		}
 		for _, b := range bills {
-			it, ok, err := domain.NovemberItemOn(b, step, year, s.today(), s.ledger.Params())
+			it, ok, err := domain.NovemberItemOn(b, step, year, m.o.Today(), m.o.Ledger().Params())
 			if err != nil {
 				return nil, fmt.Errorf("bill %s: %w", b.ID, err)
 			}
@@ -100,12 +129,12 @@ func (s *Server) novemberPreview(year int, step string) ([]domain.RunItem, error
 	if step == "certify" {
 		// Special assessment installments not paid by their date are
 		// extended on the roll as a delinquent tax (§5.14(12)).
-		items, err := s.reads.AssessmentRollItems(year)
+		items, err := m.o.Reads().AssessmentRollItems(year)
 		if err != nil {
 			return nil, err
 		}
 		for _, it := range items {
-			if pc, err := s.ledger.Parcel(it.Parcel); err == nil {
+			if pc, err := m.o.Ledger().Parcel(it.Parcel); err == nil {
 				it.County, it.Address, it.Owner = pc.County, pc.Address, pc.Owner
 			}
 			out = append(out, it)
@@ -123,9 +152,9 @@ func runAmount(it domain.RunItem, step string) domain.Money {
 	return it.Balance
 }
 
-func runRows(items []domain.RunItem, step string) ([]view.RunRow, string) {
+func runRows(items []domain.RunItem, step string) ([]RunRow, string) {
 	total := domain.Cents(0)
-	var rows []view.RunRow
+	var rows []RunRow
 	for _, it := range items {
 		amt := runAmount(it, step)
 		total = total.Add(amt)
@@ -133,38 +162,38 @@ func runRows(items []domain.RunItem, step string) ([]view.RunRow, string) {
 		if it.Assessment != "" {
 			url = "/staff/assessment/" + it.Assessment
 		}
-		rows = append(rows, view.RunRow{BillID: it.BillID, Account: it.Account, Parcel: it.Parcel, County: it.County.Title(), Owner: it.Owner, Principal: it.Principal.String(), Interest: it.Interest.String(), Penalty: it.Penalty.String(), Amount: amt.String(), URL: url})
+		rows = append(rows, RunRow{BillID: it.BillID, Account: it.Account, Parcel: it.Parcel, County: it.County.Title(), Owner: it.Owner, Principal: it.Principal.String(), Interest: it.Interest.String(), Penalty: it.Penalty.String(), Amount: amt.String(), URL: url})
 	}
 	return rows, total.String()
 }
 
 // showNovemberPage previews the year's November run, or shows what was
 // posted and certified, with the per-county exports.
-func (s *Server) showNovemberPage(w http.ResponseWriter, r *http.Request) {
-	year := s.runYear(r)
-	run, _, err := s.reads.NovemberRun(year)
+func (m *Module) showNovemberPage(w http.ResponseWriter, r *http.Request) {
+	year := m.runYear(r)
+	run, _, err := m.o.Reads().NovemberRun(year)
 	if err != nil {
-		s.fail(w, r, err)
+		m.o.Fail(w, r, err)
 		return
 	}
-	pr, _ := principalFrom(r.Context())
-	now := domain.DateTimeOf(s.now().In(s.loc))
-	v := view.November{Year: year, PenaltyDay: domain.PenaltyDay(year).String(), TaxRollDay: domain.TaxRollDay(year).String(), CanRun: Allowed(pr.user.Role, CapNovemberRun),
+	who := m.o.Who(r)
+	now := domain.DateTimeOf(m.o.Now().In(m.o.Location()))
+	v := November{Year: year, PenaltyDay: domain.PenaltyDay(year).String(), TaxRollDay: domain.TaxRollDay(year).String(), CanRun: staff.Allowed(who.Role, staff.CapNovemberRun),
 		PenaltiesPosted: run.PenaltiesCommand != "", Certified: run.CertifyCommand != "", PenaltiesAt: run.PenaltiesAt.String(), CertifiedAt: run.CertifiedAt.String()}
 	v.MayPost = !now.Date.Before(domain.PenaltyDay(year)) && !v.PenaltiesPosted
-	v.MayCertify = domain.MayCertify(year, now, s.ledger.Params()) && v.PenaltiesPosted && !v.Certified
+	v.MayCertify = domain.MayCertify(year, now, m.o.Ledger().Params()) && v.PenaltiesPosted && !v.Certified
 	pen := run.Penalties
 	if !v.PenaltiesPosted {
-		if pen, err = s.novemberPreview(year, "penalties"); err != nil {
-			s.fail(w, r, err)
+		if pen, err = m.novemberPreview(year, "penalties"); err != nil {
+			m.o.Fail(w, r, err)
 			return
 		}
 	}
 	v.Penalties, v.PenaltyTotal = runRows(pen, "penalties")
 	cert := run.Certified
 	if !v.Certified {
-		if cert, err = s.novemberPreview(year, "certify"); err != nil {
-			s.fail(w, r, err)
+		if cert, err = m.novemberPreview(year, "certify"); err != nil {
+			m.o.Fail(w, r, err)
 			return
 		}
 	}
@@ -177,39 +206,39 @@ func (s *Server) showNovemberPage(w http.ResponseWriter, r *http.Request) {
 				total = total.Add(it.Balance)
 			}
 		}
-		v.Counties = append(v.Counties, view.CountyTotal{County: c.Title(), Key: string(c), Count: n, Total: total.String()})
+		v.Counties = append(v.Counties, CountyTotal{County: c.Title(), Key: string(c), Count: n, Total: total.String()})
 	}
-	s.render(w, r, http.StatusOK, view.NovemberPage(s.page(r, fmt.Sprintf("November run %d (§5.10)", year)), v))
+	m.o.Render(w, r, http.StatusOK, NovemberPage(m.o.Frame(r, fmt.Sprintf("November run %d (§5.10)", year)), v))
 }
 
 // submitNovemberStep posts the penalties or certifies the roll for the
 // bills the preview lists now.
-func (s *Server) submitNovemberStep(w http.ResponseWriter, r *http.Request) {
-	year, err := strconv.Atoi(formValue(r, "year"))
+func (m *Module) submitNovemberStep(w http.ResponseWriter, r *http.Request) {
+	year, err := strconv.Atoi(m.o.Form(r, "year"))
 	if err != nil {
-		s.fail(w, r, domain.Errorf(domain.EINVALID, "§5.10", "The cycle year is missing."))
+		m.o.Fail(w, r, domain.Errorf(domain.EINVALID, "§5.10", "The cycle year is missing."))
 		return
 	}
-	step := formValue(r, "step")
+	step := m.o.Form(r, "step")
 	if step != "penalties" && step != "certify" {
-		s.fail(w, r, domain.Errorf(domain.EINVALID, "§5.10", "Unknown November run step %q.", step))
+		m.o.Fail(w, r, domain.Errorf(domain.EINVALID, "§5.10", "Unknown November run step %q.", step))
 		return
 	}
-	if err := s.novemberStepOpen(year, step); err != nil {
-		s.fail(w, r, err)
+	if err := m.novemberStepOpen(year, step); err != nil {
+		m.o.Fail(w, r, err)
 		return
 	}
-	items, err := s.novemberPreview(year, step)
+	items, err := m.novemberPreview(year, step)
 	if err != nil {
-		s.fail(w, r, err)
+		m.o.Fail(w, r, err)
 		return
 	}
 	rows, total := runRows(items, step)
-	if formValue(r, "confirm") != "yes" {
+	if m.o.Form(r, "confirm") != "yes" {
 		// A step posts every line at once and cannot be undone: show what
 		// it will post first.
-		v := view.NovemberConfirm{Year: year, Step: step, Rows: rows, Total: total, Count: len(rows), PenaltyDay: domain.PenaltyDay(year).String(), TaxRollDay: domain.TaxRollDay(year).String(),
-			Today: s.today().String()}
+		v := NovemberConfirm{Year: year, Step: step, Rows: rows, Total: total, Count: len(rows), PenaltyDay: domain.PenaltyDay(year).String(), TaxRollDay: domain.TaxRollDay(year).String(),
+			Today: m.o.Today().String()}
 		for _, c := range []domain.County{domain.Dane, domain.Green} {
 			n, sum := 0, domain.Cents(0)
 			for _, it := range items {
@@ -218,13 +247,13 @@ func (s *Server) submitNovemberStep(w http.ResponseWriter, r *http.Request) {
 					sum = sum.Add(runAmount(it, step))
 				}
 			}
-			v.Counties = append(v.Counties, view.CountyTotal{County: c.Title(), Key: string(c), Count: n, Total: sum.String()})
+			v.Counties = append(v.Counties, CountyTotal{County: c.Title(), Key: string(c), Count: n, Total: sum.String()})
 		}
-		s.render(w, r, http.StatusOK, view.NovemberConfirmPage(s.page(r, fmt.Sprintf("Confirm the November run %d (§5.10)", year)), v))
+		m.o.Render(w, r, http.StatusOK, NovemberConfirmPage(m.o.Frame(r, fmt.Sprintf("Confirm the November run %d (§5.10)", year)), v))
 		return
 	}
-	if formValue(r, "count") != strconv.Itoa(len(rows)) || formValue(r, "total") != total {
-		s.fail(w, r, domain.Errorf(domain.ECONFLICT, "§5.10", "The run changed since you confirmed it (now %d bills, %s): review it again.", len(rows), total))
+	if m.o.Form(r, "count") != strconv.Itoa(len(rows)) || m.o.Form(r, "total") != total {
+		m.o.Fail(w, r, domain.Errorf(domain.ECONFLICT, "§5.10", "The run changed since you confirmed it (now %d bills, %s): review it again.", len(rows), total))
 		return
 	}
 	in := domain.NovemberStep{Op: step, Year: year}
@@ -235,29 +264,29 @@ func (s *Server) submitNovemberStep(w http.ResponseWriter, r *http.Request) {
 		}
 		in.Bills = append(in.Bills, it.BillID)
 	}
-	if _, err := s.submit(r, domain.KindNovemberRun, func(c *domain.Command) { c.Payload = &in }); err != nil {
-		s.fail(w, r, err)
+	if _, err := m.o.SubmitWith(r, domain.KindNovemberRun, func(c *domain.Command) { c.Payload = &in }); err != nil {
+		m.o.Fail(w, r, err)
 		return
 	}
-	redirect(w, r, fmt.Sprintf("/staff/november?year=%d", year))
+	m.o.Redirect(w, r, fmt.Sprintf("/staff/november?year=%d", year))
 }
 
 // novemberStepOpen refuses, before the confirm page, a step the ledger
 // would refuse now (applyNovemberStep): penalties before November 2 or a
 // second time, a certification before November 15 ends, before the
 // penalties, or a second time.
-func (s *Server) novemberStepOpen(year int, step string) error {
-	run, _, err := s.reads.NovemberRun(year)
+func (m *Module) novemberStepOpen(year int, step string) error {
+	run, _, err := m.o.Reads().NovemberRun(year)
 	if err != nil {
 		return err
 	}
-	now := domain.DateTimeOf(s.now().In(s.loc))
+	now := domain.DateTimeOf(m.o.Now().In(m.o.Location()))
 	switch {
 	case step == "penalties" && now.Date.Before(domain.PenaltyDay(year)):
 		return domain.Errorf(domain.ECONFLICT, "§5.10", "Penalties for %d are posted on or after %s.", year, domain.PenaltyDay(year))
 	case step == "penalties" && run.PenaltiesCommand != "":
 		return domain.Errorf(domain.ECONFLICT, "§5.10", "The %d penalties were already posted (%s).", year, run.PenaltiesAt)
-	case step == "certify" && !domain.MayCertify(year, now, s.ledger.Params()):
+	case step == "certify" && !domain.MayCertify(year, now, m.o.Ledger().Params()):
 		return domain.Errorf(domain.ECONFLICT, "§5.10", "The %d tax roll is certified after November 15 ends (the office's closing time that day).", year)
 	case step == "certify" && run.PenaltiesCommand == "":
 		return domain.Errorf(domain.ECONFLICT, "§5.10", "Post the %d penalties before certifying the tax roll.", year)
@@ -269,19 +298,19 @@ func (s *Server) novemberStepOpen(year int, step string) error {
 
 // showTaxRollCSV serves the certified roll of one county in the layout of
 // TaxRollCSVHeader.
-func (s *Server) showTaxRollCSV(w http.ResponseWriter, r *http.Request) {
+func (m *Module) showTaxRollCSV(w http.ResponseWriter, r *http.Request) {
 	year, err := strconv.Atoi(r.PathValue("year"))
 	county := domain.County(strings.TrimSuffix(r.PathValue("file"), ".csv"))
 	if err != nil || !county.Valid() {
-		s.fail(w, r, domain.Errorf(domain.ENOTFOUND, "", "There is no such tax roll export."))
+		m.o.Fail(w, r, domain.Errorf(domain.ENOTFOUND, "", "There is no such tax roll export."))
 		return
 	}
-	run, _, err := s.reads.NovemberRun(year)
+	run, _, err := m.o.Reads().NovemberRun(year)
 	if err != nil || run.CertifyCommand == "" {
-		s.fail(w, r, domain.Errorf(domain.ENOTFOUND, "§5.10", "The %d tax roll is not certified yet.", year))
+		m.o.Fail(w, r, domain.Errorf(domain.ENOTFOUND, "§5.10", "The %d tax roll is not certified yet.", year))
 		return
 	}
-	cw := startCSV(w, fmt.Sprintf("tax-roll-%d-%s.csv", year, county))
+	cw := m.o.CSV(w, fmt.Sprintf("tax-roll-%d-%s.csv", year, county))
 	_ = cw.Write(TaxRollCSVHeader)
 	for _, it := range run.Certified {
 		if it.County != county {
@@ -290,6 +319,6 @@ func (s *Server) showTaxRollCSV(w http.ResponseWriter, r *http.Request) {
 		_ = cw.Write([]string{it.County.Title(), it.Parcel, it.Address, it.Owner, it.Account, it.BillID, it.Description, it.BilledOn.String(), it.Principal.String(), it.Interest.String(), it.Penalty.String(), it.Balance.String(), run.CertifiedAt.Date.String(), it.CommandID, domain.TaxRollDay(year).String()})
 	}
 	if err := cw.Flush(); err != nil {
-		s.log.Error("tax roll export", "year", year, "county", county, "err", err)
+		m.o.Log().Error("tax roll export", "year", year, "county", county, "err", err)
 	}
 }

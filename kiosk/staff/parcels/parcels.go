@@ -1,4 +1,9 @@
-package staff
+// Package parcels is the back office's import of the parcel roll: the
+// parcels, their addresses, counties and owners, and the accounts billed
+// for them, read from a CSV file (or pasted), shown as a dry run of what
+// each line adds or changes, then imported as one command. It is a
+// staff.Module; the roll's rules are the domain's (domain.PlanRoll).
+package parcels
 
 import (
 	"io"
@@ -7,8 +12,24 @@ import (
 	"strings"
 
 	"github.com/villagehall/appliance/domain"
-	"github.com/villagehall/appliance/kiosk/staff/view"
+	"github.com/villagehall/appliance/kiosk/httperr"
+	"github.com/villagehall/appliance/kiosk/staff"
 )
+
+// Module is the parcel roll's part of the clerk's office.
+type Module struct{ o *staff.Office }
+
+// New returns the module.
+func New() *Module { return &Module{} }
+
+// Mount adds the parcel roll's routes, links and alerts.
+func (m *Module) Mount(o *staff.Office) error {
+	m.o = o
+	o.Page("GET /staff/parcels/import", staff.CapBills, m.showRollPage)
+	o.Page("POST /staff/parcels/import", staff.CapBills, m.submitRoll)
+	o.Nav(staff.CapBills, "Parcel roll", "/staff/parcels/import")
+	return nil
+}
 
 // RollCSVHeader is the layout of a parcel roll import (docs/clerks-guide.md,
 // "Bills and parcels"): a header line naming these columns in any order. The first
@@ -22,12 +43,12 @@ const rollPage = "Import parcel roll"
 // parseRollCSV reads a roll file. It returns the parcels and every error
 // with its line number; line 1 is the header.
 func parseRollCSV(rd io.Reader) ([]domain.RollParcel, []error) {
-	f, errs := openCSV(rd, RollCSVHeader[:4], RollCSVHeader)
+	f, errs := staff.OpenCSV(rd, RollCSVHeader[:4], RollCSVHeader)
 	if errs != nil {
 		return nil, errs
 	}
 	var parcels []domain.RollParcel
-	err := f.each(func(line int, get func(string) string) {
+	err := f.Each(func(line int, get func(string) string) {
 		p := domain.RollParcel{ID: get("parcel"), Address: get("address"), County: domain.County(strings.ToLower(get("county"))),
 			Owner: get("owner"), Account: get("account"), AccountName: get("account_name"), Line: line}
 		switch strings.ToLower(get("floodplain")) {
@@ -49,30 +70,30 @@ func parseRollCSV(rd io.Reader) ([]domain.RollParcel, []error) {
 	return parcels, errs
 }
 
-func (s *Server) showRollPage(w http.ResponseWriter, r *http.Request) {
-	s.render(w, r, http.StatusOK, view.RollPage(s.page(r, rollPage), view.Roll{Header: strings.Join(RollCSVHeader, ",")}))
+func (m *Module) showRollPage(w http.ResponseWriter, r *http.Request) {
+	m.o.Render(w, r, http.StatusOK, RollPage(m.o.Frame(r, rollPage), Roll{Header: strings.Join(RollCSVHeader, ",")}))
 }
 
 // submitRoll checks an uploaded (or pasted) parcel roll. A dry run shows
 // what each line would do (a new parcel, a change of owner or address, an
 // account made) and every error by line; an import takes every line in
 // one command, or none.
-func (s *Server) submitRoll(w http.ResponseWriter, r *http.Request) {
-	v := view.Roll{Header: strings.Join(RollCSVHeader, ",")}
+func (m *Module) submitRoll(w http.ResponseWriter, r *http.Request) {
+	v := Roll{Header: strings.Join(RollCSVHeader, ",")}
 	var err error
-	if v.CSV, v.Name, err = importedCSV(r); err != nil {
-		s.fail(w, r, err)
+	if v.CSV, v.Name, err = staff.ImportedCSV(r); err != nil {
+		m.o.Fail(w, r, err)
 		return
 	}
 	parcels, errs := parseRollCSV(strings.NewReader(v.CSV))
 	if len(parcels) > 0 {
 		errs = append(errs, domain.CheckRoll(parcels)...)
 	}
-	sort.SliceStable(errs, func(i, j int) bool { return errLine(errs[i]) < errLine(errs[j]) })
+	sort.SliceStable(errs, func(i, j int) bool { return staff.ErrLine(errs[i]) < staff.ErrLine(errs[j]) })
 	if len(errs) == 0 {
-		plan, err := domain.PlanRoll(parcels, ledgerRollReader{s.ledger})
+		plan, err := domain.PlanRoll(parcels, ledgerRollReader{m.o.Ledger()})
 		if err != nil {
-			s.fail(w, r, err)
+			m.o.Fail(w, r, err)
 			return
 		}
 		v.Rows = rollRows(plan)
@@ -86,27 +107,27 @@ func (s *Server) submitRoll(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(errs) > 0 || r.PostForm.Get("mode") != "import" {
 		v.DryRun = true
-		s.render(w, r, status, view.RollPage(s.page(r, rollPage), v))
+		m.o.Render(w, r, status, RollPage(m.o.Frame(r, rollPage), v))
 		return
 	}
-	res, err := s.submit(r, domain.KindParcelRoll, func(c *domain.Command) {
+	res, err := m.o.SubmitWith(r, domain.KindParcelRoll, func(c *domain.Command) {
 		c.Payload = &domain.ParcelRoll{Parcels: parcels, Source: v.Name}
 	})
 	if err != nil {
 		v.DryRun = true
 		v.Errors = []string{domain.ErrorMessage(err)}
-		s.render(w, r, errorStatus(err), view.RollPage(s.page(r, rollPage), v))
+		m.o.Render(w, r, httperr.Status(err), RollPage(m.o.Frame(r, rollPage), v))
 		return
 	}
 	v.Imported, v.CommandID, v.Note, v.CSV = true, res.CommandID, res.Note, ""
-	s.render(w, r, http.StatusOK, view.RollPage(s.page(r, rollPage), v))
+	m.o.Render(w, r, http.StatusOK, RollPage(m.o.Frame(r, rollPage), v))
 }
 
 // rollRows maps a roll's plan to the page's rows.
-func rollRows(plan []domain.RollLine) []view.RollRow {
-	rows := make([]view.RollRow, 0, len(plan))
+func rollRows(plan []domain.RollLine) []RollRow {
+	rows := make([]RollRow, 0, len(plan))
 	for _, l := range plan {
-		row := view.RollRow{Line: l.Line, Parcel: l.ID, Address: l.Address, County: l.County.Title(), Owner: l.Owner, Floodplain: l.Floodplain,
+		row := RollRow{Line: l.Line, Parcel: l.ID, Address: l.Address, County: l.County.Title(), Owner: l.Owner, Floodplain: l.Floodplain,
 			Change: string(l.Change), Account: l.Account}
 		if l.Was != nil && l.Change == domain.RollChanged {
 			var was []string
@@ -140,12 +161,12 @@ type ledgerRollReader struct{ l domain.Ledger }
 
 func (r ledgerRollReader) Parcel(id string) (domain.Parcel, bool, error) {
 	p, err := r.l.Parcel(id)
-	ok, err := exists(err)
+	ok, err := staff.Found(err)
 	return p, ok, err
 }
 
 func (r ledgerRollReader) Account(n string) (domain.Account, bool, error) {
 	a, err := r.l.Account(n)
-	ok, err := exists(err)
+	ok, err := staff.Found(err)
 	return a, ok, err
 }

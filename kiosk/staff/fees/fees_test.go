@@ -1,4 +1,4 @@
-package staff_test
+package fees_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package staff_test
+package journal_test
 
 import (
 	"encoding/csv"
@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/villagehall/appliance/domain"
-	"github.com/villagehall/appliance/kiosk/staff"
+	"github.com/villagehall/appliance/kiosk/staff/journal"
 	"github.com/villagehall/appliance/kiosk/staff/stafftest"
 )
 
@@ -90,7 +90,7 @@ func TestJournalByBillReceiptAccount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(recs[0], ",") != strings.Join(staff.JournalCSVHeader, ",") || len(recs) != 2 {
+	if strings.Join(recs[0], ",") != strings.Join(journal.CSVHeader, ",") || len(recs) != 2 {
 		t.Fatalf("csv: %v", recs)
 	}
 	col := map[string]string{}

@@ -1,11 +1,10 @@
-package staff_test
+package november_test
 
 import (
 	"encoding/csv"
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -60,7 +59,7 @@ func TestNovemberRun(t *testing.T) {
 	if p := tr.Post("/staff/november", url.Values{"year": {"2026"}, "step": {"penalties"}, "confirm": {"yes"}, "count": {"2"}, "total": {"4.00"}}); p.Status != http.StatusConflict {
 		t.Fatalf("a confirm of other totals: %d", p.Status)
 	}
-	runStep(t, tr, 2026, "penalties")
+	tr.NovemberStep(2026, "penalties")
 	if p := tr.Get("/staff/november"); !p.Has("penalties-posted") || p.Has("post-penalties") {
 		t.Fatal("penalties not shown as posted")
 	}
@@ -82,7 +81,7 @@ func TestNovemberRun(t *testing.T) {
 	if !p.Has("certify-roll") {
 		t.Fatal("certification not offered after November 15 closes")
 	}
-	runStep(t, tr, 2026, "certify")
+	tr.NovemberStep(2026, "certify")
 	p = tr.Get("/staff/november")
 	if !p.Has("roll-certified") || p.Doc.Find(`[data-testid="roll"] tr[data-bill]`).Length() != 2 {
 		t.Fatalf("roll: %q", p.Text("roll"))
@@ -122,22 +121,5 @@ func TestNovemberRun(t *testing.T) {
 	}
 	if resp, _ := c.HTTP.Get(h.Srv.URL + "/staff/november/2025/dane.csv"); resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("uncertified year's CSV: %d", resp.StatusCode)
-	}
-}
-
-// runStep runs a step of the November run as the treasurer does: the
-// confirm page with the totals, then its confirm button.
-func runStep(t *testing.T, tr *stafftest.Client, year int, step string) {
-	t.Helper()
-	form := url.Values{"year": {strconv.Itoa(year)}, "step": {step}}
-	p := tr.Post("/staff/november", form)
-	if p.Status != http.StatusOK || !p.Has("november-confirm") {
-		t.Fatalf("%s: %d %s", step, p.Status, p.Text("error"))
-	}
-	form.Set("confirm", "yes")
-	form.Set("count", p.Doc.Find(`input[name="count"]`).AttrOr("value", ""))
-	form.Set("total", p.Doc.Find(`input[name="total"]`).AttrOr("value", ""))
-	if p := tr.Post("/staff/november", form); p.Status != http.StatusSeeOther {
-		t.Fatalf("confirm %s: %d %s", step, p.Status, p.Text("error"))
 	}
 }

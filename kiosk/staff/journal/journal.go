@@ -1,4 +1,8 @@
-package staff
+// Package journal is the back office's search of the ledger's journal,
+// every command applied or refused, by whom, when and on which node, and
+// its CSV export: a staff.Module that reads the journal the appliance
+// passes the office (staff.Config.Journal).
+package journal
 
 import (
 	"fmt"
@@ -10,34 +14,28 @@ import (
 	"time"
 
 	"github.com/villagehall/appliance/domain"
-	"github.com/villagehall/appliance/kiosk/staff/view"
+	"github.com/villagehall/appliance/kiosk/staff"
 )
 
-// JournalCSVHeader is the layout of the journal export: at is RFC 3339
+// CSVHeader is the layout of the journal export: at is RFC 3339
 // with the village's offset; bill, receipt, account and amount are what
 // the command touched, where it touched one (amount: a decimal, negative
 // for a payment a returned check took back).
-var JournalCSVHeader = []string{"seq", "raft_index", "at", "actor", "node", "kind", "command_id", "outcome", "error", "hash", "bill", "receipt", "account", "amount"}
+var CSVHeader = []string{"seq", "raft_index", "at", "actor", "node", "kind", "command_id", "outcome", "error", "hash", "bill", "receipt", "account", "amount"}
 
-// JournalEntry is one link of the ledger's hash-chained journal: a command
-// applied or refused, by whom, when and on which node.
-type JournalEntry struct {
-	Seq       uint64          `json:"seq"`
-	Index     uint64          `json:"index"`
-	CommandID string          `json:"command_id"`
-	Kind      domain.Kind     `json:"kind"`
-	Actor     string          `json:"actor"`
-	Node      string          `json:"node"`
-	At        domain.DateTime `json:"at"`
-	Outcome   string          `json:"outcome"`
-	Error     string          `json:"error,omitempty"`
-	Hash      string          `json:"hash"`
-}
+// Module is the journal's part of the clerk's office.
+type Module struct{ o *staff.Office }
 
-// Journal reads the journal in order; the appliance adapts the replicated
-// ledger's.
-type Journal interface {
-	Journal(fn func(JournalEntry) error) error
+// New returns the module.
+func New() *Module { return &Module{} }
+
+// Mount adds the journal's search, its export and its link.
+func (m *Module) Mount(o *staff.Office) error {
+	m.o = o
+	o.Page("GET /staff/journal", staff.CapJournal, m.showJournalPage)
+	o.Page("GET /staff/journal.csv", staff.CapJournal, m.showJournalCSV)
+	o.Nav(staff.CapJournal, "Journal", "/staff/journal")
+	return nil
 }
 
 // journalFilter is a search of the journal.
@@ -64,7 +62,7 @@ func parseJournalFilter(q url.Values) (journalFilter, error) {
 	return f, nil
 }
 
-func (f journalFilter) match(e JournalEntry, facts map[string]commandFact) bool {
+func (f journalFilter) match(e staff.JournalEntry, facts map[string]commandFact) bool {
 	x := facts[e.CommandID]
 	switch {
 	case f.Actor != "" && e.Actor != f.Actor,
@@ -97,19 +95,19 @@ type commandFact struct {
 // carries none of them): every village bill's creation and payments,
 // every payment a returned check took back, and every property tax
 // payment.
-func (s *Server) commandFacts() (map[string]commandFact, error) {
+func (m *Module) commandFacts() (map[string]commandFact, error) {
 	out := map[string]commandFact{}
-	parcels, err := s.ledger.Parcels()
+	parcels, err := m.o.Ledger().Parcels()
 	if err != nil {
 		return nil, err
 	}
 	for _, pc := range parcels {
-		bills, err := s.ledger.BillsByParcel(pc.ID)
+		bills, err := m.o.Ledger().BillsByParcel(pc.ID)
 		if err != nil {
 			return nil, err
 		}
 		for _, b := range bills {
-			if o, ok, err := s.reads.BillOrigin(b.ID); err != nil {
+			if o, ok, err := m.o.Reads().BillOrigin(b.ID); err != nil {
 				return nil, err
 			} else if ok {
 				if _, seen := out[o.CommandID]; !seen {
@@ -134,7 +132,7 @@ func (s *Server) commandFacts() (map[string]commandFact, error) {
 				out[p.CommandID] = commandFact{Bill: b.ID, Receipt: p.Receipt, Account: b.Account, Amount: p.Amount, HasAmount: true}
 			}
 		}
-		taxes, err := s.reads.TaxBillsOfParcel(pc.ID)
+		taxes, err := m.o.Reads().TaxBillsOfParcel(pc.ID)
 		if err != nil && domain.ErrorCode(err) != domain.ENOTFOUND {
 			return nil, err
 		}
@@ -144,7 +142,7 @@ func (s *Server) commandFacts() (map[string]commandFact, error) {
 			}
 		}
 	}
-	returns, err := s.reads.ReturnedChecks()
+	returns, err := m.o.Reads().ReturnedChecks()
 	if err != nil {
 		return nil, err
 	}
@@ -156,10 +154,10 @@ func (s *Server) commandFacts() (map[string]commandFact, error) {
 
 // search returns the matching entries, newest first, at most limit (0:
 // all).
-func (s *Server) search(f journalFilter, facts map[string]commandFact, limit int) ([]JournalEntry, int, error) {
-	var out []JournalEntry
+func (m *Module) search(f journalFilter, facts map[string]commandFact, limit int) ([]staff.JournalEntry, int, error) {
+	var out []staff.JournalEntry
 	total := 0
-	err := s.journal.Journal(func(e JournalEntry) error {
+	err := m.o.Journal().Journal(func(e staff.JournalEntry) error {
 		if f.match(e, facts) {
 			total++
 			out = append(out, e)
@@ -179,28 +177,28 @@ const journalPage = 500
 
 // showJournalPage searches the journal: every change with its actor, time
 // and command id.
-func (s *Server) showJournalPage(w http.ResponseWriter, r *http.Request) {
-	if s.journal == nil {
-		s.fail(w, r, domain.Errorf(domain.ENOTFOUND, "", "This node runs without a journal reader."))
+func (m *Module) showJournalPage(w http.ResponseWriter, r *http.Request) {
+	if m.o.Journal() == nil {
+		m.o.Fail(w, r, domain.Errorf(domain.ENOTFOUND, "", "This node runs without a journal reader."))
 		return
 	}
 	f, err := parseJournalFilter(r.URL.Query())
 	if err != nil {
-		s.fail(w, r, err)
+		m.o.Fail(w, r, err)
 		return
 	}
-	facts, err := s.commandFacts()
+	facts, err := m.commandFacts()
 	if err != nil {
-		s.fail(w, r, err)
+		m.o.Fail(w, r, err)
 		return
 	}
-	entries, total, err := s.search(f, facts, journalPage)
+	entries, total, err := m.search(f, facts, journalPage)
 	if err != nil {
-		s.fail(w, r, err)
+		m.o.Fail(w, r, err)
 		return
 	}
 	q := r.URL.Query()
-	v := view.Journal{Actor: f.Actor, Kind: f.Kind, Outcome: f.Outcome, Q: q.Get("q"), Bill: q.Get("bill"), Receipt: q.Get("receipt"), Account: q.Get("account"), Total: total, Shown: len(entries), CSV: "/staff/journal.csv?" + r.URL.RawQuery}
+	v := Search{Actor: f.Actor, Kind: f.Kind, Outcome: f.Outcome, Q: q.Get("q"), Bill: q.Get("bill"), Receipt: q.Get("receipt"), Account: q.Get("account"), Total: total, Shown: len(entries), CSV: "/staff/journal.csv?" + r.URL.RawQuery}
 	if !f.From.IsZero() {
 		v.From = f.From.String()
 	}
@@ -209,35 +207,35 @@ func (s *Server) showJournalPage(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, e := range entries {
 		x := facts[e.CommandID]
-		row := view.JournalRow{Seq: strconv.FormatUint(e.Seq, 10), Index: strconv.FormatUint(e.Index, 10), At: e.At.String(), Actor: e.Actor, Node: e.Node, Kind: string(e.Kind), CommandID: e.CommandID, Outcome: e.Outcome, Error: e.Error,
+		row := Row{Seq: strconv.FormatUint(e.Seq, 10), Index: strconv.FormatUint(e.Index, 10), At: e.At.String(), Actor: e.Actor, Node: e.Node, Kind: string(e.Kind), CommandID: e.CommandID, Outcome: e.Outcome, Error: e.Error,
 			Bill: x.Bill, Receipt: x.Receipt}
 		if x.HasAmount {
-			row.Amount = Dollars(x.Amount)
+			row.Amount = staff.Dollars(x.Amount)
 		}
 		v.Rows = append(v.Rows, row)
 	}
-	s.render(w, r, http.StatusOK, view.JournalPage(s.page(r, "Journal"), v))
+	m.o.Render(w, r, http.StatusOK, SearchPage(m.o.Frame(r, "Journal"), v))
 }
 
 // showJournalCSV exports every matching entry, oldest first.
-func (s *Server) showJournalCSV(w http.ResponseWriter, r *http.Request) {
-	if s.journal == nil {
-		s.fail(w, r, domain.Errorf(domain.ENOTFOUND, "", "This node runs without a journal reader."))
+func (m *Module) showJournalCSV(w http.ResponseWriter, r *http.Request) {
+	if m.o.Journal() == nil {
+		m.o.Fail(w, r, domain.Errorf(domain.ENOTFOUND, "", "This node runs without a journal reader."))
 		return
 	}
 	f, err := parseJournalFilter(r.URL.Query())
 	if err != nil {
-		s.fail(w, r, err)
+		m.o.Fail(w, r, err)
 		return
 	}
-	facts, err := s.commandFacts()
+	facts, err := m.commandFacts()
 	if err != nil {
-		s.fail(w, r, err)
+		m.o.Fail(w, r, err)
 		return
 	}
-	cw := startCSV(w, fmt.Sprintf("journal-%s.csv", s.today()))
-	_ = cw.Write(JournalCSVHeader)
-	err = s.journal.Journal(func(e JournalEntry) error {
+	cw := m.o.CSV(w, fmt.Sprintf("journal-%s.csv", m.o.Today()))
+	_ = cw.Write(CSVHeader)
+	err = m.o.Journal().Journal(func(e staff.JournalEntry) error {
 		if !f.match(e, facts) {
 			return nil
 		}
@@ -248,13 +246,13 @@ func (s *Server) showJournalCSV(w http.ResponseWriter, r *http.Request) {
 		}
 		// The intake time with the village's offset (RFC 3339), so a
 		// spreadsheet or another system reads the instant, not a guess.
-		at := e.At.Time(s.loc).Format(time.RFC3339)
+		at := e.At.Time(m.o.Location()).Format(time.RFC3339)
 		return cw.Write([]string{strconv.FormatUint(e.Seq, 10), strconv.FormatUint(e.Index, 10), at, e.Actor, e.Node, string(e.Kind), e.CommandID, e.Outcome, e.Error, e.Hash, x.Bill, x.Receipt, x.Account, amount})
 	})
 	if ferr := cw.Flush(); err == nil {
 		err = ferr
 	}
 	if err != nil {
-		s.log.Error("journal export", "err", err)
+		m.o.Log().Error("journal export", "err", err)
 	}
 }

@@ -1,4 +1,10 @@
-package staff
+// Package fees is the back office's fee schedule (Chapter 5's
+// parameters): what is in force today by ordinance section, the rows a
+// later date replaces them with, the village holidays, and the Village
+// Board's resolutions that set them, recorded with a preview of what each
+// changes. It is a staff.Module; the parameters and their history are the
+// domain's (domain/params.go).
+package fees
 
 import (
 	"fmt"
@@ -9,8 +15,26 @@ import (
 	"strings"
 
 	"github.com/villagehall/appliance/domain"
-	"github.com/villagehall/appliance/kiosk/staff/view"
+	"github.com/villagehall/appliance/kiosk/httperr"
+	"github.com/villagehall/appliance/kiosk/staff"
+	staffview "github.com/villagehall/appliance/kiosk/staff/view"
 )
+
+// Module is the fee schedule's part of the clerk's office.
+type Module struct{ o *staff.Office }
+
+// New returns the module.
+func New() *Module { return &Module{} }
+
+// Mount adds the fee schedule's routes, links and alerts.
+func (m *Module) Mount(o *staff.Office) error {
+	m.o = o
+	o.Page("GET /staff/fees", staff.CapReadFees, m.showFeesPage)
+	o.Page("GET /staff/resolutions/new", staff.CapResolutions, m.showNewResolutionPage)
+	o.Page("POST /staff/resolutions", staff.CapResolutions, m.submitResolution)
+	o.Nav(staff.CapReadFees, "Fees", "/staff/fees")
+	return nil
+}
 
 // The fee schedule and the resolutions that set it: the
 // parameters every node computes with are the rows of the board's
@@ -42,8 +66,8 @@ var feeSections = []struct {
 	{"payments", "Payments on every channel (kiosk, clerk's window, API)", []string{"payment_limit"}},
 }
 
-// resolutionRows is how many parameter rows the resolution form offers.
-const resolutionRows = 8
+// formRows is how many parameter rows the resolution form offers.
+const formRows = 8
 
 // seedHeading is how the history names the seeding of the ledger.
 const seedHeading = "Chapter 5 as adopted (seed)"
@@ -56,15 +80,15 @@ const ownSettings = "This node's settings"
 // showFeesPage serves GET /staff/fees: the parameters in force today, the
 // village holidays of this year and next, and every resolution, newest
 // first.
-func (s *Server) showFeesPage(w http.ResponseWriter, r *http.Request) {
-	rs, err := s.reads.Resolutions()
+func (m *Module) showFeesPage(w http.ResponseWriter, r *http.Request) {
+	rs, err := m.o.Reads().Resolutions()
 	if err != nil {
-		s.fail(w, r, err)
+		m.o.Fail(w, r, err)
 		return
 	}
-	params, today := s.ledger.Params(), s.today()
-	pr, _ := principalFrom(r.Context())
-	v := view.Fees{Today: today.String(), Seeded: len(rs) > 0, CanAdopt: Allowed(pr.user.Role, CapResolutions)}
+	params, today := m.o.Ledger().Params(), m.o.Today()
+	who := m.o.Who(r)
+	v := Fees{Today: today.String(), Seeded: len(rs) > 0, CanAdopt: staff.Allowed(who.Role, staff.CapResolutions)}
 	if n := r.URL.Query().Get("adopted"); n != "" && slices.ContainsFunc(rs, func(x domain.Resolution) bool { return !x.Seed && x.Number == n }) {
 		v.Adopted = n
 	}
@@ -72,19 +96,19 @@ func (s *Server) showFeesPage(w http.ResponseWriter, r *http.Request) {
 	v.Years = fmt.Sprintf("%d and %d", today.Year(), today.Year()+1)
 	for _, d := range params.Holidays() {
 		if y := d.Year(); y == today.Year() || y == today.Year()+1 {
-			v.Holidays = append(v.Holidays, view.FeeHoliday{Date: d.String(), Weekday: d.Weekday().String(), SetBy: holidaySetBy(rs, d)})
+			v.Holidays = append(v.Holidays, FeeHoliday{Date: d.String(), Weekday: d.Weekday().String(), SetBy: holidaySetBy(rs, d)})
 		}
 	}
 	for _, x := range slices.Backward(rs) {
 		v.Resolutions = append(v.Resolutions, resolutionView(x))
 	}
-	s.render(w, r, http.StatusOK, view.FeesPage(s.page(r, "Fee schedule and parameters"), v))
+	m.o.Render(w, r, http.StatusOK, FeesPage(m.o.Frame(r, "Fee schedule and parameters"), v))
 }
 
 // feeSectionsOf groups rows (every row of the parameters in force) by
 // section: for each parameter its row in force today and the rows dated
 // after it.
-func feeSectionsOf(rows []domain.ParamRow, rs []domain.Resolution, today domain.Date) []view.FeeSection {
+func feeSectionsOf(rows []domain.ParamRow, rs []domain.Resolution, today domain.Date) []FeeSection {
 	byName := map[string][]domain.ParamRow{}
 	var names []string // in the domain's order, for the parameters no section names
 	for _, row := range rows {
@@ -93,11 +117,11 @@ func feeSectionsOf(rows []domain.ParamRow, rs []domain.Resolution, today domain.
 		}
 		byName[row.Name] = append(byName[row.Name], row)
 	}
-	param := func(name string) view.FeeParam {
-		p := view.FeeParam{Name: name}
+	param := func(name string) FeeParam {
+		p := FeeParam{Name: name}
 		for _, row := range byName[name] { // ascending by effective date
 			if row.Effective.After(today) {
-				p.Scheduled = append(p.Scheduled, view.ScheduledValue{Value: row.Value, From: row.Effective.String(), SetBy: rowSetBy(rs, row)})
+				p.Scheduled = append(p.Scheduled, ScheduledValue{Value: row.Value, From: row.Effective.String(), SetBy: rowSetBy(rs, row)})
 				continue
 			}
 			p.Value, p.Since, p.Note, p.SetBy = row.Value, row.Effective.String(), row.Note, rowSetBy(rs, row)
@@ -108,9 +132,9 @@ func feeSectionsOf(rows []domain.ParamRow, rs []domain.Resolution, today domain.
 		return p
 	}
 	listed := map[string]bool{}
-	var out []view.FeeSection
+	var out []FeeSection
 	for _, sec := range feeSections {
-		fs := view.FeeSection{ID: sec.id, Title: sec.title}
+		fs := FeeSection{ID: sec.id, Title: sec.title}
 		for _, n := range sec.names {
 			listed[n] = true
 			if len(byName[n]) > 0 {
@@ -121,7 +145,7 @@ func feeSectionsOf(rows []domain.ParamRow, rs []domain.Resolution, today domain.
 			out = append(out, fs)
 		}
 	}
-	other := view.FeeSection{ID: "other", Title: "Other parameters"}
+	other := FeeSection{ID: "other", Title: "Other parameters"}
 	for _, n := range names {
 		if !listed[n] {
 			other.Params = append(other.Params, param(n))
@@ -162,14 +186,14 @@ func resolutionName(x domain.Resolution) string {
 	return "Resolution " + x.Number
 }
 
-func resolutionView(x domain.Resolution) view.Resolution {
-	v := view.Resolution{Number: x.Number, Heading: resolutionName(x), Title: x.Title, AdoptedOn: x.AdoptedOn.String(), Seed: x.Seed,
+func resolutionView(x domain.Resolution) Resolution {
+	v := Resolution{Number: x.Number, Heading: resolutionName(x), Title: x.Title, AdoptedOn: x.AdoptedOn.String(), Seed: x.Seed,
 		Recorded: x.Recorded.String(), By: x.By}
 	if !x.Seed {
 		v.Vote = fmt.Sprintf("%s, %s, %d present", plural(x.Ayes, "aye"), plural(x.Nays, "nay"), x.Present)
 	}
 	for _, row := range x.Rows {
-		v.Rows = append(v.Rows, view.ResolutionRow{Name: row.Name, Effective: row.Effective.String(), Value: row.Value, Note: row.Note})
+		v.Rows = append(v.Rows, ResolutionRow{Name: row.Name, Effective: row.Effective.String(), Value: row.Value, Note: row.Note})
 	}
 	for _, d := range x.Holidays {
 		v.Holidays = append(v.Holidays, d.String())
@@ -186,19 +210,19 @@ func plural(n int, noun string) string {
 }
 
 // showNewResolutionPage serves GET /staff/resolutions/new.
-func (s *Server) showNewResolutionPage(w http.ResponseWriter, r *http.Request) {
-	s.resolutionPage(w, r, http.StatusOK, view.ResolutionForm{AdoptedOn: s.today().String(), Rows: make([]view.ResolutionFormRow, resolutionRows)})
+func (m *Module) showNewResolutionPage(w http.ResponseWriter, r *http.Request) {
+	m.resolutionPage(w, r, http.StatusOK, ResolutionForm{AdoptedOn: m.o.Today().String(), Rows: make([]ResolutionFormRow, formRows)})
 }
 
-func (s *Server) resolutionPage(w http.ResponseWriter, r *http.Request, status int, f view.ResolutionForm) {
-	names := paramNames(s.ledger.Params())
+func (m *Module) resolutionPage(w http.ResponseWriter, r *http.Request, status int, f ResolutionForm) {
+	names := paramNames(m.o.Ledger().Params())
 	for i := range f.Rows {
-		f.Rows[i].Names = []view.Option{{Value: "", Label: "(no row)", Selected: f.Rows[i].Name == ""}}
+		f.Rows[i].Names = []staffview.Option{{Value: "", Label: "(no row)", Selected: f.Rows[i].Name == ""}}
 		for _, n := range names {
-			f.Rows[i].Names = append(f.Rows[i].Names, view.Option{Value: n, Label: n, Selected: n == f.Rows[i].Name})
+			f.Rows[i].Names = append(f.Rows[i].Names, staffview.Option{Value: n, Label: n, Selected: n == f.Rows[i].Name})
 		}
 	}
-	s.render(w, r, status, view.NewResolutionPage(s.page(r, "Record a resolution"), f))
+	m.o.Render(w, r, status, NewResolutionPage(m.o.Frame(r, "Record a resolution"), f))
 }
 
 // paramNames returns the names of the parameters p holds rows of, in the
@@ -216,17 +240,17 @@ func paramNames(p *domain.Params) []string {
 // submitResolution serves POST /staff/resolutions: action=preview shows
 // what the resolution would change against the parameters in force;
 // action=adopt records it and shows the fee page.
-func (s *Server) submitResolution(w http.ResponseWriter, r *http.Request) {
-	f := view.ResolutionForm{Number: formValue(r, "number"), Title: formValue(r, "title"), AdoptedOn: formValue(r, "adopted_on"),
-		Ayes: formValue(r, "ayes"), Nays: formValue(r, "nays"), Present: formValue(r, "present"), Holidays: strings.TrimSpace(r.PostForm.Get("holidays"))}
-	for i := 1; i <= resolutionRows; i++ {
-		f.Rows = append(f.Rows, view.ResolutionFormRow{Name: formValue(r, fmt.Sprintf("name%d", i)), Effective: formValue(r, fmt.Sprintf("effective%d", i)),
-			Value: formValue(r, fmt.Sprintf("value%d", i)), Note: formValue(r, fmt.Sprintf("note%d", i))})
+func (m *Module) submitResolution(w http.ResponseWriter, r *http.Request) {
+	f := ResolutionForm{Number: m.o.Form(r, "number"), Title: m.o.Form(r, "title"), AdoptedOn: m.o.Form(r, "adopted_on"),
+		Ayes: m.o.Form(r, "ayes"), Nays: m.o.Form(r, "nays"), Present: m.o.Form(r, "present"), Holidays: strings.TrimSpace(r.PostForm.Get("holidays"))}
+	for i := 1; i <= formRows; i++ {
+		f.Rows = append(f.Rows, ResolutionFormRow{Name: m.o.Form(r, fmt.Sprintf("name%d", i)), Effective: m.o.Form(r, fmt.Sprintf("effective%d", i)),
+			Value: m.o.Form(r, fmt.Sprintf("value%d", i)), Note: m.o.Form(r, fmt.Sprintf("note%d", i))})
 	}
-	params := s.ledger.Params()
+	params := m.o.Ledger().Params()
 	res, err := parseResolution(f, paramNames(params))
 	if err == nil {
-		switch formValue(r, "action") {
+		switch m.o.Form(r, "action") {
 		case "preview":
 			var changes []domain.ParamChange
 			if changes, err = res.Changes(params); err == nil {
@@ -234,29 +258,29 @@ func (s *Server) submitResolution(w http.ResponseWriter, r *http.Request) {
 				for _, c := range changes {
 					f.Preview = append(f.Preview, changeView(c))
 				}
-				s.resolutionPage(w, r, http.StatusOK, f)
+				m.resolutionPage(w, r, http.StatusOK, f)
 				return
 			}
 		case "adopt":
-			_, err = s.submit(r, domain.KindResolution, func(c *domain.Command) { c.Payload = &res })
+			_, err = m.o.SubmitWith(r, domain.KindResolution, func(c *domain.Command) { c.Payload = &res })
 		default:
 			err = domain.Errorf(domain.EINVALID, "", "Choose Preview or Record the resolution.")
 		}
 	}
 	if err != nil {
-		if st := errorStatus(err); st < 500 || st == http.StatusServiceUnavailable {
+		if st := httperr.Status(err); st < 500 || st == http.StatusServiceUnavailable {
 			f.Error = domain.ErrorMessage(err)
-			s.resolutionPage(w, r, st, f)
+			m.resolutionPage(w, r, st, f)
 			return
 		}
-		s.fail(w, r, err)
+		m.o.Fail(w, r, err)
 		return
 	}
-	redirect(w, r, "/staff/fees?adopted="+url.QueryEscape(res.Number))
+	m.o.Redirect(w, r, "/staff/fees?adopted="+url.QueryEscape(res.Number))
 }
 
-func changeView(c domain.ParamChange) view.ResolutionChange {
-	v := view.ResolutionChange{Name: c.Name, Effective: c.Effective.String(), Old: c.Old, New: c.New, Note: c.Note, Same: c.Old == c.New}
+func changeView(c domain.ParamChange) ResolutionChange {
+	v := ResolutionChange{Name: c.Name, Effective: c.Effective.String(), Old: c.Old, New: c.New, Note: c.Note, Same: c.Old == c.New}
 	if c.Name == "holiday" {
 		v.Name, v.Old, v.New = "Village holiday", "open", "offices closed"
 	}
@@ -271,7 +295,7 @@ func changeView(c domain.ParamChange) view.ResolutionChange {
 // parameter and a well-formed value on every row that is not left blank.
 // What the ledger decides (the vote passes, no row before today, a
 // number not used before) is the domain's.
-func parseResolution(f view.ResolutionForm, names []string) (domain.Resolution, error) {
+func parseResolution(f ResolutionForm, names []string) (domain.Resolution, error) {
 	bad := func(format string, args ...any) (domain.Resolution, error) {
 		return domain.Resolution{}, domain.Errorf(domain.EINVALID, "", format, args...)
 	}
@@ -285,7 +309,7 @@ func parseResolution(f view.ResolutionForm, names []string) (domain.Resolution, 
 		return bad("A resolution needs its title.")
 	}
 	var err error
-	if res.AdoptedOn, err = parseFormDate("The adoption date", f.AdoptedOn); err != nil {
+	if res.AdoptedOn, err = staff.ParseDate("The adoption date", f.AdoptedOn); err != nil {
 		return domain.Resolution{}, err
 	}
 	for _, v := range []struct {
@@ -309,7 +333,7 @@ func parseResolution(f view.ResolutionForm, names []string) (domain.Resolution, 
 		if !slices.Contains(names, row.Name) {
 			return bad("Row %d: there is no parameter %q.", n, row.Name)
 		}
-		eff, err := parseFormDate(fmt.Sprintf("Row %d: the effective date", n), row.Effective)
+		eff, err := staff.ParseDate(fmt.Sprintf("Row %d: the effective date", n), row.Effective)
 		if err != nil {
 			return domain.Resolution{}, err
 		}
@@ -333,7 +357,7 @@ func parseResolution(f view.ResolutionForm, names []string) (domain.Resolution, 
 		if line == "" {
 			continue
 		}
-		d, err := parseFormDate(fmt.Sprintf("Holidays, line %d: the date", i+1), line)
+		d, err := staff.ParseDate(fmt.Sprintf("Holidays, line %d: the date", i+1), line)
 		if err != nil {
 			return domain.Resolution{}, err
 		}
@@ -346,17 +370,4 @@ func parseResolution(f view.ResolutionForm, names []string) (domain.Resolution, 
 		return bad("Resolution %s sets no parameter and adds no holiday: fill in a row or a holiday.", res.Number)
 	}
 	return res, nil
-}
-
-// parseFormDate reads a date typed as YYYY-MM-DD; what names the field in
-// the message.
-func parseFormDate(what, s string) (domain.Date, error) {
-	if s == "" {
-		return domain.Date{}, domain.Errorf(domain.EINVALID, "", "%s is missing; write it as YYYY-MM-DD.", what)
-	}
-	d, err := domain.ParseDate(s)
-	if err != nil {
-		return domain.Date{}, domain.Errorf(domain.EINVALID, "", "%s %q is not a real date written as YYYY-MM-DD.", what, s)
-	}
-	return d, nil
 }
