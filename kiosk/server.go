@@ -14,15 +14,22 @@
 //
 // One file per resource, handlers named showXxxPage and submitXxx, in the
 // manner of miniflux: start.go, find.go, account.go, parcel.go, bill.go,
-// pay.go, receipt.go, letter.go, propertytax.go, purchases.go, budget.go, cardoff.go
-// (fuzzy.go: address search tolerant of typos). Everything paid by card
-// goes through one checkout (checkout.go: confirm, charge, submit,
-// receipt; charge.go: the terminal and the ledger's steps), and pay.go,
-// letter.go and propertytax.go each declare their payable to it. error.go
-// maps every error to a status and a message in one place; security.go
-// and session.go keep the anonymous sessions, the CSRF tokens and the
-// signatures of the checkout forms. Records are read through domain.Reads,
-// never by collection or index key.
+// pay.go, receipt.go, letter.go, propertytax.go, purchases.go, budget.go,
+// cardoff.go. Everything paid by card goes through one checkout
+// (checkout.go: confirm, charge, submit, receipt; charge.go: the terminal
+// and the ledger's steps), and pay.go, letter.go and propertytax.go each
+// declare their payable to it. error.go maps every error to a status and
+// a message in one place; security.go and session.go keep the anonymous
+// sessions, the CSRF tokens and the signatures of the checkout forms.
+// Records are read through domain.Reads, never by collection or index key.
+//
+// A capability that stands without the server's pages, links and
+// sessions has a package of its own below this one, which declares the
+// small interface of the ledger it reads and knows nothing of HTTP: find
+// (what a search box names: bills, accounts, parcels, and addresses
+// despite typos). Every resident page's view stays in package view,
+// whichever package serves the page: one layout, one view.Page and one
+// set of view models for the whole kiosk.
 package kiosk
 
 import (
