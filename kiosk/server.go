@@ -23,13 +23,14 @@
 // sessions, the CSRF tokens and the signatures of the checkout forms.
 // Records are read through domain.Reads, never by collection or index key.
 //
-// A capability that stands without the server's pages, links and
-// sessions has a package of its own below this one, which declares the
-// small interface of the ledger it reads and knows nothing of HTTP: find
-// (what a search box names: bills, accounts, parcels, and addresses
-// despite typos). Every resident page's view stays in package view,
-// whichever package serves the page: one layout, one view.Page and one
-// set of view models for the whole kiosk.
+// A capability that stands without the checkout, the sessions and the
+// signed links has a package of its own below this one, which declares
+// the small interface of what it reads, if anything: find (what a search box names:
+// bills, accounts, parcels, and addresses despite typos) and receipt (a
+// receipt's letterhead, QR code and e-mailed copy; receipt.go keeps the
+// page and its session-bound links). Every resident page's view stays in
+// package view, whichever package serves the page: one layout, one
+// view.Page and one set of view models for the whole kiosk.
 package kiosk
 
 import (
@@ -48,6 +49,7 @@ import (
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/assets"
 	"github.com/villagehall/appliance/kiosk/i18n"
+	"github.com/villagehall/appliance/kiosk/receipt"
 	"github.com/villagehall/appliance/kiosk/route"
 	"github.com/villagehall/appliance/kiosk/terminal"
 	"github.com/villagehall/appliance/kiosk/view"
@@ -89,7 +91,7 @@ type Config struct {
 	// on every page (tests).
 	CardCheck time.Duration
 	// Village is the receipts' letterhead, from the node's configuration.
-	Village Village
+	Village receipt.Village
 	// Mail queues e-mailed copies of receipts (the appliance's mail.Queue
 	// on the node's SMTP relay); nil: the receipt offers none.
 	Mail Mailer
@@ -109,7 +111,7 @@ type Server struct {
 	ledger   domain.Ledger
 	reads    domain.Reads      // the ledger's records, asked in the domain's words
 	terminal terminal.Terminal // nil: no card payments at this kiosk
-	village  Village           // the receipts' letterhead
+	village  receipt.Village   // the receipts' letterhead
 	mail     Mailer            // nil: no e-mailed copies
 	now      func() time.Time
 	loc      *time.Location
