@@ -21,6 +21,7 @@ import (
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk"
+	"github.com/villagehall/appliance/kiosk/receipt"
 	"github.com/villagehall/appliance/kiosk/staff"
 	"github.com/villagehall/appliance/kiosk/terminal"
 	"github.com/villagehall/appliance/kiosk/terminal/stripe"
@@ -298,7 +299,7 @@ func (m *Main) Run(ctx context.Context) error {
 		Secret:   secret,
 		Logger:   cfg.Logger,
 		NodeID:   cfg.NodeID,
-		Village:  kiosk.Village{Name: cfg.Village.Name, Address: cfg.Village.Address, Phone: cfg.Village.Phone, Email: cfg.Village.Email, PublicURL: cfg.Village.PublicURL},
+		Village:  receipt.Village{Name: cfg.Village.Name, Address: cfg.Village.Address, Phone: cfg.Village.Phone, Email: cfg.Village.Email, PublicURL: cfg.Village.PublicURL},
 	}
 	if card != nil {
 		kcfg.Terminal, kcfg.Simulator = card, m.Terminal != nil

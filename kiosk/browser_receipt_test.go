@@ -15,15 +15,16 @@ import (
 	"github.com/villagehall/appliance/kiosk"
 	"github.com/villagehall/appliance/kiosk/browsertest"
 	"github.com/villagehall/appliance/kiosk/mail"
+	"github.com/villagehall/appliance/kiosk/receipt"
 )
 
 // belleville is the letterhead a node's configuration gives the kiosk.
-var belleville = kiosk.Village{
+var belleville = receipt.Village{
 	Name: "Village of Belleville", Address: "24 W Main St, Belleville, WI 53508",
 	Phone: "608-555-0142", Email: "clerk@belleville.example", PublicURL: "https://belleville.example",
 }
 
-func withVillage(v kiosk.Village) option { return func(c *kiosk.Config) { c.Village = v } }
+func withVillage(v receipt.Village) option { return func(c *kiosk.Config) { c.Village = v } }
 
 // payTen pays $10.00 on the past-due bill and waits for the receipt.
 func (b *browser) payTen(lang string) {

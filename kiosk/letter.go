@@ -8,6 +8,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/find"
 	"github.com/villagehall/appliance/kiosk/view"
 )
 
@@ -65,7 +66,7 @@ func (s *Server) submitLetter(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if parcel.ID == "" {
-		switch found, err := s.findParcels(l.Query); {
+		switch found, err := find.Parcels(s.ledger, l.Query); {
 		case err != nil:
 			s.fail(w, r, err)
 			return

@@ -9,6 +9,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/find"
 	"github.com/villagehall/appliance/kiosk/view"
 )
 
@@ -32,7 +33,7 @@ func (s *Server) showTaxSearchPage(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, http.StatusUnprocessableEntity, view.TaxSearchPage(p, v))
 		return
 	}
-	found, err := s.findParcels(v.Query)
+	found, err := find.Parcels(s.ledger, v.Query)
 	if err != nil {
 		s.fail(w, r, err)
 		return

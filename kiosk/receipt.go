@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/receipt"
 	"github.com/villagehall/appliance/kiosk/view"
 )
 
@@ -131,7 +132,10 @@ func (s *Server) receiptView(r *http.Request, rc domain.Receipt, email *view.Rec
 			return p, v, err
 		}
 	}
-	if err := s.letterhead(&v); err != nil {
+	// The QR code's link proves itself with the number's HMAC under the
+	// receipt key in a purpose of its own, so it never passes for a
+	// session's receipt token, and the number alone opens nothing.
+	if err := receipt.Letterhead(&v, s.village, mac(s.keys.receipt, "public receipt", rc.Number)); err != nil {
 		return p, v, err
 	}
 	if s.mail != nil {

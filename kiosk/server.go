@@ -14,15 +14,28 @@
 //
 // One file per resource, handlers named showXxxPage and submitXxx, in the
 // manner of miniflux: start.go, find.go, account.go, parcel.go, bill.go,
-// pay.go, receipt.go, letter.go, propertytax.go, purchases.go, budget.go, cardoff.go
-// (fuzzy.go: address search tolerant of typos). Everything paid by card
-// goes through one checkout (checkout.go: confirm, charge, submit,
-// receipt; charge.go: the terminal and the ledger's steps), and pay.go,
-// letter.go and propertytax.go each declare their payable to it. error.go
-// maps every error to a status and a message in one place; security.go
-// and session.go keep the anonymous sessions, the CSRF tokens and the
+// pay.go, receipt.go, letter.go, propertytax.go, roomtax.go,
+// assessment.go, cardoff.go. Everything paid by card goes through one
+// checkout (checkout.go: confirm, charge, submit, receipt; charge.go: the
+// terminal and the ledger's steps), and pay.go, letter.go, propertytax.go
+// and the others each declare their payable to it. error.go maps every
+// error to a status and a message in one place; security.go and
+// session.go keep the anonymous sessions, the CSRF tokens and the
 // signatures of the checkout forms. Records are read through domain.Reads,
 // never by collection or index key.
+//
+// A capability that stands without the checkout, the sessions and the
+// signed links has a package of its own below this one, which declares
+// the small interface of what it reads, if anything: find (what a search box names:
+// bills, accounts, parcels, and addresses despite typos), receipt (a
+// receipt's letterhead, QR code and e-mailed copy; receipt.go keeps the
+// page and its session-bound links) and records (the public records'
+// read-only pages: budgets, purchasing, assessment reports, room tax
+// collected). A package that serves pages is lent what every page shares
+// through records.Pages; the routes all stay in Handler. Every resident
+// page's view stays in package view, whichever package serves the page:
+// one layout, one view.Page and one set of view models for the whole
+// kiosk.
 package kiosk
 
 import (
@@ -41,6 +54,8 @@ import (
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/assets"
 	"github.com/villagehall/appliance/kiosk/i18n"
+	"github.com/villagehall/appliance/kiosk/receipt"
+	"github.com/villagehall/appliance/kiosk/records"
 	"github.com/villagehall/appliance/kiosk/route"
 	"github.com/villagehall/appliance/kiosk/terminal"
 	"github.com/villagehall/appliance/kiosk/view"
@@ -82,7 +97,7 @@ type Config struct {
 	// on every page (tests).
 	CardCheck time.Duration
 	// Village is the receipts' letterhead, from the node's configuration.
-	Village Village
+	Village receipt.Village
 	// Mail queues e-mailed copies of receipts (the appliance's mail.Queue
 	// on the node's SMTP relay); nil: the receipt offers none.
 	Mail Mailer
@@ -102,7 +117,7 @@ type Server struct {
 	ledger   domain.Ledger
 	reads    domain.Reads      // the ledger's records, asked in the domain's words
 	terminal terminal.Terminal // nil: no card payments at this kiosk
-	village  Village           // the receipts' letterhead
+	village  receipt.Village   // the receipts' letterhead
 	mail     Mailer            // nil: no e-mailed copies
 	now      func() time.Time
 	loc      *time.Location
@@ -117,6 +132,7 @@ type Server struct {
 	cards    *cardState
 	paying   keyLocks
 	voided   voids
+	records  *records.Records // the public records' pages
 }
 
 // New checks cfg and returns a kiosk server.
@@ -179,6 +195,7 @@ func New(cfg Config) (*Server, error) {
 		}
 		s.sim = setter
 	}
+	s.records = records.New(pages{s}, s.ledger, s.reads, s.today)
 	var err error
 	if s.catalog, err = i18n.Load(); err != nil {
 		return nil, fmt.Errorf("kiosk: %w", err)
@@ -220,19 +237,19 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /tax-bills/{id}/charge", s.submitCheckout(taxPayments))
 	mux.HandleFunc("GET /room-tax", s.showRoomTaxPage)
 	mux.HandleFunc("POST /room-tax", s.submitRoomTax)
-	mux.HandleFunc("GET /room-tax/collections", s.showRoomTaxCollectionsPage)
+	mux.HandleFunc("GET /room-tax/collections", s.records.ShowRoomTaxCollectionsPage)
 	mux.HandleFunc("GET /room-tax/{ref}/confirm", s.showCheckoutPage(roomTaxPayments))
 	mux.HandleFunc("POST /room-tax/{ref}/charge", s.submitCheckout(roomTaxPayments))
 	mux.HandleFunc("GET /assessments/{id}", s.showAssessmentPage)
 	mux.HandleFunc("POST /assessments/{id}/pay", s.submitAssessmentOption)
 	mux.HandleFunc("GET /assessments/{id}/confirm", s.showCheckoutPage(assessmentPayments))
 	mux.HandleFunc("POST /assessments/{id}/charge", s.submitCheckout(assessmentPayments))
-	mux.HandleFunc("GET /purchases", s.showPurchasesPage)
-	mux.HandleFunc("GET /purchases/{id}", s.showPurchasePage)
-	mux.HandleFunc("GET /assessment-reports", s.showAssessmentReportsPage)
-	mux.HandleFunc("GET /assessment-reports/{id}", s.showAssessmentReportPage)
-	mux.HandleFunc("GET /budget", s.showBudgetsPage)
-	mux.HandleFunc("GET /budget/{year}", s.showBudgetPage)
+	mux.HandleFunc("GET /purchases", s.records.ShowPurchasesPage)
+	mux.HandleFunc("GET /purchases/{id}", s.records.ShowPurchasePage)
+	mux.HandleFunc("GET /assessment-reports", s.records.ShowAssessmentReportsPage)
+	mux.HandleFunc("GET /assessment-reports/{id}", s.records.ShowAssessmentReportPage)
+	mux.HandleFunc("GET /budget", s.records.ShowBudgetsPage)
+	mux.HandleFunc("GET /budget/{year}", s.records.ShowBudgetPage)
 	mux.Handle("GET /assets/", http.StripPrefix("/assets/", assetHandler()))
 	mux.HandleFunc("/", s.showNotFoundPage)
 	return s.secure(s.session(s.language(s.csrf(route.Record(mux)))))
@@ -304,6 +321,20 @@ func (s *Server) page(r *http.Request, self string, title string, args ...string
 	}
 	return p
 }
+
+// pages lends what every page shares to the pages served by the kiosk's
+// packages (records.Pages).
+type pages struct{ s *Server }
+
+func (p pages) Page(r *http.Request, title string, args ...string) view.Page {
+	return p.s.page(r, selfURL(r), title, args...)
+}
+
+func (p pages) Render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
+	p.s.render(w, r, status, c)
+}
+
+func (p pages) Fail(w http.ResponseWriter, r *http.Request, err error) { p.s.fail(w, r, err) }
 
 // withLang returns the local URL u with its lang parameter set to l.
 func withLang(u string, l i18n.Lang) string {

@@ -1,4 +1,4 @@
-package kiosk
+package records
 
 import (
 	"net/http"
@@ -8,47 +8,47 @@ import (
 	"github.com/villagehall/appliance/kiosk/view"
 )
 
-// showBudgetsPage lists the adopted budgets, newest first: the copies for
+// ShowBudgetsPage lists the adopted budgets, newest first: the copies for
 // citizens of §5.02(6). A budget still proposed is the office's and the
 // board's until it is adopted.
-func (s *Server) showBudgetsPage(w http.ResponseWriter, r *http.Request) {
-	bs, err := s.reads.AdoptedBudgets()
+func (rec *Records) ShowBudgetsPage(w http.ResponseWriter, r *http.Request) {
+	bs, err := rec.reads.AdoptedBudgets()
 	if err != nil {
-		s.fail(w, r, err)
+		rec.pages.Fail(w, r, err)
 		return
 	}
-	p := s.page(r, selfURL(r), "title.budgets")
+	p := rec.pages.Page(r, "title.budgets")
 	var v view.Budgets
 	for _, b := range bs {
 		v.Items = append(v.Items, view.BudgetRow{Year: b.Year, AdoptedOn: b.AdoptedOn, Amendments: b.Amendments, URL: "/budget/" + strconv.Itoa(b.Year)})
 	}
-	s.render(w, r, http.StatusOK, view.BudgetsPage(p, v))
+	rec.pages.Render(w, r, http.StatusOK, view.BudgetsPage(p, v))
 }
 
-// showBudgetPage shows one adopted budget with its summary (§5.02(5)):
+// ShowBudgetPage shows one adopted budget with its summary (§5.02(5)):
 // the appropriations by department, committee, commission and board, the
 // anticipated revenue, the debts, and the summary beside the budget in
 // effect and the preceding year's.
-func (s *Server) showBudgetPage(w http.ResponseWriter, r *http.Request) {
+func (rec *Records) ShowBudgetPage(w http.ResponseWriter, r *http.Request) {
 	year, err := strconv.Atoi(r.PathValue("year"))
 	if err != nil || year < 1900 || year > 9999 {
-		s.fail(w, r, domain.Errorf(domain.ENOTFOUND, "§5.02", "There is no budget for %q.", r.PathValue("year")))
+		rec.pages.Fail(w, r, domain.Errorf(domain.ENOTFOUND, "§5.02", "There is no budget for %q.", r.PathValue("year")))
 		return
 	}
-	bv, err := s.reads.BudgetView(year, s.today())
+	bv, err := rec.reads.BudgetView(year, rec.today())
 	if err == nil && bv.Budget.Status != domain.BudgetAdopted {
 		err = domain.Errorf(domain.ENOTFOUND, "§5.02", "The budget for %d is not adopted yet.", year)
 	}
 	if err != nil {
-		s.fail(w, r, err)
+		rec.pages.Fail(w, r, err)
 		return
 	}
-	chart, err := s.reads.Chart()
+	chart, err := rec.reads.Chart()
 	if err != nil {
-		s.fail(w, r, err)
+		rec.pages.Fail(w, r, err)
 		return
 	}
-	p := s.page(r, selfURL(r), "title.budget", "year", strconv.Itoa(year))
+	p := rec.pages.Page(r, "title.budget", "year", strconv.Itoa(year))
 	v := view.Budget{View: bv, BackURL: "/budget"}
 	for _, vr := range bv.Budget.Votes {
 		if vr.Action == string(domain.BudgetAdopt) && vr.Passed {
@@ -77,5 +77,5 @@ func (s *Server) showBudgetPage(w http.ResponseWriter, r *http.Request) {
 			v.TotalAppropriated = v.TotalAppropriated.Add(l.Proposed)
 		}
 	}
-	s.render(w, r, http.StatusOK, view.BudgetPage(p, v))
+	rec.pages.Render(w, r, http.StatusOK, view.BudgetPage(p, v))
 }

@@ -1,4 +1,4 @@
-package kiosk
+package records
 
 import (
 	"net/http"
@@ -13,18 +13,18 @@ const (
 	filterEmergency  = "emergency"
 )
 
-// showPurchasesPage lists the public purchasing records (§5.12(5), (7)),
+// ShowPurchasesPage lists the public purchasing records (§5.12(5), (7)),
 // newest first, all of them or only one kind (?kind=open_market or
 // ?kind=emergency). Read-only: the purchasing agent's commands write them.
-func (s *Server) showPurchasesPage(w http.ResponseWriter, r *http.Request) {
+func (rec *Records) ShowPurchasesPage(w http.ResponseWriter, r *http.Request) {
 	filter := r.URL.Query().Get("kind")
 	if filter != filterOpenMarket && filter != filterEmergency {
 		filter = ""
 	}
-	p := s.page(r, selfURL(r), "title.purchases")
-	all, err := s.reads.Purchases()
+	p := rec.pages.Page(r, "title.purchases")
+	all, err := rec.reads.Purchases()
 	if err != nil {
-		s.fail(w, r, err)
+		rec.pages.Fail(w, r, err)
 		return
 	}
 	v := view.Purchases{Filter: filter}
@@ -44,24 +44,24 @@ func (s *Server) showPurchasesPage(w http.ResponseWriter, r *http.Request) {
 		}
 		v.Items = append(v.Items, view.PurchaseRow{PublicPurchase: pu, URL: "/purchases/" + url.PathEscape(pu.ID)})
 	}
-	s.render(w, r, http.StatusOK, view.PurchasesPage(p, v))
+	rec.pages.Render(w, r, http.StatusOK, view.PurchasesPage(p, v))
 }
 
-// showPurchasePage shows one purchasing record: an open-market purchase
+// ShowPurchasePage shows one purchasing record: an open-market purchase
 // with every bid (the lowest marked), an emergency purchase with its
 // invoice and the explanation of the emergency.
-func (s *Server) showPurchasePage(w http.ResponseWriter, r *http.Request) {
-	pu, err := s.reads.Purchase(r.PathValue("id"))
+func (rec *Records) ShowPurchasePage(w http.ResponseWriter, r *http.Request) {
+	pu, err := rec.reads.Purchase(r.PathValue("id"))
 	if err != nil {
-		s.fail(w, r, err)
+		rec.pages.Fail(w, r, err)
 		return
 	}
-	p := s.page(r, selfURL(r), "title.purchase")
+	p := rec.pages.Page(r, "title.purchase")
 	v := view.Purchase{PublicPurchase: pu, LowBid: -1, BackURL: "/purchases"}
 	for i, b := range pu.Bids {
 		if v.LowBid < 0 || b.Amount.LessThan(pu.Bids[v.LowBid].Amount) {
 			v.LowBid = i
 		}
 	}
-	s.render(w, r, http.StatusOK, view.PurchasePage(p, v))
+	rec.pages.Render(w, r, http.StatusOK, view.PurchasePage(p, v))
 }

@@ -1,4 +1,4 @@
-package kiosk
+package find
 
 import (
 	"slices"
@@ -120,11 +120,11 @@ func distance(a, b string) int {
 	return d[len(ra)][len(rb)]
 }
 
-// findParcels returns the parcels q names: by parcel id (dashes and spaces
+// Parcels returns the parcels q names: by parcel id (dashes and spaces
 // optional) or by street address; when nothing matches exactly, by an
-// address despite typos and odd abbreviations.
-func (s *Server) findParcels(q string) ([]domain.Parcel, error) {
-	parcels, err := s.ledger.Parcels()
+// address despite typos and odd abbreviations (Near).
+func Parcels(l Ledger, q string) ([]domain.Parcel, error) {
+	parcels, err := l.Parcels()
 	if err != nil {
 		return nil, err
 	}
@@ -139,11 +139,12 @@ func (s *Server) findParcels(q string) ([]domain.Parcel, error) {
 	if len(out) > 0 {
 		return out, nil
 	}
-	return fuzzyParcels(parcels, q), nil
+	return Near(parcels, q), nil
 }
 
-// fuzzyParcels returns the parcels whose address q names despite typos.
-func fuzzyParcels(parcels []domain.Parcel, q string) []domain.Parcel {
+// Near returns those of parcels whose address q names despite typos and
+// odd abbreviations (fuzzyAddressMatches).
+func Near(parcels []domain.Parcel, q string) []domain.Parcel {
 	query := normalizeTolerant(q)
 	var out []domain.Parcel
 	for _, pc := range parcels {

@@ -1,4 +1,4 @@
-package kiosk
+package records
 
 import (
 	"net/http"
@@ -8,16 +8,16 @@ import (
 	"github.com/villagehall/appliance/kiosk/view"
 )
 
-// showAssessmentReportsPage lists the special assessment projects whose
+// ShowAssessmentReportsPage lists the special assessment projects whose
 // report is filed with the clerk for public inspection (§5.14(3)(b)):
 // from the report's filing on, anyone may read it at the kiosk.
-func (s *Server) showAssessmentReportsPage(w http.ResponseWriter, r *http.Request) {
-	ps, err := s.reads.AssessmentProjects()
+func (rec *Records) ShowAssessmentReportsPage(w http.ResponseWriter, r *http.Request) {
+	ps, err := rec.reads.AssessmentProjects()
 	if err != nil {
-		s.fail(w, r, err)
+		rec.pages.Fail(w, r, err)
 		return
 	}
-	p := s.page(r, selfURL(r), "title.assessment_reports")
+	p := rec.pages.Page(r, "title.assessment_reports")
 	var v view.AssessmentReports
 	for i := len(ps) - 1; i >= 0; i-- {
 		pr := ps[i]
@@ -26,34 +26,34 @@ func (s *Server) showAssessmentReportsPage(w http.ResponseWriter, r *http.Reques
 		}
 		v.Items = append(v.Items, view.AssessmentReportRow{ID: pr.ID, Purpose: pr.Purpose, Stage: pr.Stage, FiledOn: pr.Report.FiledOn, URL: "/assessment-reports/" + url.PathEscape(pr.ID)})
 	}
-	s.render(w, r, http.StatusOK, view.AssessmentReportsPage(p, v))
+	rec.pages.Render(w, r, http.StatusOK, view.AssessmentReportsPage(p, v))
 }
 
-// showAssessmentReportPage shows a project's report as filed (or as the
+// ShowAssessmentReportPage shows a project's report as filed (or as the
 // board modified it): the estimate of the entire cost, and per parcel the
 // units, the benefits, the damages and the net, with the parcel's address.
-func (s *Server) showAssessmentReportPage(w http.ResponseWriter, r *http.Request) {
-	pr, err := s.reads.AssessmentProject(r.PathValue("id"))
+func (rec *Records) ShowAssessmentReportPage(w http.ResponseWriter, r *http.Request) {
+	pr, err := rec.reads.AssessmentProject(r.PathValue("id"))
 	if err == nil && pr.Report == nil {
 		err = domain.Errorf(domain.ENOTFOUND, "§5.14(3)(b)", "The report of project %s is not filed yet.", pr.ID)
 	}
 	if err != nil {
-		s.fail(w, r, err)
+		rec.pages.Fail(w, r, err)
 		return
 	}
-	sched, err := pr.Schedule(s.ledger.Params())
+	sched, err := pr.Schedule(rec.ledger.Params())
 	if err != nil {
-		s.fail(w, r, err)
+		rec.pages.Fail(w, r, err)
 		return
 	}
-	p := s.page(r, selfURL(r), "title.assessment_report", "project", pr.Number)
+	p := rec.pages.Page(r, "title.assessment_report", "project", pr.Number)
 	v := view.AssessmentReport{Project: pr, Schedule: sched, BackURL: "/assessment-reports"}
 	for _, row := range sched.Rows {
 		addr := row.Parcel
-		if pc, err := s.ledger.Parcel(row.Parcel); err == nil {
+		if pc, err := rec.ledger.Parcel(row.Parcel); err == nil {
 			addr = pc.Address
 		}
 		v.Addresses = append(v.Addresses, addr)
 	}
-	s.render(w, r, http.StatusOK, view.AssessmentReportPage(p, v))
+	rec.pages.Render(w, r, http.StatusOK, view.AssessmentReportPage(p, v))
 }
