@@ -100,6 +100,19 @@ func BenchmarkReplication(b *testing.B) {
 			rs = rep.medianRatios()
 			fmt.Printf("raftbench: medians of %d repetitions (each ratio is the median of the repetitions' ratios)\n%s\n", n, table(rep.median(), rs))
 		}
+		if round == n {
+			// The comparison with etcd, after the last repetition: on
+			// the medians when there are several.
+			if n > 1 {
+				m = rep.median()
+			}
+			if err := writeSyncs(m); err != nil {
+				b.Fatal(err)
+			}
+			if err := printEtcd(m); err != nil {
+				b.Fatal(err)
+			}
+		}
 		for _, r := range rs {
 			if r.target != "" && r.known {
 				b.Logf("%-30s %5.2f  target %-7s %s", r.name, r.value, r.target, r.met())
@@ -161,6 +174,7 @@ func (rep report) median() map[key]result {
 			p99:   time.Duration(median(rs, func(r result) float64 { return float64(r.p99) })),
 			cpu:   time.Duration(median(rs, func(r result) float64 { return float64(r.cpu) })),
 			cores: median(rs, func(r result) float64 { return r.cores }),
+			syncs: median(rs, func(r result) float64 { return r.syncs }),
 		}
 	}
 	return m
