@@ -17,7 +17,7 @@ CLUSTER   ?= ./data/cluster
 RELEASE   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.release=$(RELEASE)
 
-.PHONY: run cluster test test-faults test-stress generate check-generated vet check-imports chromium systemd qemu stripe-mock tools build build-pi bench bench-memory profile lint check-monitoring clean
+.PHONY: run cluster test test-faults test-stress generate check-generated vet check-imports chromium systemd qemu stripe-mock tools build build-pi bench bench-clusters bench-memory profile lint check-monitoring clean
 
 ## run: one node with the embedded defaults and demo data, built into bin/:
 ## the kiosk on http://$(HTTP)/, the clerk's office on https://$(HTTPS)/staff/
@@ -157,14 +157,45 @@ build-pi:
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/appliance-linux-arm64 ./appliance
 
 ## bench: benchmarks, reported side by side (never asserted in tests); the
-## three-node cluster benchmarks (sync/raftbench, bare raft beside the appliance) run
-## last with a bounded benchtime; sync/replica's flat-cost benchmark pre-fills a ledger
-## of 1,000,000 payments first (several minutes)
+## three-node cluster benchmarks and etcd beside them (bench-clusters) run
+## last; sync/replica's flat-cost benchmark pre-fills a ledger of 1,000,000
+## payments first (several minutes)
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 45m $$($(GO) list ./domain/ ./sync/... ./kiosk/... | grep -v /sync/raftbench)
 	$(GO) test -run '^$$' -bench '^Benchmark(KioskServerTime|RulesFile)$$' -benchmem ./appliance/
-	$(GO) test -run '^$$' -bench . -benchtime 2s -timeout 20m ./sync/raftbench/
+	$(MAKE) bench-clusters
 	$(MAKE) bench-memory
+
+## bench-clusters: the three-node clusters (sync/raftbench: bare raft beside
+## the appliance) and etcd doing the same payment on three embedded members
+## (bench/etcd, a module of its own so that etcd's dependencies stay out of
+## go.mod). First an untimed pass of each under strace counts the sync
+## system calls per payment (skipped, n/a, without strace); then etcd is
+## timed, then the clusters, whose last table puts the appliance's submit
+## path beside etcd and bare raft, with the targets
+CLUSTER_BENCHTIME ?= 2s
+SYNCS_BENCHTIME   ?= 1000x
+STRACE_SYNCS      := strace -f --seccomp-bpf -qq -e signal=none -e trace=fsync,fdatasync,msync,sync_file_range,syncfs
+bench-clusters:
+	@mkdir -p $(BIN)
+	rm -f $(BIN)/etcd.json $(BIN)/etcd-syncs.json $(BIN)/raftbench-syncs.json
+	cd bench/etcd && $(GO) test -c -o $(CURDIR)/$(BIN)/etcdbench.test .
+	$(GO) test -c -o $(BIN)/raftbench-syncs.test ./sync/raftbench/
+	@if ! command -v strace >/dev/null 2>&1; then \
+		echo "strace is missing (apt-get install -y strace): sync calls per payment will read n/a"; exit 0; fi; \
+	echo "counting sync calls under strace, untimed: etcd, then ws-bare and ws-badger submit"; \
+	SYNCTRACE=$(BIN)/etcd.strace ETCDBENCH_OUT=$(BIN)/etcd-syncs.json $(STRACE_SYNCS) -o $(BIN)/etcd.strace \
+		$(BIN)/etcdbench.test -test.run '^$$' -test.bench Payment -test.benchtime $(SYNCS_BENCHTIME) >$(BIN)/etcd-syncs.log 2>&1 \
+		|| { cat $(BIN)/etcd-syncs.log; exit 1; }; \
+	grep -E '^Benchmark' $(BIN)/etcd-syncs.log; \
+	SYNCTRACE=$(BIN)/raftbench.strace RAFTBENCH_SYNCS_OUT=$(BIN)/raftbench-syncs.json $(STRACE_SYNCS) -o $(BIN)/raftbench.strace \
+		$(BIN)/raftbench-syncs.test -test.run '^$$' -test.bench 'Replication/(submit|ratios)/c(1|16)/ws-(bare|badger)$$' \
+		-test.benchtime $(SYNCS_BENCHTIME) -test.timeout 20m >$(BIN)/raftbench-syncs.log 2>&1 \
+		|| { cat $(BIN)/raftbench-syncs.log; exit 1; }; \
+	grep -E '^Benchmark' $(BIN)/raftbench-syncs.log; \
+	rm -f $(BIN)/etcd.strace $(BIN)/raftbench.strace
+	ETCDBENCH_OUT=$(CURDIR)/$(BIN)/etcd.json $(BIN)/etcdbench.test -test.run '^$$' -test.bench Payment -test.benchtime $(CLUSTER_BENCHTIME)
+	RAFTBENCH_COMPARE=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchtime $(CLUSTER_BENCHTIME) -timeout 20m ./sync/raftbench/
 
 ## profile: CPU and block profiles of the apply and submit paths at 16 clients (ws-badger,
 ## sync/raftbench), written to bin/{apply,submit}-{cpu,block}.pprof, with their top entries

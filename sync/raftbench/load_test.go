@@ -98,7 +98,15 @@ type result struct {
 	// time: how near the path is to what the machine's cores can give.
 	cpu   time.Duration
 	cores float64
+	// syncs is the process's sync system calls per command (all three
+	// voters), when it runs under strace (SYNCTRACE; see syncTrace), else
+	// -1.
+	syncs float64
 }
+
+// processTrace is the strace output of this process, opened once: the
+// trace is the process's, whichever benchmark reads it.
+var processTrace = sync.OnceValues(openSyncTrace)
 
 // measureOnLeader measures p on the cluster's leader with conc clients.
 // A run during which leadership moves (a loaded machine can delay
@@ -133,6 +141,16 @@ func measure(b *testing.B, conc int, op func(int) error) (result, error) {
 		failed atomic.Pointer[error]
 		wg     sync.WaitGroup
 	)
+	trace, err := processTrace()
+	if err != nil {
+		return result{}, err
+	}
+	var syncs0 int64
+	if trace != nil {
+		if syncs0, err = trace.mark(); err != nil {
+			return result{}, err
+		}
+	}
 	runtime.GC()
 	b.ResetTimer()
 	b.StartTimer()
@@ -166,6 +184,15 @@ func measure(b *testing.B, conc int, op func(int) error) (result, error) {
 		n: float64(b.N), rate: float64(b.N) / elapsed.Seconds(),
 		p50: latencies[len(latencies)/2], p99: latencies[min(len(latencies)-1, len(latencies)*99/100)],
 		cpu: cpu / time.Duration(b.N), cores: cpu.Seconds() / elapsed.Seconds(),
+		syncs: -1,
+	}
+	if trace != nil {
+		syncs1, err := trace.mark()
+		if err != nil {
+			return result{}, err
+		}
+		r.syncs = float64(syncs1-syncs0) / float64(b.N)
+		b.ReportMetric(r.syncs, "sync-calls/cmd")
 	}
 	b.ReportMetric(r.rate, "cmds/s")
 	b.ReportMetric(micros(r.p50), "p50-µs")
@@ -193,6 +220,9 @@ func (c *cluster) warm(n int) {
 	c.tb.Helper()
 	l := c.leader(10 * time.Second)
 	for _, p := range []path{submit, apply} {
+		if p.name == apply.name && c.signsEntries() {
+			continue
+		}
 		op := p.op(c, l, c.reserve(n))
 		var (
 			wg   sync.WaitGroup
@@ -214,6 +244,19 @@ func (c *cluster) warm(n int) {
 			c.tb.Fatalf("%s: warm up: %v", c.setup.name, err)
 		}
 	}
+}
+
+// signedFormat is the ledger format from which every replica refuses an
+// entry its node did not sign (sync/replica/signed.go).
+const signedFormat = 4
+
+// signsEntries reports whether the cluster's ledger takes signed entries
+// only. The apply path proposes unsigned entries (the replica signs inside
+// Submit and exports no way to sign from outside), which such a ledger
+// refuses: the path is then skipped.
+func (c *cluster) signsEntries() bool {
+	l := c.leader(10 * time.Second)
+	return l.node.LedgerFormat() >= signedFormat
 }
 
 // reserve returns the first of n fresh command numbers. Numbering every
