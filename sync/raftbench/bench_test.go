@@ -63,9 +63,6 @@ func BenchmarkReplication(b *testing.B) {
 								return
 							}
 							c := get(b, s)
-							if p.name == apply.name && c.signsEntries() {
-								b.Skipf("%s: the ledger (format %d) refuses the apply path's unsigned entries", s.name, c.leader(10*time.Second).node.LedgerFormat())
-							}
 							rep.add(key{s.name, p.name, conc}, b.N, c.measureOnLeader(b, conc, p))
 						})
 					}

@@ -26,9 +26,8 @@
 // other, seconds apart. Every run reports committed commands per second (cmds/s)
 // and the p50 and p99 latency of one command (p50-µs, p99-µs).
 //
-// The apply path proposes unsigned entries: on a ledger whose format takes
-// signed entries only (the appliance's setup raises it there) it is
-// skipped, and its ratios read n/a.
+// The apply path proposes the leader's own commands, signed with its key
+// as the ledger asks (Node.EncodeEntry), with sequences of their own.
 //
 // BenchmarkReplication/ratios then reports, as metrics, the ratios the
 // targets are stated in, and logs a table of the runs and of the ratios

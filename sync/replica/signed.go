@@ -377,6 +377,13 @@ func (n *Node) encodeEntry(cmd domain.Command) ([]byte, error) {
 	return sealEntry(n.cfg.Identity, data, n.staffRole(cmd), !n.fsm.knowsKey(sha256.Sum256(cert.Raw)))
 }
 
+// EncodeEntry returns the log entry this node would propose for cmd:
+// signed with its key once the ledger's format asks for signatures. It is
+// for tools that propose to raft directly rather than through Submit (the
+// benchmarks' apply path, which measures raft and the FSM alone); cmd must
+// name this node and a receipt sequence no other command of it uses.
+func (n *Node) EncodeEntry(cmd domain.Command) ([]byte, error) { return n.encodeEntry(cmd) }
+
 // staffRole is the role of the staff account that took cmd, as this
 // node's ledger knows it, for a kind the clerk's office issues; "" for a
 // resident's, the cluster's, or an actor that is no staff account (the
