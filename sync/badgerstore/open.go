@@ -19,6 +19,19 @@ import (
 // whose files are damaged or whose data has been lost.
 var ErrDamaged = errors.New("badger store damaged")
 
+// ErrLocked is wrapped by the error OpenDB (and so Open and OpenReadOnly)
+// returns when another process, or another open database in this one,
+// holds the store's folder: Badger lets one opener at a time use a folder.
+// It is raft-boltdb's bolt "timeout" for a locked file, except that the
+// store does not wait: it fails at once.
+var ErrLocked = errors.New("badger store in use by another process")
+
+// ErrReadOnly is wrapped by the error a write (StoreLogs, DeleteRange, Set)
+// returns on a Store opened with OpenReadOnly. It wraps Badger's own
+// badger.ErrReadOnlyTxn, so errors.Is finds either; it is raft-boltdb's
+// bolt.ErrDatabaseReadOnly.
+var ErrReadOnly = fmt.Errorf("badger store opened read-only: %w", badger.ErrReadOnlyTxn)
+
 // MarkerKey is the key OpenDB writes into every database it initialises,
 // and whose absence from an initialised database it takes as lost data.
 // Keys beginning with the byte 0x00 are reserved for badgerstore: none of
@@ -165,6 +178,9 @@ func openBadger(open func(badger.Options) (*badger.DB, error), opts badger.Optio
 	}()
 	db, err = open(opts)
 	if err != nil {
+		if strings.Contains(err.Error(), "Cannot acquire directory lock") {
+			return nil, fmt.Errorf("open %s %s: %w: %v", what, opts.Dir, ErrLocked, err)
+		}
 		return nil, fmt.Errorf("open %s %s: %w", what, opts.Dir, err)
 	}
 	return db, nil

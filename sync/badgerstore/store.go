@@ -84,6 +84,20 @@ func Open(dir string) (*Store, error) {
 	return s, nil
 }
 
+// OpenReadOnly opens the store in dir read-only, for tools that examine a
+// stopped node's log: several may open it at once, but not while a node
+// has it open (the error wraps ErrLocked). Every write returns an error
+// wrapping ErrReadOnly. OpenReadOnly refuses a damaged store as Open does.
+func OpenReadOnly(dir string) (*Store, error) {
+	db, err := OpenDB(PiOptions(dir).WithReadOnly(true), "raft log")
+	if err != nil {
+		return nil, err
+	}
+	s := New(db)
+	s.ownsDB = true
+	return s, nil
+}
+
 // New returns a Store over db, which stays the caller's: Close does not
 // close it. Nothing else may write keys that begin with the bytes 'l' or 's'
 // to db (nor 0x00, which OpenDB reserves for MarkerKey). If db was opened
@@ -412,6 +426,11 @@ func (s *Store) GetUint64(key []byte) (uint64, error) {
 func (s *Store) write(n int, op func(txn *badger.Txn, i int) error) error {
 	if n == 0 {
 		return nil
+	}
+	if s.db.Opts().ReadOnly {
+		// Badger would make the transaction read-only and fail each
+		// write with badger.ErrReadOnlyTxn, which ErrReadOnly wraps.
+		return ErrReadOnly
 	}
 	txn := s.db.NewTransaction(true)
 	defer func() { txn.Discard() }()
