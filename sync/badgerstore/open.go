@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
@@ -161,8 +162,12 @@ func damaged(opts badger.Options, what, format string, args ...any) error {
 	return &damagedError{what: what, dir: opts.Dir, reason: fmt.Sprintf(format, args...)}
 }
 
+// Error names the store, what is wrong, its folder and the two ways back:
+// the node's data comes back from its peers, or, when no other node holds
+// the ledger, from the newest backup.
 func (e *damagedError) Error() string {
-	return fmt.Sprintf("this node's %s is damaged (%s): move the folder %s aside and rejoin the cluster from empty (see docs/operating.md, Rebuilding a node)",
+	return fmt.Sprintf("this node's %s is damaged (%s): stop the node and move the folder %s aside, then rebuild the node from its peers "+
+		"(see docs/operating.md, Rebuilding a node), or, if no other node holds the ledger, restore the newest backup (docs/backups.md, Restoring with the key)",
 		e.what, e.reason, e.dir)
 }
 
@@ -178,13 +183,40 @@ func openBadger(open func(badger.Options) (*badger.DB, error), opts badger.Optio
 	}()
 	db, err = open(opts)
 	if err != nil {
-		if strings.Contains(err.Error(), "Cannot acquire directory lock") {
-			return nil, fmt.Errorf("open %s %s: %w: %v", what, opts.Dir, ErrLocked, err)
-		}
-		return nil, fmt.Errorf("open %s %s: %w", what, opts.Dir, err)
+		return nil, openError(opts, what, err)
 	}
 	return db, nil
 }
+
+// openError turns the error badger.Open returned into one that says what
+// to do. Badger's errors are plain text, so they are told apart by it.
+// Those that come from a file Badger could not make sense of wrap
+// ErrDamaged; the rest (a locked folder, a permission, a full disk) are
+// returned as they are, with the store named.
+func openError(opts badger.Options, what string, err error) error {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "Cannot acquire directory lock"):
+		return fmt.Errorf("open %s %s: %w: %v", what, opts.Dir, ErrLocked, err)
+	case errors.Is(err, os.ErrPermission), errors.Is(err, syscall.ENOSPC):
+		return fmt.Errorf("open %s %s: %w", what, opts.Dir, err)
+	case strings.Contains(msg, "key registry") || strings.Contains(msg, "sanity text") || strings.Contains(msg, badger.KeyRegistryFileName):
+		return damaged(opts, what, "its key registry file %s cannot be read: %s", badger.KeyRegistryFileName, oneLine(msg))
+	case strings.Contains(msg, ".vlog") || strings.Contains(msg, "value log"):
+		return damaged(opts, what, "a value-log (.vlog) file cannot be read: %s", oneLine(msg))
+	case strings.Contains(msg, ".mem") || strings.Contains(msg, "memtable"):
+		return damaged(opts, what, "a write-ahead log (.mem) file cannot be read: %s", oneLine(msg))
+	case strings.Contains(msg, "MANIFEST") || strings.Contains(msg, "manifest"):
+		return damaged(opts, what, "its MANIFEST cannot be read: %s", oneLine(msg))
+	case strings.Contains(msg, ".sst") || strings.Contains(msg, "table"):
+		return damaged(opts, what, "a table (.sst) file cannot be read: %s", oneLine(msg))
+	}
+	return fmt.Errorf("open %s %s: %w", what, opts.Dir, err)
+}
+
+// oneLine returns Badger's error text on one line, shortened as panicText
+// does.
+func oneLine(s string) string { return panicText(s) }
 
 // panicText returns a recovered panic value on one line, shortened:
 // Badger's panics carry multi-line dumps of the file they choked on.

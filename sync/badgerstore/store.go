@@ -162,7 +162,11 @@ func New(db *badger.DB) (*Store, error) {
 func (s *Store) check() error {
 	var first, last uint64
 	err := s.db.View(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{prefixLog}, PrefetchValues: true, PrefetchSize: 64})
+		// Without prefetching, Item.Value returns Badger's own error for
+		// a value it cannot read from a .vlog file (a prefetch logs it and
+		// yields an empty value); values in the LSM tree are read with
+		// their keys either way.
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{prefixLog}})
 		defer it.Close()
 		var l raft.Log
 		for it.Rewind(); it.Valid(); it.Next() {
@@ -174,7 +178,15 @@ func (s *Store) check() error {
 			if first != 0 && idx != last+1 {
 				return fmt.Errorf("entries %d to %d are missing from the middle of the log", last+1, idx-1)
 			}
-			if err := item.Value(func(v []byte) error { return decodeLog(v, &l) }); err != nil {
+			err = item.Value(func(v []byte) error {
+				if len(v) == 0 {
+					// Badger logs a value it cannot read from a value-log
+					// file ("Unable to read") and yields nothing.
+					return fmt.Errorf("%w: Badger could not read its value from the value log", ErrCorruptLog)
+				}
+				return decodeLog(v, &l)
+			})
+			if err != nil {
 				return fmt.Errorf("entry %d cannot be read: %w", idx, err)
 			}
 			if l.Index != idx {
@@ -189,7 +201,7 @@ func (s *Store) check() error {
 	})
 	if err != nil {
 		opts := s.db.Opts()
-		return damaged(opts, "raft log", "%v; its value-log (.vlog) or table (.sst) files are damaged", err)
+		return damaged(opts, "raft log", "%v; its value-log (.vlog) or table (.sst) files are damaged, or were lost", err)
 	}
 	s.edges = edges{known: true, first: first, last: last}
 	return nil
