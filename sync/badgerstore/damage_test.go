@@ -158,7 +158,7 @@ func TestStoreDamage(t *testing.T) {
 		}
 		defer s.Close()
 		lost, ok := s.Lost()
-		if !ok || lost.To != last ||  lost.Dir != dir {
+		if !ok || lost.To != last || lost.Dir != dir {
 			t.Fatalf("Lost() = %+v, %v; want entries up to %d in %s", lost, ok, last, dir)
 		}
 		for _, want := range []string{dir, "lost log entries", "write-ahead log (.mem)", "Rebuilding a node", "docs/backups.md"} {
