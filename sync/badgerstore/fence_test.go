@@ -151,9 +151,9 @@ func startPeer(t *testing.T, dir string, id raft.ServerID, bootstrap bool) *peer
 	t.Helper()
 	conf := raft.DefaultConfig()
 	conf.LocalID = id
-	conf.HeartbeatTimeout = 50 * time.Millisecond
-	conf.ElectionTimeout = 50 * time.Millisecond
-	conf.LeaderLeaseTimeout = 50 * time.Millisecond
+	conf.HeartbeatTimeout = 100 * time.Millisecond
+	conf.ElectionTimeout = 100 * time.Millisecond
+	conf.LeaderLeaseTimeout = 100 * time.Millisecond
 	conf.CommitTimeout = 5 * time.Millisecond
 	conf.SnapshotThreshold = 1 << 30
 	conf.Logger = hclog.New(&hclog.LoggerOptions{Name: string(id), Level: hclog.Error, Output: t.Output()})
@@ -204,6 +204,29 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("gave up waiting for %s", what)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// apply applies v on whichever of peers leads, trying again while an
+// election on a busy machine moves the leadership.
+func apply(t *testing.T, v uint64, peers ...*peer) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var err error = raft.ErrNotLeader
+		for _, p := range peers {
+			if p.raft.State() == raft.Leader {
+				err = p.raft.Apply(binary.BigEndian.AppendUint64(nil, v), 5*time.Second).Error()
+				break
+			}
+		}
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("apply %d: %v", v, err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -261,13 +284,12 @@ func TestLostEntriesNoVote(t *testing.T) {
 	dir := t.TempDir()
 	a, b, c := startPeer(t, dir, "A", true), startPeer(t, dir, "B", false), startPeer(t, dir, "C", false)
 	connect(a, b, c)
-	waitFor(t, "a leader", func() bool { return a.raft.State() == raft.Leader })
 	for i := range uint64(20) {
-		if err := a.raft.Apply(binary.BigEndian.AppendUint64(nil, i), 5*time.Second).Error(); err != nil {
-			t.Fatal(err)
-		}
+		apply(t, i, a, b, c)
 	}
-	waitFor(t, "C to hold the log", func() bool { return c.raft.AppliedIndex() == a.raft.LastIndex() })
+	waitFor(t, "C to hold the log", func() bool {
+		return c.raft.AppliedIndex() == a.raft.LastIndex() && c.raft.AppliedIndex() == b.raft.LastIndex()
+	})
 	last := c.raft.LastIndex()
 	for _, p := range []*peer{a, b, c} {
 		p.stop(t)
@@ -286,7 +308,7 @@ func TestLostEntriesNoVote(t *testing.T) {
 	c.trans.Connect("B", fakeB)
 	c.trans.Connect("A", fakeA)
 	fakeA.Connect("C", c.trans)
-	time.Sleep(time.Second) // twenty election timeouts
+	time.Sleep(2 * time.Second) // twenty election timeouts
 	if st := c.raft.State(); st == raft.Leader {
 		t.Fatal("C became leader with entries missing")
 	}
@@ -303,21 +325,7 @@ func TestLostEntriesNoVote(t *testing.T) {
 			p.stop(t)
 		}
 	}()
-	var leader *peer
-	waitFor(t, "a leader", func() bool {
-		for _, p := range []*peer{a, b} {
-			if p.raft.State() == raft.Leader {
-				leader = p
-			}
-		}
-		return leader != nil
-	})
-	if c.raft.State() == raft.Leader {
-		t.Fatal("C leads while behind")
-	}
-	if err := leader.raft.Apply(binary.BigEndian.AppendUint64(nil, 99), 5*time.Second).Error(); err != nil {
-		t.Fatal(err)
-	}
+	apply(t, 99, a, b) // C cannot lead while behind
 	select {
 	case <-c.store.CaughtUp():
 	case <-time.After(10 * time.Second):
@@ -326,8 +334,12 @@ func TestLostEntriesNoVote(t *testing.T) {
 	if _, ok := c.store.Lost(); ok {
 		t.Fatal("C still reports lost entries after catching up")
 	}
-	if err := leader.raft.LeadershipTransferToServer("C", "C").Error(); err != nil {
-		t.Fatalf("transfer leadership to C after it caught up: %v", err)
-	}
-	waitFor(t, "C to lead", func() bool { return c.raft.State() == raft.Leader })
+	waitFor(t, "C to lead", func() bool {
+		for _, p := range []*peer{a, b} {
+			if p.raft.State() == raft.Leader {
+				p.raft.LeadershipTransferToServer("C", "C").Error()
+			}
+		}
+		return c.raft.State() == raft.Leader
+	})
 }
