@@ -140,7 +140,7 @@ func TestEdgesAfterReopen(t *testing.T) {
 
 	// A Store made by New over a database that already holds a log
 	// reads its edges from it.
-	s2 := New(s.db)
+	s2 := mustNew(t, s.db)
 	checkEdges(t, s2, 4001, 4901)
 }
 

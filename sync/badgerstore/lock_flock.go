@@ -10,8 +10,8 @@ import (
 
 // lockDir takes the lock Badger takes on a database's folder (flock on the
 // folder itself), shared if shared, and returns a function that releases
-// it. It fails at once if another process, or another open database in this
-// one, holds the folder.
+// it. It fails at once, with an error wrapping ErrLocked, if another
+// process, or another open database in this one, holds the folder.
 func lockDir(dir string, shared bool) (func(), error) {
 	f, err := os.Open(dir)
 	if err != nil {
@@ -23,7 +23,7 @@ func lockDir(dir string, shared bool) (func(), error) {
 	}
 	if err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("cannot lock the folder, another process is using the database: %w", err)
+		return nil, fmt.Errorf("%w: cannot lock the folder: %v", ErrLocked, err)
 	}
 	return func() { f.Close() }, nil
 }

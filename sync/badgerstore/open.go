@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
@@ -18,6 +19,19 @@ import (
 // ErrDamaged is wrapped by the error OpenDB returns when it refuses a store
 // whose files are damaged or whose data has been lost.
 var ErrDamaged = errors.New("badger store damaged")
+
+// ErrLocked is wrapped by the error OpenDB (and so Open and OpenReadOnly)
+// returns when another process, or another open database in this one,
+// holds the store's folder: Badger lets one opener at a time use a folder.
+// It is raft-boltdb's bolt "timeout" for a locked file, except that the
+// store does not wait: it fails at once.
+var ErrLocked = errors.New("badger store in use by another process")
+
+// ErrReadOnly is wrapped by the error a write (StoreLogs, DeleteRange, Set)
+// returns on a Store opened with OpenReadOnly. It wraps Badger's own
+// badger.ErrReadOnlyTxn, so errors.Is finds either; it is raft-boltdb's
+// bolt.ErrDatabaseReadOnly.
+var ErrReadOnly = fmt.Errorf("badger store opened read-only: %w", badger.ErrReadOnlyTxn)
 
 // MarkerKey is the key OpenDB writes into every database it initialises,
 // and whose absence from an initialised database it takes as lost data.
@@ -148,8 +162,12 @@ func damaged(opts badger.Options, what, format string, args ...any) error {
 	return &damagedError{what: what, dir: opts.Dir, reason: fmt.Sprintf(format, args...)}
 }
 
+// Error names the store, what is wrong, its folder and the two ways back:
+// the node's data comes back from its peers, or, when no other node holds
+// the ledger, from the newest backup.
 func (e *damagedError) Error() string {
-	return fmt.Sprintf("this node's %s is damaged (%s): move the folder %s aside and rejoin the cluster from empty (see docs/operating.md, Rebuilding a node)",
+	return fmt.Sprintf("this node's %s is damaged (%s): stop the node and move the folder %s aside, then rebuild the node from its peers "+
+		"(see docs/operating.md, Rebuilding a node), or, if no other node holds the ledger, restore the newest backup (docs/backups.md, Restoring with the key)",
 		e.what, e.reason, e.dir)
 }
 
@@ -165,10 +183,40 @@ func openBadger(open func(badger.Options) (*badger.DB, error), opts badger.Optio
 	}()
 	db, err = open(opts)
 	if err != nil {
-		return nil, fmt.Errorf("open %s %s: %w", what, opts.Dir, err)
+		return nil, openError(opts, what, err)
 	}
 	return db, nil
 }
+
+// openError turns the error badger.Open returned into one that says what
+// to do. Badger's errors are plain text, so they are told apart by it.
+// Those that come from a file Badger could not make sense of wrap
+// ErrDamaged; the rest (a locked folder, a permission, a full disk) are
+// returned as they are, with the store named.
+func openError(opts badger.Options, what string, err error) error {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "Cannot acquire directory lock"):
+		return fmt.Errorf("open %s %s: %w: %v", what, opts.Dir, ErrLocked, err)
+	case errors.Is(err, os.ErrPermission), errors.Is(err, syscall.ENOSPC):
+		return fmt.Errorf("open %s %s: %w", what, opts.Dir, err)
+	case strings.Contains(msg, "key registry") || strings.Contains(msg, "sanity text") || strings.Contains(msg, badger.KeyRegistryFileName):
+		return damaged(opts, what, "its key registry file %s cannot be read: %s", badger.KeyRegistryFileName, oneLine(msg))
+	case strings.Contains(msg, ".vlog") || strings.Contains(msg, "value log"):
+		return damaged(opts, what, "a value-log (.vlog) file cannot be read: %s", oneLine(msg))
+	case strings.Contains(msg, ".mem") || strings.Contains(msg, "memtable"):
+		return damaged(opts, what, "a write-ahead log (.mem) file cannot be read: %s", oneLine(msg))
+	case strings.Contains(msg, "MANIFEST") || strings.Contains(msg, "manifest"):
+		return damaged(opts, what, "its MANIFEST cannot be read: %s", oneLine(msg))
+	case strings.Contains(msg, ".sst") || strings.Contains(msg, "table"):
+		return damaged(opts, what, "a table (.sst) file cannot be read: %s", oneLine(msg))
+	}
+	return fmt.Errorf("open %s %s: %w", what, opts.Dir, err)
+}
+
+// oneLine returns Badger's error text on one line, shortened as panicText
+// does.
+func oneLine(s string) string { return panicText(s) }
 
 // panicText returns a recovered panic value on one line, shortened:
 // Badger's panics carry multi-line dumps of the file they choked on.

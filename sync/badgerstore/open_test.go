@@ -562,7 +562,7 @@ func TestOpenDBDamage(t *testing.T) {
 			if !errors.Is(err, ErrDamaged) {
 				t.Errorf("error %v does not wrap ErrDamaged", err)
 			}
-			for _, want := range []string{"this node's test store is damaged (", c.refuse, "): move the folder " + dir + " aside and rejoin the cluster from empty (see docs/operating.md, Rebuilding a node)"} {
+			for _, want := range []string{"this node's test store is damaged (", c.refuse, "): stop the node and move the folder " + dir + " aside, then rebuild the node from its peers (see docs/operating.md, Rebuilding a node), or, if no other node holds the ledger, restore the newest backup (docs/backups.md, Restoring with the key)"} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("error %q does not say %q", err, want)
 				}
@@ -782,7 +782,7 @@ func TestOpenBadgerRecoversPanic(t *testing.T) {
 	if db != nil || !errors.Is(err, ErrDamaged) {
 		t.Fatalf("openBadger = %v, %v; want ErrDamaged", db, err)
 	}
-	want := "this node's test store is damaged (Badger crashed opening it: runtime error: slice bounds out of range == Recovering from initIndex crash ==): move the folder " + dir + " aside"
+	want := "this node's test store is damaged (Badger crashed opening it: runtime error: slice bounds out of range == Recovering from initIndex crash ==): stop the node and move the folder " + dir + " aside"
 	if !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("error %q\nwant  %q…", err, want)
 	}

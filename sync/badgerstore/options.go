@@ -61,6 +61,10 @@ import (
 //     block read past the block cache. Whole tables are checked at open by
 //     OpenDB, not by Badger, whose table check (OnTableRead,
 //     OnTableAndBlockRead) crashes the process on a damaged table.
+//   - VerifyValueChecksum true (false): a value read from a value-log
+//     file (.vlog; values over 1 MiB) is checked against its CRC-32C, so
+//     that a damaged one is an error rather than wrong bytes. Such values
+//     are rare, and each is read whole anyway.
 //   - Logger: Badger's warnings and errors go to slog.Default() (as it is
 //     when PiOptions is called); its info and debug messages are dropped.
 //     Use opts.WithLogger(NewLogger(l)) to send them elsewhere.
@@ -83,6 +87,7 @@ func PiOptions(dir string) badger.Options {
 		WithMetricsEnabled(false).
 		WithSyncWrites(true).
 		WithChecksumVerificationMode(options.OnBlockRead).
+		WithVerifyValueChecksum(true).
 		WithLogger(NewLogger(slog.Default()))
 }
 

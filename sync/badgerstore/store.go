@@ -57,6 +57,16 @@ type Store struct {
 	// append, replication round and compaction.
 	mu sync.Mutex
 	edges
+
+	// recMu guards the record of the synced index and the lost range
+	// (synced.go, fence.go). rec is nil for an in-memory or read-only
+	// database.
+	recMu    sync.Mutex
+	rec      *record
+	lost     LostRange
+	fenced   bool
+	caughtUp chan struct{}
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -75,11 +85,27 @@ type edges struct {
 // store with an error wrapping ErrDamaged, and refuses to run on a 32-bit
 // platform, where Badger v4 loses data once compaction runs.
 func Open(dir string) (*Store, error) {
-	db, err := OpenDB(PiOptions(dir), "raft log")
+	return openWith(PiOptions(dir))
+}
+
+// OpenReadOnly opens the store in dir read-only, for tools that examine a
+// stopped node's log: several may open it at once, but not while a node
+// has it open (the error wraps ErrLocked). Every write returns an error
+// wrapping ErrReadOnly. OpenReadOnly refuses a damaged store as Open does.
+func OpenReadOnly(dir string) (*Store, error) {
+	return openWith(PiOptions(dir).WithReadOnly(true))
+}
+
+func openWith(opts badger.Options) (*Store, error) {
+	db, err := OpenDB(opts, "raft log")
 	if err != nil {
 		return nil, err
 	}
-	s := New(db)
+	s, err := New(db)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
 	s.ownsDB = true
 	return s, nil
 }
@@ -89,8 +115,96 @@ func Open(dir string) (*Store, error) {
 // to db (nor 0x00, which OpenDB reserves for MarkerKey). If db was opened
 // without SyncWrites, the store syncs it after every write, because raft
 // needs its writes durable when they return.
-func New(db *badger.DB) *Store {
-	return &Store{db: db, syncAfterWrite: !db.Opts().SyncWrites}
+//
+// New reads the whole log back (check) and refuses, wrapping ErrDamaged,
+// a log with an entry that cannot be read: a damaged value-log (.vlog) or
+// table file shows here rather than when raft reads the entry. For a
+// database on disk it opens the store's record of the last index it synced
+// (SyncedFile), and if the log ends below it, keeps the node out of
+// elections until it has caught up (Lost, and fence.go for how). New does
+// not log: the caller reports Lost.
+func New(db *badger.DB) (*Store, error) {
+	s := &Store{db: db, syncAfterWrite: !db.Opts().SyncWrites, caughtUp: make(chan struct{})}
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	opts := db.Opts()
+	if opts.InMemory {
+		close(s.caughtUp)
+		return s, nil
+	}
+	rec, ok, err := openRecord(opts.Dir, opts.ReadOnly)
+	if err != nil {
+		return nil, fmt.Errorf("open raft log %s: %w", opts.Dir, err)
+	}
+	if !opts.ReadOnly {
+		s.rec = rec
+	} else if err := rec.close(); err != nil {
+		return nil, fmt.Errorf("open raft log %s: %w", opts.Dir, err)
+	}
+	if ok && rec.idx > s.last {
+		s.lost, s.fenced = LostRange{Dir: opts.Dir, From: s.last + 1, To: rec.idx}, true
+	} else {
+		close(s.caughtUp)
+	}
+	return s, nil
+}
+
+// check reads every entry of the log, from the first to the last, and
+// returns an error wrapping ErrDamaged if one cannot be read or decoded,
+// holds another index than its key's, or is missing between the two. It
+// sets the edges. Raft reads any of these entries (the tail after a
+// restart, the rest to bring a follower up to date), and an entry Badger
+// cannot read would otherwise fail much later, on a follower's request.
+// It costs one pass over the log's keys and values at open: the log holds
+// the entries since the last snapshot but one (some 18,000 with the
+// appliance's settings), almost all of them small.
+func (s *Store) check() error {
+	var first, last uint64
+	err := s.db.View(func(txn *badger.Txn) error {
+		// Without prefetching, Item.Value returns Badger's own error for
+		// a value it cannot read from a .vlog file (a prefetch logs it and
+		// yields an empty value); values in the LSM tree are read with
+		// their keys either way.
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{prefixLog}})
+		defer it.Close()
+		var l raft.Log
+		for it.Rewind(); it.Valid(); it.Next() {
+			item := it.Item()
+			idx, err := logIndex(item.Key())
+			if err != nil {
+				return err
+			}
+			if first != 0 && idx != last+1 {
+				return fmt.Errorf("entries %d to %d are missing from the middle of the log", last+1, idx-1)
+			}
+			err = item.Value(func(v []byte) error {
+				if len(v) == 0 {
+					// Badger logs a value it cannot read from a value-log
+					// file ("Unable to read") and yields nothing.
+					return fmt.Errorf("%w: Badger could not read its value from the value log", ErrCorruptLog)
+				}
+				return decodeLog(v, &l)
+			})
+			if err != nil {
+				return fmt.Errorf("entry %d cannot be read: %w", idx, err)
+			}
+			if l.Index != idx {
+				return fmt.Errorf("entry %d cannot be read: %w: it holds index %d", idx, ErrCorruptLog, l.Index)
+			}
+			if first == 0 {
+				first = idx
+			}
+			last = idx
+		}
+		return nil
+	})
+	if err != nil {
+		opts := s.db.Opts()
+		return damaged(opts, "raft log", "%v; its value-log (.vlog) or table (.sst) files are damaged, or were lost", err)
+	}
+	s.edges = edges{known: true, first: first, last: last}
+	return nil
 }
 
 // Close closes the Badger database if the Store was made by Open, and does
@@ -105,6 +219,12 @@ func (s *Store) Close() error {
 			s.closeErr = fmt.Errorf("close raft store: %w", err)
 		}
 	})
+	s.recMu.Lock()
+	defer s.recMu.Unlock()
+	if err := s.rec.close(); err != nil && s.closeErr == nil {
+		s.closeErr = fmt.Errorf("close raft store: %w", err)
+	}
+	s.rec = nil
 	return s.closeErr
 }
 
@@ -267,7 +387,58 @@ func (s *Store) StoreLogs(logs []*raft.Log) error {
 		return fmt.Errorf("store logs %d to %d: %w", logs[0].Index, logs[len(logs)-1].Index, err)
 	}
 	s.stored(lo, hi)
+	if err := s.recordSynced(); err != nil {
+		return fmt.Errorf("store logs %d to %d: %w", logs[0].Index, logs[len(logs)-1].Index, err)
+	}
 	return nil
+}
+
+// recordSynced records the log's last index as synced, after StoreLogs
+// committed. While the log is short of a lost range it records at least
+// the range's end, and ends the refusal of votes once the log reaches it.
+func (s *Store) recordSynced() error {
+	e, err := s.edgesNow()
+	if err != nil {
+		return err
+	}
+	s.recMu.Lock()
+	defer s.recMu.Unlock()
+	if s.rec == nil {
+		return nil
+	}
+	idx := e.last
+	if s.fenced {
+		idx = max(idx, s.lost.To)
+	}
+	if s.rec.seq == 0 || idx != s.rec.idx {
+		if err := s.rec.write(idx); err != nil {
+			return err
+		}
+	}
+	if s.fenced && e.last >= s.lost.To {
+		s.fenced = false
+		close(s.caughtUp)
+	}
+	return nil
+}
+
+// lowerSynced lowers the record of the synced index to below, before
+// DeleteRange deletes the end of the log from below+1: raft drops entries
+// that conflict with its leader's. It never lowers it under a lost range's
+// end.
+func (s *Store) lowerSynced(below uint64) error {
+	s.recMu.Lock()
+	defer s.recMu.Unlock()
+	if s.rec == nil || s.rec.seq == 0 || below >= s.rec.idx {
+		return nil
+	}
+	if s.fenced {
+		below = max(below, s.lost.To)
+	}
+	if below == s.rec.idx {
+		return nil
+	}
+	return s.rec.write(below)
 }
 
 // DeleteRange deletes the log entries from lo to hi, both included. It
@@ -298,6 +469,11 @@ func (s *Store) DeleteRange(lo, hi uint64) error {
 		return nil
 	}
 	fromTop := hi >= e.last
+	if fromTop {
+		if err := s.lowerSynced(from - 1); err != nil {
+			return fail(err)
+		}
+	}
 	for {
 		a, b := from, min(to, from+deleteChunk-1)
 		if fromTop {
@@ -357,7 +533,13 @@ func (s *Store) deleted(a, b uint64) error {
 }
 
 // Set stores val under key in the stable key space.
+//
+// While the log lacks entries it had synced (Lost), Set refuses to record
+// raft's vote, with an error wrapping ErrVoteWithheld: see fence.go.
 func (s *Store) Set(key, val []byte) error {
+	if err := s.withholdVote(key); err != nil {
+		return fmt.Errorf("set stable key %q: %w", key, err)
+	}
 	err := s.write(1, func(txn *badger.Txn, _ int) error {
 		return txn.Set(stableKey(key), val)
 	})
@@ -412,6 +594,11 @@ func (s *Store) GetUint64(key []byte) (uint64, error) {
 func (s *Store) write(n int, op func(txn *badger.Txn, i int) error) error {
 	if n == 0 {
 		return nil
+	}
+	if s.db.Opts().ReadOnly {
+		// Badger would make the transaction read-only and fail each
+		// write with badger.ErrReadOnlyTxn, which ErrReadOnly wraps.
+		return ErrReadOnly
 	}
 	txn := s.db.NewTransaction(true)
 	defer func() { txn.Discard() }()

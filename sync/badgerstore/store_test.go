@@ -29,6 +29,18 @@ func openStore(t testing.TB) *Store {
 	return s
 }
 
+// mustNew returns New(db), failing the test on an error. The Store is
+// closed when the test ends.
+func mustNew(t testing.TB, db *badger.DB) *Store {
+	t.Helper()
+	s, err := New(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
 // testLog returns a command entry at index with some data.
 func testLog(index uint64) *raft.Log {
 	return &raft.Log{Index: index, Term: 1, Type: raft.LogCommand, Data: fmt.Appendf(nil, "log%d", index)}
@@ -312,7 +324,7 @@ func TestNewLeavesDBOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	s := New(db)
+	s := mustNew(t, db)
 	if !s.syncAfterWrite {
 		t.Error("New over a database without SyncWrites: syncAfterWrite is off")
 	}
@@ -323,7 +335,7 @@ func TestNewLeavesDBOpen(t *testing.T) {
 	if db.IsClosed() {
 		t.Fatal("Close closed a database the Store does not own")
 	}
-	checkLog(t, New(db), testLog(2))
+	checkLog(t, mustNew(t, db), testLog(2))
 }
 
 // TestLargeEntriesAndGC stores entries too big for the LSM tree, which go to

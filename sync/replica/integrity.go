@@ -382,9 +382,13 @@ func (n *Node) applyInternal(cmd domain.Command) error {
 
 // Problems lists what is wrong with this node's ledger or what it knows
 // is wrong with a peer's, in sentences: a halted apply, a divergence, an
-// untrusted clock. Empty means healthy.
+// untrusted clock, log entries lost from its raft log and not yet caught
+// up. Empty means healthy.
 func (n *Node) Problems() []string {
 	var out []string
+	if lost, ok := n.logs.Lost(); ok {
+		out = append(out, lost.String())
+	}
 	if err := n.fsm.Halted(); err != nil {
 		out = append(out, err.Error())
 	}

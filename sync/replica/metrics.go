@@ -13,7 +13,7 @@ type Collector struct {
 
 	state, applied, lastIndex, term, pending, lastContact, clockOK, halted, diverged, format *prometheus.Desc
 
-	commit, oldest, snapshotAge, commands, payments, applySeconds, unsigned *prometheus.Desc
+	commit, oldest, snapshotAge, commands, payments, applySeconds, unsigned, lost *prometheus.Desc
 }
 
 // NewCollector returns a collector for n.
@@ -42,13 +42,14 @@ func NewCollector(n *Node) *Collector {
 		unsigned:     d("unsigned_entries_total", "Log entries the ledger refused since the node started because no node of the cluster signed them: a forgery, or a bug."),
 		payments:     d("payments_total", "Payments posted by the ledger since the node started, by tender.", "tender"),
 		applySeconds: d("apply_seconds", "Time to apply one batch of committed entries and commit it to the ledger store."),
+		lost:         d("raft_lost_entries", "Log entries this node had synced and found missing at start (a cut write-ahead log) and has not yet caught up from the leader; while above 0 it does not vote (see /healthz)."),
 	}
 }
 
 // Describe sends the descriptors of the metrics.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.state, c.applied, c.lastIndex, c.term, c.pending, c.lastContact, c.clockOK, c.halted, c.diverged, c.format,
-		c.commit, c.oldest, c.snapshotAge, c.commands, c.payments, c.applySeconds, c.unsigned} {
+		c.commit, c.oldest, c.snapshotAge, c.commands, c.payments, c.applySeconds, c.unsigned, c.lost} {
 		ch <- d
 	}
 }
@@ -105,6 +106,11 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstHistogram(c.applySeconds, counts.total, counts.sum, counts.buckets)
 	ch <- prometheus.MustNewConstMetric(c.unsigned, prometheus.CounterValue, float64(counts.unsigned))
+	lost := 0.0
+	if r, ok := n.logs.Lost(); ok {
+		lost = float64(r.To - r.From + 1)
+	}
+	ch <- prometheus.MustNewConstMetric(c.lost, prometheus.GaugeValue, lost)
 }
 
 func flag(b bool) float64 {

@@ -218,6 +218,10 @@ func Open(cfg Config) (*Node, error) {
 		n.closeStores()
 		return nil, err
 	}
+	if _, ok := n.logs.Lost(); ok {
+		n.wg.Add(1)
+		go n.reportCaughtUp()
+	}
 	n.wg.Add(1)
 	go n.forward()
 	n.wg.Add(1)
@@ -248,7 +252,13 @@ func (n *Node) open() error {
 		return err
 	}
 	n.logDB = db
-	n.logs = badgerstore.New(db)
+	if n.logs, err = badgerstore.New(db); err != nil {
+		return err
+	}
+	if lost, ok := n.logs.Lost(); ok {
+		n.log.Error("raft log lost entries it had synced; this node takes no part in elections until it has caught up",
+			"problem", lost.String(), "folder", lost.Dir, "from", lost.From, "to", lost.To, "count", lost.To-lost.From+1)
+	}
 	if n.box, err = openOutbox(db); err != nil {
 		return err
 	}
@@ -350,6 +360,19 @@ func (n *Node) open() error {
 	return nil
 }
 
+// reportCaughtUp logs when a node whose raft log had lost entries it had
+// synced has them again from the leader, and so votes again.
+func (n *Node) reportCaughtUp() {
+	defer n.wg.Done()
+	lost, _ := n.logs.Lost()
+	select {
+	case <-n.logs.CaughtUp():
+		n.log.Info("raft log caught up past the entries it had lost; this node takes part in elections again",
+			"folder", lost.Dir, "from", lost.From, "to", lost.To)
+	case <-n.done:
+	}
+}
+
 // RaftConfig returns the raft configuration tuned for a village LAN:
 // heartbeat and election timeouts of 500 ms (raft's defaults are 1 s, tuned
 // for WANs) give a fail-over of about a second; the leader lease is half of
@@ -404,6 +427,9 @@ func (n *Node) closeStores() error {
 	var errs []error
 	if n.fsm != nil {
 		errs = append(errs, n.fsm.Close())
+	}
+	if n.logs != nil {
+		errs = append(errs, n.logs.Close()) // the store's record of what it synced; the database is ours
 	}
 	if n.logDB != nil {
 		errs = append(errs, n.logDB.Close())

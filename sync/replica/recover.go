@@ -34,6 +34,9 @@ type Recovered struct {
 	LastIndex   uint64        // the last log entry, applied to the ledger
 	Applied     uint64        // the ledger's applied index afterwards
 	PendingSent int           // commands in the outbox, to post once it runs
+	// Lost, if not nil, is the log entries this node had synced and lost
+	// (a cut write-ahead log): the recovered cluster goes on without them.
+	Lost *badgerstore.LostRange
 }
 
 // ErrNoState is returned by Recover for a data folder holding no raft state.
@@ -72,7 +75,20 @@ func Recover(cfg Config, keep []string) (Recovered, error) {
 		return rec, fmt.Errorf("open raft log (is the node still running?): %w", err)
 	}
 	defer db.Close()
-	store := badgerstore.New(db)
+	store, err := badgerstore.New(db)
+	if err != nil {
+		return rec, err
+	}
+	defer store.Close()
+	// The operator makes this node's log the cluster's: entries it had
+	// synced and lost are lost to the cluster, and the node must be able
+	// to vote (badgerstore.Store.AcceptLoss).
+	if lost, ok, err := store.AcceptLoss(); err != nil {
+		return rec, err
+	} else if ok {
+		rec.Lost = &lost
+		log.Error("raft log had lost entries it had synced; recovering without them", "folder", lost.Dir, "from", lost.From, "to", lost.To)
+	}
 	stateOpts := badgerstore.PiOptions(filepath.Join(cfg.Dir, "state"))
 	stateOpts.Logger = badgerstore.NewLogger(log)
 	fsm, err := OpenFSM(stateOpts, cfg.Params, log)

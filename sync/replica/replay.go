@@ -107,7 +107,10 @@ func Replay(dataDir, scratch string, upTo uint64, params *domain.Params, id *pki
 		return out, err
 	}
 	defer db.Close()
-	logs := badgerstore.New(db)
+	logs, err := badgerstore.New(db)
+	if err != nil {
+		return out, err
+	}
 
 	fsm, err := OpenFSM(badgerstore.PiOptions(scratch).WithLogger(badgerstore.NewLogger(logger)), params, logger)
 	if err != nil {
