@@ -56,6 +56,11 @@ func promoteCommand(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "  cluster before: %s\n", serverList(rec.Before))
 	fmt.Fprintf(stdout, "  cluster now:    %s\n", serverList(rec.After))
 	fmt.Fprintf(stdout, "  ledger applied through log index %d; %d queued commands will post once it runs\n", rec.Applied, rec.PendingSent)
+	if rec.Lost != nil {
+		// Promotion goes on without what this node's own disk lost: say
+		// which entries, so the operator can look for them elsewhere.
+		fmt.Fprintf(stdout, "  warning: log entries %d to %d were lost from this node's disk (%s) and the promoted cluster goes on without them; a payment they held shows in the other nodes' journals or the newest backup\n", rec.Lost.From, rec.Lost.To, rec.Lost.Dir)
+	}
 	fmt.Fprintf(stdout, "start it (systemctl start appliance). The nodes left out must never start on their old data folders:\n")
 	fmt.Fprintf(stdout, "move those folders aside and join them again from empty folders (docs/operating.md, \"Promoting the backup node\").\n")
 	return nil
