@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -165,5 +166,57 @@ func TestFrozenLeaderFailsOver(t *testing.T) {
 		t.Error(pr)
 	}
 	t.Logf("%d payments (%d posted, %d provisional, %d unknown), lost %d, duplicated %d", r.Commands, r.Posted, r.Provisional, r.Unknown, r.Lost, r.Duplicated)
+	report(t, r)
+}
+
+// TestBackupHandsLeadershipBackWhileAPeerIsFrozen makes the backup (which
+// avoids leadership) the leader and freezes the clerk's node at once: the
+// backup must hand leadership to the kiosk node, the village-hall voter
+// that answers and is caught up, within seconds, without waiting for the
+// frozen node.
+func TestBackupHandsLeadershipBackWhileAPeerIsFrozen(t *testing.T) {
+	p := NewProcesses(t, 20)
+	stream := newPayStream(p, "handback")
+	if got := p.Leader(); got != HallClerk {
+		t.Fatalf("%s leads at the start, want %s", got, HallClerk)
+	}
+	p.Transfer(HallClerk, AnnexBackup)
+	p.Freeze(HallClerk)
+	frozeAt := time.Now()
+	var seen []string
+	deadline := frozeAt.Add(15 * time.Second)
+	for {
+		l := p.Leader()
+		if len(seen) == 0 || seen[len(seen)-1] != l {
+			seen = append(seen, l)
+		}
+		if l == HallKiosk {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("leadership did not return to village hall within 15 s of freezing %s (leaders seen: %q)\n%s", HallClerk, seen, p.logs())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	took := time.Since(frozeAt)
+	t.Logf("leaders seen after the freeze: %q; %s leads %s after it", seen, HallKiosk, took.Round(time.Millisecond))
+	fmt.Printf("handback-figures freeze-to-hall-leader=%s\n", took.Round(time.Millisecond))
+	if !slices.Contains(seen, AnnexBackup) {
+		t.Logf("the backup had already handed leadership on when first looked at")
+	}
+	if took > 10*time.Second {
+		t.Errorf("leadership came back to village hall %s after the freeze; want within 10 s", took.Round(time.Millisecond))
+	}
+	p.Thaw(HallClerk)
+	time.Sleep(time.Second)
+	ops := stream.end()
+	states, err := settle(p, 60*time.Second)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, p.logs())
+	}
+	r := Check(ops, states, p.Due())
+	for _, pr := range r.Problems {
+		t.Error(pr)
+	}
 	report(t, r)
 }
