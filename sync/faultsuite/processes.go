@@ -142,7 +142,7 @@ func (p *Processes) tool(args ...string) {
 	}
 }
 
-// start starts n's process and waits for its HTTP server.
+// start starts n's process and waits for its HTTP server to answer.
 func (p *Processes) start(n *proc) {
 	p.t.Helper()
 	logf, err := os.OpenFile(n.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
@@ -169,7 +169,9 @@ func (p *Processes) start(n *proc) {
 		resp, err := p.client.Get("http://" + n.http + "/healthz")
 		if err == nil {
 			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
+			// Up: healthy, or answering why not (a node started while
+			// its peers are down or cut off knows no leader yet).
+			if resp.StatusCode == http.StatusOK || resp.StatusCode == http.StatusServiceUnavailable {
 				return
 			}
 		}

@@ -168,6 +168,7 @@ type Node struct {
 	leaderChange chan struct{}
 	leaderLost   time.Time // when this node last knew no leader (zero while it knows one)
 	timing       raftTiming
+	dials        *dialLog // the raft transport's dials to peers (nil for a node alone)
 
 	closeOnce sync.Once
 	closeErr  error
