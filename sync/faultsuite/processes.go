@@ -42,9 +42,10 @@ type proc struct {
 	id, data, http, peer string
 	logPath              string
 
-	mu   sync.Mutex
-	cmd  *exec.Cmd
-	done chan struct{} // closed when the process has exited
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	done   chan struct{} // closed when the process has exited
+	frozen bool          // stopped with SIGSTOP (Freeze)
 }
 
 // BuildAppliance compiles the appliance binary into dir and returns its
@@ -141,7 +142,7 @@ func (p *Processes) tool(args ...string) {
 	}
 }
 
-// start starts n's process and waits for its HTTP server.
+// start starts n's process and waits for its HTTP server to answer.
 func (p *Processes) start(n *proc) {
 	p.t.Helper()
 	logf, err := os.OpenFile(n.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
@@ -168,7 +169,9 @@ func (p *Processes) start(n *proc) {
 		resp, err := p.client.Get("http://" + n.http + "/healthz")
 		if err == nil {
 			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
+			// Up: healthy, or answering why not (a node started while
+			// its peers are down or cut off knows no leader yet).
+			if resp.StatusCode == http.StatusOK || resp.StatusCode == http.StatusServiceUnavailable {
 				return
 			}
 		}
@@ -204,6 +207,7 @@ func (p *Processes) stopAll() {
 		if cmd == nil {
 			continue
 		}
+		p.Thaw(n.id)
 		cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-done:
@@ -232,6 +236,17 @@ func (p *Processes) Logs() string { return p.logs() }
 
 // DataDir returns node's data folder.
 func (p *Processes) DataDir(node string) string { return p.procs[node].data }
+
+// PeerAddr returns node's peer port.
+func (p *Processes) PeerAddr(node string) string { return p.procs[node].peer }
+
+// Transfer moves leadership to node with `appliance transfer`, asked
+// through the peer port of via with via's operator token.
+func (p *Processes) Transfer(via, node string) {
+	p.t.Helper()
+	p.tool("transfer", "--data", p.procs[via].data, "--leader", p.procs[via].peer, "--node-id", node,
+		"--token-file", filepath.Join(p.procs[HallClerk].data, "operator.token"))
+}
 
 // HTTPAddr returns node's HTTP address.
 func (p *Processes) HTTPAddr(node string) string { return p.procs[node].http }
@@ -388,7 +403,7 @@ func (p *Processes) Crash(node string) {
 	n := p.procs[node]
 	n.mu.Lock()
 	cmd, done := n.cmd, n.done
-	n.cmd = nil
+	n.cmd, n.frozen = nil, false
 	n.mu.Unlock()
 	if cmd == nil {
 		return
@@ -422,10 +437,43 @@ func (p *Processes) Running(node string) bool {
 	}
 }
 
-// Leader returns the running node that says it leads, or "".
+// Freeze stops node's process with SIGSTOP: it keeps its sockets, so its
+// peers' connections and requests hang instead of failing, as with a
+// machine that stalls (a wedged SD card, a kernel stuck in I/O).
+func (p *Processes) Freeze(node string) {
+	n := p.procs[node]
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.cmd != nil && !n.frozen {
+		n.cmd.Process.Signal(syscall.SIGSTOP)
+		n.frozen = true
+	}
+}
+
+// Thaw lets a frozen node's process run again (SIGCONT).
+func (p *Processes) Thaw(node string) {
+	n := p.procs[node]
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.cmd != nil && n.frozen {
+		n.cmd.Process.Signal(syscall.SIGCONT)
+		n.frozen = false
+	}
+}
+
+// Frozen reports whether node's process is stopped by Freeze.
+func (p *Processes) Frozen(node string) bool {
+	n := p.procs[node]
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.frozen
+}
+
+// Leader returns the running node that says it leads, or "". A frozen
+// node is not asked: it would not answer.
 func (p *Processes) Leader() string {
 	for _, id := range IDs {
-		if !p.Running(id) {
+		if !p.Running(id) || p.Frozen(id) {
 			continue
 		}
 		var h struct {

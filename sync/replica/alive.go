@@ -155,3 +155,55 @@ func (n *Node) checkJoinerFormat(id, addr string) error {
 	}
 	return nil
 }
+
+// clusterProblems says, in sentences, why this node cannot take part in
+// its cluster, for /healthz: most of the other voters refuse it (their
+// cluster is not the one of its certificate and data, or they do not
+// trust its certificate), or it has known no leader for longer than an
+// election takes, so it cannot reach a quorum. Such a node still serves
+// reads and takes payments into its outbox, as a candidate for ever:
+// without this, /healthz would call it healthy. A refusal by one peer
+// among three is not this node's problem alone (the refusing peer may be
+// the one that is wrong) and is not listed while the rest make a quorum.
+func (n *Node) clusterProblems() []string {
+	if n.raft.State() == raft.Leader {
+		return nil
+	}
+	f := n.raft.GetConfiguration()
+	if f.Error() != nil {
+		return nil
+	}
+	var voters int
+	var refused, unreachable []string
+	for _, s := range f.Configuration().Servers {
+		if s.Suffrage != raft.Voter {
+			continue
+		}
+		voters++
+		if string(s.ID) == n.cfg.ID {
+			continue
+		}
+		fail, ok := n.dials.failure(s.Address)
+		switch {
+		case !ok:
+		case fail.refused:
+			refused = append(refused, fmt.Sprintf("%s: %v", s.ID, fail.err))
+		default:
+			unreachable = append(unreachable, fmt.Sprintf("%s: %v", s.ID, fail.err))
+		}
+	}
+	var out []string
+	if len(refused) > 0 && voters-len(refused) < voters/2+1 {
+		out = append(out, fmt.Sprintf("the other nodes refuse this node, so it cannot take part in the cluster (%s): a node started on another cluster's data folder or certificate is refused by design; give it this cluster's (docs/operating.md, Rebuilding a node)",
+			strings.Join(refused, "; ")))
+	}
+	if d := n.leaderlessFor(); d > n.timing.leaderless() {
+		msg := fmt.Sprintf("this node has known no leader for %s, longer than an election takes: it cannot reach a quorum of the cluster's %d voters, and payments taken here stay provisional until it can",
+			d.Round(100*time.Millisecond), voters)
+		if why := append(refused, unreachable...); len(why) > 0 {
+			msg += " (" + strings.Join(why, "; ") + ")"
+		}
+		out = append(out, msg)
+	}
+	return out
+}

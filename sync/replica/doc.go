@@ -5,7 +5,10 @@
 // Files: node.go (lifecycle, configuration), submit.go (taking commands:
 // NewCommand, Submit and the intake rules the domain gives), forwarder.go
 // (draining the outbox into the log, the leader's admission), forward.go
-// (the peer port's forwarding endpoint), fsm.go (applying entries),
+// (the peer port's forwarding endpoint), leader.go (following raft's
+// leader changes: a forward to an old leader is sent again to the new
+// one), dials.go (the raft transport's failed dials, for /healthz),
+// fsm.go (applying entries),
 // snapshot.go, params.go (the ledger's parameters), integrity.go and
 // digest.go (checkpoints, divergence, ledger format), revoke.go,
 // membership.go, peer.go, outbox.go, recover.go (promotion).

@@ -3,6 +3,7 @@ package replica
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -320,22 +321,50 @@ func answers(cmds []domain.Command, data [][]byte, futures []raft.ApplyFuture, r
 	return results, nil
 }
 
-// forwardBatch sends entries to the leader's peer port.
+// forwardBatch sends entries to the leader's peer port, and gives up on
+// the leader when another takes its place (leader.go) or when it has not
+// answered within the forward timeout: the entries stay pending, and the
+// forwarder, woken by the change, sends them to the new leader under the
+// same ids. The call to the old leader is left behind, not waited for: a
+// peer that stopped reading holds the HTTP/2 connection's writes, and with
+// them even the cancellation of a request on it. Whatever it answers
+// late is dropped; the entries are answered by their next delivery.
 func (n *Node) forwardBatch(entries []outboxEntry, data [][]byte) bool {
+	changed := n.leaderChanged() // before the leader is read: a change after it ends the call
 	addr, id := n.raft.LeaderWithID()
 	if id == "" || n.cfg.Forward == nil {
 		return false
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), n.timing.forwardTimeout())
 	defer cancel()
-	results, err := n.cfg.Forward(ctx, addr, data)
-	n.pause("forward.answered")
-	n.settle(entries[:len(results)], results)
-	if err != nil {
-		n.log.Warn("forward to leader", "leader", id, "err", err)
+	type answer struct {
+		results []domain.Result
+		err     error
+	}
+	answered := make(chan answer, 1)
+	go func() {
+		results, err := n.cfg.Forward(ctx, addr, data)
+		answered <- answer{results, err}
+	}()
+	var a answer
+	select {
+	case a = <-answered:
+	case <-changed:
+		n.log.Info("leader changed during a forward; sending it to the new leader", "old", id, "first", entries[0].Command.ID)
+		return false
+	case <-ctx.Done():
+		n.log.Warn("forward to leader", "leader", id, "err", fmt.Errorf("no answer within %s: %w", n.timing.forwardTimeout(), ctx.Err()))
+		return false
+	case <-n.done:
 		return false
 	}
-	return len(results) == len(entries)
+	n.pause("forward.answered")
+	n.settle(entries[:len(a.results)], a.results)
+	if a.err != nil {
+		n.log.Warn("forward to leader", "leader", id, "err", a.err)
+		return false
+	}
+	return len(a.results) == len(entries)
 }
 
 // settle records the ledger's answers for outbox entries (in one

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/raft"
 
@@ -371,6 +372,14 @@ func TestInterruptedRestoreIsFinishedAtStart(t *testing.T) {
 	n, err := Open(cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The leader's own first entries (its format raise, the parameters)
+	// go in before the seed, so that the snapshot below holds the whole
+	// log and the state right after a restore is the state wanted.
+	for deadline := time.Now().Add(10 * time.Second); n.FSM().Format() < domain.LedgerFormat || !n.FSM().Seeded(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the node did not raise its format and seed its parameters: format %d, seeded %v", n.FSM().Format(), n.FSM().Seeded())
+		}
 	}
 	seedNode(t, n)
 	if err := n.Raft().Snapshot().Error(); err != nil {

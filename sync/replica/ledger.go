@@ -117,7 +117,9 @@ type Health struct {
 	Consistency domain.Consistency `json:"consistency"`
 	// Format is the cluster's ledger format as this replica holds it.
 	Format int `json:"ledger_format"`
-	// Healthy is false while Problems lists anything.
+	// Healthy is false while Problems lists anything: a halted or
+	// diverged ledger, no leader for longer than an election takes,
+	// peers that refuse this node.
 	Healthy  bool     `json:"healthy"`
 	Problems []string `json:"problems,omitempty"`
 	// Divergence, when set, names the nodes whose ledgers differ.
@@ -130,8 +132,9 @@ type Health struct {
 // node of an earlier release refuses the field.
 func (n *Node) LedgerFormat() int { return n.fsm.Format() }
 
-// Health reports the node's raft state, applied index and anything wrong
-// with its ledger.
+// Health reports the node's raft state, applied index, anything wrong
+// with its ledger, and whether it can take part in its cluster (a quorum
+// it can reach, peers that accept it: clusterProblems).
 func (n *Node) Health() Health {
 	_, leader := n.raft.LeaderWithID()
 	h := Health{
@@ -141,7 +144,7 @@ func (n *Node) Health() Health {
 		Applied:     n.fsm.Applied(),
 		Consistency: n.Consistency(),
 		Format:      n.fsm.Format(),
-		Problems:    n.Problems(),
+		Problems:    append(n.Problems(), n.clusterProblems()...),
 		Divergence:  n.Divergence(),
 	}
 	h.Healthy = len(h.Problems) == 0

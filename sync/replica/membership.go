@@ -35,7 +35,10 @@ type NodeStatus struct {
 	LastIndex    uint64    `json:"last_index"`
 	LastContact  time.Time `json:"last_contact,omitzero"`
 	PreferLeader bool      `json:"prefer_leader"`
-	Clock        time.Time `json:"clock"` // the node's clock when it answered
+	// AtHall says the node stands at village hall (atHall). A release
+	// before it reports false: read PreferLeader instead (MemberView).
+	AtHall bool      `json:"at_hall,omitempty"`
+	Clock  time.Time `json:"clock"` // the node's clock when it answered
 	// Format is the newest ledger format the node's build applies (0 from
 	// a release before ledger formats).
 	Format int `json:"format,omitempty"`
@@ -67,6 +70,7 @@ func (n *Node) Status() NodeStatus {
 		AppliedIndex: n.fsm.Applied(),
 		LastIndex:    n.raft.LastIndex(),
 		PreferLeader: !n.cfg.AvoidLeadership,
+		AtHall:       n.atHall(),
 		Clock:        n.cfg.Now(),
 		Format:       n.cfg.LedgerFormat,
 		Digests:      n.fsm.Digests(),
@@ -279,11 +283,14 @@ type MemberView struct {
 	AppliedIndex uint64    `json:"applied_index"`
 	Lag          uint64    `json:"lag"` // entries behind the most advanced member
 	PreferLeader bool      `json:"prefer_leader"`
+	AtHall       bool      `json:"at_hall"`
 	Error        string    `json:"error,omitempty"`
 }
 
 // Cluster asks every member for its status (at most about a second) and
-// returns the view.
+// returns the view. A member that has not answered by then is shown
+// unreachable; its request is not waited for (a peer that stopped
+// reading can hold a request past its deadline: forwardBatch).
 func (n *Node) Cluster(ctx context.Context) (ClusterView, error) {
 	f := n.raft.GetConfiguration()
 	if err := f.Error(); err != nil {
@@ -295,30 +302,43 @@ func (n *Node) Cluster(ctx context.Context) (ClusterView, error) {
 	view.Nodes = make([]MemberView, len(servers))
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	done := make(chan struct{}, len(servers))
+	type answer struct {
+		i   int
+		st  NodeStatus
+		err error
+	}
+	answers := make(chan answer, len(servers))
 	for i, s := range servers {
-		view.Nodes[i] = MemberView{ID: string(s.ID), Address: string(s.Address), Suffrage: s.Suffrage.String()}
-		go func(m *MemberView, addr raft.ServerAddress) {
-			defer func() { done <- struct{}{} }()
+		view.Nodes[i] = MemberView{ID: string(s.ID), Address: string(s.Address), Suffrage: s.Suffrage.String(),
+			State: "unreachable", Error: "no answer within a second"}
+		go func() {
 			var st NodeStatus
 			var err error
 			switch {
-			case m.ID == n.cfg.ID:
+			case s.ID == raft.ServerID(n.cfg.ID):
 				st = n.Status()
 			case n.cfg.Status != nil:
-				st, err = n.cfg.Status(ctx, addr)
+				st, err = n.cfg.Status(ctx, s.Address)
 			default:
 				err = errors.New("no peer client")
 			}
-			if err != nil {
-				m.State, m.Error = "unreachable", err.Error()
-				return
-			}
-			m.State, m.LastContact, m.AppliedIndex, m.PreferLeader = st.State, st.LastContact, st.AppliedIndex, st.PreferLeader
-		}(&view.Nodes[i], s.Address)
+			answers <- answer{i, st, err}
+		}()
 	}
+wait:
 	for range servers {
-		<-done
+		select {
+		case a := <-answers:
+			m := &view.Nodes[a.i]
+			if a.err != nil {
+				m.Error = a.err.Error()
+				continue
+			}
+			m.State, m.Error, m.LastContact, m.AppliedIndex, m.PreferLeader = a.st.State, "", a.st.LastContact, a.st.AppliedIndex, a.st.PreferLeader
+			m.AtHall = a.st.AtHall || a.st.PreferLeader
+		case <-ctx.Done():
+			break wait
+		}
 	}
 	var top uint64
 	for _, m := range view.Nodes {
@@ -333,13 +353,28 @@ func (n *Node) Cluster(ctx context.Context) (ClusterView, error) {
 	return view, nil
 }
 
-// placeLeader moves leadership off a node that should not lead (the backup
-// in the second building) whenever another voter is reachable and caught
-// up: village hall keeps the leader, so the kiosk and the clerk's writes
-// commit on the hall's LAN without crossing to the second building.
+// atHall reports whether this node stands at village hall: one that may
+// lead (the clerk's node), or the kiosk, which avoids leadership only
+// because it stands in a public hallway. A node that avoids leadership
+// for any other reason is the backup in the second building.
+func (n *Node) atHall() bool {
+	return !n.cfg.AvoidLeadership || n.cfg.Role == domain.NodeKiosk
+}
+
+// placeLeader moves leadership off a node that should not lead, so that
+// village hall keeps the leader and the kiosk and the clerk's writes
+// commit on the hall's LAN without crossing to the second building: the
+// backup hands leadership to a caught-up hall voter, the clerk's node if
+// it answers, else the kiosk; the kiosk hands it to the clerk's node. It
+// looks every two election timeouts once the node has led that long,
+// and asks the voters for their status all at once, acting on those that
+// answer within a second: a voter that does not answer (a frozen or
+// unplugged machine) is passed over, not waited for, so leadership
+// returns to the hall within seconds whatever the third node does.
 func (n *Node) placeLeader() {
 	defer n.wg.Done()
-	tick := time.NewTicker(2 * time.Second)
+	every := 2 * n.timing.election
+	tick := time.NewTicker(every)
 	defer tick.Stop()
 	var leaderSince time.Time
 	for {
@@ -355,7 +390,7 @@ func (n *Node) placeLeader() {
 		if leaderSince.IsZero() {
 			leaderSince = time.Now()
 		}
-		if time.Since(leaderSince) < 3*time.Second || n.cfg.Status == nil {
+		if time.Since(leaderSince) < every || n.cfg.Status == nil {
 			continue
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -364,21 +399,45 @@ func (n *Node) placeLeader() {
 		if err != nil {
 			continue
 		}
-		applied := n.fsm.Applied()
-		for _, m := range view.Nodes {
-			if m.ID == n.cfg.ID || m.Suffrage != raft.Voter.String() || m.State != raft.Follower.String() || !m.PreferLeader {
-				continue // only to a node that may lead: never between two that avoid it
-			}
-			if m.AppliedIndex+64 < applied {
-				continue // not caught up yet
-			}
+		if m, ok := handOverTo(view, n.cfg.ID, n.atHall(), n.fsm.Applied()); ok {
 			n.log.Info("transferring leadership to village hall", "to", m.ID)
 			if err := n.raft.LeadershipTransferToServer(raft.ServerID(m.ID), raft.ServerAddress(m.Address)).Error(); err != nil {
 				n.log.Warn("leadership transfer", "to", m.ID, "err", err)
 			}
-			break
 		}
 	}
+}
+
+// handOverTo picks the voter that a leader avoiding leadership (self, at
+// village hall or not, its ledger applied up to applied) hands over to:
+// a follower that answered and is caught up within 64 entries, the most
+// caught up of those that may lead; else, when self is not at the hall,
+// the most caught up of the hall's. A hall node never hands leadership
+// out of the hall, and no node hands it to one that avoids it as much.
+func handOverTo(view ClusterView, self string, selfAtHall bool, applied uint64) (MemberView, bool) {
+	var best MemberView
+	var ok bool
+	rank := func(m MemberView) int {
+		switch {
+		case m.PreferLeader:
+			return 2
+		case m.AtHall && !selfAtHall:
+			return 1
+		}
+		return 0
+	}
+	for _, m := range view.Nodes {
+		if m.ID == self || m.Suffrage != raft.Voter.String() || m.State != raft.Follower.String() || rank(m) == 0 {
+			continue
+		}
+		if m.AppliedIndex+64 < applied {
+			continue // not caught up yet
+		}
+		if !ok || rank(m) > rank(best) || rank(m) == rank(best) && m.AppliedIndex > best.AppliedIndex {
+			best, ok = m, true
+		}
+	}
+	return best, ok
 }
 
 // revoke appends a revocation of node id's certificates: the one it last

@@ -162,6 +162,14 @@ type Node struct {
 	serialMu sync.Mutex
 	serials  map[string]string // node id → serial of the certificate it last presented
 
+	// The leader as raft last reported it (watchLeader): a change closes
+	// leaderChange, which stops a forward to the old leader at once.
+	leaderMu     sync.Mutex
+	leaderChange chan struct{}
+	leaderLost   time.Time // when this node last knew no leader (zero while it knows one)
+	timing       raftTiming
+	dials        *dialLog // the raft transport's dials to peers (nil for a node alone)
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -213,7 +221,8 @@ func Open(cfg Config) (*Node, error) {
 		cfg.NewID = func() string { return uuid.Must(uuid.NewV7()).String() }
 	}
 	n := &Node{cfg: cfg, kinds: cfg.Kinds, log: cfg.Logger.With("node", cfg.ID), wake: make(chan struct{}, 1),
-		done: make(chan struct{}), waiters: map[string][]chan domain.Result{}}
+		done: make(chan struct{}), waiters: map[string][]chan domain.Result{},
+		leaderChange: make(chan struct{})}
 	if err := n.open(); err != nil {
 		n.closeStores()
 		return nil, err
@@ -222,6 +231,17 @@ func Open(cfg Config) (*Node, error) {
 		n.wg.Add(1)
 		go n.reportCaughtUp()
 	}
+	// Observe the leader before the forwarder starts, so that it never
+	// misses a change. Raft starts knowing no leader.
+	n.leaderLost = time.Now()
+	observed := make(chan raft.Observation, 16)
+	observer := raft.NewObserver(observed, false, func(o *raft.Observation) bool {
+		_, ok := o.Data.(raft.LeaderObservation)
+		return ok
+	})
+	n.raft.RegisterObserver(observer)
+	n.wg.Add(1)
+	go n.watchLeader(observed, observer)
 	n.wg.Add(1)
 	go n.forward()
 	n.wg.Add(1)
@@ -316,6 +336,7 @@ func (n *Node) open() error {
 		_, n.transport = raft.NewInmemTransport(raft.ServerAddress(cfg.ID))
 	}
 	rc := RaftConfig(cfg.ID, cfg.SnapshotThreshold)
+	n.timing = timingOf(rc)
 	if cfg.TrailingLogs > 0 {
 		rc.TrailingLogs = cfg.TrailingLogs
 	}

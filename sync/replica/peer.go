@@ -86,6 +86,8 @@ func OpenPeer(cfg Config, peer PeerConfig) (*Node, error) {
 	if peer.WrapStream != nil {
 		stream = peer.WrapStream(layer)
 	}
+	dials := newDialLog(stream) // why peers cannot be reached, for /healthz
+	stream = dials
 	// Pipelined replication is off (MaxRPCsInFlight 1: one AppendEntries
 	// at a time per follower). hashicorp/raft v1.8's pipeline deadlocks
 	// when a follower answers Success=false (after a partition or a
@@ -110,6 +112,7 @@ func OpenPeer(cfg Config, peer PeerConfig) (*Node, error) {
 		return nil, err
 	}
 	n.peers = client
+	n.dials = dials
 	n.authorize = peer.Authorize
 	// Every handshake, both ways, asks the ledger whether the peer's
 	// certificate was revoked when its node was removed.
