@@ -22,12 +22,51 @@ func TestClusterDemoPrintsCommandsThatWork(t *testing.T) {
 	bin := buildAppliance(t)
 	dir := filepath.Join(t.TempDir(), "cluster")
 	base := 20000 + 10*rand.IntN(3000) // three ranges of three ports, apart from the usual ones
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", filepath.Join("..", "firmware-config", "cluster-demo.sh"), bin, dir)
+	// The first run makes the cluster; the second starts it again on the
+	// same folders, as a newcomer does the next day.
+	for _, run := range []string{"first", "again"} {
+		status := runClusterDemo(t, bin, dir, base)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		var body []byte
+		var err error
+		for { // the restarted cluster elects its leader once all three run
+			body, err = exec.CommandContext(ctx, "sh", "-c", status.command+" --fail --silent --show-error").CombinedOutput()
+			if err == nil || ctx.Err() != nil {
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		cancel()
+		status.stop()
+		if err != nil {
+			t.Fatalf("%s run: %s: %v\n%s", run, status.command, err, body)
+		}
+		var view struct {
+			Leader string `json:"leader"`
+			Nodes  []struct {
+				ID string `json:"id"`
+			} `json:"nodes"`
+		}
+		if err := json.Unmarshal(body, &view); err != nil || len(view.Nodes) != 3 || view.Leader == "" {
+			t.Fatalf("%s run: the printed status command answered %q (%v)", run, body, err)
+		}
+	}
+}
+
+// clusterDemo is a running cluster-demo.sh and the status command it
+// printed.
+type clusterDemo struct {
+	command string
+	stop    func()
+}
+
+// runClusterDemo starts the script on dir with its ports from base and
+// waits for its status command.
+func runClusterDemo(t *testing.T, bin, dir string, base int) clusterDemo {
+	t.Helper()
+	cmd := exec.Command("bash", filepath.Join("..", "firmware-config", "cluster-demo.sh"), bin, dir)
 	cmd.Env = append(cmd.Environ(), "KIOSK_BASE="+strconv.Itoa(base), "STAFF_BASE="+strconv.Itoa(base+3), "PEER_BASE="+strconv.Itoa(base+6))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -35,39 +74,38 @@ func TestClusterDemoPrintsCommandsThatWork(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
+	stop := func() {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 		_ = cmd.Wait()
-	}()
-	var status string
-	var printed []string
-	sc := bufio.NewScanner(out)
-	for sc.Scan() {
-		line := sc.Text()
-		printed = append(printed, line)
-		if s, ok := strings.CutPrefix(line, "cluster status: "); ok {
-			status = s
-			break
-		}
 	}
-	if status == "" {
-		t.Fatalf("the script printed no cluster status command:\n%s", strings.Join(printed, "\n"))
-	}
+	lines := make(chan string)
 	go func() {
-		for sc.Scan() { // keep the script's output flowing
+		defer close(lines)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
 		}
 	}()
-	body, err := exec.CommandContext(ctx, "sh", "-c", status+" --fail --silent --show-error").CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s: %v\n%s", status, err, body)
-	}
-	var view struct {
-		Leader string `json:"leader"`
-		Nodes  []struct {
-			ID string `json:"id"`
-		} `json:"nodes"`
-	}
-	if err := json.Unmarshal(body, &view); err != nil || len(view.Nodes) != 3 || view.Leader == "" {
-		t.Fatalf("the printed status command answered %q (%v)", body, err)
+	var printed []string
+	timeout := time.After(2 * time.Minute)
+	for {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				stop()
+				t.Fatalf("the script ended without a cluster status command:\n%s", strings.Join(printed, "\n"))
+			}
+			printed = append(printed, line)
+			if s, found := strings.CutPrefix(line, "cluster status: "); found {
+				go func() {
+					for range lines { // keep the script's output flowing
+					}
+				}()
+				return clusterDemo{command: s, stop: stop}
+			}
+		case <-timeout:
+			stop()
+			t.Fatalf("no cluster status command within two minutes:\n%s", strings.Join(printed, "\n"))
+		}
 	}
 }

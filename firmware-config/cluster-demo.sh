@@ -19,8 +19,12 @@ staff() { echo $((staff_base + $1 + 1)); }
 peer() { echo "127.0.0.1:$((peer_base + $1 + 1))"; }
 
 wait_up() {
+  # A node answers /healthz once it serves: 200, or 503 while it waits for
+  # its peers (a restarted cluster's first node has no quorum alone).
   for _ in $(seq 100); do
-    curl -fsS "http://127.0.0.1:$1/healthz" >/dev/null 2>&1 && return 0
+    case $(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$1/healthz" || true) in
+      200 | 503) return 0 ;;
+    esac
     sleep 0.1
   done
   echo "node on :$1 did not start; see $dir/${ids[$2]}.log" >&2
@@ -49,7 +53,7 @@ for i in 1 2; do
   wait_up "$(kiosk "$i")" "$i"
   # serve joins the cluster through the first node; wait until it is in.
   for _ in $(seq 100); do
-    curl -fsS "http://127.0.0.1:$(kiosk "$i")/healthz" | grep -q '"raft_state":"Follower"' && break
+    curl -sS "http://127.0.0.1:$(kiosk "$i")/healthz" | grep -q '"raft_state":"\(Follower\|Leader\)"' && break
     sleep 0.1
   done
 done
