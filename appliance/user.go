@@ -28,6 +28,7 @@ import (
 	"github.com/villagehall/appliance/kiosk/staff/parcels"
 	"github.com/villagehall/appliance/kiosk/staff/payables"
 	"github.com/villagehall/appliance/kiosk/staff/purchasing"
+	"github.com/villagehall/appliance/kiosk/staff/refunds"
 	"github.com/villagehall/appliance/kiosk/staff/roomtax"
 	"github.com/villagehall/appliance/kiosk/staff/treasury"
 	"github.com/villagehall/appliance/kiosk/staff/users"
@@ -202,6 +203,7 @@ func staffModules() []staff.Module {
 	return []staff.Module{
 		parcels.New(),     // the parcel roll's import
 		november.New(),    // §5.10: the November run
+		refunds.New(),     // §5.07(1), §5.20: the refund queue and returned checks
 		fees.New(),        // Chapter 5's fee schedule and the resolutions that set it
 		journal.New(),     // the journal's search and export
 		users.New(),       // the staff accounts and API tokens

@@ -17,16 +17,6 @@ import (
 // (the node numbers bills without one).
 var BillCSVHeader = []string{"account", "parcel", "description", "billed_on", "amount", "bill_id"}
 
-// billID numbers a bill made on a node: unique without coordination, like
-// receipt numbers.
-func billID(c *domain.Command, n int) string {
-	id := fmt.Sprintf("B-%d-%s-%06d", c.At.Date.Year(), c.Node, c.Seq)
-	if n > 0 {
-		id += fmt.Sprintf("-%03d", n)
-	}
-	return id
-}
-
 // ledgerReader checks new bills against the ledger's current state.
 type ledgerReader struct{ l domain.Ledger }
 
@@ -56,7 +46,7 @@ func (s *Server) submitBill(w http.ResponseWriter, r *http.Request) {
 	var res domain.Result
 	if err == nil {
 		res, err = s.submit(r, domain.KindCreateBills, func(c *domain.Command) {
-			nb.ID = billID(c, 0)
+			nb.ID = BillID(c, 0)
 			c.Payload = &domain.CreateBills{Bills: []domain.NewBill{nb}, Source: "form"}
 		})
 	}
@@ -166,7 +156,7 @@ func (s *Server) submitImport(w http.ResponseWriter, r *http.Request) {
 	res, err := s.submit(r, domain.KindCreateBills, func(c *domain.Command) {
 		for i := range bills {
 			if strings.HasPrefix(bills[i].ID, "pending-") {
-				bills[i].ID = billID(c, i+1)
+				bills[i].ID = BillID(c, i+1)
 			}
 		}
 		c.Payload = &domain.CreateBills{Bills: bills, Source: v.Name}

@@ -52,7 +52,7 @@ func (s *Server) submitCharge(w http.ResponseWriter, r *http.Request) {
 	}
 	_, err := s.submit(r, domain.KindCharge, func(c *domain.Command) {
 		in.ChargeID = fmt.Sprintf("CH-%s-%s-%06d", c.At.Date, c.Node, c.Seq)
-		in.BillID = billID(c, 0)
+		in.BillID = BillID(c, 0)
 		c.Payload = &in
 	})
 	if err != nil {

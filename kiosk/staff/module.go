@@ -3,6 +3,7 @@ package staff
 import (
 	"context"
 	"encoding/csv"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -230,6 +231,25 @@ func NewCSV(w io.Writer) *CSVWriter { return &CSVWriter{&csvExport{w: csv.NewWri
 // Journal returns the ledger's journal, nil when the node runs without a
 // journal reader.
 func (o *Office) Journal() Journal { return o.s.journal }
+
+// Refunds returns the refunds due that payments made, nil when the node
+// runs without a refund queue.
+func (o *Office) Refunds() Refunds { return o.s.refunds }
+
+// CardRefunds returns the node's card terminal that refunds go back to the
+// card through, nil when the node has none.
+func (o *Office) CardRefunds() CardRefunds { return o.s.cards }
+
+// BillID numbers a bill a command makes on a node (n > 0 for the n-th of
+// several): unique without coordination, like receipt numbers. Bills,
+// charges and the fee billed for a returned check are numbered alike.
+func BillID(c *domain.Command, n int) string {
+	id := fmt.Sprintf("B-%d-%s-%06d", c.At.Date.Year(), c.Node, c.Seq)
+	if n > 0 {
+		id += fmt.Sprintf("-%03d", n)
+	}
+	return id
+}
 
 // CSVWriter writes the records of a CSV download.
 type CSVWriter struct{ e *csvExport }

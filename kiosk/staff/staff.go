@@ -11,10 +11,10 @@
 // them through domain.Ledger and show what the domain computed.
 //
 // One file per resource: login.go, window.go, bills.go, letters.go,
-// refunds.go, cluster.go, api.go; error.go maps errors to statuses in one
-// place. Every other capability (the staff accounts, the journal, the fee
-// schedule, the parcel roll, the November run, the budget, claims, the
-// room tax …) is a package of its own under kiosk/staff/, its templ views
+// cluster.go, api.go; error.go maps errors to statuses in one place.
+// Every other capability (the staff accounts, the journal, the fee
+// schedule, the parcel roll, the November run, the refunds, the budget,
+// claims, the room tax …) is a package of its own under kiosk/staff/, its templ views
 // beside its handlers, mounted as a Module on the Office it shares with
 // these (module.go); its tests start the office with stafftest.
 // What every route shares has one file too: auth.go (hashes, sessions,
@@ -108,7 +108,7 @@ type Journal interface {
 type Config struct {
 	Ledger domain.Ledger
 	// CardRefunds, when set, lets an approved refund of a card payment go
-	// back to the card (refunds.go).
+	// back to the card (kiosk/staff/refunds).
 	CardRefunds CardRefunds
 	// Cluster, when set, serves /staff/cluster.
 	Cluster Cluster
@@ -242,14 +242,6 @@ func (s *Server) Handler() http.Handler {
 	route("GET /staff/deposits/{id}", CapReadCash, s.showDepositPage)
 	route("POST /staff/deposits", CapDeposit, s.submitDeposit)
 
-	route("GET /staff/returned-checks/new", CapReturns, s.showReturnCheckPage)
-	route("POST /staff/returned-checks", CapReturns, s.submitReturnCheck)
-	route("GET /staff/returned-checks/{id}", CapReadCash, s.showReturnedCheckPage)
-	route("GET /staff/refunds", CapReadCash, s.showRefundsPage)
-	route("POST /staff/refunds/{command}/approve", CapRefundApprove, s.submitRefundApprove)
-	route("POST /staff/refunds/{command}/check", CapRefundCheck, s.submitRefundCheck)
-	route("POST /staff/refunds/{command}/card", CapRefundCheck, s.submitRefundCard)
-
 	route("GET /staff/letters", CapReadLetters, s.showLettersPage)
 	route("GET /staff/letters/{claim}", CapReadLetters, s.showLetterPage)
 	route("POST /staff/letters/{claim}/complete", CapLetters, s.submitLetter)
@@ -315,7 +307,6 @@ func (s *Server) page(r *http.Request, title string) view.Page {
 				{CapBills, "New bill", "/staff/bills/new"},
 				{CapBills, "Import bills", "/staff/bills/import"},
 				{CapReadCash, "Drawers", "/staff/drawers"},
-				{CapReadCash, "Refunds", "/staff/refunds"},
 				{CapCluster, "Cluster", "/staff/cluster"},
 			}, s.nav...)
 			slices.SortStableFunc(links, func(a, b navLink) int { return menuPlace(a.url) - menuPlace(b.url) })

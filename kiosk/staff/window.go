@@ -393,16 +393,6 @@ func (s *Server) showDashboardPage(w http.ResponseWriter, r *http.Request) {
 			v.Alerts = append(v.Alerts, view.Alert{TestID: "alert-letters-today", Text: fmt.Sprintf("%d status letter(s) are due today.", today), URL: "/staff/letters"})
 		}
 	}
-	if Allowed(pr.user.Role, CapReadCash) && s.refunds != nil {
-		n, err := s.refundsOverdue()
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		if n > 0 {
-			v.Alerts = append(v.Alerts, view.Alert{TestID: "alert-refunds-late", Text: fmt.Sprintf("%d refund(s) are past their §5.07(1) deadline.", n), URL: "/staff/refunds"})
-		}
-	}
 	who := Who{Username: pr.user.Username, Name: pr.user.Name, Role: pr.user.Role}
 	for _, f := range s.alerts {
 		as, err := f(r.Context(), who)

@@ -26,6 +26,7 @@ import (
 	"github.com/villagehall/appliance/kiosk/staff/journal"
 	"github.com/villagehall/appliance/kiosk/staff/november"
 	"github.com/villagehall/appliance/kiosk/staff/parcels"
+	"github.com/villagehall/appliance/kiosk/staff/refunds"
 	"github.com/villagehall/appliance/kiosk/staff/users"
 )
 
@@ -129,6 +130,7 @@ func FrontDesk() []staff.Module {
 	return []staff.Module{
 		parcels.New(),
 		november.New(),
+		refunds.New(),
 		fees.New(),
 		journal.New(),
 		users.New(),

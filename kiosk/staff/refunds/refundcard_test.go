@@ -1,4 +1,4 @@
-package staff_test
+package refunds_test
 
 import (
 	"context"
