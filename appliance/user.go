@@ -24,6 +24,7 @@ import (
 	"github.com/villagehall/appliance/kiosk/staff/budget"
 	"github.com/villagehall/appliance/kiosk/staff/fees"
 	"github.com/villagehall/appliance/kiosk/staff/journal"
+	"github.com/villagehall/appliance/kiosk/staff/letters"
 	"github.com/villagehall/appliance/kiosk/staff/november"
 	"github.com/villagehall/appliance/kiosk/staff/parcels"
 	"github.com/villagehall/appliance/kiosk/staff/payables"
@@ -201,6 +202,7 @@ func roleList() string {
 // this order.
 func staffModules() []staff.Module {
 	return []staff.Module{
+		letters.New(),     // §5.11: the status letters
 		parcels.New(),     // the parcel roll's import
 		november.New(),    // §5.10: the November run
 		refunds.New(),     // §5.07(1), §5.20: the refund queue and returned checks

@@ -10,11 +10,11 @@
 // (roles.go). Handlers hold no rules: they build domain commands, submit
 // them through domain.Ledger and show what the domain computed.
 //
-// One file per resource: login.go, window.go, bills.go, letters.go,
-// cluster.go, api.go; error.go maps errors to statuses in one place.
-// Every other capability (the staff accounts, the journal, the fee
-// schedule, the parcel roll, the November run, the refunds, the budget,
-// claims, the room tax …) is a package of its own under kiosk/staff/, its templ views
+// One file per resource: login.go, window.go, bills.go, cluster.go,
+// api.go; error.go maps errors to statuses in one place. Every other
+// capability (the staff accounts, the journal, the fee schedule, the
+// parcel roll, the status letters, the November run, the refunds, the
+// budget, claims, the room tax …) is a package of its own under kiosk/staff/, its templ views
 // beside its handlers, mounted as a Module on the Office it shares with
 // these (module.go); its tests start the office with stafftest.
 // What every route shares has one file too: auth.go (hashes, sessions,
@@ -242,12 +242,6 @@ func (s *Server) Handler() http.Handler {
 	route("GET /staff/deposits/{id}", CapReadCash, s.showDepositPage)
 	route("POST /staff/deposits", CapDeposit, s.submitDeposit)
 
-	route("GET /staff/letters", CapReadLetters, s.showLettersPage)
-	route("GET /staff/letters/{claim}", CapReadLetters, s.showLetterPage)
-	route("POST /staff/letters/{claim}/complete", CapLetters, s.submitLetter)
-	route("POST /staff/letters/{claim}/deliver", CapLetters, s.submitLetterDelivery)
-	route("GET /staff/letters/{claim}/letter.pdf", CapReadLetters, s.showLetterPDF)
-
 	route("GET /staff/charges/new", CapBills, s.showNewChargePage)
 	route("POST /staff/charges", CapBills, s.submitCharge)
 
@@ -303,7 +297,6 @@ func (s *Server) page(r *http.Request, title string) view.Page {
 				{CapDashboard, "Today", "/staff/"},
 				{CapWindow, "Window", "/staff/window"},
 				{CapReadBills, "Accounts", "/staff/accounts"},
-				{CapReadLetters, "Status letters", "/staff/letters"},
 				{CapBills, "New bill", "/staff/bills/new"},
 				{CapBills, "Import bills", "/staff/bills/import"},
 				{CapReadCash, "Drawers", "/staff/drawers"},

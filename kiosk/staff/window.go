@@ -380,19 +380,6 @@ func (s *Server) showDashboardPage(w http.ResponseWriter, r *http.Request) {
 			v.Alerts = append(v.Alerts, view.Alert{TestID: "alert-undeposited", Text: fmt.Sprintf("%d drawer(s) hold money not deposited by the end of the day (§5.06).", len(pending)), URL: "/staff/drawers"})
 		}
 	}
-	if Allowed(pr.user.Role, CapReadLetters) {
-		late, today, err := s.lettersDue()
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		if late > 0 {
-			v.Alerts = append(v.Alerts, view.Alert{TestID: "alert-letters-late", Text: fmt.Sprintf("%d status letter(s) are past their ready-by date (§5.11).", late), URL: "/staff/letters"})
-		}
-		if today > 0 {
-			v.Alerts = append(v.Alerts, view.Alert{TestID: "alert-letters-today", Text: fmt.Sprintf("%d status letter(s) are due today.", today), URL: "/staff/letters"})
-		}
-	}
 	who := Who{Username: pr.user.Username, Name: pr.user.Name, Role: pr.user.Role}
 	for _, f := range s.alerts {
 		as, err := f(r.Context(), who)

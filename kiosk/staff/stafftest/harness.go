@@ -24,6 +24,7 @@ import (
 	"github.com/villagehall/appliance/kiosk/staff"
 	"github.com/villagehall/appliance/kiosk/staff/fees"
 	"github.com/villagehall/appliance/kiosk/staff/journal"
+	"github.com/villagehall/appliance/kiosk/staff/letters"
 	"github.com/villagehall/appliance/kiosk/staff/november"
 	"github.com/villagehall/appliance/kiosk/staff/parcels"
 	"github.com/villagehall/appliance/kiosk/staff/refunds"
@@ -128,6 +129,7 @@ func (h *Harness) serve() {
 // office grew packages of its own.
 func FrontDesk() []staff.Module {
 	return []staff.Module{
+		letters.New(),
 		parcels.New(),
 		november.New(),
 		refunds.New(),

@@ -233,38 +233,6 @@ type Member struct {
 	Leader                                    bool
 }
 
-// Letters is the status letter queue (§5.11).
-type Letters struct {
-	All  bool
-	Rows []LetterRow
-}
-
-// LetterRow is one request in the queue.
-type LetterRow struct {
-	Claim, Parcel, Address, Requester, RequestedAt, ReadyBy, State string
-	Overdue, DueToday                                              bool
-}
-
-// LetterForm is what the clerk adds to a letter.
-type LetterForm struct {
-	AssessmentChanges, Deferred, Improvements, Floodplain, Violations, Notes string
-	Error                                                                    string
-}
-
-// Letter is a request and, once written, its letter.
-type Letter struct {
-	Claim, Parcel, Address, Requester, Contact, RequestedAt, ReadyBy, State, Fee string
-	Number, AsOf, Delivery, DeliveredAt                                          string
-	Lines                                                                        []LetterLine
-	CanWork                                                                      bool
-	Form                                                                         LetterForm
-}
-
-// LetterLine is one fact from the ledger.
-type LetterLine struct {
-	Topic, Text, Amount string
-}
-
 // ChargeForm bills a charge (§5.19, §5.21).
 type ChargeForm struct {
 	Kind, Account, Parcel, Reference, Placed string

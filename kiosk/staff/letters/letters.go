@@ -1,7 +1,13 @@
-package staff
+// Package letters is the back office's status letters (§5.11): the queue
+// of requests by their ready-by date, the letter the clerk completes from
+// the ledger's facts and their own answers, its delivery, the numbered
+// letter as a PDF, and the start page's alerts for letters late or due
+// today. It is a staff.Module; the rules are the domain's.
+package letters
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -10,38 +16,78 @@ import (
 	"github.com/go-pdf/fpdf"
 
 	"github.com/villagehall/appliance/domain"
-	"github.com/villagehall/appliance/kiosk/staff/view"
+	"github.com/villagehall/appliance/kiosk/staff"
+	staffview "github.com/villagehall/appliance/kiosk/staff/view"
 )
+
+// Module is the status letters' part of the clerk's office.
+type Module struct{ o *staff.Office }
+
+// New returns the module.
+func New() *Module { return &Module{} }
+
+// Mount adds the status letters' routes, link and alerts.
+func (m *Module) Mount(o *staff.Office) error {
+	m.o = o
+	o.Page("GET /staff/letters", staff.CapReadLetters, m.showLettersPage)
+	o.Page("GET /staff/letters/{claim}", staff.CapReadLetters, m.showLetterPage)
+	o.Page("POST /staff/letters/{claim}/complete", staff.CapLetters, m.submitLetter)
+	o.Page("POST /staff/letters/{claim}/deliver", staff.CapLetters, m.submitLetterDelivery)
+	o.Page("GET /staff/letters/{claim}/letter.pdf", staff.CapReadLetters, m.showLetterPDF)
+	o.Nav(staff.CapReadLetters, "Status letters", "/staff/letters")
+	o.Alert(m.alerts)
+	return nil
+}
+
+// alerts are the start page's alerts for the letters past their ready-by
+// date and those due today, for the people who read the queue.
+func (m *Module) alerts(ctx context.Context, who staff.Who) ([]staffview.Alert, error) {
+	if !staff.Allowed(who.Role, staff.CapReadLetters) {
+		return nil, nil
+	}
+	late, today, err := m.lettersDue()
+	if err != nil {
+		return nil, err
+	}
+	var out []staffview.Alert
+	if late > 0 {
+		out = append(out, staffview.Alert{TestID: "alert-letters-late", Text: fmt.Sprintf("%d status letter(s) are past their ready-by date (§5.11).", late), URL: "/staff/letters"})
+	}
+	if today > 0 {
+		out = append(out, staffview.Alert{TestID: "alert-letters-today", Text: fmt.Sprintf("%d status letter(s) are due today.", today), URL: "/staff/letters"})
+	}
+	return out, nil
+}
 
 // showLettersPage is the status letter queue (§5.11) by ready-by date,
 // with letters past their date flagged.
-func (s *Server) showLettersPage(w http.ResponseWriter, r *http.Request) {
-	queue, err := s.reads.StatusQueue(domain.Date{})
+func (m *Module) showLettersPage(w http.ResponseWriter, r *http.Request) {
+	queue, err := m.o.Reads().StatusQueue(domain.Date{})
 	if err != nil {
-		s.fail(w, r, err)
+		m.o.Fail(w, r, err)
 		return
 	}
 	all := r.URL.Query().Get("all") != ""
-	today := s.today()
-	v := view.Letters{All: all}
+	today := m.o.Today()
+	v := Letters{All: all}
 	for _, req := range queue {
 		if !all && req.State == domain.StatusDelivered {
 			continue
 		}
-		v.Rows = append(v.Rows, view.LetterRow{Claim: req.Claim, Parcel: req.Parcel, Address: req.Address, Requester: req.Requester, RequestedAt: req.RequestedAt.String(), ReadyBy: req.ReadyBy.String(), State: req.State,
+		v.Rows = append(v.Rows, LetterRow{Claim: req.Claim, Parcel: req.Parcel, Address: req.Address, Requester: req.Requester, RequestedAt: req.RequestedAt.String(), ReadyBy: req.ReadyBy.String(), State: req.State,
 			Overdue: req.State == domain.StatusRequested && today.After(req.ReadyBy), DueToday: req.State == domain.StatusRequested && req.ReadyBy == today})
 	}
-	s.render(w, r, http.StatusOK, view.LettersPage(s.page(r, "Status letters"), v))
+	m.o.Render(w, r, http.StatusOK, LettersPage(m.o.Frame(r, "Status letters"), v))
 }
 
 // lettersDue counts the requested letters past their ready-by date and
 // those due today.
-func (s *Server) lettersDue() (late, today int, err error) {
-	queue, err := s.reads.StatusQueue(domain.Date{})
+func (m *Module) lettersDue() (late, today int, err error) {
+	queue, err := m.o.Reads().StatusQueue(domain.Date{})
 	if err != nil {
 		return 0, 0, err
 	}
-	d := s.today()
+	d := m.o.Today()
 	for _, req := range queue {
 		if req.State != domain.StatusRequested {
 			continue
@@ -59,13 +105,13 @@ func (s *Server) lettersDue() (late, today int, err error) {
 // letterFacts returns what the ledger holds about a parcel that a status
 // letter states: its village bills still owed (special charges, and those
 // certified to the tax roll), and its property tax bills.
-func (s *Server) letterFacts(parcel string, asOf domain.Date) ([]domain.LetterLine, error) {
+func (m *Module) letterFacts(parcel string, asOf domain.Date) ([]domain.LetterLine, error) {
 	var lines []domain.LetterLine
-	bills, err := s.ledger.BillsByParcel(parcel)
+	bills, err := m.o.Ledger().BillsByParcel(parcel)
 	if err != nil {
 		return nil, err
 	}
-	p := s.ledger.Params()
+	p := m.o.Ledger().Params()
 	for _, b := range bills {
 		if b.BilledOn.After(asOf) {
 			continue
@@ -89,7 +135,7 @@ func (s *Server) letterFacts(parcel string, asOf domain.Date) ([]domain.LetterLi
 		}
 		lines = append(lines, domain.LetterLine{Topic: topic, Text: text, Amount: fig.Balance})
 	}
-	taxes, err := s.reads.TaxBillsOfParcel(parcel)
+	taxes, err := m.o.Reads().TaxBillsOfParcel(parcel)
 	if err != nil && domain.ErrorCode(err) != domain.ENOTFOUND {
 		return nil, err
 	}
@@ -104,7 +150,7 @@ func (s *Server) letterFacts(parcel string, asOf domain.Date) ([]domain.LetterLi
 		if len(t.SpecialItems) > 0 {
 			var items []string
 			for _, it := range t.SpecialItems {
-				items = append(items, it.Description+", "+Dollars(it.Amount))
+				items = append(items, it.Description+", "+staff.Dollars(it.Amount))
 			}
 			text += "; its total includes " + strings.Join(items, "; ")
 		}
@@ -112,7 +158,7 @@ func (s *Server) letterFacts(parcel string, asOf domain.Date) ([]domain.LetterLi
 	}
 	// The parcel's special assessments, outstanding and deferred, and the
 	// contemplated improvements whose district holds it (§5.14).
-	more, err := s.reads.AssessmentLetterLines(parcel, asOf)
+	more, err := m.o.Reads().AssessmentLetterLines(parcel, asOf)
 	if err != nil {
 		return nil, err
 	}
@@ -129,33 +175,35 @@ func answerFrom(lines []domain.LetterLine, topic string) string {
 	var out []string
 	for _, l := range lines {
 		if l.Topic == topic {
-			out = append(out, l.Text+" ("+Dollars(l.Amount)+")")
+			out = append(out, l.Text+" ("+staff.Dollars(l.Amount)+")")
 		}
 	}
 	return strings.Join(out, "\n")
 }
 
-func (s *Server) showLetterPage(w http.ResponseWriter, r *http.Request) {
-	s.letterPage(w, r, http.StatusOK, view.LetterForm{})
+// showLetterPage is a request with, until it is written, the facts the
+// letter will state; once written, the letter.
+func (m *Module) showLetterPage(w http.ResponseWriter, r *http.Request) {
+	m.letterPage(w, r, http.StatusOK, LetterForm{})
 }
 
-func (s *Server) letterPage(w http.ResponseWriter, r *http.Request, status int, f view.LetterForm) {
-	req, err := s.reads.StatusRequest(r.PathValue("claim"))
+func (m *Module) letterPage(w http.ResponseWriter, r *http.Request, status int, f LetterForm) {
+	req, err := m.o.Reads().StatusRequest(r.PathValue("claim"))
 	if err != nil {
-		s.fail(w, r, err)
+		m.o.Fail(w, r, err)
 		return
 	}
-	pr, _ := principalFrom(r.Context())
-	v := view.Letter{Claim: req.Claim, Parcel: req.Parcel, Address: req.Address, Requester: req.Requester, Contact: req.Contact, RequestedAt: req.RequestedAt.String(), ReadyBy: req.ReadyBy.String(), State: req.State, Fee: req.Fee.String(), CanWork: Allowed(pr.user.Role, CapLetters), Form: f}
+	who := m.o.Who(r)
+	v := Letter{Claim: req.Claim, Parcel: req.Parcel, Address: req.Address, Requester: req.Requester, Contact: req.Contact, RequestedAt: req.RequestedAt.String(), ReadyBy: req.ReadyBy.String(), State: req.State, Fee: req.Fee.String(), CanWork: staff.Allowed(who.Role, staff.CapLetters), Form: f}
 	if req.State == domain.StatusRequested {
-		asOf := s.today()
-		lines, err := s.letterFacts(req.Parcel, asOf)
+		asOf := m.o.Today()
+		lines, err := m.letterFacts(req.Parcel, asOf)
 		if err != nil {
-			s.fail(w, r, err)
+			m.o.Fail(w, r, err)
 			return
 		}
 		for _, l := range lines {
-			v.Lines = append(v.Lines, view.LetterLine{Topic: l.Topic, Text: l.Text, Amount: l.Amount.String()})
+			v.Lines = append(v.Lines, LetterLine{Topic: l.Topic, Text: l.Text, Amount: l.Amount.String()})
 		}
 		v.AsOf = asOf.String()
 		if v.Form.Deferred == "" {
@@ -165,7 +213,7 @@ func (s *Server) letterPage(w http.ResponseWriter, r *http.Request, status int, 
 			v.Form.Improvements = answerFrom(lines, "Contemplated improvements")
 		}
 		if v.Form.Floodplain == "" {
-			if pc, err := s.ledger.Parcel(req.Parcel); err == nil {
+			if pc, err := m.o.Ledger().Parcel(req.Parcel); err == nil {
 				v.Form.Floodplain = "Not in a mapped floodplain."
 				if pc.Floodplain {
 					v.Form.Floodplain = "In the mapped floodplain (floodplain zoning applies)."
@@ -173,119 +221,88 @@ func (s *Server) letterPage(w http.ResponseWriter, r *http.Request, status int, 
 			}
 		}
 	} else {
-		doc, err := s.reads.StatusLetter(req.Claim)
+		doc, err := m.o.Reads().StatusLetter(req.Claim)
 		if err != nil {
-			s.fail(w, r, err)
+			m.o.Fail(w, r, err)
 			return
 		}
 		v.Number, v.AsOf, v.Delivery, v.DeliveredAt = doc.Number, doc.AsOf.String(), doc.Delivery, doc.DeliveredAt.String()
 		for _, l := range doc.Lines {
-			v.Lines = append(v.Lines, view.LetterLine{Topic: l.Topic, Text: l.Text, Amount: l.Amount.String()})
+			v.Lines = append(v.Lines, LetterLine{Topic: l.Topic, Text: l.Text, Amount: l.Amount.String()})
 		}
 	}
-	s.render(w, r, status, view.LetterPage(s.page(r, "Status letter "+req.Claim), v))
+	m.o.Render(w, r, status, LetterPage(m.o.Frame(r, "Status letter "+req.Claim), v))
 }
 
 // submitLetter completes a letter: the ledger's facts as of today, and the
 // clerk's answers for what the ledger does not hold.
-func (s *Server) submitLetter(w http.ResponseWriter, r *http.Request) {
+func (m *Module) submitLetter(w http.ResponseWriter, r *http.Request) {
 	claim := r.PathValue("claim")
-	f := view.LetterForm{AssessmentChanges: formValue(r, "assessment_changes"), Deferred: formValue(r, "deferred"), Improvements: formValue(r, "improvements"), Floodplain: formValue(r, "floodplain"), Violations: formValue(r, "violations"), Notes: formValue(r, "notes")}
-	req, err := s.reads.StatusRequest(claim)
+	f := LetterForm{AssessmentChanges: m.o.Form(r, "assessment_changes"), Deferred: m.o.Form(r, "deferred"), Improvements: m.o.Form(r, "improvements"), Floodplain: m.o.Form(r, "floodplain"), Violations: m.o.Form(r, "violations"), Notes: m.o.Form(r, "notes")}
+	req, err := m.o.Reads().StatusRequest(claim)
 	if err != nil {
-		s.fail(w, r, err)
+		m.o.Fail(w, r, err)
 		return
 	}
-	asOf := s.today()
-	lines, err := s.letterFacts(req.Parcel, asOf)
+	asOf := m.o.Today()
+	lines, err := m.letterFacts(req.Parcel, asOf)
 	if err == nil {
-		_, err = s.submit(r, domain.KindStatusLetter, func(c *domain.Command) {
+		_, err = m.o.SubmitWith(r, domain.KindStatusLetter, func(c *domain.Command) {
 			c.Payload = &domain.StatusLetterWork{Op: "complete", Claim: claim, AsOf: asOf, Lines: lines, AssessmentChanges: f.AssessmentChanges, Deferred: f.Deferred, Improvements: f.Improvements, Floodplain: f.Floodplain, Violations: f.Violations, Notes: f.Notes}
 		})
 	}
 	if err != nil {
-		if st := errorStatus(err); st == http.StatusUnprocessableEntity || st == http.StatusConflict {
-			f.Error = domain.ErrorMessage(err)
-			s.letterPage(w, r, st, f)
+		if st, msg, _ := m.o.FormError(err); st == http.StatusUnprocessableEntity || st == http.StatusConflict {
+			f.Error = msg
+			m.letterPage(w, r, st, f)
 			return
 		}
-		s.fail(w, r, err)
+		m.o.Fail(w, r, err)
 		return
 	}
-	redirect(w, r, "/staff/letters/"+claim)
+	m.o.Redirect(w, r, "/staff/letters/"+claim)
 }
 
-func (s *Server) submitLetterDelivery(w http.ResponseWriter, r *http.Request) {
+// submitLetterDelivery records how a written letter went to its
+// requester.
+func (m *Module) submitLetterDelivery(w http.ResponseWriter, r *http.Request) {
 	claim := r.PathValue("claim")
-	_, err := s.submit(r, domain.KindStatusLetter, func(c *domain.Command) {
-		c.Payload = &domain.StatusLetterWork{Op: "deliver", Claim: claim, Delivery: formValue(r, "delivery"), DeliveryNote: formValue(r, "delivery_note")}
+	_, err := m.o.SubmitWith(r, domain.KindStatusLetter, func(c *domain.Command) {
+		c.Payload = &domain.StatusLetterWork{Op: "deliver", Claim: claim, Delivery: m.o.Form(r, "delivery"), DeliveryNote: m.o.Form(r, "delivery_note")}
 	})
 	if err != nil {
-		s.fail(w, r, err)
+		m.o.Fail(w, r, err)
 		return
 	}
-	redirect(w, r, "/staff/letters/"+claim)
+	m.o.Redirect(w, r, "/staff/letters/"+claim)
 }
 
 // showLetterPDF serves the numbered letter as a PDF on the village's
 // letterhead.
-func (s *Server) showLetterPDF(w http.ResponseWriter, r *http.Request) {
-	doc, err := s.reads.StatusLetter(r.PathValue("claim"))
+func (m *Module) showLetterPDF(w http.ResponseWriter, r *http.Request) {
+	doc, err := m.o.Reads().StatusLetter(r.PathValue("claim"))
 	if err != nil {
-		s.fail(w, r, err)
+		m.o.Fail(w, r, err)
 		return
 	}
 	owner := ""
-	if pc, err := s.ledger.Parcel(doc.Parcel); err == nil {
+	if pc, err := m.o.Ledger().Parcel(doc.Parcel); err == nil {
 		owner = pc.Owner
 	}
 	// The letter is signed by the person who completed it, by name and
 	// office, never by username.
 	signer := letterSigner{Name: doc.CompletedBy}
-	if u, err := s.reads.StaffUser(doc.CompletedBy); err == nil {
+	if u, err := m.o.Reads().StaffUser(doc.CompletedBy); err == nil {
 		signer = letterSigner{Name: u.Name, Title: officialTitle(u.Role)}
 	}
 	var buf bytes.Buffer
-	if err := letterPDF(&buf, doc, owner, signer, s.loc); err != nil {
-		s.fail(w, r, err)
+	if err := letterPDF(&buf, doc, owner, signer, m.o.Location()); err != nil {
+		m.o.Fail(w, r, err)
 		return
 	}
 	w.Header().Set("Content-Type", "application/pdf")
 	w.Header().Set("Content-Disposition", fmt.Sprintf(`inline; filename="%s.pdf"`, doc.Number))
 	_, _ = w.Write(buf.Bytes())
-}
-
-// wrapText breaks s, already translated to the core fonts' code page,
-// into lines no wider than w in the current font: at spaces, and inside a
-// word only when the word alone is wider than a line. (fpdf's SplitText
-// reads runes and cannot take translated text.)
-func wrapText(pdf *fpdf.Fpdf, s string, w float64) []string {
-	var lines []string
-	for _, para := range strings.Split(s, "\n") {
-		line := ""
-		for _, word := range strings.Fields(para) {
-			for pdf.GetStringWidth(word) > w {
-				if line != "" {
-					lines, line = append(lines, line), ""
-				}
-				n := len(word) - 1
-				for n > 1 && pdf.GetStringWidth(word[:n]) > w {
-					n--
-				}
-				lines, word = append(lines, word[:n]), word[n:]
-			}
-			switch {
-			case line == "":
-				line = word
-			case pdf.GetStringWidth(line+" "+word) <= w:
-				line += " " + word
-			default:
-				lines, line = append(lines, line), word
-			}
-		}
-		lines = append(lines, line)
-	}
-	return lines
 }
 
 // letterSigner is who signs a status letter: the name and office of the
@@ -390,9 +407,9 @@ func letterPDF(out *bytes.Buffer, doc domain.StatusLetterDoc, owner string, sign
 	textW := width - topicW - amountW
 	for _, l := range doc.Lines {
 		pdf.SetFont("Helvetica", "B", 10)
-		topic := wrapText(pdf, tr(l.Topic), topicW-2)
+		topic := staff.WrapText(pdf, tr(l.Topic), topicW-2)
 		pdf.SetFont("Helvetica", "", 10)
-		text := wrapText(pdf, tr(l.Text), textW-2)
+		text := staff.WrapText(pdf, tr(l.Text), textW-2)
 		rows := max(len(topic), len(text), 1)
 		room(float64(rows)*lineH + 1.5)
 		y := pdf.GetY()
@@ -407,7 +424,7 @@ func letterPDF(out *bytes.Buffer, doc domain.StatusLetterDoc, owner string, sign
 			pdf.CellFormat(textW, lineH, t, "", 0, "L", false, 0, "")
 		}
 		pdf.SetXY(left+topicW+textW, y)
-		pdf.CellFormat(amountW, lineH, tr(Dollars(l.Amount)), "", 0, "R", false, 0, "")
+		pdf.CellFormat(amountW, lineH, tr(staff.Dollars(l.Amount)), "", 0, "R", false, 0, "")
 		pdf.SetY(y + float64(rows)*lineH + 1.5)
 	}
 	pdf.Ln(3)
@@ -419,7 +436,7 @@ func letterPDF(out *bytes.Buffer, doc domain.StatusLetterDoc, owner string, sign
 	// last answer goes with them: a signature never stands alone.
 	closing := tr("This statement reports the village's records as of the date above. It is made under §5.11 of the Village of Belleville Code of Ordinances.")
 	pdf.SetFont("Helvetica", "", 10)
-	tail := 4 + float64(len(wrapText(pdf, closing, width)))*lineH + 14 + 3*lineH
+	tail := 4 + float64(len(staff.WrapText(pdf, closing, width)))*lineH + 14 + 3*lineH
 	section("Stated by the clerk")
 	var answers []struct{ k, v string }
 	for _, f := range []struct{ k, v string }{
@@ -436,7 +453,7 @@ func letterPDF(out *bytes.Buffer, doc domain.StatusLetterDoc, owner string, sign
 	}
 	for i, f := range answers {
 		pdf.SetFont("Helvetica", "", 10)
-		answer := wrapText(pdf, tr(f.v), width-8)
+		answer := staff.WrapText(pdf, tr(f.v), width-8)
 		need := lineH + float64(min(len(answer), 3))*lineH
 		if i == len(answers)-1 && len(answer) <= 3 {
 			need += 2.5 + tail

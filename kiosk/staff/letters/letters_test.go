@@ -1,4 +1,4 @@
-package staff_test
+package letters_test
 
 import (
 	"context"
