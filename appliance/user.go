@@ -33,6 +33,7 @@ import (
 	"github.com/villagehall/appliance/kiosk/staff/roomtax"
 	"github.com/villagehall/appliance/kiosk/staff/treasury"
 	"github.com/villagehall/appliance/kiosk/staff/users"
+	"github.com/villagehall/appliance/kiosk/staff/window"
 	"github.com/villagehall/appliance/sync/pki"
 	"github.com/villagehall/appliance/sync/replica"
 )
@@ -202,6 +203,7 @@ func roleList() string {
 // this order.
 func staffModules() []staff.Module {
 	return []staff.Module{
+		window.New(),      // §5.06: the window, the drawers and deposits, the payments API
 		letters.New(),     // §5.11: the status letters
 		parcels.New(),     // the parcel roll's import
 		november.New(),    // §5.10: the November run

@@ -128,6 +128,10 @@ func (o *Office) Render(w http.ResponseWriter, r *http.Request, status int, c te
 // Fail shows the error page for err, with the status its code maps to.
 func (o *Office) Fail(w http.ResponseWriter, r *http.Request, err error) { o.s.fail(w, r, err) }
 
+// Status returns the HTTP status err's code maps to (error.go, the one
+// mapping).
+func (o *Office) Status(err error) int { return errorStatus(err) }
+
 // FormError says how a form should show err: its status and the plain
 // sentence to show beside the form, and ok. When the error is not one
 // the person can fix (an internal error), ok is false and the handler
@@ -175,6 +179,18 @@ func (o *Office) SubmitAPI(r *http.Request, commandID string, p domain.Payload) 
 		c.ID = "api-" + commandID
 		c.Payload = p
 	})
+}
+
+// SubmitProvisional submits cmd, made with Ledger().NewCommand for the
+// person signed in and checked by the caller, waiting for the cluster as
+// Submit does; a change the cluster has not confirmed in time is answered
+// with its provisional result (no log index), not an error: the API's
+// payments are recorded on this node and post when the network returns,
+// and their clients retry with the same command id.
+func (o *Office) SubmitProvisional(r *http.Request, cmd domain.Command) (domain.Result, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), submitWait)
+	defer cancel()
+	return o.s.ledger.Submit(ctx, cmd)
 }
 
 // HashPassword returns the hash of a password (argon2id, at the office's
@@ -250,6 +266,19 @@ func BillID(c *domain.Command, n int) string {
 	}
 	return id
 }
+
+// Letterhead returns the village hall's name, address and telephone that
+// the office's printed receipts are headed with; a zero field keeps the
+// built-in text.
+func (o *Office) Letterhead() Letterhead { return o.s.head }
+
+// DrawerFunc returns the drawer the person signed in as who has open at
+// the window, "" when none.
+type DrawerFunc func(ctx context.Context, who Who) (string, error)
+
+// OpenDrawer sets where the start page learns the drawer the person has
+// open, which it notes below its alerts.
+func (o *Office) OpenDrawer(f DrawerFunc) { o.s.drawer = f }
 
 // CSVWriter writes the records of a CSV download.
 type CSVWriter struct{ e *csvExport }

@@ -10,11 +10,11 @@
 // (roles.go). Handlers hold no rules: they build domain commands, submit
 // them through domain.Ledger and show what the domain computed.
 //
-// One file per resource: login.go, window.go, bills.go, cluster.go,
-// api.go; error.go maps errors to statuses in one place. Every other
-// capability (the staff accounts, the journal, the fee schedule, the
-// parcel roll, the status letters, the November run, the refunds, the
-// budget, claims, the room tax …) is a package of its own under kiosk/staff/, its templ views
+// One file per resource: login.go, start.go (the start page), bills.go,
+// cluster.go, api.go; error.go maps errors to statuses in one place.
+// Every other capability (the window, the staff accounts, the journal,
+// the fee schedule, the parcel roll, the status letters, the November
+// run, the refunds, the budget, claims, the room tax …) is a package of its own under kiosk/staff/, its templ views
 // beside its handlers, mounted as a Module on the Office it shares with
 // these (module.go); its tests start the office with stafftest.
 // What every route shares has one file too: auth.go (hashes, sessions,
@@ -161,6 +161,7 @@ type Server struct {
 	routes []route
 	nav    []navLink
 	alerts []AlertFunc
+	drawer DrawerFunc // the start page's note of the open drawer; nil for none
 }
 
 // Timing of a submitted command.
@@ -231,17 +232,6 @@ func (s *Server) Handler() http.Handler {
 	route("GET /staff/accounts", CapReadBills, s.showFindAccountPage)
 	route("GET /staff/accounts/{number}", CapReadBills, s.showAccountPage)
 
-	route("GET /staff/window", CapWindow, s.showWindowPage)
-	route("POST /staff/window/open", CapWindow, s.submitOpenDrawer)
-	route("POST /staff/window/pay", CapWindow, s.submitWindowPayment)
-	route("GET /staff/window/close", CapWindow, s.showCloseDrawerPage)
-	route("POST /staff/window/close", CapWindow, s.submitCloseDrawer)
-	route("GET /staff/receipts/{number}", CapReadCash, s.showReceiptPage)
-	route("GET /staff/drawers", CapReadCash, s.showDrawersPage)
-	route("GET /staff/drawers/{id}", CapReadCash, s.showDrawerPage)
-	route("GET /staff/deposits/{id}", CapReadCash, s.showDepositPage)
-	route("POST /staff/deposits", CapDeposit, s.submitDeposit)
-
 	route("GET /staff/charges/new", CapBills, s.showNewChargePage)
 	route("POST /staff/charges", CapBills, s.submitCharge)
 
@@ -260,7 +250,6 @@ func (s *Server) Handler() http.Handler {
 	}
 	api("GET /api/v1/bills", CapReadBills, s.apiBills)
 	api("GET /api/v1/bills/{id}", CapReadBills, s.apiBill)
-	api("POST /api/v1/payments", CapWindow, s.apiPayment)
 	api("GET /api/v1/whoami", CapDashboard, s.apiWhoami)
 	api("GET /api/v1/holds", CapReadBills, s.apiHolds)
 	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
@@ -295,11 +284,9 @@ func (s *Server) page(r *http.Request, title string) view.Page {
 		if !pr.user.MustChange {
 			links := append([]navLink{
 				{CapDashboard, "Today", "/staff/"},
-				{CapWindow, "Window", "/staff/window"},
 				{CapReadBills, "Accounts", "/staff/accounts"},
 				{CapBills, "New bill", "/staff/bills/new"},
 				{CapBills, "Import bills", "/staff/bills/import"},
-				{CapReadCash, "Drawers", "/staff/drawers"},
 				{CapCluster, "Cluster", "/staff/cluster"},
 			}, s.nav...)
 			slices.SortStableFunc(links, func(a, b navLink) int { return menuPlace(a.url) - menuPlace(b.url) })

@@ -29,6 +29,7 @@ import (
 	"github.com/villagehall/appliance/kiosk/staff/parcels"
 	"github.com/villagehall/appliance/kiosk/staff/refunds"
 	"github.com/villagehall/appliance/kiosk/staff/users"
+	"github.com/villagehall/appliance/kiosk/staff/window"
 )
 
 // Hasher is a password hasher for tests: real argon2id, tiny cost.
@@ -129,6 +130,7 @@ func (h *Harness) serve() {
 // office grew packages of its own.
 func FrontDesk() []staff.Module {
 	return []staff.Module{
+		window.New(),
 		letters.New(),
 		parcels.New(),
 		november.New(),

@@ -1,4 +1,4 @@
-package staff_test
+package window_test
 
 import (
 	"net/url"

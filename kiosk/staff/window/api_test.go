@@ -1,4 +1,4 @@
-package staff_test
+package window_test
 
 import (
 	"encoding/json"
@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/villagehall/appliance/domain"
-	"github.com/villagehall/appliance/kiosk/staff"
 	"github.com/villagehall/appliance/kiosk/staff/stafftest"
+	"github.com/villagehall/appliance/kiosk/staff/window"
 )
 
 func TestAPIPaymentIsIdempotent(t *testing.T) {
@@ -17,7 +17,7 @@ func TestAPIPaymentIsIdempotent(t *testing.T) {
 	h.AddUser("processor", domain.RoleClerk, true)
 	admin.Get("/staff/users")
 	tok := admin.Post("/staff/users/processor/tokens", nil).Text("secret")
-	pay := func(body string) (int, staff.PaymentResponse, map[string]any) {
+	pay := func(body string) (int, window.PaymentResponse, map[string]any) {
 		req, _ := http.NewRequest(http.MethodPost, h.Srv.URL+"/api/v1/payments", strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+tok)
 		resp, err := http.DefaultClient.Do(req)
@@ -27,7 +27,7 @@ func TestAPIPaymentIsIdempotent(t *testing.T) {
 		defer resp.Body.Close()
 		var raw json.RawMessage
 		json.NewDecoder(resp.Body).Decode(&raw)
-		var out staff.PaymentResponse
+		var out window.PaymentResponse
 		var e map[string]any
 		json.Unmarshal(raw, &out)
 		json.Unmarshal(raw, &e)

@@ -1,7 +1,6 @@
-package staff
+package window
 
 import (
-	"context"
 	"net/http"
 	"strings"
 
@@ -36,10 +35,10 @@ type PaymentResponse struct {
 // checks go into the caller's open drawer, as at the window. A payment the cluster has
 // not confirmed in time is answered as provisional: it is recorded on this
 // node and posts when the network returns.
-func (s *Server) apiPayment(w http.ResponseWriter, r *http.Request) {
+func (m *Module) apiPayment(w http.ResponseWriter, r *http.Request) {
 	var req PaymentRequest
-	if err := decodeBody(w, r, &req, "a payment"); err != nil {
-		writeAPIError(w, err)
+	if err := m.o.DecodeJSON(w, r, &req, "a payment"); err != nil {
+		m.o.WriteAPIError(w, err)
 		return
 	}
 	amount, err := domain.ParseMoney(req.Amount)
@@ -56,30 +55,30 @@ func (s *Server) apiPayment(w http.ResponseWriter, r *http.Request) {
 		err = domain.Errorf(domain.EINVALID, "", "reference (the card approval or check number) is required.")
 	}
 	if err != nil {
-		writeAPIError(w, err)
+		m.o.WriteAPIError(w, err)
 		return
 	}
-	pr, _ := principalFrom(r.Context())
+	who := m.o.Who(r)
 	kind := domain.KindPayBill
 	var in *domain.WindowPayment
 	if req.Tender != domain.Card {
 		// Cash and checks through the API follow the window's rule: they
 		// go into the caller's open drawer, to be counted at its close.
-		d, open, err := s.openDrawer(pr.user.Username)
+		d, open, err := m.openDrawer(who.Username)
 		if err != nil {
-			writeAPIError(w, err)
+			m.o.WriteAPIError(w, err)
 			return
 		}
 		if !open {
-			writeAPIError(w, domain.Errorf(domain.ECONFLICT, "", "A %s payment goes into an open drawer: open one at the window for %s first.", req.Tender, pr.user.Username))
+			m.o.WriteAPIError(w, domain.Errorf(domain.ECONFLICT, "", "A %s payment goes into an open drawer: open one at the window for %s first.", req.Tender, who.Username))
 			return
 		}
 		kind = domain.KindWindowPayment
 		in = &domain.WindowPayment{DrawerID: d.ID, BillID: req.BillID, Amount: amount, Tender: req.Tender, Tendered: amount, Reference: req.Reference, Payer: req.Payer}
 	}
-	cmd, err := s.ledger.NewCommand(kind, pr.user.Username)
+	cmd, err := m.o.Ledger().NewCommand(kind, who.Username)
 	if err != nil {
-		writeAPIError(w, err)
+		m.o.WriteAPIError(w, err)
 		return
 	}
 	cmd.ID = "api-" + req.CommandID
@@ -89,19 +88,17 @@ func (s *Server) apiPayment(w http.ResponseWriter, r *http.Request) {
 		cmd.Payload = &domain.PayBill{BillID: req.BillID, Amount: amount, Tender: req.Tender, Reference: req.Reference, Payer: req.Payer}
 	}
 	if err := cmd.CheckText(); err != nil {
-		writeAPIError(w, err)
+		m.o.WriteAPIError(w, err)
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), submitWait)
-	defer cancel()
-	res, err := s.ledger.Submit(ctx, cmd)
+	res, err := m.o.SubmitProvisional(r, cmd)
 	if err != nil {
-		writeAPIError(w, err)
+		m.o.WriteAPIError(w, err)
 		return
 	}
 	if res.Receipt == nil {
-		writeAPIError(w, domain.Errorf(domain.EINTERNAL, "", "the ledger returned no receipt"))
+		m.o.WriteAPIError(w, domain.Errorf(domain.EINTERNAL, "", "the ledger returned no receipt"))
 		return
 	}
-	writeJSON(w, http.StatusOK, PaymentResponse{Receipt: res.Receipt, Status: res.Receipt.Status, Consistency: s.ledger.Consistency()})
+	m.o.WriteJSON(w, http.StatusOK, PaymentResponse{Receipt: res.Receipt, Status: res.Receipt.Status, Consistency: m.o.Ledger().Consistency()})
 }
