@@ -20,6 +20,7 @@ import (
 	"github.com/villagehall/appliance/kiosk/staff/assessments"
 	"github.com/villagehall/appliance/kiosk/staff/audit"
 	"github.com/villagehall/appliance/kiosk/staff/backups"
+	"github.com/villagehall/appliance/kiosk/staff/bills"
 	"github.com/villagehall/appliance/kiosk/staff/books"
 	"github.com/villagehall/appliance/kiosk/staff/budget"
 	"github.com/villagehall/appliance/kiosk/staff/fees"
@@ -204,6 +205,7 @@ func roleList() string {
 func staffModules() []staff.Module {
 	return []staff.Module{
 		window.New(),      // §5.06: the window, the drawers and deposits, the payments API
+		bills.New(),       // §5.10, §5.19, §5.21: bills, accounts, charges and holds
 		letters.New(),     // §5.11: the status letters
 		parcels.New(),     // the parcel roll's import
 		november.New(),    // §5.10: the November run

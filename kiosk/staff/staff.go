@@ -10,13 +10,16 @@
 // (roles.go). Handlers hold no rules: they build domain commands, submit
 // them through domain.Ledger and show what the domain computed.
 //
-// One file per resource: login.go, start.go (the start page), bills.go,
-// cluster.go, api.go; error.go maps errors to statuses in one place.
-// Every other capability (the window, the staff accounts, the journal,
-// the fee schedule, the parcel roll, the status letters, the November
-// run, the refunds, the budget, claims, the room tax …) is a package of its own under kiosk/staff/, its templ views
+// The root holds only what the pages share: login.go (sign-in and the
+// password), start.go (the start page), cluster.go (the cluster page),
+// api.go (API tokens), roles.go, module.go (the modules' Office), the
+// CSV and form helpers; error.go maps errors to statuses in one place.
+// Every capability (the window, the bills and accounts, the status
+// letters, the refunds, the staff accounts, the journal, the fee
+// schedule, the parcel roll, the November run, the budget, claims, the
+// room tax …) is a package of its own under kiosk/staff/, its templ views
 // beside its handlers, mounted as a Module on the Office it shares with
-// these (module.go); its tests start the office with stafftest.
+// the others (module.go); its tests start the office with stafftest.
 // What every route shares has one file too: auth.go (hashes, sessions,
 // the sign-in limiter), password.go (the password policy), export.go
 // (every CSV download) and jsonbody.go (every JSON request body).
@@ -224,17 +227,6 @@ func (s *Server) Handler() http.Handler {
 	}
 	route("GET /staff/{$}", CapDashboard, s.showDashboardPage)
 
-	route("GET /staff/bills/new", CapBills, s.showNewBillPage)
-	route("POST /staff/bills", CapBills, s.submitBill)
-	route("GET /staff/bills/import", CapBills, s.showImportPage)
-	route("POST /staff/bills/import", CapBills, s.submitImport)
-	route("GET /staff/bills/{id}", CapReadBills, s.showBillPage)
-	route("GET /staff/accounts", CapReadBills, s.showFindAccountPage)
-	route("GET /staff/accounts/{number}", CapReadBills, s.showAccountPage)
-
-	route("GET /staff/charges/new", CapBills, s.showNewChargePage)
-	route("POST /staff/charges", CapBills, s.submitCharge)
-
 	route("GET /staff/cluster", CapCluster, s.showClusterPage)
 
 	for _, m := range s.routes {
@@ -248,10 +240,7 @@ func (s *Server) Handler() http.Handler {
 	api := func(pattern string, c Capability, h http.HandlerFunc) {
 		mux.HandleFunc(pattern, s.requireToken(c, h))
 	}
-	api("GET /api/v1/bills", CapReadBills, s.apiBills)
-	api("GET /api/v1/bills/{id}", CapReadBills, s.apiBill)
 	api("GET /api/v1/whoami", CapDashboard, s.apiWhoami)
-	api("GET /api/v1/holds", CapReadBills, s.apiHolds)
 	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, domain.Errorf(domain.ENOTFOUND, "", "No such API route."))
 	})
@@ -284,9 +273,6 @@ func (s *Server) page(r *http.Request, title string) view.Page {
 		if !pr.user.MustChange {
 			links := append([]navLink{
 				{CapDashboard, "Today", "/staff/"},
-				{CapReadBills, "Accounts", "/staff/accounts"},
-				{CapBills, "New bill", "/staff/bills/new"},
-				{CapBills, "Import bills", "/staff/bills/import"},
 				{CapCluster, "Cluster", "/staff/cluster"},
 			}, s.nav...)
 			slices.SortStableFunc(links, func(a, b navLink) int { return menuPlace(a.url) - menuPlace(b.url) })

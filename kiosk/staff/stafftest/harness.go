@@ -22,6 +22,7 @@ import (
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
+	"github.com/villagehall/appliance/kiosk/staff/bills"
 	"github.com/villagehall/appliance/kiosk/staff/fees"
 	"github.com/villagehall/appliance/kiosk/staff/journal"
 	"github.com/villagehall/appliance/kiosk/staff/letters"
@@ -131,6 +132,7 @@ func (h *Harness) serve() {
 func FrontDesk() []staff.Module {
 	return []staff.Module{
 		window.New(),
+		bills.New(),
 		letters.New(),
 		parcels.New(),
 		november.New(),

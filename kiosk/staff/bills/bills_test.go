@@ -1,4 +1,4 @@
-package staff_test
+package bills_test
 
 import (
 	"net/http"
