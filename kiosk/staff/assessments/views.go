@@ -1,8 +1,10 @@
-// Package view holds the templ components of the special assessments
-// pages of the clerk's office and the view models they render, already
-// formatted by the handlers. Every element a test reads carries a
-// data-testid.
-package view
+package assessments
+
+import "strconv"
+
+// The view models of the special assessments pages: handlers fill them
+// with text already formatted; the templ components only lay them out.
+// Every element a test reads carries a data-testid attribute.
 
 // Projects is the list of special assessment projects.
 type Projects struct {
@@ -276,3 +278,5 @@ type ChargeForm struct {
 	Category, Account, Parcel, Notice, Reference, Installments string
 	Lines                                                      []CostInput // Description and Amount
 }
+
+func itoa(n int) string { return strconv.Itoa(n) }
