@@ -1,8 +1,10 @@
-// Package view holds the room tax pages of the clerk's office (§5.22):
-// templ components inside the staff layout and the view models they
-// render, already formatted by the handlers. Every element a test reads
-// carries a data-testid attribute.
-package view
+package roomtax
+
+import "strconv"
+
+// The view models of the room tax pages (§5.22): handlers fill them with
+// text already formatted; the templ components only lay them out. Every
+// element a test reads carries a data-testid attribute.
 
 // Figures are a return's §5.22 figures on a date, as the rule computed
 // them.
@@ -271,4 +273,17 @@ type ReasonForm struct {
 	Action, What string
 	Hidden       []Option // the query to keep (name, value)
 	Reasons      []Option
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func joinInts(ns []int) string {
+	s := ""
+	for i, n := range ns {
+		if i > 0 {
+			s += ", "
+		}
+		s += strconv.Itoa(n)
+	}
+	return s
 }
