@@ -1,7 +1,11 @@
-// Package view holds the clerk's office templ components and the view
-// models they render. Handlers map domain records to these models, already
-// formatted; components only lay them out. Every element a test needs
-// carries a data-testid attribute.
+// Package view holds what every page of the clerk's office shares: the
+// layout (the frame, the navigation, the CSRF field, the error page), the
+// office's own pages (sign-in and password, the start page, the cluster
+// page) and the shared view models they and the capabilities' pages
+// render (Page, Option, Alert). Each capability's pages are templ
+// components in its own package, beside its handlers. Handlers map domain
+// records to these models, already formatted; components only lay them
+// out. Every element a test needs carries a data-testid attribute.
 package view
 
 // Page is what every staff page shares.
