@@ -20,17 +20,21 @@ import (
 	"github.com/villagehall/appliance/kiosk/staff/assessments"
 	"github.com/villagehall/appliance/kiosk/staff/audit"
 	"github.com/villagehall/appliance/kiosk/staff/backups"
+	"github.com/villagehall/appliance/kiosk/staff/bills"
 	"github.com/villagehall/appliance/kiosk/staff/books"
 	"github.com/villagehall/appliance/kiosk/staff/budget"
 	"github.com/villagehall/appliance/kiosk/staff/fees"
 	"github.com/villagehall/appliance/kiosk/staff/journal"
+	"github.com/villagehall/appliance/kiosk/staff/letters"
 	"github.com/villagehall/appliance/kiosk/staff/november"
 	"github.com/villagehall/appliance/kiosk/staff/parcels"
 	"github.com/villagehall/appliance/kiosk/staff/payables"
 	"github.com/villagehall/appliance/kiosk/staff/purchasing"
+	"github.com/villagehall/appliance/kiosk/staff/refunds"
 	"github.com/villagehall/appliance/kiosk/staff/roomtax"
 	"github.com/villagehall/appliance/kiosk/staff/treasury"
 	"github.com/villagehall/appliance/kiosk/staff/users"
+	"github.com/villagehall/appliance/kiosk/staff/window"
 	"github.com/villagehall/appliance/sync/pki"
 	"github.com/villagehall/appliance/sync/replica"
 )
@@ -200,8 +204,12 @@ func roleList() string {
 // this order.
 func staffModules() []staff.Module {
 	return []staff.Module{
+		window.New(),      // §5.06: the window, the drawers and deposits, the payments API
+		bills.New(),       // §5.10, §5.19, §5.21: bills, accounts, charges and holds
+		letters.New(),     // §5.11: the status letters
 		parcels.New(),     // the parcel roll's import
 		november.New(),    // §5.10: the November run
+		refunds.New(),     // §5.07(1), §5.20: the refund queue and returned checks
 		fees.New(),        // Chapter 5's fee schedule and the resolutions that set it
 		journal.New(),     // the journal's search and export
 		users.New(),       // the staff accounts and API tokens

@@ -3,6 +3,7 @@ package staff
 import (
 	"context"
 	"encoding/csv"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -127,6 +128,10 @@ func (o *Office) Render(w http.ResponseWriter, r *http.Request, status int, c te
 // Fail shows the error page for err, with the status its code maps to.
 func (o *Office) Fail(w http.ResponseWriter, r *http.Request, err error) { o.s.fail(w, r, err) }
 
+// Status returns the HTTP status err's code maps to (error.go, the one
+// mapping).
+func (o *Office) Status(err error) int { return errorStatus(err) }
+
 // FormError says how a form should show err: its status and the plain
 // sentence to show beside the form, and ok. When the error is not one
 // the person can fix (an internal error), ok is false and the handler
@@ -174,6 +179,18 @@ func (o *Office) SubmitAPI(r *http.Request, commandID string, p domain.Payload) 
 		c.ID = "api-" + commandID
 		c.Payload = p
 	})
+}
+
+// SubmitProvisional submits cmd, made with Ledger().NewCommand for the
+// person signed in and checked by the caller, waiting for the cluster as
+// Submit does; a change the cluster has not confirmed in time is answered
+// with its provisional result (no log index), not an error: the API's
+// payments are recorded on this node and post when the network returns,
+// and their clients retry with the same command id.
+func (o *Office) SubmitProvisional(r *http.Request, cmd domain.Command) (domain.Result, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), submitWait)
+	defer cancel()
+	return o.s.ledger.Submit(ctx, cmd)
 }
 
 // HashPassword returns the hash of a password (argon2id, at the office's
@@ -230,6 +247,38 @@ func NewCSV(w io.Writer) *CSVWriter { return &CSVWriter{&csvExport{w: csv.NewWri
 // Journal returns the ledger's journal, nil when the node runs without a
 // journal reader.
 func (o *Office) Journal() Journal { return o.s.journal }
+
+// Refunds returns the refunds due that payments made, nil when the node
+// runs without a refund queue.
+func (o *Office) Refunds() Refunds { return o.s.refunds }
+
+// CardRefunds returns the node's card terminal that refunds go back to the
+// card through, nil when the node has none.
+func (o *Office) CardRefunds() CardRefunds { return o.s.cards }
+
+// BillID numbers a bill a command makes on a node (n > 0 for the n-th of
+// several): unique without coordination, like receipt numbers. Bills,
+// charges and the fee billed for a returned check are numbered alike.
+func BillID(c *domain.Command, n int) string {
+	id := fmt.Sprintf("B-%d-%s-%06d", c.At.Date.Year(), c.Node, c.Seq)
+	if n > 0 {
+		id += fmt.Sprintf("-%03d", n)
+	}
+	return id
+}
+
+// Letterhead returns the village hall's name, address and telephone that
+// the office's printed receipts are headed with; a zero field keeps the
+// built-in text.
+func (o *Office) Letterhead() Letterhead { return o.s.head }
+
+// DrawerFunc returns the drawer the person signed in as who has open at
+// the window, "" when none.
+type DrawerFunc func(ctx context.Context, who Who) (string, error)
+
+// OpenDrawer sets where the start page learns the drawer the person has
+// open, which it notes below its alerts.
+func (o *Office) OpenDrawer(f DrawerFunc) { o.s.drawer = f }
 
 // CSVWriter writes the records of a CSV download.
 type CSVWriter struct{ e *csvExport }

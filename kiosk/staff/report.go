@@ -154,7 +154,7 @@ func (r *Report) Fit(s string, w float64) string {
 func (r *Report) Text(s string, size float64, style string) {
 	r.PDF.SetFont(reportFont, style, size)
 	lh := size * 0.55
-	for _, l := range wrapText(r.PDF, r.Tr(s), r.Width) {
+	for _, l := range WrapText(r.PDF, r.Tr(s), r.Width) {
 		r.Room(lh)
 		r.PDF.SetX(r.Left)
 		r.PDF.CellFormat(r.Width, lh, l, "", 1, "L", false, 0, "")
@@ -223,7 +223,7 @@ func (t *Table) titles() [][]string {
 	pdf.SetFont(reportFont, "B", ReportSize)
 	out := make([][]string, len(t.cols))
 	for i, c := range t.cols {
-		out[i] = wrapText(pdf, t.r.Tr(c.Title), c.Width-2*pdf.GetCellMargin())
+		out[i] = WrapText(pdf, t.r.Tr(c.Title), c.Width-2*pdf.GetCellMargin())
 	}
 	return out
 }
@@ -347,4 +347,37 @@ func Accounting(m domain.Money) string {
 		return "(" + Dollars(m.Neg()) + ")"
 	}
 	return Dollars(m)
+}
+
+// WrapText breaks s, already translated to the core fonts' code page,
+// into lines no wider than w in the current font: at spaces, and inside a
+// word only when the word alone is wider than a line. (fpdf's SplitText
+// reads runes and cannot take translated text.)
+func WrapText(pdf *fpdf.Fpdf, s string, w float64) []string {
+	var lines []string
+	for _, para := range strings.Split(s, "\n") {
+		line := ""
+		for _, word := range strings.Fields(para) {
+			for pdf.GetStringWidth(word) > w {
+				if line != "" {
+					lines, line = append(lines, line), ""
+				}
+				n := len(word) - 1
+				for n > 1 && pdf.GetStringWidth(word[:n]) > w {
+					n--
+				}
+				lines, word = append(lines, word[:n]), word[n:]
+			}
+			switch {
+			case line == "":
+				line = word
+			case pdf.GetStringWidth(line+" "+word) <= w:
+				line += " " + word
+			default:
+				lines, line = append(lines, line), word
+			}
+		}
+		lines = append(lines, line)
+	}
+	return lines
 }

@@ -10,13 +10,16 @@
 // (roles.go). Handlers hold no rules: they build domain commands, submit
 // them through domain.Ledger and show what the domain computed.
 //
-// One file per resource: login.go, window.go, bills.go, letters.go,
-// refunds.go, cluster.go, api.go; error.go maps errors to statuses in one
-// place. Every other capability (the staff accounts, the journal, the fee
+// The root holds only what the pages share: login.go (sign-in and the
+// password), start.go (the start page), cluster.go (the cluster page),
+// api.go (API tokens), roles.go, module.go (the modules' Office), the
+// CSV and form helpers; error.go maps errors to statuses in one place.
+// Every capability (the window, the bills and accounts, the status
+// letters, the refunds, the staff accounts, the journal, the fee
 // schedule, the parcel roll, the November run, the budget, claims, the
 // room tax …) is a package of its own under kiosk/staff/, its templ views
 // beside its handlers, mounted as a Module on the Office it shares with
-// these (module.go); its tests start the office with stafftest.
+// the others (module.go); its tests start the office with stafftest.
 // What every route shares has one file too: auth.go (hashes, sessions,
 // the sign-in limiter), password.go (the password policy), export.go
 // (every CSV download) and jsonbody.go (every JSON request body).
@@ -108,7 +111,7 @@ type Journal interface {
 type Config struct {
 	Ledger domain.Ledger
 	// CardRefunds, when set, lets an approved refund of a card payment go
-	// back to the card (refunds.go).
+	// back to the card (kiosk/staff/refunds).
 	CardRefunds CardRefunds
 	// Cluster, when set, serves /staff/cluster.
 	Cluster Cluster
@@ -161,6 +164,7 @@ type Server struct {
 	routes []route
 	nav    []navLink
 	alerts []AlertFunc
+	drawer DrawerFunc // the start page's note of the open drawer; nil for none
 }
 
 // Timing of a submitted command.
@@ -223,42 +227,6 @@ func (s *Server) Handler() http.Handler {
 	}
 	route("GET /staff/{$}", CapDashboard, s.showDashboardPage)
 
-	route("GET /staff/bills/new", CapBills, s.showNewBillPage)
-	route("POST /staff/bills", CapBills, s.submitBill)
-	route("GET /staff/bills/import", CapBills, s.showImportPage)
-	route("POST /staff/bills/import", CapBills, s.submitImport)
-	route("GET /staff/bills/{id}", CapReadBills, s.showBillPage)
-	route("GET /staff/accounts", CapReadBills, s.showFindAccountPage)
-	route("GET /staff/accounts/{number}", CapReadBills, s.showAccountPage)
-
-	route("GET /staff/window", CapWindow, s.showWindowPage)
-	route("POST /staff/window/open", CapWindow, s.submitOpenDrawer)
-	route("POST /staff/window/pay", CapWindow, s.submitWindowPayment)
-	route("GET /staff/window/close", CapWindow, s.showCloseDrawerPage)
-	route("POST /staff/window/close", CapWindow, s.submitCloseDrawer)
-	route("GET /staff/receipts/{number}", CapReadCash, s.showReceiptPage)
-	route("GET /staff/drawers", CapReadCash, s.showDrawersPage)
-	route("GET /staff/drawers/{id}", CapReadCash, s.showDrawerPage)
-	route("GET /staff/deposits/{id}", CapReadCash, s.showDepositPage)
-	route("POST /staff/deposits", CapDeposit, s.submitDeposit)
-
-	route("GET /staff/returned-checks/new", CapReturns, s.showReturnCheckPage)
-	route("POST /staff/returned-checks", CapReturns, s.submitReturnCheck)
-	route("GET /staff/returned-checks/{id}", CapReadCash, s.showReturnedCheckPage)
-	route("GET /staff/refunds", CapReadCash, s.showRefundsPage)
-	route("POST /staff/refunds/{command}/approve", CapRefundApprove, s.submitRefundApprove)
-	route("POST /staff/refunds/{command}/check", CapRefundCheck, s.submitRefundCheck)
-	route("POST /staff/refunds/{command}/card", CapRefundCheck, s.submitRefundCard)
-
-	route("GET /staff/letters", CapReadLetters, s.showLettersPage)
-	route("GET /staff/letters/{claim}", CapReadLetters, s.showLetterPage)
-	route("POST /staff/letters/{claim}/complete", CapLetters, s.submitLetter)
-	route("POST /staff/letters/{claim}/deliver", CapLetters, s.submitLetterDelivery)
-	route("GET /staff/letters/{claim}/letter.pdf", CapReadLetters, s.showLetterPDF)
-
-	route("GET /staff/charges/new", CapBills, s.showNewChargePage)
-	route("POST /staff/charges", CapBills, s.submitCharge)
-
 	route("GET /staff/cluster", CapCluster, s.showClusterPage)
 
 	for _, m := range s.routes {
@@ -272,11 +240,7 @@ func (s *Server) Handler() http.Handler {
 	api := func(pattern string, c Capability, h http.HandlerFunc) {
 		mux.HandleFunc(pattern, s.requireToken(c, h))
 	}
-	api("GET /api/v1/bills", CapReadBills, s.apiBills)
-	api("GET /api/v1/bills/{id}", CapReadBills, s.apiBill)
-	api("POST /api/v1/payments", CapWindow, s.apiPayment)
 	api("GET /api/v1/whoami", CapDashboard, s.apiWhoami)
-	api("GET /api/v1/holds", CapReadBills, s.apiHolds)
 	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, domain.Errorf(domain.ENOTFOUND, "", "No such API route."))
 	})
@@ -309,13 +273,6 @@ func (s *Server) page(r *http.Request, title string) view.Page {
 		if !pr.user.MustChange {
 			links := append([]navLink{
 				{CapDashboard, "Today", "/staff/"},
-				{CapWindow, "Window", "/staff/window"},
-				{CapReadBills, "Accounts", "/staff/accounts"},
-				{CapReadLetters, "Status letters", "/staff/letters"},
-				{CapBills, "New bill", "/staff/bills/new"},
-				{CapBills, "Import bills", "/staff/bills/import"},
-				{CapReadCash, "Drawers", "/staff/drawers"},
-				{CapReadCash, "Refunds", "/staff/refunds"},
 				{CapCluster, "Cluster", "/staff/cluster"},
 			}, s.nav...)
 			slices.SortStableFunc(links, func(a, b navLink) int { return menuPlace(a.url) - menuPlace(b.url) })

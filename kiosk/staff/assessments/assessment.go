@@ -7,35 +7,34 @@ import (
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
-	"github.com/villagehall/appliance/kiosk/staff/assessments/view"
 )
 
 // assessmentView maps an assessment to its page as of today.
-func (m *Module) assessmentView(r *http.Request, a domain.Assessment) view.Assessment {
+func (m *Module) assessmentView(r *http.Request, a domain.Assessment) Assessment {
 	today := m.o.Today()
 	f := a.Figures(today)
 	pc := m.parcelOf(a.Parcel)
 	role := m.o.Who(r).Role
-	v := view.Assessment{ID: a.ID, Project: a.Project, ProjectURL: "/staff/assessments/" + a.Project, Parcel: a.Parcel, Address: pc.Address, Owner: pc.Owner, Purpose: a.Purpose,
+	v := Assessment{ID: a.ID, Project: a.Project, ProjectURL: "/staff/assessments/" + a.Project, Parcel: a.Parcel, Address: pc.Address, Owner: pc.Owner, Purpose: a.Purpose,
 		Levied: a.Levied.String(), Amount: a.Amount.String(), LeviedOn: a.LeviedOn.String(), Rate: a.InterestRate.Percent(), Damages: a.Damages.String(), Benefits: a.Benefits.String(),
 		Outstanding: f.Outstanding.String(), Payable: f.Payable.String(), Next: f.Next.String(), PastDue: f.PastDue.String(), Deferred: f.Deferred.String(), Status: f.Status, Cancelled: a.Cancelled,
 		CanAppeal: staff.Allowed(role, staff.CapAssessmentClerk), CanPay: staff.Allowed(role, staff.CapWindow) && f.Payable.IsPositive(),
-		AppealForm: view.AppealForm{On: today.String()}}
+		AppealForm: AppealForm{On: today.String()}}
 	if p, err := m.o.Reads().AssessmentProject(a.Project); err == nil && p.Final != nil {
 		v.AppealBy = p.Final.AppealBy.String()
 	}
 	for _, l := range a.Lines {
-		v.Lines = append(v.Lines, view.AssessmentLine{Improvement: l.Improvement, Amount: l.Assessment.String(), VillagePays: l.VillagePays.String(), Separate: l.Separate})
+		v.Lines = append(v.Lines, AssessmentLine{Improvement: l.Improvement, Amount: l.Assessment.String(), VillagePays: l.VillagePays.String(), Separate: l.Separate})
 	}
 	for _, in := range f.Installments {
-		row := view.InstallmentRow{N: strconv.Itoa(in.N), DueOn: in.DueOn.String(), Principal: in.Principal.String(), Interest: in.Interest.String(), Paid: in.PrincipalPaid.Add(in.InterestPaid).String(), Left: in.Left.String(), Status: in.Status}
+		row := InstallmentRow{N: strconv.Itoa(in.N), DueOn: in.DueOn.String(), Principal: in.Principal.String(), Interest: in.Interest.String(), Paid: in.PrincipalPaid.Add(in.InterestPaid).String(), Left: in.Left.String(), Status: in.Status}
 		if in.TaxRollYear > 0 {
 			row.TaxRoll = "(certified " + strconv.Itoa(in.TaxRollYear) + ")"
 		}
 		v.Installments = append(v.Installments, row)
 	}
 	for _, p := range a.Payments {
-		row := view.PaymentRow{Receipt: p.Receipt, At: p.At.String(), Amount: p.Amount.String(), Tender: string(p.Tender), Option: p.Option, Overpayment: p.Overpayment.String(), URL: "/staff/receipts/" + p.Receipt}
+		row := PaymentRow{Receipt: p.Receipt, At: p.At.String(), Amount: p.Amount.String(), Tender: string(p.Tender), Option: p.Option, Overpayment: p.Overpayment.String(), URL: "/staff/receipts/" + p.Receipt}
 		interest, principal := domain.Cents(0), domain.Cents(0)
 		for _, al := range p.Allocation {
 			interest, principal = interest.Add(al.Interest), principal.Add(al.Principal)
@@ -44,10 +43,10 @@ func (m *Module) assessmentView(r *http.Request, a domain.Assessment) view.Asses
 		v.Payments = append(v.Payments, row)
 	}
 	for _, c := range a.Changes {
-		v.Changes = append(v.Changes, view.ChangeRow{Op: c.Op, On: c.On.String(), Before: c.From.String(), After: c.To.String(), Refunds: c.Refund.String()})
+		v.Changes = append(v.Changes, ChangeRow{Op: c.Op, On: c.On.String(), Before: c.From.String(), After: c.To.String(), Refunds: c.Refund.String()})
 	}
 	for _, x := range a.Appeals {
-		row := view.AppealRow{FiledOn: x.FiledOn.String(), Reference: x.Reference, State: x.State}
+		row := AppealRow{FiledOn: x.FiledOn.String(), Reference: x.Reference, State: x.State}
 		if !x.DismissedOn.IsZero() {
 			row.DismissedOn = x.DismissedOn.String()
 		}
@@ -62,7 +61,7 @@ func (m *Module) showAssessmentPage(w http.ResponseWriter, r *http.Request) {
 		m.o.Fail(w, r, err)
 		return
 	}
-	m.o.Render(w, r, http.StatusOK, view.AssessmentPage(m.o.Frame(r, "Special assessment "+a.Parcel+" ("+a.Project+")"), m.assessmentView(r, a)))
+	m.o.Render(w, r, http.StatusOK, AssessmentPage(m.o.Frame(r, "Special assessment "+a.Parcel+" ("+a.Project+")"), m.assessmentView(r, a)))
 }
 
 // submitAppeal records an appeal filed, or its dismissal on default
@@ -80,8 +79,8 @@ func (m *Module) submitAppeal(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		m.formFail(w, r, err, func(status int, msg string) {
 			v := m.assessmentView(r, a)
-			v.Error, v.AppealForm = msg, view.AppealForm{Op: in.Op, On: m.o.Form(r, "on"), Reference: in.Reference}
-			m.o.Render(w, r, status, view.AssessmentPage(m.o.Frame(r, "Special assessment "+a.Parcel+" ("+a.Project+")"), v))
+			v.Error, v.AppealForm = msg, AppealForm{Op: in.Op, On: m.o.Form(r, "on"), Reference: in.Reference}
+			m.o.Render(w, r, status, AssessmentPage(m.o.Frame(r, "Special assessment "+a.Parcel+" ("+a.Project+")"), v))
 		})
 		return
 	}
@@ -89,24 +88,24 @@ func (m *Module) submitAppeal(w http.ResponseWriter, r *http.Request) {
 }
 
 // payOptions lists the ways to pay an assessment today.
-func payOptions(f domain.AssessmentFigures) []view.PayOption {
-	var out []view.PayOption
+func payOptions(f domain.AssessmentFigures) []PayOption {
+	var out []PayOption
 	if amt, ok := f.Option(domain.PayInstallment); ok {
-		out = append(out, view.PayOption{Option: domain.PayInstallment, Label: "Installment " + strconv.Itoa(f.NextN), Amount: amt.String()})
+		out = append(out, PayOption{Option: domain.PayInstallment, Label: "Installment " + strconv.Itoa(f.NextN), Amount: amt.String()})
 	}
 	if amt, ok := f.Option(domain.PayInFull); ok {
-		out = append(out, view.PayOption{Option: domain.PayInFull, Label: "In full", Amount: amt.String()})
+		out = append(out, PayOption{Option: domain.PayInFull, Label: "In full", Amount: amt.String()})
 	}
 	return out
 }
 
 func (m *Module) showWindowPage(w http.ResponseWriter, r *http.Request) {
-	m.windowPage(w, r, http.StatusOK, view.Window{Tender: "cash"})
+	m.windowPage(w, r, http.StatusOK, Window{Tender: "cash"})
 }
 
 // windowPage shows an assessment with the window's payment form, when the
 // cashier has a drawer open.
-func (m *Module) windowPage(w http.ResponseWriter, r *http.Request, status int, v view.Window) {
+func (m *Module) windowPage(w http.ResponseWriter, r *http.Request, status int, v Window) {
 	a, err := m.o.Reads().Assessment(r.PathValue("id"))
 	if err != nil {
 		m.o.Fail(w, r, err)
@@ -123,13 +122,13 @@ func (m *Module) windowPage(w http.ResponseWriter, r *http.Request, status int, 
 	if v.Amount == "" && len(v.Options) > 0 {
 		v.Amount = v.Options[0].Amount
 	}
-	m.o.Render(w, r, status, view.WindowPage(m.o.Frame(r, "Window: special assessment "+a.Parcel), v))
+	m.o.Render(w, r, status, WindowPage(m.o.Frame(r, "Window: special assessment "+a.Parcel), v))
 }
 
 // submitWindowPayment takes cash or a check on an assessment into the
 // cashier's open drawer and shows the receipt with the change due.
 func (m *Module) submitWindowPayment(w http.ResponseWriter, r *http.Request) {
-	v := view.Window{Amount: m.o.Form(r, "amount"), Tender: m.o.Form(r, "tender"), Tendered: m.o.Form(r, "tendered"), Reference: m.o.Form(r, "reference"), Payer: m.o.Form(r, "payer")}
+	v := Window{Amount: m.o.Form(r, "amount"), Tender: m.o.Form(r, "tender"), Tendered: m.o.Form(r, "tendered"), Reference: m.o.Form(r, "reference"), Payer: m.o.Form(r, "payer")}
 	d, open, err := m.o.Reads().OpenDrawer(m.o.Who(r).Username)
 	if err != nil {
 		m.o.Fail(w, r, err)

@@ -25,7 +25,6 @@ import (
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
-	"github.com/villagehall/appliance/kiosk/staff/assessments/view"
 	staffview "github.com/villagehall/appliance/kiosk/staff/view"
 )
 
@@ -121,10 +120,10 @@ func (m *Module) showProjectsPage(w http.ResponseWriter, r *http.Request) {
 		m.o.Fail(w, r, err)
 		return
 	}
-	v := view.Projects{CanCreate: staff.Allowed(m.o.Who(r).Role, staff.CapAssessmentBoard)}
+	v := Projects{CanCreate: staff.Allowed(m.o.Who(r).Role, staff.CapAssessmentBoard)}
 	params := m.o.Ledger().Params()
 	for _, p := range ps {
-		row := view.ProjectRow{ID: p.ID, Purpose: p.Purpose, Stage: domain.StageTitle(p.Stage), Parcels: strconv.Itoa(len(p.District)), URL: "/staff/assessments/" + p.ID}
+		row := ProjectRow{ID: p.ID, Purpose: p.Purpose, Stage: domain.StageTitle(p.Stage), Parcels: strconv.Itoa(len(p.District)), URL: "/staff/assessments/" + p.ID}
 		if s, err := p.Schedule(params); err == nil {
 			row.Estimate = s.Estimate.String()
 		}
@@ -133,14 +132,14 @@ func (m *Module) showProjectsPage(w http.ResponseWriter, r *http.Request) {
 		}
 		v.Rows = append(v.Rows, row)
 	}
-	m.o.Render(w, r, http.StatusOK, view.ProjectsPage(m.o.Frame(r, "Special assessments"), v))
+	m.o.Render(w, r, http.StatusOK, ProjectsPage(m.o.Frame(r, "Special assessments"), v))
 }
 
 func (m *Module) showNewProjectPage(w http.ResponseWriter, r *http.Request) {
-	m.newProjectPage(w, r, http.StatusOK, view.PreliminaryForm{AdoptedOn: m.o.Today().String(), Installments: "0", Basis: domain.BasisBenefit})
+	m.newProjectPage(w, r, http.StatusOK, PreliminaryForm{AdoptedOn: m.o.Today().String(), Installments: "0", Basis: domain.BasisBenefit})
 }
 
-func (m *Module) newProjectPage(w http.ResponseWriter, r *http.Request, status int, f view.PreliminaryForm) {
+func (m *Module) newProjectPage(w http.ResponseWriter, r *http.Request, status int, f PreliminaryForm) {
 	parcels, err := m.o.Ledger().Parcels()
 	if err != nil {
 		m.o.Fail(w, r, err)
@@ -148,9 +147,9 @@ func (m *Module) newProjectPage(w http.ResponseWriter, r *http.Request, status i
 	}
 	slices.SortFunc(parcels, func(a, b domain.Parcel) int { return strings.Compare(a.ID, b.ID) })
 	for _, pc := range parcels {
-		f.Parcels = append(f.Parcels, view.Option{Value: pc.ID, Label: pc.Address})
+		f.Parcels = append(f.Parcels, Option{Value: pc.ID, Label: pc.Address})
 	}
-	m.o.Render(w, r, status, view.NewProjectPage(m.o.Frame(r, "Preliminary resolution (§5.14(3)(a))"), f))
+	m.o.Render(w, r, status, NewProjectPage(m.o.Frame(r, "Preliminary resolution (§5.14(3)(a))"), f))
 }
 
 // lines splits a text area into its non-blank lines, trimmed.
@@ -193,8 +192,8 @@ func count(what, s string) (int, error) {
 }
 
 // PreliminaryOf reads a preliminary resolution's form.
-func preliminaryOf(o *staff.Office, r *http.Request) (view.PreliminaryForm, *domain.AssessmentPreliminary, error) {
-	f := view.PreliminaryForm{Project: o.Form(r, "project"), Number: o.Form(r, "number"), AdoptedOn: o.Form(r, "adopted_on"), Purpose: o.Form(r, "purpose"), Basis: o.Form(r, "basis"),
+func preliminaryOf(o *staff.Office, r *http.Request) (PreliminaryForm, *domain.AssessmentPreliminary, error) {
+	f := PreliminaryForm{Project: o.Form(r, "project"), Number: o.Form(r, "number"), AdoptedOn: o.Form(r, "adopted_on"), Purpose: o.Form(r, "purpose"), Basis: o.Form(r, "basis"),
 		Improvements: o.Form(r, "improvements"), District: o.Form(r, "district"), Limits: o.Form(r, "limits"), Installments: o.Form(r, "installments"), CostShare: o.Form(r, "cost_share"), Officer: o.Form(r, "officer")}
 	in := &domain.AssessmentPreliminary{Project: f.Project, Number: f.Number, Purpose: f.Purpose, Basis: f.Basis, Improvements: lines(f.Improvements), District: lines(f.District), Limits: f.Limits, Officer: f.Officer}
 	var err error

@@ -7,14 +7,13 @@ import (
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
-	"github.com/villagehall/appliance/kiosk/staff/assessments/view"
 )
 
 // chargeLines is how many lines the special charge form offers.
 const chargeLines = 3
 
 func (m *Module) showChargesPage(w http.ResponseWriter, r *http.Request) {
-	v := view.Charges{NoticeForm: view.RepairForm{Method: domain.NoticePublication, Places: make([]string, 3)}, ChargeForm: view.ChargeForm{Category: domain.ChargeSnowIce, Lines: make([]view.CostInput, chargeLines)}}
+	v := Charges{NoticeForm: RepairForm{Method: domain.NoticePublication, Places: make([]string, 3)}, ChargeForm: ChargeForm{Category: domain.ChargeSnowIce, Lines: make([]CostInput, chargeLines)}}
 	if b := r.URL.Query().Get("billed"); b != "" {
 		if bill, err := m.o.Ledger().Bill(b); err == nil {
 			v.Billed, v.BilledTotal = bill.ID, bill.Principal.String()
@@ -24,7 +23,7 @@ func (m *Module) showChargesPage(w http.ResponseWriter, r *http.Request) {
 }
 
 // chargesPage shows the repair notices and the forms.
-func (m *Module) chargesPage(w http.ResponseWriter, r *http.Request, status int, v view.Charges) {
+func (m *Module) chargesPage(w http.ResponseWriter, r *http.Request, status int, v Charges) {
 	ns, err := m.o.Reads().RepairNotices()
 	if err != nil {
 		m.o.Fail(w, r, err)
@@ -32,17 +31,17 @@ func (m *Module) chargesPage(w http.ResponseWriter, r *http.Request, status int,
 	}
 	v.CanWork = staff.Allowed(m.o.Who(r).Role, staff.CapSpecialCharges)
 	for _, n := range ns {
-		v.Notices = append(v.Notices, view.RepairRow{ID: n.ID, Category: n.Category, Parcels: strings.Join(n.Parcels, ", "), Description: n.Description, PublishedOn: n.PublishedOn.String(), MailedOn: n.MailedOn.String(),
+		v.Notices = append(v.Notices, RepairRow{ID: n.ID, Category: n.Category, Parcels: strings.Join(n.Parcels, ", "), Description: n.Description, PublishedOn: n.PublishedOn.String(), MailedOn: n.MailedOn.String(),
 			HearingOn: n.HearingOn.String(), HearingAt: n.HearingAt, HeldOn: dateOrEmpty(n.HeldOn), Decision: n.Decision, Open: n.HeldOn.IsZero()})
 	}
 	for _, c := range domain.SpecialChargeCategories() {
-		o := view.Option{Value: c, Label: strings.TrimPrefix(domain.ChargeTitle(c), "Special charge: ")}
+		o := Option{Value: c, Label: strings.TrimPrefix(domain.ChargeTitle(c), "Special charge: ")}
 		v.Categories = append(v.Categories, o)
 		if domain.RepairCategory(c) {
 			v.Repairs = append(v.Repairs, o)
 		}
 	}
-	m.o.Render(w, r, status, view.ChargesPage(m.o.Frame(r, "Special charges (§5.14(13))"), v))
+	m.o.Render(w, r, status, ChargesPage(m.o.Frame(r, "Special charges (§5.14(13))"), v))
 }
 
 func dateOrEmpty(d domain.Date) string {
@@ -54,7 +53,7 @@ func dateOrEmpty(d domain.Date) string {
 
 // submitRepairNotice records the notice of a repair hearing.
 func (m *Module) submitRepairNotice(w http.ResponseWriter, r *http.Request) {
-	f := view.RepairForm{ID: m.o.Form(r, "id"), Category: m.o.Form(r, "category"), Parcels: m.o.Form(r, "parcels"), Description: m.o.Form(r, "description"), Method: m.o.Form(r, "method"), Newspaper: m.o.Form(r, "newspaper"),
+	f := RepairForm{ID: m.o.Form(r, "id"), Category: m.o.Form(r, "category"), Parcels: m.o.Form(r, "parcels"), Description: m.o.Form(r, "description"), Method: m.o.Form(r, "method"), Newspaper: m.o.Form(r, "newspaper"),
 		PublishedOn: m.o.Form(r, "published_on"), MailedOn: m.o.Form(r, "mailed_on"), HearingOn: m.o.Form(r, "hearing_on"), HearingAt: m.o.Form(r, "hearing_at")}
 	for i := 1; i <= 3; i++ {
 		f.Places = append(f.Places, m.o.Form(r, fmt.Sprintf("place%d", i)))
@@ -79,7 +78,7 @@ func (m *Module) submitRepairNotice(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		m.formFail(w, r, err, func(status int, msg string) {
-			m.chargesPage(w, r, status, view.Charges{Error: msg, ErrorForm: "notice", NoticeForm: f, ChargeForm: view.ChargeForm{Lines: make([]view.CostInput, chargeLines)}})
+			m.chargesPage(w, r, status, Charges{Error: msg, ErrorForm: "notice", NoticeForm: f, ChargeForm: ChargeForm{Lines: make([]CostInput, chargeLines)}})
 		})
 		return
 	}
@@ -95,7 +94,7 @@ func (m *Module) submitRepairHearing(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		m.formFail(w, r, err, func(status int, msg string) {
-			m.chargesPage(w, r, status, view.Charges{Error: msg, ErrorForm: "notice", NoticeForm: view.RepairForm{Places: make([]string, 3)}, ChargeForm: view.ChargeForm{Lines: make([]view.CostInput, chargeLines)}})
+			m.chargesPage(w, r, status, Charges{Error: msg, ErrorForm: "notice", NoticeForm: RepairForm{Places: make([]string, 3)}, ChargeForm: ChargeForm{Lines: make([]CostInput, chargeLines)}})
 		})
 		return
 	}
@@ -104,12 +103,12 @@ func (m *Module) submitRepairHearing(w http.ResponseWriter, r *http.Request) {
 
 // submitSpecialCharge bills a special charge to the property served.
 func (m *Module) submitSpecialCharge(w http.ResponseWriter, r *http.Request) {
-	f := view.ChargeForm{Category: m.o.Form(r, "category"), Account: m.o.Form(r, "account"), Parcel: m.o.Form(r, "parcel"), Notice: m.o.Form(r, "notice"), Reference: m.o.Form(r, "reference"), Installments: m.o.Form(r, "installments")}
+	f := ChargeForm{Category: m.o.Form(r, "category"), Account: m.o.Form(r, "account"), Parcel: m.o.Form(r, "parcel"), Notice: m.o.Form(r, "notice"), Reference: m.o.Form(r, "reference"), Installments: m.o.Form(r, "installments")}
 	id := m.newID("SC")
 	in := &domain.SpecialCharge{ChargeID: id, BillID: "B-" + strings.TrimPrefix(id, "SC-"), Category: f.Category, Account: f.Account, Parcel: f.Parcel, Notice: f.Notice, Reference: f.Reference}
 	var err error
 	for i := 1; i <= chargeLines; i++ {
-		l := view.CostInput{Description: m.o.Form(r, fmt.Sprintf("desc%d", i)), Amount: m.o.Form(r, fmt.Sprintf("amount%d", i))}
+		l := CostInput{Description: m.o.Form(r, fmt.Sprintf("desc%d", i)), Amount: m.o.Form(r, fmt.Sprintf("amount%d", i))}
 		f.Lines = append(f.Lines, l)
 		if l.Description == "" && l.Amount == "" || err != nil {
 			continue
@@ -127,7 +126,7 @@ func (m *Module) submitSpecialCharge(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		m.formFail(w, r, err, func(status int, msg string) {
-			m.chargesPage(w, r, status, view.Charges{Error: msg, ErrorForm: "charge", ChargeForm: f, NoticeForm: view.RepairForm{Places: make([]string, 3)}})
+			m.chargesPage(w, r, status, Charges{Error: msg, ErrorForm: "charge", ChargeForm: f, NoticeForm: RepairForm{Places: make([]string, 3)}})
 		})
 		return
 	}

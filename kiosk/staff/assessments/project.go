@@ -10,7 +10,6 @@ import (
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
-	"github.com/villagehall/appliance/kiosk/staff/assessments/view"
 )
 
 // costRows is how many lines the estimate's forms offer.
@@ -80,11 +79,11 @@ func (m *Module) projectPage(w http.ResponseWriter, r *http.Request, status int,
 	if !shown(v.Can, failed) {
 		v.ErrorStep = "" // no form to show it beside: at the top
 	}
-	m.o.Render(w, r, status, view.ProjectPage(m.o.Frame(r, "Project "+p.ID), v))
+	m.o.Render(w, r, status, ProjectPage(m.o.Frame(r, "Project "+p.ID), v))
 }
 
 // shown reports whether the page shows the form of step.
-func shown(c view.Can, step string) bool {
+func shown(c Can, step string) bool {
 	return map[string]bool{"report": c.Report, "notice": c.Notice, "owner": c.Owner, "hearing": c.Hearing, "final": c.Final, "publish": c.Publish, "levy": c.Levy, "change": c.Change}[step]
 }
 
@@ -97,10 +96,10 @@ func (m *Module) parcelOf(id string) domain.Parcel {
 	return pc
 }
 
-func (m *Module) projectView(r *http.Request, p domain.Project, failed string) (view.Project, error) {
+func (m *Module) projectView(r *http.Request, p domain.Project, failed string) (Project, error) {
 	today := m.o.Today()
 	params := m.o.Ledger().Params()
-	v := view.Project{ID: p.ID, Number: p.Number, AdoptedOn: p.AdoptedOn.String(), Purpose: p.Purpose, Basis: basisTitle(p.Basis), Limits: p.Limits, Officer: p.Officer,
+	v := Project{ID: p.ID, Number: p.Number, AdoptedOn: p.AdoptedOn.String(), Purpose: p.Purpose, Basis: basisTitle(p.Basis), Limits: p.Limits, Officer: p.Officer,
 		Installments: "to be determined at the hearing", CostShare: "all of it", Stage: domain.StageTitle(p.Stage), StageKey: p.Stage, Improvements: p.Improvements}
 	if p.Installments > 0 {
 		v.Installments = strconv.Itoa(p.Installments)
@@ -109,16 +108,16 @@ func (m *Module) projectView(r *http.Request, p domain.Project, failed string) (
 		v.CostShare = p.CostShare.Percent()
 	}
 	for _, s := range p.Steps {
-		v.Steps = append(v.Steps, view.Step{On: s.On.String(), Kind: strings.TrimPrefix(string(s.Kind), "assessment_"), Summary: s.Summary, By: s.By})
+		v.Steps = append(v.Steps, Step{On: s.On.String(), Kind: strings.TrimPrefix(string(s.Kind), "assessment_"), Summary: s.Summary, By: s.By})
 	}
 	if rp := p.Report; rp != nil {
-		rv := &view.Report{FiledOn: rp.FiledOn.String(), Benefited: rp.Benefited}
+		rv := &Report{FiledOn: rp.FiledOn.String(), Benefited: rp.Benefited}
 		total := domain.Cents(0)
 		for _, d := range rp.Documents {
-			rv.Documents = append(rv.Documents, view.Doc{Name: d.Name, URL: "/staff/assessments/" + p.ID + "/documents/" + d.ID, Size: strconv.Itoa(d.Size), SHA256: d.SHA256})
+			rv.Documents = append(rv.Documents, Doc{Name: d.Name, URL: "/staff/assessments/" + p.ID + "/documents/" + d.ID, Size: strconv.Itoa(d.Size), SHA256: d.SHA256})
 		}
 		for _, c := range rp.Costs {
-			rv.Costs = append(rv.Costs, view.Cost{Improvement: c.Improvement, Category: c.Category, Description: c.Description, Amount: c.Amount.String()})
+			rv.Costs = append(rv.Costs, Cost{Improvement: c.Improvement, Category: c.Category, Description: c.Description, Amount: c.Amount.String()})
 			total = total.Add(c.Amount)
 		}
 		rv.Estimate = total.String()
@@ -130,7 +129,7 @@ func (m *Module) projectView(r *http.Request, p domain.Project, failed string) (
 		v.Schedule = m.scheduleView(p, s)
 	}
 	for _, n := range p.Notices {
-		v.Notices = append(v.Notices, view.NoticeRow{NoticeOn: n.NoticeOn.String(), Method: n.Method, MailedOn: n.MailedOn.String(), Mailed: strconv.Itoa(n.Mailed), HearingOn: n.HearingOn.String(), HearingAt: n.HearingAt, Inspection: n.Inspection,
+		v.Notices = append(v.Notices, NoticeRow{NoticeOn: n.NoticeOn.String(), Method: n.Method, MailedOn: n.MailedOn.String(), Mailed: strconv.Itoa(n.Mailed), HearingOn: n.HearingOn.String(), HearingAt: n.HearingAt, Inspection: n.Inspection,
 			LettersURL: "/staff/assessments/" + p.ID + "/letters.pdf?notice=" + n.CommandID})
 	}
 	if n, ok := p.LastNotice(); ok && p.Stage == domain.StageNoticed {
@@ -139,13 +138,13 @@ func (m *Module) projectView(r *http.Request, p domain.Project, failed string) (
 		}
 	}
 	for _, o := range p.Waivers {
-		v.Waivers = append(v.Waivers, view.OwnerRow{Parcel: o.Parcel, SignedOn: o.SignedOn.String(), Signer: o.Signer})
+		v.Waivers = append(v.Waivers, OwnerRow{Parcel: o.Parcel, SignedOn: o.SignedOn.String(), Signer: o.Signer})
 	}
 	for _, o := range p.Objections {
-		v.Objections = append(v.Objections, view.OwnerRow{Parcel: o.Parcel, Improvement: o.Improvement, SignedOn: o.SignedOn.String(), Signer: o.Signer})
+		v.Objections = append(v.Objections, OwnerRow{Parcel: o.Parcel, Improvement: o.Improvement, SignedOn: o.SignedOn.String(), Signer: o.Signer})
 	}
 	for _, h := range p.Hearings {
-		hr := view.HearingRow{HeldOn: h.HeldOn.String(), Action: h.Action, Directions: h.Directions}
+		hr := HearingRow{HeldOn: h.HeldOn.String(), Action: h.Action, Directions: h.Directions}
 		if len(h.Modified) > 0 {
 			hr.Modified = "parcels " + strings.Join(h.Modified, ", ")
 		}
@@ -155,20 +154,20 @@ func (m *Module) projectView(r *http.Request, p domain.Project, failed string) (
 		v.Hearings = append(v.Hearings, hr)
 	}
 	if f := p.Final; f != nil {
-		v.Final = &view.Final{Number: f.Number, AdoptedOn: f.AdoptedOn.String(), Installments: strconv.Itoa(f.Installments), Rate: f.InterestRate.Percent(), FirstDueOn: f.FirstDueOn.String(), Waived: f.Waived}
+		v.Final = &Final{Number: f.Number, AdoptedOn: f.AdoptedOn.String(), Installments: strconv.Itoa(f.Installments), Rate: f.InterestRate.Percent(), FirstDueOn: f.FirstDueOn.String(), Waived: f.Waived}
 		if !f.PublishedOn.IsZero() {
 			v.Final.PublishedOn, v.Final.Publication, v.Final.AppealBy = f.PublishedOn.String(), f.Publication, f.AppealBy.String()
 		}
 	}
 	if l := p.Levy; l != nil {
-		v.Levy = &view.Levy{LeviedOn: l.LeviedOn.String(), Assessments: strconv.Itoa(l.Assessments), Levied: l.Levied.String(), VillagePays: l.VillagePays.String(), Compensation: l.Compensation.String()}
+		v.Levy = &Levy{LeviedOn: l.LeviedOn.String(), Assessments: strconv.Itoa(l.Assessments), Levied: l.Levied.String(), VillagePays: l.VillagePays.String(), Compensation: l.Compensation.String()}
 		as, err := m.o.Reads().AssessmentsOfProject(p.ID)
 		if err != nil {
 			return v, err
 		}
 		for _, a := range as {
 			f := a.Figures(today)
-			row := view.AssessmentRow{ID: a.ID, Parcel: a.Parcel, Address: m.parcelOf(a.Parcel).Address, Amount: a.Amount.String(), Outstanding: f.Outstanding.String(), Status: f.Status, URL: "/staff/assessment/" + a.ID}
+			row := AssessmentRow{ID: a.ID, Parcel: a.Parcel, Address: m.parcelOf(a.Parcel).Address, Amount: a.Amount.String(), Outstanding: f.Outstanding.String(), Status: f.Status, URL: "/staff/assessment/" + a.ID}
 			for _, x := range a.Appeals {
 				row.Appeal = x.State + " (" + x.Reference + ")"
 			}
@@ -176,24 +175,24 @@ func (m *Module) projectView(r *http.Request, p domain.Project, failed string) (
 		}
 	}
 	for _, c := range p.Changes {
-		v.Changes = append(v.Changes, view.ChangeRow{Op: c.Op, On: c.On.String(), NoticeOn: c.NoticeOn.String(), Reason: c.Reason, Before: c.Before.String(), After: c.After.String(), Refunds: c.Refunds.String()})
+		v.Changes = append(v.Changes, ChangeRow{Op: c.Op, On: c.On.String(), NoticeOn: c.NoticeOn.String(), Reason: c.Reason, Before: c.Before.String(), After: c.After.String(), Refunds: c.Refunds.String()})
 	}
 	m.forms(r, p, &v, failed)
 	return v, nil
 }
 
 // scheduleView formats a schedule with the parcels' addresses and owners.
-func (m *Module) scheduleView(p domain.Project, s domain.Schedule) *view.Schedule {
-	sv := &view.Schedule{Improvements: p.Improvements, Estimate: s.Estimate.String(), Assessed: s.Assessed.String(), VillagePays: s.VillagePays.String(), Benefits: s.Benefits.String(), Net: s.Net.String(), Compensation: s.Compensation.String()}
+func (m *Module) scheduleView(p domain.Project, s domain.Schedule) *Schedule {
+	sv := &Schedule{Improvements: p.Improvements, Estimate: s.Estimate.String(), Assessed: s.Assessed.String(), VillagePays: s.VillagePays.String(), Benefits: s.Benefits.String(), Net: s.Net.String(), Compensation: s.Compensation.String()}
 	for i, row := range s.Rows {
 		pc := m.parcelOf(row.Parcel)
-		x := view.ScheduleRow{Parcel: row.Parcel, Address: pc.Address, Owner: pc.Owner, Units: row.Units.String(), Assessed: row.Assessed.String(), Exempt: row.Exempt,
+		x := ScheduleRow{Parcel: row.Parcel, Address: pc.Address, Owner: pc.Owner, Units: row.Units.String(), Assessed: row.Assessed.String(), Exempt: row.Exempt,
 			Benefits: row.Benefits.String(), Damages: row.Damages.String(), Net: row.Net.String(), Compensation: row.Compensation.String(), VillagePays: row.VillagePays.String()}
 		if k := p.Report.Parcels[i].Corner; k != nil {
 			x.Corner = fmt.Sprintf("corner lot: %s deducted, long side %s", k.Deduction, k.LongSide)
 		}
 		for _, l := range row.Lines {
-			x.Lines = append(x.Lines, view.Line{Amount: l.Assessment.String(), Separate: l.Separate})
+			x.Lines = append(x.Lines, Line{Amount: l.Assessment.String(), Separate: l.Separate})
 		}
 		sv.Rows = append(sv.Rows, x)
 	}
@@ -203,7 +202,7 @@ func (m *Module) scheduleView(p domain.Project, s domain.Schedule) *view.Schedul
 // forms fills in the forms of the steps the person may take next: from
 // the project as it stands, or as typed when the form of failed was
 // refused.
-func (m *Module) forms(r *http.Request, p domain.Project, v *view.Project, failed string) {
+func (m *Module) forms(r *http.Request, p domain.Project, v *Project, failed string) {
 	role := m.o.Who(r).Role
 	may := func(c staff.Capability, stages ...string) bool {
 		if !staff.Allowed(role, c) {
@@ -223,7 +222,7 @@ func (m *Module) forms(r *http.Request, p domain.Project, v *view.Project, faile
 		}
 		return def
 	}
-	v.Can = view.Can{
+	v.Can = Can{
 		Report:  may(staff.CapAssessmentClerk, domain.StagePreliminary, domain.StageRereferred),
 		Notice:  may(staff.CapAssessmentClerk, domain.StageReported, domain.StageNoticed),
 		Owner:   may(staff.CapAssessmentClerk, domain.StageReported, domain.StageNoticed) || (p.Combined() && may(staff.CapAssessmentClerk, domain.StagePreliminary, domain.StageApproved, domain.StageRereferred)),
@@ -237,14 +236,14 @@ func (m *Module) forms(r *http.Request, p domain.Project, v *view.Project, faile
 	current := m.reportInputs(p)
 	costs := costInputs(p)
 	if v.Can.Report {
-		f := view.ReportForm{FiledOn: typed("report", "filed_on", today), Benefited: typed("report", "benefited", ""), Parcels: current, Costs: costs, Improvements: p.Improvements, Categories: cats}
+		f := ReportForm{FiledOn: typed("report", "filed_on", today), Benefited: typed("report", "benefited", ""), Parcels: current, Costs: costs, Improvements: p.Improvements, Categories: cats}
 		if failed == "report" {
 			f.Parcels, f.Costs = m.typedParcels(r, p), typedCosts(r)
 		}
 		v.ReportForm = f
 	}
 	if v.Can.Notice {
-		f := view.NoticeForm{Method: typed("notice", "method", domain.NoticePublication), Newspaper: typed("notice", "newspaper", ""), NoticeOn: typed("notice", "notice_on", today), MailedOn: typed("notice", "mailed_on", today),
+		f := NoticeForm{Method: typed("notice", "method", domain.NoticePublication), Newspaper: typed("notice", "newspaper", ""), NoticeOn: typed("notice", "notice_on", today), MailedOn: typed("notice", "mailed_on", today),
 			Inspection: typed("notice", "inspection", "Village hall, weekdays 8:00 to 16:30"), HearingOn: typed("notice", "hearing_on", ""), HearingAt: typed("notice", "hearing_at", "")}
 		for i := 1; i <= 4; i++ {
 			f.Places = append(f.Places, typed("notice", fmt.Sprintf("place%d", i), ""))
@@ -252,11 +251,11 @@ func (m *Module) forms(r *http.Request, p domain.Project, v *view.Project, faile
 		v.NoticeForm = f
 	}
 	if v.Can.Owner {
-		f := view.OwnerForm{Op: typed("owner", "op", domain.OwnerWaive), Improvement: typed("owner", "improvement", ""), SignedOn: typed("owner", "signed_on", today), Signer: typed("owner", "signer", ""), Improvements: p.Improvements, Combined: p.Combined()}
+		f := OwnerForm{Op: typed("owner", "op", domain.OwnerWaive), Improvement: typed("owner", "improvement", ""), SignedOn: typed("owner", "signed_on", today), Signer: typed("owner", "signer", ""), Improvements: p.Improvements, Combined: p.Combined()}
 		sel := typed("owner", "parcel", "")
 		for _, id := range p.District {
 			pc := m.parcelOf(id)
-			f.Parcels = append(f.Parcels, view.Option{Value: id, Label: pc.Address + " (" + pc.Owner + ")", Selected: id == sel})
+			f.Parcels = append(f.Parcels, Option{Value: id, Label: pc.Address + " (" + pc.Owner + ")", Selected: id == sel})
 		}
 		v.OwnerForm = f
 	}
@@ -265,27 +264,27 @@ func (m *Module) forms(r *http.Request, p domain.Project, v *view.Project, faile
 		if n, ok := p.LastNotice(); ok {
 			held = n.HearingOn.String()
 		}
-		f := view.HearingForm{HeldOn: typed("hearing", "held_on", held), Action: typed("hearing", "action", domain.ActionApprove), Directions: typed("hearing", "directions", ""), Parcels: current, Costs: costs, Improvements: p.Improvements, Categories: cats}
+		f := HearingForm{HeldOn: typed("hearing", "held_on", held), Action: typed("hearing", "action", domain.ActionApprove), Directions: typed("hearing", "directions", ""), Parcels: current, Costs: costs, Improvements: p.Improvements, Categories: cats}
 		if failed == "hearing" {
 			f.Parcels, f.Costs = m.typedParcels(r, p), typedCosts(r)
 		}
 		v.HearingForm = f
 	}
 	if v.Can.Final {
-		f := view.FinalForm{Number: typed("final", "number", ""), AdoptedOn: typed("final", "adopted_on", today), Installments: typed("final", "installments", ""), Rate: typed("final", "rate", ""), FirstDueOn: typed("final", "first_due_on", "")}
+		f := FinalForm{Number: typed("final", "number", ""), AdoptedOn: typed("final", "adopted_on", today), Installments: typed("final", "installments", ""), Rate: typed("final", "rate", ""), FirstDueOn: typed("final", "first_due_on", "")}
 		if p.Installments > 0 {
 			f.FixedInstallments = strconv.Itoa(p.Installments)
 		}
 		v.FinalForm = f
 	}
 	if v.Can.Publish {
-		v.PublishForm = view.PublishForm{PublishedOn: typed("publish", "published_on", today), Publication: typed("publish", "publication", "")}
+		v.PublishForm = PublishForm{PublishedOn: typed("publish", "published_on", today), Publication: typed("publish", "publication", "")}
 	}
 	if v.Can.Levy {
-		v.LevyForm = view.LevyForm{LeviedOn: typed("levy", "levied_on", today)}
+		v.LevyForm = LevyForm{LeviedOn: typed("levy", "levied_on", today)}
 	}
 	if v.Can.Change {
-		f := view.ChangeForm{Op: typed("change", "op", domain.ChangeActualCost), On: typed("change", "on", today), NoticeOn: typed("change", "notice_on", ""), Reason: typed("change", "reason", ""), ActualCost: typed("change", "actual_cost", ""),
+		f := ChangeForm{Op: typed("change", "op", domain.ChangeActualCost), On: typed("change", "on", today), NoticeOn: typed("change", "notice_on", ""), Reason: typed("change", "reason", ""), ActualCost: typed("change", "actual_cost", ""),
 			Costs: costs, Improvements: p.Improvements, Categories: cats}
 		if failed == "change" {
 			f.Costs = typedCosts(r)
@@ -296,10 +295,10 @@ func (m *Module) forms(r *http.Request, p domain.Project, v *view.Project, faile
 
 // reportInputs returns the parcels' rows of the report's form: as the
 // report stands, or empty for a first report.
-func (m *Module) reportInputs(p domain.Project) []view.ParcelInput {
-	var out []view.ParcelInput
+func (m *Module) reportInputs(p domain.Project) []ParcelInput {
+	var out []ParcelInput
 	for i, id := range p.District {
-		x := view.ParcelInput{Parcel: id, Address: m.parcelOf(id).Address}
+		x := ParcelInput{Parcel: id, Address: m.parcelOf(id).Address}
 		if p.Report != nil && i < len(p.Report.Parcels) {
 			rp := p.Report.Parcels[i]
 			x.Units, x.Exempt, x.Damages = rp.Units.String(), rp.Exempt, rp.Damages.String()
@@ -317,35 +316,35 @@ func (m *Module) reportInputs(p domain.Project) []view.ParcelInput {
 
 // costInputs returns the estimate's rows: the report's lines, then empty
 // ones up to costRows.
-func costInputs(p domain.Project) []view.CostInput {
-	var out []view.CostInput
+func costInputs(p domain.Project) []CostInput {
+	var out []CostInput
 	if p.Report != nil {
 		for _, c := range p.Report.Costs {
-			out = append(out, view.CostInput{Improvement: c.Improvement, Category: c.Category, Description: c.Description, Amount: c.Amount.String()})
+			out = append(out, CostInput{Improvement: c.Improvement, Category: c.Category, Description: c.Description, Amount: c.Amount.String()})
 		}
 	}
 	for n := max(costRows, len(out)+1); len(out) < n; {
-		out = append(out, view.CostInput{Category: domain.CostDirect})
+		out = append(out, CostInput{Category: domain.CostDirect})
 	}
 	return out
 }
 
 // typedCosts returns the estimate's rows as typed.
-func typedCosts(r *http.Request) []view.CostInput {
-	var out []view.CostInput
+func typedCosts(r *http.Request) []CostInput {
+	var out []CostInput
 	for i := 1; r.PostForm.Has(fmt.Sprintf("cost_desc%d", i)); i++ {
 		f := func(n string) string { return strings.TrimSpace(r.PostForm.Get(fmt.Sprintf("%s%d", n, i))) }
-		out = append(out, view.CostInput{Improvement: f("cost_imp"), Category: f("cost_cat"), Description: f("cost_desc"), Amount: f("cost_amt")})
+		out = append(out, CostInput{Improvement: f("cost_imp"), Category: f("cost_cat"), Description: f("cost_desc"), Amount: f("cost_amt")})
 	}
 	return out
 }
 
 // typedParcels returns the parcels' rows as typed.
-func (m *Module) typedParcels(r *http.Request, p domain.Project) []view.ParcelInput {
-	var out []view.ParcelInput
+func (m *Module) typedParcels(r *http.Request, p domain.Project) []ParcelInput {
+	var out []ParcelInput
 	for _, id := range p.District {
 		f := func(n string) string { return strings.TrimSpace(r.PostForm.Get(n + "_" + id)) }
-		out = append(out, view.ParcelInput{Parcel: id, Address: m.parcelOf(id).Address, Units: f("units"), Exempt: f("exempt") != "", Damages: f("damages"), BenefitValue: f("benefit"), LongSide: f("long"), Deduction: f("deduction")})
+		out = append(out, ParcelInput{Parcel: id, Address: m.parcelOf(id).Address, Units: f("units"), Exempt: f("exempt") != "", Damages: f("damages"), BenefitValue: f("benefit"), LongSide: f("long"), Deduction: f("deduction")})
 	}
 	return out
 }

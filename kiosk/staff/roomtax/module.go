@@ -29,7 +29,6 @@ import (
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
-	"github.com/villagehall/appliance/kiosk/staff/roomtax/view"
 	staffview "github.com/villagehall/appliance/kiosk/staff/view"
 )
 
@@ -183,7 +182,7 @@ func (m *Module) who(r *http.Request) staff.Who { return m.o.Who(r) }
 const filerReason = "the filer's own returns"
 
 // reasons are what a reader other than the filer may give (§5.22(8)).
-var reasons = []view.Option{
+var reasons = []Option{
 	{Value: "administration", Label: "Administering the tax (the treasurer's office)"},
 	{Value: "audit", Label: "Audit of the village's accounts"},
 	{Value: "payment", Label: "A payment or question at the window"},
@@ -202,16 +201,16 @@ func (m *Module) reasonOf(w http.ResponseWriter, r *http.Request, what string) (
 	}
 	q := r.URL.Query()
 	key := q.Get("reason")
-	i := slices.IndexFunc(reasons, func(o view.Option) bool { return o.Value == key })
+	i := slices.IndexFunc(reasons, func(o Option) bool { return o.Value == key })
 	if i < 0 {
-		v := view.ReasonForm{Action: r.URL.Path, What: what, Reasons: reasons}
+		v := ReasonForm{Action: r.URL.Path, What: what, Reasons: reasons}
 		for k, vs := range q {
 			if k != "reason" && k != "note" && len(vs) > 0 {
-				v.Hidden = append(v.Hidden, view.Option{Value: k, Label: vs[0]})
+				v.Hidden = append(v.Hidden, Option{Value: k, Label: vs[0]})
 			}
 		}
-		slices.SortFunc(v.Hidden, func(a, b view.Option) int { return strings.Compare(a.Value, b.Value) })
-		m.o.Render(w, r, http.StatusOK, view.ReasonPage(m.o.Frame(r, "Why is this read?"), v))
+		slices.SortFunc(v.Hidden, func(a, b Option) int { return strings.Compare(a.Value, b.Value) })
+		m.o.Render(w, r, http.StatusOK, ReasonPage(m.o.Frame(r, "Why is this read?"), v))
 		return "", false
 	}
 	reason := reasons[i].Label
@@ -244,15 +243,15 @@ func (m *Module) fail(w http.ResponseWriter, r *http.Request, err error, back st
 		m.o.Fail(w, r, err)
 		return
 	}
-	m.o.Render(w, r, status, view.ProblemPage(m.o.Frame(r, "Not done"), msg, back))
+	m.o.Render(w, r, status, ProblemPage(m.o.Frame(r, "Not done"), msg, back))
 }
 
 // money formats an amount as the pages show it.
 func money(x domain.Money) string { return x.String() }
 
 // figuresView maps the rule's figures to the page.
-func figuresView(gross domain.Money, f domain.RoomTaxReturn, asOf domain.Date) *view.Figures {
-	v := &view.Figures{AsOf: asOf.String(), DueOn: f.DueOn.String(), EffectiveDueOn: f.EffectiveDueOn.String(), Gross: money(gross),
+func figuresView(gross domain.Money, f domain.RoomTaxReturn, asOf domain.Date) *Figures {
+	v := &Figures{AsOf: asOf.String(), DueOn: f.DueOn.String(), EffectiveDueOn: f.EffectiveDueOn.String(), Gross: money(gross),
 		ExemptSales: money(f.ExemptSales), Taxable: money(f.TaxableReceipts), Tax: money(f.Tax), LateFee: money(f.LateFilingFee),
 		Interest: money(f.Interest), Paid: money(f.Paid), Balance: money(f.Balance), Overpayment: money(f.Overpayment),
 		DelinquentAfter: f.DelinquentAfter.String(), Delinquent: f.Delinquent, Extended: f.EffectiveDueOn != f.DueOn,
@@ -270,14 +269,14 @@ var entityTitles = map[domain.ExemptEntity]string{
 	domain.EntityNonprofit:       "a nonprofit religious, charitable, scientific or educational organization",
 }
 
-var entityOptions = []view.Option{
+var entityOptions = []Option{
 	{Value: string(domain.EntityFederal), Label: "The federal government"},
 	{Value: string(domain.EntityState), Label: "The State of Wisconsin"},
 	{Value: string(domain.EntityLocalGovernment), Label: "A Wisconsin local government"},
 	{Value: string(domain.EntityNonprofit), Label: "A nonprofit (religious, charitable, scientific, educational)"},
 }
 
-var documentOptions = []view.Option{
+var documentOptions = []Option{
 	{Value: "purchase_order", Label: "Purchase order or letter of authorization"},
 	{Value: "certificate_number", Label: "Certificate of exempt status number"},
 }
@@ -286,14 +285,14 @@ var documentTitles = map[string]string{"purchase_order": "purchase order", "cert
 
 // salesView maps exempt sales to the page, marking those the rule
 // rejected.
-func salesView(sales []domain.RoomTaxExemptSale, rejected []int) []view.Sale {
-	var out []view.Sale
+func salesView(sales []domain.RoomTaxExemptSale, rejected []int) []Sale {
+	var out []Sale
 	for i, s := range sales {
 		number := s.DocumentNumber
 		if strings.TrimSpace(number) == "" {
 			number = "(no number)"
 		}
-		out = append(out, view.Sale{Line: i + 1, Amount: money(s.Amount), Entity: entityTitles[s.Entity], Buyer: s.Buyer, Document: documentTitles[s.Document],
+		out = append(out, Sale{Line: i + 1, Amount: money(s.Amount), Entity: entityTitles[s.Entity], Buyer: s.Buyer, Document: documentTitles[s.Document],
 			Number: number, Billed: s.BilledToEntity, Rejected: slices.Contains(rejected, i)})
 	}
 	return out
@@ -307,7 +306,7 @@ type filingForm struct {
 	period   string
 	gross    domain.Money
 	sales    []domain.RoomTaxExemptSale
-	inputs   []view.SaleInput
+	inputs   []SaleInput
 	signer   string
 	capacity string
 	reason   string
@@ -341,13 +340,13 @@ func parseFiling(r *http.Request, prefix string, rows int) (filingForm, error) {
 // parseSales reads a form's rows of exempt sales (fields name+N+"_amount"
 // …, N from 1 to rows); a row with neither amount nor buyer is empty. The
 // error is the first amount that is not one.
-func parseSales(r *http.Request, name string, rows int) ([]domain.RoomTaxExemptSale, []view.SaleInput, error) {
+func parseSales(r *http.Request, name string, rows int) ([]domain.RoomTaxExemptSale, []SaleInput, error) {
 	var sales []domain.RoomTaxExemptSale
-	var inputs []view.SaleInput
+	var inputs []SaleInput
 	var err error
 	for i := 1; i <= rows; i++ {
 		p := fmt.Sprintf("%s%d_", name, i)
-		in := view.SaleInput{Amount: form(r, p+"amount"), Entity: form(r, p+"entity"), Buyer: form(r, p+"buyer"), Document: form(r, p+"document"),
+		in := SaleInput{Amount: form(r, p+"amount"), Entity: form(r, p+"entity"), Buyer: form(r, p+"buyer"), Document: form(r, p+"document"),
 			Number: form(r, p+"number"), Billed: form(r, p+"billed") == "yes"}
 		inputs = append(inputs, in)
 		if in.Amount == "" && in.Buyer == "" {
@@ -385,13 +384,13 @@ func (f filingForm) digest(operator string) string {
 func form(r *http.Request, name string) string { return strings.TrimSpace(r.PostForm.Get(name)) }
 
 // inputsOf returns a form's exempt sale rows for sales, padded to rows.
-func inputsOf(sales []domain.RoomTaxExemptSale, rows int) []view.SaleInput {
-	var out []view.SaleInput
+func inputsOf(sales []domain.RoomTaxExemptSale, rows int) []SaleInput {
+	var out []SaleInput
 	for _, s := range sales {
-		out = append(out, view.SaleInput{Amount: money(s.Amount), Entity: string(s.Entity), Buyer: s.Buyer, Document: s.Document, Number: s.DocumentNumber, Billed: s.BilledToEntity})
+		out = append(out, SaleInput{Amount: money(s.Amount), Entity: string(s.Entity), Buyer: s.Buyer, Document: s.Document, Number: s.DocumentNumber, Billed: s.BilledToEntity})
 	}
 	for len(out) < rows {
-		out = append(out, view.SaleInput{Entity: string(domain.EntityFederal), Document: "purchase_order"})
+		out = append(out, SaleInput{Entity: string(domain.EntityFederal), Document: "purchase_order"})
 	}
 	return out
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
-	"github.com/villagehall/appliance/kiosk/staff/roomtax/view"
 )
 
 // The operator's pages: the start page with its returns, the return's
@@ -37,17 +36,17 @@ func (m *Module) operatorFor(r *http.Request, id string) (domain.RoomTaxOperator
 // now returns the intake time a command made now would carry.
 func (m *Module) now() domain.DateTime { return domain.DateTimeOf(m.o.Now().In(m.o.Location())) }
 
-func operatorView(op domain.RoomTaxOperator, p *domain.Params) view.Operator {
-	v := view.Operator{ID: op.ID, LegalName: op.LegalName, SellersPermit: op.SellersPermit, Contact: op.Contact, Registered: op.Registered.Date.String(),
+func operatorView(op domain.RoomTaxOperator, p *domain.Params) Operator {
+	v := Operator{ID: op.ID, LegalName: op.LegalName, SellersPermit: op.SellersPermit, Contact: op.Contact, Registered: op.Registered.Date.String(),
 		Marketplace: op.Marketplace, Closed: op.Closed, ClosedOn: op.ClosedOn.String(), CloseReason: op.CloseReason, Logins: op.Logins}
 	if op.Year != nil {
 		v.Year = op.Year.Title()
 	}
 	for _, e := range op.Establishments {
-		v.Establishments = append(v.Establishments, view.Establishment{Name: e.Name, Address: e.Address})
+		v.Establishments = append(v.Establishments, Establishment{Name: e.Name, Address: e.Address})
 	}
 	for _, q := range op.Periods {
-		v.Periods = append(v.Periods, view.PeriodRow{ID: domain.QuarterlyReturnID(op.ID, q), Period: q.String(), Status: "on record", RetainUntil: q.RetainUntil(p).String()})
+		v.Periods = append(v.Periods, PeriodRow{ID: domain.QuarterlyReturnID(op.ID, q), Period: q.String(), Status: "on record", RetainUntil: q.RetainUntil(p).String()})
 	}
 	return v
 }
@@ -70,11 +69,11 @@ func statusOf(r domain.QuarterlyReturn) string {
 }
 
 // rowsOf maps returns to list rows with their figures today.
-func (m *Module) rowsOf(returns []domain.QuarterlyReturn, today domain.Date) ([]view.ReturnRow, error) {
+func (m *Module) rowsOf(returns []domain.QuarterlyReturn, today domain.Date) ([]ReturnRow, error) {
 	p := m.o.Ledger().Params()
-	var rows []view.ReturnRow
+	var rows []ReturnRow
 	for _, r := range returns {
-		row := view.ReturnRow{ID: r.ID, Period: r.Period.String(), Status: statusOf(r), DueOn: r.Period.DueOn().String(), RetainUntil: r.Period.RetainUntil(p).String(), Tax: "—", Balance: "—"}
+		row := ReturnRow{ID: r.ID, Period: r.Period.String(), Status: statusOf(r), DueOn: r.Period.DueOn().String(), RetainUntil: r.Period.RetainUntil(p).String(), Tax: "—", Balance: "—"}
 		if _, ok := r.Input(today); ok {
 			f, err := r.Figures(today, p)
 			if err != nil {
@@ -100,7 +99,7 @@ func ids(returns []domain.QuarterlyReturn) []string {
 // for everyone else, the links their role has and their access grants.
 func (m *Module) showHome(w http.ResponseWriter, r *http.Request) {
 	who, today := m.who(r), m.o.Today()
-	v := view.Home{IsOperator: who.Role == domain.RoleHotelOperator, CanFile: staff.Allowed(who.Role, staff.CapRoomTaxFile),
+	v := Home{IsOperator: who.Role == domain.RoleHotelOperator, CanFile: staff.Allowed(who.Role, staff.CapRoomTaxFile),
 		CanAdmin: staff.Allowed(who.Role, staff.CapRoomTaxAdmin), CanDirectory: staff.Allowed(who.Role, staff.CapRoomTaxDirectory), CanLog: staff.Allowed(who.Role, staff.CapRoomTaxLog)}
 	if r.URL.Query().Get("filed") != "" {
 		v.Note = "The return is filed."
@@ -112,9 +111,9 @@ func (m *Module) showHome(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		for _, g := range grants {
-			v.Grants = append(v.Grants, view.Grant{ID: g.ID, Operator: g.Operator, Reason: g.Reason, Until: g.Until.String(), Active: g.Active(today)})
+			v.Grants = append(v.Grants, Grant{ID: g.ID, Operator: g.Operator, Reason: g.Reason, Until: g.Until.String(), Active: g.Active(today)})
 		}
-		m.o.Render(w, r, http.StatusOK, view.HomePage(m.o.Frame(r, "Room tax"), v))
+		m.o.Render(w, r, http.StatusOK, HomePage(m.o.Frame(r, "Room tax"), v))
 		return
 	}
 	op, ok, err := m.o.Reads().RoomTaxOperatorOf(who.Username)
@@ -128,10 +127,10 @@ func (m *Module) showHome(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	m.o.Render(w, r, http.StatusOK, view.HomePage(m.o.Frame(r, "Room tax"), v))
+	m.o.Render(w, r, http.StatusOK, HomePage(m.o.Frame(r, "Room tax"), v))
 }
 
-func (m *Module) operatorHome(r *http.Request, op domain.RoomTaxOperator, today domain.Date, v *view.Home) error {
+func (m *Module) operatorHome(r *http.Request, op domain.RoomTaxOperator, today domain.Date, v *Home) error {
 	p := m.o.Ledger().Params()
 	ov := operatorView(op, p)
 	v.Operator = &ov
@@ -161,7 +160,7 @@ func (m *Module) operatorHome(r *http.Request, op domain.RoomTaxOperator, today 
 	filed := map[int]bool{}
 	for _, a := range annual {
 		filed[a.Year] = true
-		v.Annual = append(v.Annual, view.AnnualRow{ID: a.ID, Year: strconv.Itoa(a.Year), FiledAt: a.FiledAt.Date.String(), Difference: money(a.Difference)})
+		v.Annual = append(v.Annual, AnnualRow{ID: a.ID, Year: strconv.Itoa(a.Year), FiledAt: a.FiledAt.Date.String(), Difference: money(a.Difference)})
 	}
 	if op.Year != nil {
 		years := map[int]bool{}
@@ -215,7 +214,7 @@ func (m *Module) showOperatorReturns(w http.ResponseWriter, r *http.Request) {
 		m.o.Fail(w, r, err)
 		return
 	}
-	v := view.Home{ReadID: readID}
+	v := Home{ReadID: readID}
 	ov := operatorView(op, m.o.Ledger().Params())
 	v.Operator = &ov
 	if v.Returns, err = m.rowsOf(returns, m.o.Today()); err != nil {
@@ -228,9 +227,9 @@ func (m *Module) showOperatorReturns(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, a := range annual {
-		v.Annual = append(v.Annual, view.AnnualRow{ID: a.ID, Year: strconv.Itoa(a.Year), FiledAt: a.FiledAt.Date.String(), Difference: money(a.Difference)})
+		v.Annual = append(v.Annual, AnnualRow{ID: a.ID, Year: strconv.Itoa(a.Year), FiledAt: a.FiledAt.Date.String(), Difference: money(a.Difference)})
 	}
-	m.o.Render(w, r, http.StatusOK, view.OperatorReturnsPage(m.o.Frame(r, "Returns of "+op.LegalName), v))
+	m.o.Render(w, r, http.StatusOK, OperatorReturnsPage(m.o.Frame(r, "Returns of "+op.LegalName), v))
 }
 
 // showReturn shows a quarterly return, once its read is recorded.
@@ -257,16 +256,16 @@ func (m *Module) showReturn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v.ReadID = readID
-	m.o.Render(w, r, http.StatusOK, view.ReturnPage(m.o.Frame(r, "Room tax return "+q.String()), v))
+	m.o.Render(w, r, http.StatusOK, ReturnPage(m.o.Frame(r, "Room tax return "+q.String()), v))
 }
 
 // returnView maps a return to its page; the treasurer's office sees a
 // return not on record too (to extend or estimate it).
-func (m *Module) returnView(r *http.Request, id, opID string, q domain.Quarter) (view.Return, error) {
+func (m *Module) returnView(r *http.Request, id, opID string, q domain.Quarter) (Return, error) {
 	who, today, p := m.who(r), m.o.Today(), m.o.Ledger().Params()
 	op, err := m.o.Reads().RoomTaxOperator(opID)
 	if err != nil {
-		return view.Return{}, err
+		return Return{}, err
 	}
 	ret, err := m.o.Reads().RoomTaxReturn(id)
 	admin := staff.Allowed(who.Role, staff.CapRoomTaxAdmin)
@@ -274,9 +273,9 @@ func (m *Module) returnView(r *http.Request, id, opID string, q domain.Quarter) 
 		ret, err = domain.QuarterlyReturn{ID: id, Operator: opID, Period: q}, nil
 	}
 	if err != nil {
-		return view.Return{}, err
+		return Return{}, err
 	}
-	v := view.Return{ID: id, Operator: opID, OperatorName: op.LegalName, Period: q.String(), Status: statusOf(ret), RetainUntil: q.RetainUntil(p).String(),
+	v := Return{ID: id, Operator: opID, OperatorName: op.LegalName, Period: q.String(), Status: statusOf(ret), RetainUntil: q.RetainUntil(p).String(),
 		CanAdmin: admin, CanAmend: staff.Allowed(who.Role, staff.CapRoomTaxFile), Today: today.String(),
 		ExtendMax: q.DueOn().AddMonths(p.At(q.DueOn()).RoomTaxExtensionMonths).String()}
 	_, v.Filed = ret.Filed(domain.Date{})
@@ -299,7 +298,7 @@ func (m *Module) returnView(r *http.Request, id, opID string, q domain.Quarter) 
 		v.Entities, v.Documents = entityOptions, documentOptions
 	}
 	for i, f := range ret.Filings {
-		v.Filings = append(v.Filings, view.Filing{Version: i + 1, FiledAt: f.FiledAt.String(), By: f.By, Signer: f.Signer, Capacity: f.Capacity,
+		v.Filings = append(v.Filings, Filing{Version: i + 1, FiledAt: f.FiledAt.String(), By: f.By, Signer: f.Signer, Capacity: f.Capacity,
 			Gross: money(f.GrossReceipts), Amends: f.Amends, Reason: f.Reason, Annual: f.Annual})
 	}
 	if e := ret.Extension; e != nil {
@@ -309,10 +308,10 @@ func (m *Module) returnView(r *http.Request, id, opID string, q domain.Quarter) 
 		v.NoInterest = fmt.Sprintf("%s, found %s by %s. %s", strings.ReplaceAll(n.Ground, "_", " "), n.At.Date, n.By, n.Note)
 	}
 	for _, x := range ret.Payments {
-		v.Payments = append(v.Payments, view.Payment{At: x.At.String(), Amount: money(x.Amount), Tender: string(x.Tender), Reference: x.Reference, Receipt: x.Receipt, Payer: x.Payer})
+		v.Payments = append(v.Payments, Payment{At: x.At.String(), Amount: money(x.Amount), Tender: string(x.Tender), Reference: x.Reference, Receipt: x.Receipt, Payer: x.Payer})
 	}
 	for _, d := range ret.Determinations {
-		v.Determinations = append(v.Determinations, view.Determination{Kind: domain.DeterminationTitle(d.Kind), At: d.At.String(), By: d.By, Basis: d.Basis,
+		v.Determinations = append(v.Determinations, Determination{Kind: domain.DeterminationTitle(d.Kind), At: d.At.String(), By: d.By, Basis: d.Basis,
 			Gross: money(d.GrossReceipts), Tax: money(d.Tax), RefundDue: money(d.RefundDue), Sales: salesView(d.ExemptSales, nil)})
 	}
 	if ref := ret.PaymentReference(); who.Role == domain.RoleHotelOperator && ref != "" {
@@ -328,8 +327,8 @@ func (m *Module) returnView(r *http.Request, id, opID string, q domain.Quarter) 
 }
 
 // fileForm is the empty return's form for an operator.
-func (m *Module) fileForm(op domain.RoomTaxOperator, period string) view.FileForm {
-	v := view.FileForm{Operator: op.ID, OperatorName: op.LegalName, Action: "/staff/room-tax/operators/" + op.ID + "/file", Heading: "Quarterly return (§5.22(3)(b))",
+func (m *Module) fileForm(op domain.RoomTaxOperator, period string) FileForm {
+	v := FileForm{Operator: op.ID, OperatorName: op.LegalName, Action: "/staff/room-tax/operators/" + op.ID + "/file", Heading: "Quarterly return (§5.22(3)(b))",
 		Period: period, NeedsElection: op.Year == nil, Entities: entityOptions, Documents: documentOptions, Sales: inputsOf(nil, saleRows)}
 	for _, q := range endedQuarters(op.Registered.Date.AddMonths(-12), m.o.Today()) {
 		if !slices.Contains(op.Periods, q) {
@@ -357,7 +356,7 @@ func (m *Module) showFileForm(w http.ResponseWriter, r *http.Request) {
 	if len(v.Periods) == 0 {
 		v.Error = "No quarter is open to file: every ended quarter has its return."
 	}
-	m.o.Render(w, r, http.StatusOK, view.FilePage(m.o.Frame(r, "File a room tax return"), v))
+	m.o.Render(w, r, http.StatusOK, FilePage(m.o.Frame(r, "File a room tax return"), v))
 }
 
 // submitFile previews a return's figures (action=preview) or, once they
@@ -404,7 +403,7 @@ func (m *Module) submitFile(w http.ResponseWriter, r *http.Request) {
 // preview shows the rule's figures for a filing and reports whether the
 // request signs what it previewed (then the caller files it). Otherwise it
 // has answered: the preview, or why it cannot be signed yet.
-func (m *Module) preview(w http.ResponseWriter, r *http.Request, v *view.FileForm, base domain.QuarterlyReturn, f filingForm, operator string) bool {
+func (m *Module) preview(w http.ResponseWriter, r *http.Request, v *FileForm, base domain.QuarterlyReturn, f filingForm, operator string) bool {
 	fig, err := base.PreviewFiling(domain.RoomTaxFiling{GrossReceipts: f.gross, ExemptSales: f.sales}, m.now(), m.o.Ledger().Params())
 	if err != nil {
 		m.showFileError(w, r, *v, err)
@@ -435,23 +434,23 @@ func (m *Module) preview(w http.ResponseWriter, r *http.Request, v *view.FileFor
 			return false
 		}
 	}
-	m.o.Render(w, r, status, view.FilePage(m.o.Frame(r, "Check and sign the return"), *v))
+	m.o.Render(w, r, status, FilePage(m.o.Frame(r, "Check and sign the return"), *v))
 	return false
 }
 
-func (m *Module) showFileError(w http.ResponseWriter, r *http.Request, v view.FileForm, err error) {
+func (m *Module) showFileError(w http.ResponseWriter, r *http.Request, v FileForm, err error) {
 	status, msg, ok := m.o.FormError(err)
 	if !ok {
 		m.o.Fail(w, r, err)
 		return
 	}
 	v.Error, v.Preview, v.Digest = msg, nil, ""
-	m.o.Render(w, r, status, view.FilePage(m.o.Frame(r, "File a room tax return"), v))
+	m.o.Render(w, r, status, FilePage(m.o.Frame(r, "File a room tax return"), v))
 }
 
 // amendForm is the empty form of an amended return.
-func (m *Module) amendForm(op domain.RoomTaxOperator, ret domain.QuarterlyReturn) view.FileForm {
-	return view.FileForm{Operator: op.ID, OperatorName: op.LegalName, Action: returnURL(ret.ID) + "/amend", Heading: "Amended return for " + ret.Period.String(),
+func (m *Module) amendForm(op domain.RoomTaxOperator, ret domain.QuarterlyReturn) FileForm {
+	return FileForm{Operator: op.ID, OperatorName: op.LegalName, Action: returnURL(ret.ID) + "/amend", Heading: "Amended return for " + ret.Period.String(),
 		Period: ret.Period.String(), Amend: true, Entities: entityOptions, Documents: documentOptions}
 }
 
@@ -490,7 +489,7 @@ func (m *Module) showAmendForm(w http.ResponseWriter, r *http.Request) {
 	last = ret.Filings[len(ret.Filings)-1]
 	v := m.amendForm(op, ret)
 	v.Gross, v.Sales, v.Signer, v.Capacity = money(last.GrossReceipts), inputsOf(last.ExemptSales, saleRows), last.Signer, last.Capacity
-	m.o.Render(w, r, http.StatusOK, view.FilePage(m.o.Frame(r, "Amend a room tax return"), v))
+	m.o.Render(w, r, http.StatusOK, FilePage(m.o.Frame(r, "Amend a room tax return"), v))
 }
 
 // submitAmend previews an amended return or files it signed.
@@ -553,8 +552,8 @@ func (m *Module) annualContext(r *http.Request) (domain.RoomTaxOperator, int, er
 	return op, year, nil
 }
 
-func (m *Module) annualForm(op domain.RoomTaxOperator, year int) view.AnnualForm {
-	return view.AnnualForm{Operator: op.ID, OperatorName: op.LegalName, Year: strconv.Itoa(year), Election: op.Year.Title(),
+func (m *Module) annualForm(op domain.RoomTaxOperator, year int) AnnualForm {
+	return AnnualForm{Operator: op.ID, OperatorName: op.LegalName, Year: strconv.Itoa(year), Election: op.Year.Title(),
 		DueOn: op.Year.AnnualDueOn(year, m.o.Ledger().Params()).String(), Action: fmt.Sprintf("/staff/room-tax/operators/%s/annual/%d", op.ID, year)}
 }
 
@@ -581,7 +580,7 @@ func (m *Module) showAnnualForm(w http.ResponseWriter, r *http.Request) {
 	}
 	v := m.annualForm(op, year)
 	for _, q := range quarters {
-		line := view.AnnualFormQuarter{Period: q.String(), FiledGross: "not filed"}
+		line := AnnualFormQuarter{Period: q.String(), FiledGross: "not filed"}
 		if ret, err := m.o.Reads().RoomTaxReturn(domain.QuarterlyReturnID(op.ID, q)); err == nil && len(ret.Filings) > 0 {
 			last := ret.Filings[len(ret.Filings)-1]
 			line.Gross, line.FiledGross = money(last.GrossReceipts), money(last.GrossReceipts)
@@ -589,7 +588,7 @@ func (m *Module) showAnnualForm(w http.ResponseWriter, r *http.Request) {
 		}
 		v.Quarters = append(v.Quarters, line)
 	}
-	m.o.Render(w, r, http.StatusOK, view.AnnualFormPage(m.o.Frame(r, "Annual room tax return"), v))
+	m.o.Render(w, r, http.StatusOK, AnnualFormPage(m.o.Frame(r, "Annual room tax return"), v))
 }
 
 // submitAnnual files the annual return.
@@ -608,7 +607,7 @@ func (m *Module) submitAnnual(w http.ResponseWriter, r *http.Request) {
 		if err == nil {
 			err = qerr
 		}
-		v.Quarters = append(v.Quarters, view.AnnualFormQuarter{Period: form(r, fmt.Sprintf("q%d_period", i)), Gross: f.grossRaw, Sales: slices.DeleteFunc(f.inputs, func(s view.SaleInput) bool { return s.Amount == "" && s.Buyer == "" })})
+		v.Quarters = append(v.Quarters, AnnualFormQuarter{Period: form(r, fmt.Sprintf("q%d_period", i)), Gross: f.grossRaw, Sales: slices.DeleteFunc(f.inputs, func(s SaleInput) bool { return s.Amount == "" && s.Buyer == "" })})
 		if err != nil {
 			m.annualError(w, r, v, err)
 			return
@@ -626,14 +625,14 @@ func (m *Module) submitAnnual(w http.ResponseWriter, r *http.Request) {
 	m.o.Redirect(w, r, to)
 }
 
-func (m *Module) annualError(w http.ResponseWriter, r *http.Request, v view.AnnualForm, err error) {
+func (m *Module) annualError(w http.ResponseWriter, r *http.Request, v AnnualForm, err error) {
 	status, msg, ok := m.o.FormError(err)
 	if !ok {
 		m.o.Fail(w, r, err)
 		return
 	}
 	v.Error = msg
-	m.o.Render(w, r, status, view.AnnualFormPage(m.o.Frame(r, "Annual room tax return"), v))
+	m.o.Render(w, r, status, AnnualFormPage(m.o.Frame(r, "Annual room tax return"), v))
 }
 
 // showAnnual shows an annual return, once its read is recorded.
@@ -665,12 +664,12 @@ func (m *Module) showAnnual(w http.ResponseWriter, r *http.Request) {
 		m.o.Fail(w, r, err)
 		return
 	}
-	v := view.Annual{ID: a.ID, Operator: a.Operator, OperatorName: op.LegalName, Year: strconv.Itoa(a.Year), Election: a.Election.Title(), DueOn: a.DueOn.String(),
+	v := Annual{ID: a.ID, Operator: a.Operator, OperatorName: op.LegalName, Year: strconv.Itoa(a.Year), Election: a.Election.Title(), DueOn: a.DueOn.String(),
 		FiledAt: a.FiledAt.String(), By: a.By, Signer: a.Signer, Capacity: a.Capacity, FiledTax: money(a.FiledTax), Tax: money(a.Tax), Difference: money(a.Difference),
 		ReadID: readID, Late: a.Late()}
 	for _, q := range a.Quarters {
-		v.Quarters = append(v.Quarters, view.AnnualQuarter{Period: q.Period.String(), Gross: money(q.GrossReceipts), FiledTax: money(q.FiledTax), Tax: money(q.Tax),
+		v.Quarters = append(v.Quarters, AnnualQuarter{Period: q.Period.String(), Gross: money(q.GrossReceipts), FiledTax: money(q.FiledTax), Tax: money(q.Tax),
 			Difference: money(q.Difference), Corrected: q.Corrected})
 	}
-	m.o.Render(w, r, http.StatusOK, view.AnnualPage(m.o.Frame(r, "Annual room tax return "+strconv.Itoa(a.Year)), v))
+	m.o.Render(w, r, http.StatusOK, AnnualPage(m.o.Frame(r, "Annual room tax return "+strconv.Itoa(a.Year)), v))
 }

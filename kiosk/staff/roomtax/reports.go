@@ -8,7 +8,6 @@ import (
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
-	"github.com/villagehall/appliance/kiosk/staff/roomtax/view"
 )
 
 // Reports: the collections of a year in total (public) and by operator
@@ -56,19 +55,19 @@ func (m *Module) renderReports(w http.ResponseWriter, r *http.Request, status in
 	quarters, total := domain.RoomTaxCollections(returns, year)
 	share := domain.ComputeTourismShare(year, total.Total, transfers, m.o.Ledger().Params())
 	who := m.who(r)
-	v := view.Reports{Year: strconv.Itoa(year), Total: money(total.Total), Collections: money(share.Collections), Retained: money(share.Retained),
+	v := Reports{Year: strconv.Itoa(year), Total: money(total.Total), Collections: money(share.Collections), Retained: money(share.Retained),
 		Share: share.Share.Percent(), Required: money(share.Required), Transferred: money(share.Transferred), Due: money(share.Remaining),
 		CanAdmin:      staff.Allowed(who.Role, staff.CapRoomTaxAdmin),
 		CanByOperator: who.Role == domain.RoleTreasurer || who.Role == domain.RoleAuditor, Error: problem}
 	for i, q := range quarters {
-		v.Quarters = append(v.Quarters, view.QuarterTotal{Period: domain.Quarter{Year: year, Q: i + 1}.String(), Total: money(q.Total)})
+		v.Quarters = append(v.Quarters, QuarterTotal{Period: domain.Quarter{Year: year, Q: i + 1}.String(), Total: money(q.Total)})
 	}
 	for _, t := range transfers {
 		if t.Year == year {
-			v.Transfers = append(v.Transfers, view.Transfer{ID: t.ID, Year: strconv.Itoa(t.Year), On: t.On.String(), Amount: money(t.Amount), To: t.To, Reference: t.Reference, By: t.By})
+			v.Transfers = append(v.Transfers, Transfer{ID: t.ID, Year: strconv.Itoa(t.Year), On: t.On.String(), Amount: money(t.Amount), To: t.To, Reference: t.Reference, By: t.By})
 		}
 	}
-	m.o.Render(w, r, status, view.ReportsPage(m.o.Frame(r, "Room tax collections"), v))
+	m.o.Render(w, r, status, ReportsPage(m.o.Frame(r, "Room tax collections"), v))
 }
 
 // showByOperator shows the collections of a year by operator: a read of
@@ -100,15 +99,15 @@ func (m *Module) showByOperator(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	quarters, total := domain.RoomTaxCollections(returns, year)
-	v := view.ByOperator{Year: strconv.Itoa(year), ReadID: readID, Total: money(total.Total)}
+	v := ByOperator{Year: strconv.Itoa(year), ReadID: readID, Total: money(total.Total)}
 	for _, op := range ops {
-		row := view.OperatorTotal{Operator: op.ID, Name: op.LegalName, Total: money(total.ByOperator[op.ID])}
+		row := OperatorTotal{Operator: op.ID, Name: op.LegalName, Total: money(total.ByOperator[op.ID])}
 		for _, q := range quarters {
 			row.Quarters = append(row.Quarters, money(q.ByOperator[op.ID]))
 		}
 		v.Rows = append(v.Rows, row)
 	}
-	m.o.Render(w, r, http.StatusOK, view.ByOperatorPage(m.o.Frame(r, "Room tax collections by operator, "+strconv.Itoa(year)), v))
+	m.o.Render(w, r, http.StatusOK, ByOperatorPage(m.o.Frame(r, "Room tax collections by operator, "+strconv.Itoa(year)), v))
 }
 
 // submitTransfer records a transfer of collections to tourism promotion.

@@ -11,7 +11,6 @@ import (
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
-	"github.com/villagehall/appliance/kiosk/staff/roomtax/view"
 )
 
 // The treasurer's office: operator accounts, extensions, determinations,
@@ -28,37 +27,37 @@ func newID(prefix string) string {
 
 const estRows = 3
 
-func (m *Module) operatorsView(r *http.Request, f view.OperatorForm) (view.Operators, error) {
+func (m *Module) operatorsView(r *http.Request, f OperatorForm) (Operators, error) {
 	ops, err := m.o.Reads().RoomTaxOperators()
-	v := view.Operators{CanAdmin: staff.Allowed(m.who(r).Role, staff.CapRoomTaxAdmin), Form: f}
+	v := Operators{CanAdmin: staff.Allowed(m.who(r).Role, staff.CapRoomTaxAdmin), Form: f}
 	for _, op := range ops {
 		v.Rows = append(v.Rows, operatorView(op, m.o.Ledger().Params()))
 	}
 	for len(v.Form.Establishments) < estRows {
-		v.Form.Establishments = append(v.Form.Establishments, view.Establishment{})
+		v.Form.Establishments = append(v.Form.Establishments, Establishment{})
 	}
 	return v, err
 }
 
 // showOperators lists the operators (no figures) and the registration form.
 func (m *Module) showOperators(w http.ResponseWriter, r *http.Request) {
-	v, err := m.operatorsView(r, view.OperatorForm{})
+	v, err := m.operatorsView(r, OperatorForm{})
 	if err != nil {
 		m.o.Fail(w, r, err)
 		return
 	}
-	m.o.Render(w, r, http.StatusOK, view.OperatorsPage(m.o.Frame(r, "Room tax operators"), v))
+	m.o.Render(w, r, http.StatusOK, OperatorsPage(m.o.Frame(r, "Room tax operators"), v))
 }
 
 // submitRegister registers an operator.
 func (m *Module) submitRegister(w http.ResponseWriter, r *http.Request) {
-	f := view.OperatorForm{ID: form(r, "id"), LegalName: form(r, "legal_name"), SellersPermit: form(r, "sellers_permit"), Contact: form(r, "contact"), Marketplace: form(r, "marketplace") == "yes"}
+	f := OperatorForm{ID: form(r, "id"), LegalName: form(r, "legal_name"), SellersPermit: form(r, "sellers_permit"), Contact: form(r, "contact"), Marketplace: form(r, "marketplace") == "yes"}
 	p := &domain.RoomTaxOperatorChange{Op: domain.OperatorRegister, ID: f.ID, LegalName: f.LegalName, SellersPermit: f.SellersPermit, Contact: f.Contact, Marketplace: f.Marketplace}
 	if p.ID == "" {
 		p.ID = domain.OperatorIDFor(f.LegalName)
 	}
 	for i := 1; i <= estRows; i++ {
-		e := view.Establishment{Name: form(r, fmt.Sprintf("est%d_name", i)), Address: form(r, fmt.Sprintf("est%d_address", i))}
+		e := Establishment{Name: form(r, fmt.Sprintf("est%d_name", i)), Address: form(r, fmt.Sprintf("est%d_address", i))}
 		f.Establishments = append(f.Establishments, e)
 		if e.Name != "" || e.Address != "" {
 			p.Establishments = append(p.Establishments, domain.Establishment{Name: e.Name, Address: e.Address})
@@ -76,7 +75,7 @@ func (m *Module) submitRegister(w http.ResponseWriter, r *http.Request) {
 			m.o.Fail(w, r, verr)
 			return
 		}
-		m.o.Render(w, r, status, view.OperatorsPage(m.o.Frame(r, "Room tax operators"), v))
+		m.o.Render(w, r, status, OperatorsPage(m.o.Frame(r, "Room tax operators"), v))
 		return
 	}
 	m.o.Redirect(w, r, "/staff/room-tax/operators/"+p.ID)
@@ -95,7 +94,7 @@ func (m *Module) renderOperator(w http.ResponseWriter, r *http.Request, status i
 		return
 	}
 	who := m.who(r)
-	v := view.OperatorPage{Operator: operatorView(op, m.o.Ledger().Params()), CanAdmin: staff.Allowed(who.Role, staff.CapRoomTaxAdmin),
+	v := OperatorPage{Operator: operatorView(op, m.o.Ledger().Params()), CanAdmin: staff.Allowed(who.Role, staff.CapRoomTaxAdmin),
 		CanRead: staff.Allowed(who.Role, staff.CapRoomTaxRead), Notice: notice, Error: problem, Today: m.o.Today().String()}
 	if v.CanAdmin {
 		users, err := m.o.Reads().StaffUsers()
@@ -122,7 +121,7 @@ func (m *Module) renderOperator(w http.ResponseWriter, r *http.Request, status i
 			v.Unfiled = append(v.Unfiled, q.String())
 		}
 	}
-	m.o.Render(w, r, status, view.OperatorAccountPage(m.o.Frame(r, "Operator "+op.LegalName), v))
+	m.o.Render(w, r, status, OperatorAccountPage(m.o.Frame(r, "Operator "+op.LegalName), v))
 }
 
 // submitOperator links or unlinks a login, or closes the account.
@@ -278,9 +277,9 @@ func (m *Module) renderGrants(w http.ResponseWriter, r *http.Request, status int
 		return
 	}
 	today := m.o.Today()
-	v := view.Grants{Error: problem}
+	v := Grants{Error: problem}
 	for _, g := range grants {
-		v.Rows = append(v.Rows, view.Grant{ID: g.ID, Official: g.Official, Operator: g.Operator, Reason: g.Reason, Until: g.Until.String(),
+		v.Rows = append(v.Rows, Grant{ID: g.ID, Official: g.Official, Operator: g.Operator, Reason: g.Reason, Until: g.Until.String(),
 			GrantedAt: g.GrantedAt.String(), GrantedBy: g.GrantedBy, Active: g.Active(today), Revoked: g.Revoked})
 	}
 	users, err := m.o.Reads().StaffUsers()
@@ -292,7 +291,7 @@ func (m *Module) renderGrants(w http.ResponseWriter, r *http.Request, status int
 		switch u.Role {
 		case domain.RoleClerk, domain.RoleAdministrator, domain.RoleBoard, domain.RolePresident:
 			if !u.Disabled {
-				v.Officials = append(v.Officials, view.Option{Value: u.Username, Label: u.Name + " (" + u.Role.Title() + ")"})
+				v.Officials = append(v.Officials, Option{Value: u.Username, Label: u.Name + " (" + u.Role.Title() + ")"})
 			}
 		}
 	}
@@ -302,9 +301,9 @@ func (m *Module) renderGrants(w http.ResponseWriter, r *http.Request, status int
 		return
 	}
 	for _, op := range ops {
-		v.Operators = append(v.Operators, view.Option{Value: op.ID, Label: op.LegalName})
+		v.Operators = append(v.Operators, Option{Value: op.ID, Label: op.LegalName})
 	}
-	m.o.Render(w, r, status, view.GrantsPage(m.o.Frame(r, "Room tax access grants"), v))
+	m.o.Render(w, r, status, GrantsPage(m.o.Frame(r, "Room tax access grants"), v))
 }
 
 // submitGrant grants an official access to an operator's returns.
@@ -343,19 +342,19 @@ func (m *Module) showReads(w http.ResponseWriter, r *http.Request) {
 		m.o.Fail(w, r, err)
 		return
 	}
-	v := view.Reads{Operator: operator}
+	v := Reads{Operator: operator}
 	for _, x := range reads {
-		v.Rows = append(v.Rows, view.Read{ID: x.ID, At: x.At.String(), Reader: x.Reader, Role: x.Role.Title(), Basis: x.Basis, What: x.What, Operator: x.Operator,
+		v.Rows = append(v.Rows, Read{ID: x.ID, At: x.At.String(), Reader: x.Reader, Role: x.Role.Title(), Basis: x.Basis, What: x.What, Operator: x.Operator,
 			Subjects: strings.Join(x.Subjects, ", "), Reason: x.Reason, Official: strings.TrimSpace(x.Official + " " + x.Agency)})
 	}
-	m.o.Render(w, r, http.StatusOK, view.ReadsPage(m.o.Frame(r, "Reads of room tax returns"), v))
+	m.o.Render(w, r, http.StatusOK, ReadsPage(m.o.Frame(r, "Reads of room tax returns"), v))
 }
 
-func (m *Module) operatorOptions() ([]view.Option, error) {
+func (m *Module) operatorOptions() ([]Option, error) {
 	ops, err := m.o.Reads().RoomTaxOperators()
-	var out []view.Option
+	var out []Option
 	for _, op := range ops {
-		out = append(out, view.Option{Value: op.ID, Label: op.LegalName + " (" + op.ID + ")"})
+		out = append(out, Option{Value: op.ID, Label: op.LegalName + " (" + op.ID + ")"})
 	}
 	return out, err
 }
@@ -375,7 +374,7 @@ func (m *Module) showEnforcement(w http.ResponseWriter, r *http.Request) {
 // sellers' returns, so the page is a read of them, recorded (with reason)
 // before it is shown.
 func (m *Module) renderEnforcement(w http.ResponseWriter, r *http.Request, status int, problem, reason string) {
-	v := view.Enforcement{Error: problem}
+	v := Enforcement{Error: problem}
 	var err error
 	if v.Operators, err = m.operatorOptions(); err != nil {
 		m.o.Fail(w, r, err)
@@ -387,7 +386,7 @@ func (m *Module) renderEnforcement(w http.ResponseWriter, r *http.Request, statu
 		return
 	}
 	for _, c := range certs {
-		v.Certificates = append(v.Certificates, view.Certificate{ID: c.ID, Operator: c.Operator, Requester: c.Requester, RequesterIs: c.RequesterIs, IssuedOn: c.IssuedOn.String(), NothingDue: c.NothingDue})
+		v.Certificates = append(v.Certificates, Certificate{ID: c.ID, Operator: c.Operator, Requester: c.Requester, RequesterIs: c.RequesterIs, IssuedOn: c.IssuedOn.String(), NothingDue: c.NothingDue})
 	}
 	succ, err := m.o.Reads().SuccessorLiabilities()
 	if err != nil {
@@ -406,7 +405,7 @@ func (m *Module) renderEnforcement(w http.ResponseWriter, r *http.Request, statu
 		}
 	}
 	for _, s := range succ {
-		v.Successors = append(v.Successors, view.Successor{ID: s.ID, Operator: s.Operator, Successor: s.Successor, Certificate: s.Certificate, Price: money(s.PurchasePrice),
+		v.Successors = append(v.Successors, Successor{ID: s.ID, Operator: s.Operator, Successor: s.Successor, Certificate: s.Certificate, Price: money(s.PurchasePrice),
 			Due: money(s.AmountDue), Liability: money(s.Liability), At: s.At.Date.String()})
 	}
 	fs, err := m.o.Reads().Forfeitures()
@@ -415,10 +414,10 @@ func (m *Module) renderEnforcement(w http.ResponseWriter, r *http.Request, statu
 		return
 	}
 	for _, f := range fs {
-		v.Forfeitures = append(v.Forfeitures, view.Forfeiture{ID: f.ID, Operator: f.Operator, Violation: f.Violation, From: f.From.String(), To: f.To.String(),
+		v.Forfeitures = append(v.Forfeitures, Forfeiture{ID: f.ID, Operator: f.Operator, Violation: f.Violation, From: f.From.String(), To: f.To.String(),
 			Days: strconv.Itoa(f.Days), PerDay: money(f.PerDay), Total: money(f.Total)})
 	}
-	m.o.Render(w, r, status, view.EnforcementPage(m.o.Frame(r, "Room tax: sales of businesses and forfeitures"), v))
+	m.o.Render(w, r, status, EnforcementPage(m.o.Frame(r, "Room tax: sales of businesses and forfeitures"), v))
 }
 
 func (m *Module) enforcementAnswer(w http.ResponseWriter, r *http.Request, err error, to string) {
@@ -458,12 +457,12 @@ func (m *Module) showCertificate(w http.ResponseWriter, r *http.Request) {
 		m.o.Fail(w, r, err)
 		return
 	}
-	v := view.Certificate{ID: c.ID, Operator: c.Operator, Requester: c.Requester, RequesterIs: c.RequesterIs, IssuedOn: c.IssuedOn.String(), AmountDue: money(c.AmountDue),
+	v := Certificate{ID: c.ID, Operator: c.Operator, Requester: c.Requester, RequesterIs: c.RequesterIs, IssuedOn: c.IssuedOn.String(), AmountDue: money(c.AmountDue),
 		By: c.By, NothingDue: c.NothingDue, ReadID: readID}
 	for _, q := range c.Unfiled {
 		v.Unfiled = append(v.Unfiled, q.String())
 	}
-	m.o.Render(w, r, http.StatusOK, view.CertificatePage(m.o.Frame(r, "Certificate "+c.ID), v))
+	m.o.Render(w, r, http.StatusOK, CertificatePage(m.o.Frame(r, "Certificate "+c.ID), v))
 }
 
 // submitSuccessor records a successor's liability.

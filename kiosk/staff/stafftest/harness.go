@@ -22,11 +22,15 @@ import (
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
+	"github.com/villagehall/appliance/kiosk/staff/bills"
 	"github.com/villagehall/appliance/kiosk/staff/fees"
 	"github.com/villagehall/appliance/kiosk/staff/journal"
+	"github.com/villagehall/appliance/kiosk/staff/letters"
 	"github.com/villagehall/appliance/kiosk/staff/november"
 	"github.com/villagehall/appliance/kiosk/staff/parcels"
+	"github.com/villagehall/appliance/kiosk/staff/refunds"
 	"github.com/villagehall/appliance/kiosk/staff/users"
+	"github.com/villagehall/appliance/kiosk/staff/window"
 )
 
 // Hasher is a password hasher for tests: real argon2id, tiny cost.
@@ -127,8 +131,12 @@ func (h *Harness) serve() {
 // office grew packages of its own.
 func FrontDesk() []staff.Module {
 	return []staff.Module{
+		window.New(),
+		bills.New(),
+		letters.New(),
 		parcels.New(),
 		november.New(),
+		refunds.New(),
 		fees.New(),
 		journal.New(),
 		users.New(),

@@ -1,0 +1,154 @@
+package refunds_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/staff/stafftest"
+)
+
+// TestReturnedCheckAndRefund: a check overpays a bill; the refund shows in
+// the queue with its deadline; the treasurer approves it; the check comes
+// back unpaid, so the payment is reversed, the fee billed, the refund
+// cancelled and a notice made for the payer.
+func TestReturnedCheckAndRefund(t *testing.T) {
+	h := stafftest.New(t)
+	c := h.SignedIn("jdoe", domain.RoleClerk)
+	c.Post("/staff/window/open", url.Values{"float": {"0.00"}})
+	c.Get("/staff/window")
+	pay := url.Values{"bill": {"B-2026-0102"}, "amount": {"100.00"}, "tender": {"check"}, "reference": {"3003"}, "payer": {"Luis Ramirez"}}
+	// A check over the balance: a warning and a confirm before it posts.
+	if p := c.Post("/staff/window/pay", pay); p.Status != http.StatusOK || !p.Has("confirm-overpayment") {
+		t.Fatalf("an overpaying check posted without a confirm: %d", p.Status)
+	}
+	pay.Set("confirm", "yes")
+	p := c.Post("/staff/window/pay", pay)
+	if p.Status != http.StatusSeeOther {
+		t.Fatalf("check: %d %s", p.Status, p.Text("window-error"))
+	}
+	p = c.Get(p.Location)
+	receipt := p.Text("receipt-number")
+	if !p.Has("return-check") {
+		t.Fatal("a check's receipt offers no returned-check link to the clerk")
+	}
+	p = c.Get("/staff/refunds")
+	row := p.Doc.Find(`tr[data-refund]`)
+	if row.Length() != 1 || !strings.Contains(row.Text(), "10.00") || !strings.Contains(row.Text(), "due") {
+		t.Fatalf("refund queue: %q", p.Text("refunds"))
+	}
+	cmd, _ := row.Attr("data-refund")
+	if p.Has("approve-" + cmd) {
+		t.Fatal("the clerk is offered the approval")
+	}
+	tr := h.SignedIn("treasurer", domain.RoleTreasurer)
+	tr.Get("/staff/refunds")
+	// The queue names the payee and the address the check goes to; the
+	// approval asks for a confirmation that repeats them, so a check is not
+	// written to the wrong person.
+	pc, _ := h.Ledger.Parcel("0601-141-2002")
+	if payee := p.Text("refund-payee-" + cmd); !strings.Contains(payee, "Luis Ramirez") || pc.Address == "" || !strings.Contains(payee, pc.Address) {
+		t.Fatalf("payee %q, want Luis Ramirez at %q", payee, pc.Address)
+	}
+	if p := tr.Post("/staff/refunds/"+cmd+"/approve", url.Values{"bill": {"B-2026-0102"}}); p.Status != http.StatusOK || !strings.Contains(p.Text("approve-summary"), "$10.00 to Luis Ramirez, "+pc.Address) {
+		t.Fatalf("approve without a confirmation: %d %q", p.Status, p.Text("approve-summary"))
+	}
+	if p := tr.Get("/staff/refunds"); strings.Contains(p.Text("refund-state-"+cmd), "approved") {
+		t.Fatal("the confirmation page approved the refund")
+	}
+	if p := tr.Post("/staff/refunds/"+cmd+"/approve", url.Values{"bill": {"B-2026-0102"}, "confirm": {"yes"}}); p.Status != http.StatusSeeOther {
+		t.Fatalf("approve: %d %s", p.Status, p.Text("error"))
+	}
+	if p := tr.Get("/staff/refunds"); !strings.Contains(p.Text("refund-state-"+cmd), "approved") || !p.Has("record-check-"+cmd) {
+		t.Fatalf("after approval: %q", p.Text("refund-state-"+cmd))
+	}
+	// 16 business days later the approved refund is overdue.
+	h.SetClock(h.Now().Add(25 * 24 * time.Hour))
+	tr.Login("treasurer", stafftest.Password)
+	if p := tr.Get("/staff/refunds"); !p.Has("overdue-" + cmd) {
+		t.Fatal("an approved refund past its deadline is not flagged")
+	}
+	if p := tr.Get("/staff/"); !p.Has("alert-refunds-late") {
+		t.Fatal("the start page does not flag the late refund")
+	}
+	p = tr.Get("/staff/returned-checks/new?receipt=" + receipt)
+	if p.Status != http.StatusOK || p.Text("return-fee") == "" {
+		t.Fatalf("return form: %d", p.Status)
+	}
+	p = tr.Post("/staff/returned-checks", url.Values{"bill": {"B-2026-0102"}, "receipt": {receipt}, "referral": {"Second returned check this year."}})
+	if p.Status != http.StatusSeeOther {
+		t.Fatalf("return: %d %s", p.Status, p.Text("error"))
+	}
+	p = tr.Get(p.Location)
+	fee := h.Ledger.Params().At(domain.DateOf(h.Now())).ReturnedCheckFee
+	b, _ := h.Ledger.Bill("B-2026-0102")
+	// Owed is the bill's balance today, its interest as though the check
+	// had not been paid (the 10.00 overpayment's refund is cancelled), and
+	// the fee: one figure, not "plus the interest" on top of it.
+	fig, _ := b.Figures(domain.DateOf(h.Now().In(h.Loc)), h.Ledger.Params())
+	if p.Text("notice-fee") != "$"+fee.String() || p.Text("notice-owed") != "$"+fig.Balance.Add(fee).String() || !p.Has("notice-referral") {
+		t.Fatalf("notice: fee %q owed %q, want $%s", p.Text("notice-fee"), p.Text("notice-owed"), fig.Balance.Add(fee))
+	}
+	if notice := p.Text("returned-notice"); strings.Contains(notice, "plus the interest") || !strings.Contains(notice, "interest counted as though the check had not been paid") {
+		t.Fatalf("notice: %q", notice)
+	}
+	if len(b.Payments) != 0 {
+		t.Fatal("the returned check's payment is still on the bill")
+	}
+	fees, _ := h.Ledger.BillsByAccount("100102")
+	if len(fees) != 2 {
+		t.Fatalf("account has %d bills, want the fee billed too", len(fees))
+	}
+	if p := tr.Get("/staff/refunds"); !strings.Contains(p.Text("refund-state-"+cmd), "cancelled") || p.Has("overdue-"+cmd) {
+		t.Fatalf("refund after the return: %q", p.Text("refund-state-"+cmd))
+	}
+	// A second return of the same receipt is refused.
+	if p := tr.Post("/staff/returned-checks", url.Values{"bill": {"B-2026-0102"}, "receipt": {receipt}}); p.Status != http.StatusNotFound {
+		t.Fatalf("second return: %d", p.Status)
+	}
+}
+
+func TestRefundCheckRecorded(t *testing.T) {
+	h := stafftest.New(t)
+	c := h.SignedIn("jdoe", domain.RoleClerk)
+	c.Post("/staff/window/open", url.Values{"float": {"0.00"}})
+	c.Get("/staff/window")
+	c.Post("/staff/window/pay", url.Values{"bill": {"B-2026-0101"}, "amount": {"150.00"}, "tender": {"check"}, "reference": {"88"}, "confirm": {"yes"}})
+	p := c.Get("/staff/refunds")
+	cmd, _ := p.Doc.Find(`tr[data-refund]`).Attr("data-refund")
+	if p := c.Post("/staff/refunds/"+cmd+"/check", url.Values{"bill": {"B-2026-0101"}, "check_number": {"9001"}}); p.Status != http.StatusConflict {
+		t.Fatalf("check before approval: %d", p.Status)
+	}
+	tr := h.SignedIn("treasurer", domain.RoleTreasurer)
+	tr.Get("/staff/refunds")
+	tr.Post("/staff/refunds/"+cmd+"/approve", url.Values{"bill": {"B-2026-0101"}, "confirm": {"yes"}})
+	// The check is drawn on the checking account, from its stock, with
+	// two signatures (§5.07(4), §5.18).
+	h.Submit("treasurer", &domain.DepositoryChange{Op: domain.DepositoryDesignate, ID: "BOB", Name: "General checking", Institution: "Bank of Belleville", Resolution: "2026-01", From: domain.MustDate("2026-01-01"), Number: "000123456789"})
+	h.Submit("treasurer", &domain.CheckStock{Next: 9001, Account: "BOB"})
+	for _, s := range []domain.SignatureChange{
+		{Op: "approve", ID: "sig-pres", Official: "Howard Wells", Office: "president", Form: "facsimile", Approval: "motion", ApprovedOn: domain.MustDate("2026-01-05")},
+		{Op: "approve", ID: "sig-treas", Official: "Tom Treasurer", Office: "treasurer", Form: "digital", Approval: "motion", ApprovedOn: domain.MustDate("2026-01-05")},
+	} {
+		h.Submit("treasurer", &s)
+	}
+	c.Get("/staff/refunds")
+	form := url.Values{"bill": {"B-2026-0101"}, "check_number": {"10451"}, "account": {"BOB"}, "signatures": {"sig-pres sig-treas"}}
+	if p := c.Post("/staff/refunds/"+cmd+"/check", form); p.Status != http.StatusConflict || !strings.Contains(p.Text("error"), "is number 9001, not 10451") {
+		t.Fatalf("a number out of the stock: %d %s", p.Status, p.Text("error"))
+	}
+	c.Get("/staff/refunds")
+	form.Set("check_number", "9001")
+	if p := c.Post("/staff/refunds/"+cmd+"/check", form); p.Status != http.StatusSeeOther {
+		t.Fatalf("record check: %d %s", p.Status, p.Text("error"))
+	}
+	if reg, err := domain.ReadsOf(h.Ledger).CheckRegister(h.Today().String()[:7]); err != nil || len(reg) != 1 || reg[0].Refund != cmd || reg[0].Payee == "" {
+		t.Fatalf("the register: %+v %v", reg, err)
+	}
+	if p := c.Get("/staff/refunds"); !strings.Contains(p.Text("refund-state-"+cmd), "paid check 9001") {
+		t.Fatalf("state: %q", p.Text("refund-state-"+cmd))
+	}
+}

@@ -1,0 +1,40 @@
+package staff
+
+import (
+	"net/http"
+
+	"github.com/villagehall/appliance/kiosk/staff/view"
+)
+
+// showDashboardPage is the start page: what needs attention today. The
+// ledger's problems come first; then the alerts of the modules, in the
+// order they were mounted (Office.Alert); last the note of the drawer the
+// person has open at the window (Office.OpenDrawer).
+func (s *Server) showDashboardPage(w http.ResponseWriter, r *http.Request) {
+	pr, _ := principalFrom(r.Context())
+	v := view.Dashboard{Changed: r.URL.Query().Get("changed") == "password"}
+	if s.cluster != nil {
+		// Everyone who signs in sees these: whoever reads them first
+		// calls the person who looks after the appliance.
+		for _, p := range s.cluster.Problems() {
+			v.Alerts = append(v.Alerts, view.Alert{TestID: "alert-ledger", Text: "The ledger needs attention: " + p, URL: "/staff/cluster"})
+		}
+	}
+	who := Who{Username: pr.user.Username, Name: pr.user.Name, Role: pr.user.Role}
+	for _, f := range s.alerts {
+		as, err := f(r.Context(), who)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		v.Alerts = append(v.Alerts, as...)
+	}
+	if s.drawer != nil {
+		// A note, not an alert: a drawer the reader cannot find is no
+		// reason to refuse the start page.
+		if id, err := s.drawer(r.Context(), who); err == nil {
+			v.OpenDrawer = id
+		}
+	}
+	s.render(w, r, http.StatusOK, view.DashboardPage(s.page(r, "Today"), v))
+}

@@ -1,0 +1,29 @@
+package window_test
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/staff/stafftest"
+)
+
+// TestWindowFindsBill looks bills up at the window the ways residents
+// name them: a bill number with spaces or without
+// its "B-", and the owner's name, which only the clerk's office searches.
+func TestWindowFindsBill(t *testing.T) {
+	h := stafftest.New(t)
+	c := h.SignedIn("jdoe", domain.RoleClerk)
+	c.Post("/staff/window/open", url.Values{"float": {"100.00"}})
+	for _, q := range []string{"B 2026 0101", "2026-0101", "b20260101", "Ana Gutierrez", "gutiérrez"} {
+		p := c.Get("/staff/window?bill=" + url.QueryEscape(q))
+		if !p.Has("window-bill-card") || p.Doc.Find(`[data-testid="pay-amount"]`).AttrOr("value", "") != "142.37" {
+			t.Errorf("%q: no bill B-2026-0101 at the window (%s)", q, p.Text("window-error"))
+		}
+	}
+	p := c.Get("/staff/window?bill=" + url.QueryEscape("Nobody Known"))
+	if p.Has("window-bill-card") || !strings.Contains(p.Text("window-error"), "no bill") {
+		t.Errorf("an unknown name: bill card %v, error %q", p.Has("window-bill-card"), p.Text("window-error"))
+	}
+}
