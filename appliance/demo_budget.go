@@ -163,7 +163,7 @@ func (h *history) purchase(today domain.Date, p demoPurchase) {
 			h.add("demo.agent", on, 9, &domain.OrderChange{Op: domain.OrderBidOp, ID: id, Bid: &domain.OrderBid{Vendor: b.Vendor, Amount: b.Amount, Received: on}})
 		}
 		if p.board {
-			award.BoardApproval, award.BoardApprovedOn = "motion of the regular meeting, item 6", on
+			award.Vote = &domain.BudgetVoteRecord{On: on, Present: 7, Ayes: 6, Nays: 1}
 		}
 	}
 	h.add("demo.agent", on, 10, &domain.OrderChange{Op: domain.OrderAward, ID: id, Award: award})
