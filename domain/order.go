@@ -296,9 +296,9 @@ func applyOrder(tx Tx, c Command, env Env, res *Result) error {
 	res.Ref = o.ID
 	switch p.Op {
 	case OrderNotice:
-		err = noticeOrder(&o, p)
+		err = noticeOrder(tx, &o, p)
 	case OrderBidOp:
-		err = bidOrder(&o, p)
+		err = bidOrder(tx, env, &o, p)
 	case OrderAward:
 		err = awardOrder(tx, c, env, &o, p)
 	case OrderIssue:
@@ -389,15 +389,25 @@ func weekOf(d Date) int {
 	return base.DaysUntil(d) / 7
 }
 
-func noticeOrder(o *Order, p *OrderChange) error {
+// noticeOrder records the insertions of an order's notice and the day
+// bids open. Before ledger format 6 only a class 2 notice was recorded,
+// and it needed the day bids open; from format 6 a class 1 notice (Wis.
+// Stat. 62.15(1), Class1NoticeRequired) is recorded too, with no day of
+// opening, so the day is optional (a class 2 notice without it does not
+// qualify at the award, Class2Qualifies).
+func noticeOrder(tx Tx, o *Order, p *OrderChange) error {
 	if o.Status != OrderDraft {
 		return Errorf(ECONFLICT, "§5.13(1)", "Order %s is %s: its notice is recorded before the award.", o.ID, o.Status)
 	}
-	if len(p.Notices) == 0 || p.BidsOpen.IsZero() {
+	if RulesFormat(tx) >= ReconciledFormat {
+		if len(p.Notices) == 0 || slices.ContainsFunc(p.Notices, Date.IsZero) {
+			return Errorf(EINVALID, "§5.13(1)", "A notice needs the date of each of its insertions.")
+		}
+	} else if len(p.Notices) == 0 || p.BidsOpen.IsZero() {
 		return Errorf(EINVALID, "§5.13(1)", "A class 2 notice needs the dates of its insertions and the day bids are opened.")
 	}
 	for _, b := range o.Bids {
-		if b.Received.After(p.BidsOpen) {
+		if !p.BidsOpen.IsZero() && b.Received.After(p.BidsOpen) {
 			return Errorf(ECONFLICT, "§5.13(1)", "Order %s has a bid received %s, after %s.", o.ID, b.Received, p.BidsOpen)
 		}
 	}
@@ -405,7 +415,51 @@ func noticeOrder(o *Order, p *OrderChange) error {
 	return nil
 }
 
-func bidOrder(o *Order, p *OrderChange) error {
+// firstInsertion is the day an order's notice was first published; ok is
+// false when no notice is recorded.
+func (o Order) firstInsertion() (Date, bool) {
+	if len(o.Notices) == 0 {
+		return Date{}, false
+	}
+	return slices.MinFunc(o.Notices, func(a, b Date) int { return a.Compare(b) }), true
+}
+
+// rulesInput is the order's question to `5.12/purchase` for amount on
+// day on: its category, buyer and the grounds on which §5.13 does not
+// apply, an emergency resolution counting until the board declared the
+// emergency over (§5.13(4)).
+func (o Order) rulesInput(amount Money, on Date, available Money) PurchaseInput {
+	resolution := o.EmergencyResolution != "" && (o.EmergencyEnded.IsZero() || o.EmergencyEnded.After(on))
+	return PurchaseInput{Amount: amount, Category: o.Category, Emergency: o.Emergency, Buyer: o.Buyer, CounterpartyMunicipal: o.Municipal,
+		VillageOwnWork: o.OwnWork, EmergencyResolution: resolution, AvailableAppropriation: available, On: on}
+}
+
+// noticeBeforeBid refuses, from ledger format 6, a bid on an order that
+// needs a class 2 notice (§5.13(1)) until the notice's publication is
+// recorded, its first insertion on or before the day the bid was
+// received: the village advertises for proposals before it takes them.
+// Whether the order needs the notice is read from its estimate, as
+// §5.13(1) asks it of purchases "expected to cost" more than the
+// threshold; the award checks it again on the amount awarded.
+func noticeBeforeBid(tx Tx, env Env, o *Order, b *OrderBid) error {
+	if RulesFormat(tx) < ReconciledFormat {
+		return nil
+	}
+	rule, err := ComputePurchase(o.rulesInput(o.Estimate, b.Received, Money{}), env.Params)
+	if err != nil || !rule.Class2NoticeRequired {
+		return err
+	}
+	first, ok := o.firstInsertion()
+	switch {
+	case !ok:
+		return Errorf(EINVALID, "§5.13(1)", "Order %s is expected to cost $%s, over $%s: record the publication of its class 2 notice before its bids.", o.ID, o.Estimate, env.Params.At(b.Received).Class2NoticeThreshold)
+	case first.After(b.Received):
+		return Errorf(EINVALID, "§5.13(1)", "The class 2 notice of order %s was first published on %s, after the bid of %s was received on %s: bids are taken once the notice is published.", o.ID, first, b.Vendor, b.Received)
+	}
+	return nil
+}
+
+func bidOrder(tx Tx, env Env, o *Order, p *OrderChange) error {
 	b := p.Bid
 	switch {
 	case o.Status != OrderDraft:
@@ -416,6 +470,9 @@ func bidOrder(o *Order, p *OrderChange) error {
 		return Errorf(EINVALID, "§5.13(1)", "The bid of %s was received %s, after the bids were opened on %s.", b.Vendor, b.Received, o.BidsOpen)
 	case slices.ContainsFunc(o.Bids, func(x OrderBid) bool { return strings.EqualFold(x.Vendor, b.Vendor) }):
 		return Errorf(ECONFLICT, "§5.12(4)", "Order %s has a bid of %s already.", o.ID, b.Vendor)
+	}
+	if err := noticeBeforeBid(tx, env, o, b); err != nil {
+		return err
 	}
 	o.Bids = append(o.Bids, *b)
 	return nil
@@ -445,10 +502,7 @@ func awardOrder(tx Tx, c Command, env Env, o *Order, p *OrderChange) error {
 	if err != nil {
 		return err
 	}
-	emergencyResolution := o.EmergencyResolution != "" && (o.EmergencyEnded.IsZero() || o.EmergencyEnded.After(aw.On))
-	rule, err := ComputePurchase(PurchaseInput{Amount: aw.Amount, Category: o.Category, Emergency: o.Emergency, Buyer: o.Buyer,
-		CounterpartyMunicipal: o.Municipal, VillageOwnWork: o.OwnWork, EmergencyResolution: emergencyResolution,
-		AvailableAppropriation: a.Available(), On: aw.On}, env.Params)
+	rule, err := ComputePurchase(o.rulesInput(aw.Amount, aw.On, a.Available()), env.Params)
 	if err != nil {
 		return err
 	}
@@ -492,6 +546,9 @@ func awardOrder(tx Tx, c Command, env Env, o *Order, p *OrderChange) error {
 				return Errorf(EINVALID, "§5.13(2)", "The contract goes to the lowest responsible bidder: %s bid $%s, less than %s; give the reasons %s is passed over.", lowest.Vendor, lowest.Amount, aw.Vendor, lowest.Vendor)
 			}
 		}
+		if err := class1Notice(tx, env, o, aw); err != nil {
+			return err
+		}
 		if err := approveAward(tx, c, env, &award, rule.BoardApprovalRequired); err != nil {
 			return err
 		}
@@ -505,6 +562,30 @@ func awardOrder(tx Tx, c Command, env Env, o *Order, p *OrderChange) error {
 		}
 		o.Held, o.Status = aw.Amount, OrderCertified
 		o.Certified = &Act{By: c.Actor, At: c.At, Available: a.Available(), Reason: "waived: emergency purchase under the buyer's limit (§5.12(7))"}
+	}
+	return nil
+}
+
+// class1Notice refuses, from ledger format 6, the award of a contract
+// that needs a class 1 notice (Class1NoticeRequired: Wis. Stat. 62.15(1)
+// via 61.54, the class1_notice_threshold parameter) unless the notice was
+// published on or before the award: the statute asks it before the
+// contract is let, not before the bids.
+func class1Notice(tx Tx, env Env, o *Order, aw *Award) error {
+	if RulesFormat(tx) < ReconciledFormat {
+		return nil
+	}
+	need, err := Class1NoticeRequired(o.rulesInput(aw.Amount, aw.On, Money{}), env.Params)
+	if err != nil || !need {
+		return err
+	}
+	v := env.Params.At(aw.On)
+	first, ok := o.firstInsertion()
+	switch {
+	case !ok:
+		return Errorf(EINVALID, "§5.13(1)", "A contract for materials or supplies over $%s, up to $%s, needs a class 1 notice before it is let (Wis. Stat. 62.15): record its publication first.", v.Class1NoticeThreshold, v.Class2NoticeThreshold)
+	case first.After(aw.On):
+		return Errorf(EINVALID, "§5.13(1)", "The class 1 notice of order %s was published on %s, after the award on %s.", o.ID, first, aw.On)
 	}
 	return nil
 }

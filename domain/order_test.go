@@ -191,3 +191,74 @@ func TestBoardApprovalIsAVote(t *testing.T) {
 		t.Fatalf("the vote on the public record: %+v", p.Vote)
 	}
 }
+
+// TestNoticeBeforeBids (§5.13(1)): from ledger format 6 a bid on an order
+// expected to cost more than the class 2 threshold (materials and
+// supplies, no exception) is refused until the notice's publication is
+// recorded, its first insertion on or before the bid's receipt. Orders
+// that need no notice take bids as before, and so does a ledger at format
+// 5. Refusals change nothing.
+func TestNoticeBeforeBids(t *testing.T) {
+	v := adopted2027(t)
+	order := func(what string, cat Category, estimate string, municipal bool) string {
+		return v.do("admin", "2027-03-01T10:00", &OrderChange{Op: OrderCreate, Line: "100-53310", Description: what, Category: cat, Estimate: MustMoney(estimate), Municipal: municipal}).Ref
+	}
+	bid := func(id, vendor, on string) *OrderChange {
+		return &OrderChange{Op: OrderBidOp, ID: id, Bid: &OrderBid{Vendor: vendor, Amount: MustMoney("170000.00"), Received: MustDate(on)}}
+	}
+	asphalt := order("Asphalt for S Vine St", CategoryMaterials, "180000.00", false)
+	v.refused("admin", "2027-03-10T10:00", bid(asphalt, "Rock Road", "2027-03-10"), EINVALID, "record the publication of its class 2 notice before its bids")
+
+	format5 := *v
+	format5.tx = v.tx.clone()
+	format5.tx.format = BooksFormat
+	format5.do("admin", "2027-03-10T10:00", bid(asphalt, "Rock Road", "2027-03-10"))
+
+	v.do("admin", "2027-03-18T10:00", &OrderChange{Op: OrderNotice, ID: asphalt, Notices: []Date{MustDate("2027-03-18"), MustDate("2027-03-11")}, BidsOpen: MustDate("2027-03-30")})
+	v.refused("admin", "2027-03-18T10:00", bid(asphalt, "Rock Road", "2027-03-10"), EINVALID, "first published on 2027-03-11, after the bid of Rock Road was received on 2027-03-10")
+	v.do("admin", "2027-03-18T10:00", bid(asphalt, "Rock Road", "2027-03-11"))
+	v.do("admin", "2027-03-29T10:00", bid(asphalt, "Payne & Dolan", "2027-03-29"))
+
+	// No class 2 notice needed: bids as before.
+	for _, id := range []string{
+		order("Patching mix", CategoryMaterials, "25000.00", false),
+		order("Paver", CategoryEquipment, "90000.00", false),
+		order("Gravel from the county", CategoryMaterials, "30000.00", true),
+	} {
+		v.do("admin", "2027-03-10T10:00", bid(id, "Rock Road", "2027-03-10"))
+	}
+}
+
+// TestClass1Notice (§5.13(1), Wis. Stat. 62.15(1)): from ledger format 6
+// a contract for materials or supplies over the class1_notice_threshold,
+// up to the class 2 threshold, is awarded only after a class 1 notice (one
+// insertion, no day of opening) published on or before the award. Format
+// 5 awards it without, and records no notice without the day bids open.
+func TestClass1Notice(t *testing.T) {
+	v := adopted2027(t)
+	o := biddenOrder(v, "Road salt", CategorySupplies, "20000.00", "20000.00", "20500.00", "21000.00")
+	award := func(on string) *OrderChange {
+		return &OrderChange{Op: OrderAward, ID: o, Award: &Award{Vendor: "Morton Salt", Amount: MustMoney("20000.00"), On: MustDate(on), Vote: boardVote("2027-03-02", 7, 6, 1)}}
+	}
+	v.refused("admin", "2027-03-06T10:00", award("2027-03-04"), EINVALID, "needs a class 1 notice before it is let")
+
+	format5 := *v
+	format5.tx = v.tx.clone()
+	format5.tx.format = BooksFormat
+	format5.refused("admin", "2027-03-03T10:00", &OrderChange{Op: OrderNotice, ID: o, Notices: []Date{MustDate("2027-03-03")}}, EINVALID, "the day bids are opened")
+	format5.do("admin", "2027-03-04T10:00", &OrderChange{Op: OrderAward, ID: o, Award: &Award{Vendor: "Morton Salt", Amount: MustMoney("20000.00"), On: MustDate("2027-03-04"), BoardApproval: "motion", BoardApprovedOn: MustDate("2027-03-02")}})
+
+	v.refused("admin", "2027-03-05T10:00", &OrderChange{Op: OrderNotice, ID: o, Notices: []Date{{}}}, EINVALID, "the date of each of its insertions")
+	v.do("admin", "2027-03-05T10:00", &OrderChange{Op: OrderNotice, ID: o, Notices: []Date{MustDate("2027-03-05")}})
+	v.refused("admin", "2027-03-06T10:00", award("2027-03-04"), EINVALID, "published on 2027-03-05, after the award on 2027-03-04")
+	v.do("admin", "2027-03-06T10:00", award("2027-03-05"))
+
+	// Equipment, and supplies at the threshold itself, need none.
+	for _, x := range []struct {
+		cat    Category
+		amount string
+	}{{CategoryEquipment, "20000.00"}, {CategorySupplies, "5000.00"}} {
+		id := biddenOrder(v, "Other", x.cat, x.amount, x.amount, "20500.00", "21000.00")
+		v.do("admin", "2027-03-06T10:00", &OrderChange{Op: OrderAward, ID: id, Award: &Award{Vendor: "Morton Salt", Amount: MustMoney(x.amount), On: MustDate("2027-03-06"), Vote: boardVote("2027-03-02", 7, 6, 1)}})
+	}
+}

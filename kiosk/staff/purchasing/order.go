@@ -32,7 +32,7 @@ func (m *Module) orderPage(w http.ResponseWriter, r *http.Request, status int, p
 		Requisition: o.Requisition, Solicited: o.Solicited, Available: dollars(a.Available()), Held: dollars(o.Held), Paid: dollars(o.Paid),
 		Created: o.Created.String(), CreatedBy: o.CreatedBy, Error: problem, Today: m.o.Today().String(),
 		CanAct: staff.Allowed(who.Role, staff.CapPurchasing), CanCertify: staff.Allowed(who.Role, staff.CapCertify),
-		BoardThreshold: dollars(params.BoardApprovalThreshold), Class2Threshold: dollars(params.Class2NoticeThreshold)}
+		BoardThreshold: dollars(params.BoardApprovalThreshold), Class1Threshold: dollars(params.Class1NoticeThreshold), Class2Threshold: dollars(params.Class2NoticeThreshold)}
 	switch {
 	case o.Municipal:
 		v.Ground = "a contract with another municipality (§5.13(3))"
@@ -172,9 +172,14 @@ func (m *Module) afterOp(w http.ResponseWriter, r *http.Request, id string, err 
 }
 
 func (m *Module) orderNotice(r *http.Request, id string) error {
-	open, err := staff.ParseDate("The day bids open", m.o.Form(r, "bids_open"))
-	if err != nil {
-		return err
+	// A class 1 notice has no day of opening (Wis. Stat. 62.15(1)); the
+	// ledger says whether a notice needs one.
+	var open domain.Date
+	if s := m.o.Form(r, "bids_open"); s != "" {
+		var err error
+		if open, err = staff.ParseDate("The day bids open", s); err != nil {
+			return err
+		}
 	}
 	var ins []domain.Date
 	for _, name := range []string{"notice1", "notice2", "notice3"} {
@@ -186,7 +191,7 @@ func (m *Module) orderNotice(r *http.Request, id string) error {
 			ins = append(ins, d)
 		}
 	}
-	_, err = m.o.Submit(r, &domain.OrderChange{Op: domain.OrderNotice, ID: id, Notices: ins, BidsOpen: open})
+	_, err := m.o.Submit(r, &domain.OrderChange{Op: domain.OrderNotice, ID: id, Notices: ins, BidsOpen: open})
 	return err
 }
 

@@ -280,3 +280,39 @@ func TestPurchasingRoutesByRole(t *testing.T) {
 		{Method: "POST", Path: "/api/v1/employment", Cap: staff.CapEmployment, Body: bad},
 	})
 }
+
+// TestNoticesBeforeBidsByHand (§5.13(1), Wis. Stat. 62.15): on the pages,
+// a bid on materials expected to cost more than the class 2 threshold is
+// refused until the notice's publication is recorded, and taken once the
+// notice was published on or before its receipt; a class 1 notice is
+// recorded with no day of opening.
+func TestNoticesBeforeBidsByHand(t *testing.T) {
+	h := adopted(t)
+	admin := h.SignedIn("boss", domain.RoleAdministrator)
+	gravel := "/staff/orders/" + orderID(t, admin.Post("/staff/orders", url.Values{"line": {"100-53300"}, "description": {"Gravel"}, "category": {"materials"}, "estimate": {"30,000.00"}}))
+	if p := admin.Get(gravel); !strings.Contains(p.Text("order-notice-none"), "class 2 notice published before its bids") {
+		t.Fatalf("the notice's hint: %q", p.Text("order-notice-none"))
+	}
+	bid := url.Values{"vendor": {"Rock Road"}, "amount": {"29,000.00"}, "received": {"2027-01-20"}}
+	if p := admin.Post(gravel+"/bid", bid); p.Status != http.StatusUnprocessableEntity || !strings.Contains(p.Text("order-error"), "record the publication of its class 2 notice before its bids") {
+		t.Fatalf("bid before the notice: %d %q", p.Status, p.Text("order-error"))
+	}
+	if p := admin.Post(gravel+"/notice", url.Values{"notice1": {"2027-01-21"}, "notice2": {"2027-01-28"}, "bids_open": {"2027-02-08"}}); p.Status != http.StatusSeeOther {
+		t.Fatalf("notice: %d %s", p.Status, p.Text("order-error"))
+	}
+	if p := admin.Post(gravel+"/bid", bid); p.Status != http.StatusUnprocessableEntity || !strings.Contains(p.Text("order-error"), "first published on 2027-01-21") {
+		t.Fatalf("bid before the publication: %d %q", p.Status, p.Text("order-error"))
+	}
+	bid.Set("received", "2027-01-21")
+	if p := admin.Post(gravel+"/bid", bid); p.Status != http.StatusSeeOther {
+		t.Fatalf("bid after the notice: %d %s", p.Status, p.Text("order-error"))
+	}
+
+	salt := "/staff/orders/" + orderID(t, admin.Post("/staff/orders", url.Values{"line": {"100-53300"}, "description": {"Salt"}, "category": {"supplies"}, "estimate": {"6,000.00"}}))
+	if p := admin.Post(salt+"/notice", url.Values{"notice1": {"2027-01-25"}}); p.Status != http.StatusSeeOther {
+		t.Fatalf("class 1 notice: %d %s", p.Status, p.Text("order-error"))
+	}
+	if p := admin.Get(salt); strings.Join(strings.Fields(p.Text("order-notice")), " ") != "Class 1 notice published: 2027-01-25" {
+		t.Fatalf("class 1 notice shown: %q", p.Text("order-notice"))
+	}
+}

@@ -78,7 +78,7 @@ type orderView struct {
 	Deliveries                                           []deliveryView
 	Draft, Awarded, Certifiable, Receivable, Cancellable bool
 	CanAct, CanCertify                                   bool
-	BoardThreshold, Class2Threshold                      string
+	BoardThreshold, Class1Threshold, Class2Threshold     string
 	Error                                                string
 }
 
