@@ -170,8 +170,10 @@ func TestBudgetCycleInBrowser(t *testing.T) {
 	do(t, ctx, "the award",
 		set(`[data-testid="award-form"] input[name="vendor"]`, "Payne & Dolan"),
 		set(`[data-testid="award-form"] input[name="amount"]`, "94,500.00"),
-		set(`[data-testid="award-form"] input[name="board_approval"]`, "motion of January 31, item 3"),
-		set(`[data-testid="award-form"] input[name="board_approved_on"]`, "2028-01-31"),
+		set(`[data-testid="award-form"] input[name="board_meeting"]`, "2028-01-31"),
+		set(`[data-testid="award-form"] input[name="board_present"]`, "7"),
+		set(`[data-testid="award-form"] input[name="board_ayes"]`, "6"),
+		set(`[data-testid="award-form"] input[name="board_nays"]`, "1"),
 		submit("award-save", "order-award"),
 	)
 	var order string

@@ -108,7 +108,7 @@ func demoHistory(today domain.Date) []domain.Command {
 			bids:      []domain.Bid{{Vendor: "Badger State Plumbing", Amount: m("2140.00")}}, invoice: "BSP-88213"},
 		{ago: 21, line: "100-53300", what: "Road salt, 120 tons for the winter", cat: domain.CategorySupplies,
 			bids:  []domain.Bid{{Vendor: "Compass Minerals", Amount: m("9840.00")}, {Vendor: "Morton Salt", Amount: m("10320.00")}, {Vendor: "Cargill Deicing", Amount: m("10116.00")}},
-			board: true},
+			board: true, notice: true},
 	} {
 		h.purchase(today, p)
 	}
@@ -118,8 +118,9 @@ func demoHistory(today domain.Date) []domain.Command {
 // demoPurchase is one purchase of the demo's season: bought ago days
 // before today, an emergency when emergency explains it (one bid: the
 // invoice), else on the open market from bids (award names the winner;
-// board when the board approved it, from 3,000.00), delivered and
-// invoiced when invoice is set.
+// board when the board approved it, from 3,000.00; notice when a class 1
+// notice was published that day, as Wis. Stat. 62.15 asks of materials
+// and supplies over 5,000.00), delivered and invoiced when invoice is set.
 type demoPurchase struct {
 	ago       int
 	line      string
@@ -129,6 +130,7 @@ type demoPurchase struct {
 	bids      []domain.Bid
 	award     int
 	board     bool
+	notice    bool
 	invoice   string
 }
 
@@ -158,12 +160,17 @@ func (h *history) purchase(today domain.Date, p demoPurchase) {
 	h.add("demo.agent", on, 8, &domain.OrderChange{Op: domain.OrderCreate, Line: p.line, Description: p.what, Category: p.cat,
 		Estimate: win.Amount, Emergency: p.emergency != "", Explanation: p.emergency})
 	award := &domain.Award{Vendor: win.Vendor, Amount: win.Amount, On: on}
+	if p.notice {
+		// The day bids open is given too, which a ledger before format 6
+		// asks of every notice.
+		h.add("demo.agent", on, 8, &domain.OrderChange{Op: domain.OrderNotice, ID: id, Notices: []domain.Date{on}, BidsOpen: on})
+	}
 	if p.emergency == "" {
 		for _, b := range p.bids {
 			h.add("demo.agent", on, 9, &domain.OrderChange{Op: domain.OrderBidOp, ID: id, Bid: &domain.OrderBid{Vendor: b.Vendor, Amount: b.Amount, Received: on}})
 		}
 		if p.board {
-			award.BoardApproval, award.BoardApprovedOn = "motion of the regular meeting, item 6", on
+			award.Vote = &domain.BudgetVoteRecord{On: on, Present: 7, Ayes: 6, Nays: 1}
 		}
 	}
 	h.add("demo.agent", on, 10, &domain.OrderChange{Op: domain.OrderAward, ID: id, Award: award})

@@ -76,8 +76,12 @@ type Order struct {
 	Bids     []OrderBid `json:"bids,omitempty"`
 	Award    *Award     `json:"award,omitempty"`
 	// Rule is what `5.12/purchase` required, as of the award.
-	Rule      *Purchase   `json:"rule,omitempty"`
-	Certified *Act        `json:"certified,omitempty"`
+	Rule      *Purchase `json:"rule,omitempty"`
+	Certified *Act      `json:"certified,omitempty"`
+	// Refused is the treasurer's refusal to certify the funds of the
+	// award (§5.12(6), ledger format 6): the order is not issued. A later
+	// certification (after an amendment of the budget, say) still may.
+	Refused   *Act        `json:"refused,omitempty"`
 	Issued    *Act        `json:"issued,omitempty"`
 	Receipts  []Delivery  `json:"receipts,omitempty"`
 	Cancelled *Act        `json:"cancelled,omitempty"`
@@ -118,11 +122,19 @@ type Award struct {
 	Basis  string `json:"basis"` // most_advantageous | lowest_responsible_bidder | emergency
 	// Reasons: why a lower bid was passed over, or why fewer than three
 	// bids were had.
-	Reasons         string `json:"reasons,omitempty"`
-	On              Date   `json:"on"`
-	BoardApproval   string `json:"board_approval,omitempty"` // the board's motion or resolution
+	Reasons string `json:"reasons,omitempty"`
+	On      Date   `json:"on"`
+	// BoardApproval and BoardApprovedOn are the board's approval as a
+	// ledger before format 6 recorded it: the motion or resolution in
+	// free text and its date. From format 6 the approval is Vote.
+	BoardApproval   string `json:"board_approval,omitempty"`
 	BoardApprovedOn Date   `json:"board_approved_on,omitzero"`
-	By              string `json:"by"`
+	// Vote is the board's approval from ledger format 6 (§5.12(4)): the
+	// meeting's date (On) and the count (Present, Ayes, Nays), recorded
+	// as the budget's votes are; the ledger fills in the outcome
+	// (approvalVote).
+	Vote *BudgetVoteRecord `json:"vote,omitempty"`
+	By   string            `json:"by"`
 }
 
 // Act is who did something and when; Available is what the
@@ -284,9 +296,9 @@ func applyOrder(tx Tx, c Command, env Env, res *Result) error {
 	res.Ref = o.ID
 	switch p.Op {
 	case OrderNotice:
-		err = noticeOrder(&o, p)
+		err = noticeOrder(tx, &o, p)
 	case OrderBidOp:
-		err = bidOrder(&o, p)
+		err = bidOrder(tx, env, &o, p)
 	case OrderAward:
 		err = awardOrder(tx, c, env, &o, p)
 	case OrderIssue:
@@ -377,15 +389,25 @@ func weekOf(d Date) int {
 	return base.DaysUntil(d) / 7
 }
 
-func noticeOrder(o *Order, p *OrderChange) error {
+// noticeOrder records the insertions of an order's notice and the day
+// bids open. Before ledger format 6 only a class 2 notice was recorded,
+// and it needed the day bids open; from format 6 a class 1 notice (Wis.
+// Stat. 62.15(1), Class1NoticeRequired) is recorded too, with no day of
+// opening, so the day is optional (a class 2 notice without it does not
+// qualify at the award, Class2Qualifies).
+func noticeOrder(tx Tx, o *Order, p *OrderChange) error {
 	if o.Status != OrderDraft {
 		return Errorf(ECONFLICT, "§5.13(1)", "Order %s is %s: its notice is recorded before the award.", o.ID, o.Status)
 	}
-	if len(p.Notices) == 0 || p.BidsOpen.IsZero() {
+	if RulesFormat(tx) >= ReconciledFormat {
+		if len(p.Notices) == 0 || slices.ContainsFunc(p.Notices, Date.IsZero) {
+			return Errorf(EINVALID, "§5.13(1)", "A notice needs the date of each of its insertions.")
+		}
+	} else if len(p.Notices) == 0 || p.BidsOpen.IsZero() {
 		return Errorf(EINVALID, "§5.13(1)", "A class 2 notice needs the dates of its insertions and the day bids are opened.")
 	}
 	for _, b := range o.Bids {
-		if b.Received.After(p.BidsOpen) {
+		if !p.BidsOpen.IsZero() && b.Received.After(p.BidsOpen) {
 			return Errorf(ECONFLICT, "§5.13(1)", "Order %s has a bid received %s, after %s.", o.ID, b.Received, p.BidsOpen)
 		}
 	}
@@ -393,7 +415,51 @@ func noticeOrder(o *Order, p *OrderChange) error {
 	return nil
 }
 
-func bidOrder(o *Order, p *OrderChange) error {
+// firstInsertion is the day an order's notice was first published; ok is
+// false when no notice is recorded.
+func (o Order) firstInsertion() (Date, bool) {
+	if len(o.Notices) == 0 {
+		return Date{}, false
+	}
+	return slices.MinFunc(o.Notices, func(a, b Date) int { return a.Compare(b) }), true
+}
+
+// rulesInput is the order's question to `5.12/purchase` for amount on
+// day on: its category, buyer and the grounds on which §5.13 does not
+// apply, an emergency resolution counting until the board declared the
+// emergency over (§5.13(4)).
+func (o Order) rulesInput(amount Money, on Date, available Money) PurchaseInput {
+	resolution := o.EmergencyResolution != "" && (o.EmergencyEnded.IsZero() || o.EmergencyEnded.After(on))
+	return PurchaseInput{Amount: amount, Category: o.Category, Emergency: o.Emergency, Buyer: o.Buyer, CounterpartyMunicipal: o.Municipal,
+		VillageOwnWork: o.OwnWork, EmergencyResolution: resolution, AvailableAppropriation: available, On: on}
+}
+
+// noticeBeforeBid refuses, from ledger format 6, a bid on an order that
+// needs a class 2 notice (§5.13(1)) until the notice's publication is
+// recorded, its first insertion on or before the day the bid was
+// received: the village advertises for proposals before it takes them.
+// Whether the order needs the notice is read from its estimate, as
+// §5.13(1) asks it of purchases "expected to cost" more than the
+// threshold; the award checks it again on the amount awarded.
+func noticeBeforeBid(tx Tx, env Env, o *Order, b *OrderBid) error {
+	if RulesFormat(tx) < ReconciledFormat {
+		return nil
+	}
+	rule, err := ComputePurchase(o.rulesInput(o.Estimate, b.Received, Money{}), env.Params)
+	if err != nil || !rule.Class2NoticeRequired {
+		return err
+	}
+	first, ok := o.firstInsertion()
+	switch {
+	case !ok:
+		return Errorf(EINVALID, "§5.13(1)", "Order %s is expected to cost $%s, over $%s: record the publication of its class 2 notice before its bids.", o.ID, o.Estimate, env.Params.At(b.Received).Class2NoticeThreshold)
+	case first.After(b.Received):
+		return Errorf(EINVALID, "§5.13(1)", "The class 2 notice of order %s was first published on %s, after the bid of %s was received on %s: bids are taken once the notice is published.", o.ID, first, b.Vendor, b.Received)
+	}
+	return nil
+}
+
+func bidOrder(tx Tx, env Env, o *Order, p *OrderChange) error {
 	b := p.Bid
 	switch {
 	case o.Status != OrderDraft:
@@ -404,6 +470,9 @@ func bidOrder(o *Order, p *OrderChange) error {
 		return Errorf(EINVALID, "§5.13(1)", "The bid of %s was received %s, after the bids were opened on %s.", b.Vendor, b.Received, o.BidsOpen)
 	case slices.ContainsFunc(o.Bids, func(x OrderBid) bool { return strings.EqualFold(x.Vendor, b.Vendor) }):
 		return Errorf(ECONFLICT, "§5.12(4)", "Order %s has a bid of %s already.", o.ID, b.Vendor)
+	}
+	if err := noticeBeforeBid(tx, env, o, b); err != nil {
+		return err
 	}
 	o.Bids = append(o.Bids, *b)
 	return nil
@@ -433,10 +502,7 @@ func awardOrder(tx Tx, c Command, env Env, o *Order, p *OrderChange) error {
 	if err != nil {
 		return err
 	}
-	emergencyResolution := o.EmergencyResolution != "" && (o.EmergencyEnded.IsZero() || o.EmergencyEnded.After(aw.On))
-	rule, err := ComputePurchase(PurchaseInput{Amount: aw.Amount, Category: o.Category, Emergency: o.Emergency, Buyer: o.Buyer,
-		CounterpartyMunicipal: o.Municipal, VillageOwnWork: o.OwnWork, EmergencyResolution: emergencyResolution,
-		AvailableAppropriation: a.Available(), On: aw.On}, env.Params)
+	rule, err := ComputePurchase(o.rulesInput(aw.Amount, aw.On, a.Available()), env.Params)
 	if err != nil {
 		return err
 	}
@@ -480,13 +546,11 @@ func awardOrder(tx Tx, c Command, env Env, o *Order, p *OrderChange) error {
 				return Errorf(EINVALID, "§5.13(2)", "The contract goes to the lowest responsible bidder: %s bid $%s, less than %s; give the reasons %s is passed over.", lowest.Vendor, lowest.Amount, aw.Vendor, lowest.Vendor)
 			}
 		}
-		if rule.BoardApprovalRequired {
-			if strings.TrimSpace(aw.BoardApproval) == "" || aw.BoardApprovedOn.IsZero() {
-				return Errorf(EINVALID, "§5.12(4)", "A purchase of $%s or more needs the board's approval: name the motion or resolution and its date.", env.Params.At(aw.On).BoardApprovalThreshold)
-			}
-			if aw.BoardApprovedOn.After(aw.On) {
-				return Errorf(EINVALID, "§5.12(4)", "The board's approval (%s) comes before the award (%s).", aw.BoardApprovedOn, aw.On)
-			}
+		if err := class1Notice(tx, env, o, aw); err != nil {
+			return err
+		}
+		if err := approveAward(tx, c, env, &award, rule.BoardApprovalRequired); err != nil {
+			return err
 		}
 	}
 	o.Award, o.Rule, o.Status = &award, &rule, OrderAwarded
@@ -500,6 +564,106 @@ func awardOrder(tx Tx, c Command, env Env, o *Order, p *OrderChange) error {
 		o.Certified = &Act{By: c.Actor, At: c.At, Available: a.Available(), Reason: "waived: emergency purchase under the buyer's limit (§5.12(7))"}
 	}
 	return nil
+}
+
+// class1Notice refuses, from ledger format 6, the award of a contract
+// that needs a class 1 notice (Class1NoticeRequired: Wis. Stat. 62.15(1)
+// via 61.54, the class1_notice_threshold parameter) unless the notice was
+// published on or before the award: the statute asks it before the
+// contract is let, not before the bids.
+func class1Notice(tx Tx, env Env, o *Order, aw *Award) error {
+	if RulesFormat(tx) < ReconciledFormat {
+		return nil
+	}
+	need, err := Class1NoticeRequired(o.rulesInput(aw.Amount, aw.On, Money{}), env.Params)
+	if err != nil || !need {
+		return err
+	}
+	v := env.Params.At(aw.On)
+	first, ok := o.firstInsertion()
+	switch {
+	case !ok:
+		return Errorf(EINVALID, "§5.13(1)", "A contract for materials or supplies over $%s, up to $%s, needs a class 1 notice before it is let (Wis. Stat. 62.15): record its publication first.", v.Class1NoticeThreshold, v.Class2NoticeThreshold)
+	case first.After(aw.On):
+		return Errorf(EINVALID, "§5.13(1)", "The class 1 notice of order %s was published on %s, after the award on %s.", o.ID, first, aw.On)
+	}
+	return nil
+}
+
+// approveAward checks the board's approval of an award that needs it
+// (§5.12(4): 3,000.00 or more). Before ledger format 6 the approval is the
+// board's motion or resolution in free text with its date, as earlier
+// releases took it. From format 6 it is the board's vote at a meeting,
+// dated on or before the award (approvalVote); the free text is refused
+// then, so that the record says when the board met and how it voted. A
+// vote on an award that does not need one is checked and kept all the
+// same.
+func approveAward(tx Tx, c Command, env Env, aw *Award, required bool) error {
+	const sec = "§5.12(4)"
+	threshold := env.Params.At(aw.On).BoardApprovalThreshold
+	if RulesFormat(tx) < ReconciledFormat {
+		switch {
+		case aw.Vote != nil:
+			return Errorf(EINVALID, sec, "The board's vote on an award is recorded from ledger format 6; name the motion or resolution and its date.")
+		case !required:
+			return nil
+		case strings.TrimSpace(aw.BoardApproval) == "" || aw.BoardApprovedOn.IsZero():
+			return Errorf(EINVALID, sec, "A purchase of $%s or more needs the board's approval: name the motion or resolution and its date.", threshold)
+		case aw.BoardApprovedOn.After(aw.On):
+			return Errorf(EINVALID, sec, "The board's approval (%s) comes before the award (%s).", aw.BoardApprovedOn, aw.On)
+		}
+		return nil
+	}
+	if strings.TrimSpace(aw.BoardApproval) != "" || !aw.BoardApprovedOn.IsZero() {
+		return Errorf(EINVALID, sec, "The board's approval is recorded as the meeting's date and the vote (ayes, nays, members present), not as a description.")
+	}
+	if aw.Vote == nil {
+		if required {
+			return Errorf(EINVALID, sec, "A purchase of $%s or more needs the board's approval: record the meeting's date and the vote (ayes, nays, members present).", threshold)
+		}
+		return nil
+	}
+	v, err := approvalVote(*aw.Vote, env.Params, c.At.Date)
+	if err != nil {
+		return err
+	}
+	switch {
+	case v.On.After(aw.On):
+		return Errorf(EINVALID, sec, "The board's approval (%s) comes before the award (%s).", v.On, aw.On)
+	case !v.Passed:
+		return Errorf(EINVALID, sec, "The board did not approve the purchase on %s: %d ayes and %d nays with %d members present; it needs %d members present and %d ayes.", v.On, v.Ayes, v.Nays, v.Present, v.Board/2+1, v.Required)
+	}
+	v.Recorded, v.By = c.At, c.Actor
+	aw.Vote = &v
+	return nil
+}
+
+// approvalVote is the outcome of the board's vote on a purchase
+// (§5.12(4)), validated as the budget's votes are (ComputeBudgetVote,
+// with the board_size in force on the meeting's day): 0 ≤ ayes ≤ present
+// ≤ the board, and the ayes and nays together at most the members
+// present. The ordinance sets no majority for the approval of a purchase,
+// so the reading is the board's ordinary one: the quorum of §5.03 present
+// (a majority of the board) and a majority of the votes cast, ayes more
+// than nays (Required is the ayes that takes).
+func approvalVote(in BudgetVoteRecord, p *Params, today Date) (BudgetVoteRecord, error) {
+	const sec = "§5.12(4)"
+	switch {
+	case in.On.IsZero() || in.On.After(today):
+		return in, Errorf(EINVALID, sec, "The board's vote needs the date of the meeting, today or before.")
+	case in.Action != "" || len(in.Votes) > 0 || len(in.Changes) > 0 || in.Amendment != 0 || in.Purpose != "":
+		return in, Errorf(EINVALID, sec, "The board's approval of a purchase records the meeting's date and the count of the vote: ayes, nays and members present.")
+	case in.Nays < 0 || in.Ayes+in.Nays > in.Present:
+		return in, Errorf(EINVALID, sec, "The vote does not add up: %d ayes and %d nays, but %d members present.", in.Ayes, in.Nays, in.Present)
+	}
+	size := p.At(in.On).BoardSize
+	outcome, err := ComputeBudgetVote(BudgetVoteInput{Action: BudgetAdopt, BoardSize: size, Present: in.Present, Ayes: in.Ayes, On: in.On}, p)
+	if err != nil {
+		return in, err
+	}
+	need := (in.Ayes+in.Nays)/2 + 1
+	return BudgetVoteRecord{On: in.On, Present: in.Present, Ayes: in.Ayes, Nays: in.Nays, Board: size, Required: need,
+		Passed: in.Present >= outcome.Quorum && in.Ayes >= need}, nil
 }
 
 func issueOrder(o *Order, c Command) error {
@@ -533,44 +697,76 @@ func cancelOrder(tx Tx, c Command, o *Order, p *OrderChange) error {
 
 // CertifyFunds is the treasurer's certification that the appropriation
 // of an awarded order has a balance, in excess of all unpaid obligations,
-// to defray it (§5.12(6)): it encumbers the order.
+// to defray it (§5.12(6)): it encumbers the order. From ledger format 6
+// the treasurer may instead refuse it (Refuse, with the Reason): the
+// refusal is recorded on the order, which stays unissued, and the public
+// record shows it as such, not as awarded.
 type CertifyFunds struct {
-	Order string `json:"order"`
+	Order  string `json:"order"`
+	Refuse bool   `json:"refuse,omitempty"` // format 6
+	Reason string `json:"reason,omitempty"` // why it is refused
 }
 
 // Kind names the payload's kind.
 func (*CertifyFunds) Kind() Kind { return KindCertifyFunds }
 
-func (p *CertifyFunds) textFields() []textField { return []textField{oneLine("The order", p.Order)} }
+func (p *CertifyFunds) textFields() []textField {
+	return []textField{oneLine("The order", p.Order), manyLines("The reason", p.Reason)}
+}
 
 var certifyFundsKind = &Descriptor{
 	Kind: KindCertifyFunds, Section: "§5.12(6)", Since: 2,
 	Roles: []Role{RoleTreasurer},
 	New:   func() Payload { return new(CertifyFunds) },
-	Apply: func(tx Tx, c Command, env Env, res *Result) error {
-		o, err := loadOrder(tx, c.Payload.(*CertifyFunds).Order)
-		if err != nil {
-			return err
-		}
-		if o.Status != OrderAwarded {
-			return Errorf(ECONFLICT, "§5.12(6)", "Order %s is %s: funds are certified for an awarded order.", o.ID, o.Status)
-		}
-		a, err := loadAppropriation(tx, o.Year, o.Line)
-		if err != nil {
-			return err
-		}
-		if err := encumber(tx, o.Year, o.Line, o.ID, "order", c.At.Date, o.Award.Amount, o.Description, false); err != nil {
-			return err
-		}
-		o.Held, o.Status = o.Award.Amount, OrderCertified
-		o.Certified = &Act{By: c.Actor, At: c.At, Available: a.Available()}
-		res.Ref, res.Note = o.ID, fmt.Sprintf("funds certified for %s: $%s of $%s available", o.ID, o.Award.Amount, a.Available())
-		return putOrder(tx, o)
-	},
+	Apply: applyCertifyFunds,
 	Books: func(l *Lines, tx Tx, c Command, res Result) string {
 		commitmentLines(l, tx, res.Ref)
+		if c.Payload.(*CertifyFunds).Refuse {
+			return "funds not certified for " + res.Ref
+		}
 		return "funds certified for " + res.Ref
 	},
+}
+
+func applyCertifyFunds(tx Tx, c Command, env Env, res *Result) error {
+	p := c.Payload.(*CertifyFunds)
+	const sec = "§5.12(6)"
+	format := RulesFormat(tx)
+	if (p.Refuse || p.Reason != "") && format < ReconciledFormat {
+		return Errorf(EINVALID, sec, "A refusal to certify the funds is recorded from ledger format 6.")
+	}
+	o, err := loadOrder(tx, p.Order)
+	if err != nil {
+		return err
+	}
+	if o.Status != OrderAwarded {
+		return Errorf(ECONFLICT, sec, "Order %s is %s: funds are certified for an awarded order.", o.ID, o.Status)
+	}
+	a, err := loadAppropriation(tx, o.Year, o.Line)
+	if err != nil {
+		return err
+	}
+	if p.Refuse {
+		switch {
+		case o.Refused != nil:
+			return Errorf(ECONFLICT, sec, "The funds of order %s were refused at %s.", o.ID, o.Refused.At)
+		case strings.TrimSpace(p.Reason) == "":
+			return Errorf(EINVALID, sec, "Say why the funds are not certified.")
+		}
+		o.Refused = &Act{By: c.Actor, At: c.At, Available: a.Available(), Reason: strings.TrimSpace(p.Reason)}
+		res.Ref, res.Note = o.ID, fmt.Sprintf("funds not certified for %s: $%s of $%s available", o.ID, o.Award.Amount, a.Available())
+		return putOrder(tx, o)
+	}
+	if p.Reason != "" {
+		return Errorf(EINVALID, sec, "A certification carries no reason; a refusal does.")
+	}
+	if err := encumber(tx, o.Year, o.Line, o.ID, "order", c.At.Date, o.Award.Amount, o.Description, false); err != nil {
+		return err
+	}
+	o.Held, o.Status = o.Award.Amount, OrderCertified
+	o.Certified = &Act{By: c.Actor, At: c.At, Available: a.Available()}
+	res.Ref, res.Note = o.ID, fmt.Sprintf("funds certified for %s: $%s of $%s available", o.ID, o.Award.Amount, a.Available())
+	return putOrder(tx, o)
 }
 
 // OrderReceipt records a delivery inspected and what it invoiced.
@@ -705,22 +901,40 @@ func (x Reads) AllOrders() ([]Order, error) { return all[Order](x.r, CollectionO
 
 // PublicRecord returns what the public may inspect of an order (§5.12(5),
 // §5.12(7)): an awarded order with its bids, or an emergency purchase with
-// its invoice and explanation. ok is false for an order still taking bids
+// its invoice and explanation, and where it stands. claims are the claims
+// of the order's year (any others are passed over): what checks paid on
+// the order's claims is what the record shows as paid, never the award
+// nor what deliveries invoiced. ok is false for an order still taking bids
 // or cancelled before its award.
-func (o Order) PublicRecord() (PublicPurchase, bool) {
+func (o Order) PublicRecord(claims []Claim) (PublicPurchase, bool) {
 	if o.Award == nil {
 		return PublicPurchase{}, false
 	}
 	p := PublicPurchase{ID: o.ID, Date: o.Award.On, Description: o.Description, Vendor: o.Award.Vendor, Amount: o.Award.Amount,
 		Category: o.Category, Emergency: o.Award.Basis == "emergency", Explanation: o.Explanation, Status: string(o.Status),
-		Basis: o.Award.Basis, Reasons: o.Award.Reasons, Notices: o.Notices, BidsOpen: o.BidsOpen, BoardApproval: o.Award.BoardApproval}
+		Basis: o.Award.Basis, Reasons: o.Award.Reasons, Notices: o.Notices, BidsOpen: o.BidsOpen, BoardApproval: o.Award.BoardApproval,
+		Vote: o.Award.Vote}
 	for _, b := range o.Bids {
 		p.Bids = append(p.Bids, Bid{Vendor: b.Vendor, Amount: b.Amount})
 	}
+	var invoiced Money
 	for _, d := range o.Receipts {
 		if d.Invoice != "" {
 			p.Invoice = d.Invoice
 		}
+		if d.Conforms {
+			invoiced = invoiced.Add(d.Invoiced)
+		}
+	}
+	for _, cl := range claims {
+		if cl.Order != o.ID || cl.Status != ClaimPaid {
+			continue
+		}
+		p.Paid = p.Paid.Add(cl.Amount)
+	}
+	p.Standing = o.standing(p.Paid, invoiced)
+	if p.Standing == StandingFundsRefused {
+		p.Refusal = o.Refused.Reason
 	}
 	switch {
 	case o.Municipal:
@@ -731,4 +945,23 @@ func (o Order) PublicRecord() (PublicPurchase, bool) {
 		p.Ground = "§5.13(4): emergency declared by resolution " + o.EmergencyResolution
 	}
 	return p, true
+}
+
+// standing is where an awarded order stands (the Standing… constants),
+// given what checks paid on its claims and what its conforming deliveries
+// invoiced.
+func (o Order) standing(paid, invoiced Money) string {
+	switch {
+	case paid.IsPositive() && (!paid.LessThan(o.Award.Amount) || (o.Status == OrderReceived && !paid.LessThan(invoiced))):
+		return StandingPaid
+	case paid.IsPositive():
+		return StandingPaidInPart
+	case o.Status == OrderCancelled:
+		return StandingCancelled
+	case o.Certified != nil:
+		return StandingAwarded
+	case o.Refused != nil:
+		return StandingFundsRefused
+	}
+	return StandingAwaitingFunds
 }

@@ -41,7 +41,33 @@ type PublicPurchase struct {
 	BidsOpen      Date   `json:"bids_open,omitzero"`
 	BoardApproval string `json:"board_approval,omitempty"`
 	Ground        string `json:"ground,omitempty"`
+	// Standing is where the purchase stands for the public (Standing…
+	// constants), on a purchase order's record; empty on a record an
+	// earlier release kept on its own.
+	Standing string `json:"standing,omitempty"`
+	// Paid is what checks paid on the order's claims (§5.07(4)), voided
+	// checks not counted.
+	Paid Money `json:"paid,omitzero"`
+	// Refusal is why the treasurer did not certify the funds (§5.12(6)).
+	Refusal string `json:"refusal,omitempty"`
+	// Vote is the board's approval as a vote at a meeting (ledger format
+	// 6); BoardApproval is the free text of an earlier award.
+	Vote *BudgetVoteRecord `json:"vote,omitempty"`
 }
+
+// Where a purchase order stands on its public record. An award is
+// "awarded" only once the treasurer certified its funds (§5.12(6)), or the
+// certification was waived for an emergency purchase (§5.12(7)); "paid"
+// only when checks paid its claims, for all it was invoiced once the
+// order is closed, else for at least the award.
+const (
+	StandingAwaitingFunds = "awaiting_funds" // awarded, the funds not yet certified
+	StandingFundsRefused  = "funds_refused"  // the treasurer refused to certify the funds
+	StandingAwarded       = "awarded"        // funds certified: the order may be issued
+	StandingPaidInPart    = "paid_in_part"   // checks paid part of it
+	StandingPaid          = "paid"           // checks paid it
+	StandingCancelled     = "cancelled"      // cancelled after the award
+)
 
 // Validate checks that the record holds what §5.12 requires of its kind:
 // an emergency purchase its invoice and explanation, an open-market

@@ -57,3 +57,42 @@ func TestPurchaseThresholdOnDate(t *testing.T) {
 		{"§5.12", "undated latest", `{"amount":"4000.00","category":"supplies","available_appropriation":"9000"}`, map[string]any{"board_approval_required": false}, ""},
 	})
 }
+
+// TestClass1NoticeRequired: the class1_notice_threshold parameter (Wis.
+// Stat. 62.15(1)) read with the scope of §5.13: materials and supplies
+// strictly over 5,000.00 up to where the class 2 notice takes over, not
+// with another municipality, for the village's own work, in an emergency
+// declared by resolution, or for an emergency purchase under the limit.
+func TestClass1NoticeRequired(t *testing.T) {
+	p := DefaultParams()
+	in := func(amount string, cat Category) PurchaseInput {
+		return PurchaseInput{Amount: MustMoney(amount), Category: cat, AvailableAppropriation: MustMoney("90000.00")}
+	}
+	with := func(x PurchaseInput, f func(*PurchaseInput)) PurchaseInput { f(&x); return x }
+	for _, row := range []struct {
+		section, name string
+		in            PurchaseInput
+		want          bool
+	}{
+		{"62.15", "at 5000.00", in("5000.00", CategorySupplies), false},
+		{"62.15", "at 5000.01", in("5000.01", CategorySupplies), true},
+		{"62.15", "materials at 25000.00", in("25000.00", CategoryMaterials), true},
+		{"§5.13", "over 25000.00 is class 2", in("25000.01", CategoryMaterials), false},
+		{"§5.13", "not for equipment", in("9000.00", CategoryEquipment), false},
+		{"§5.13", "not for services", in("9000.00", CategoryContractualServices), false},
+		{"§5.13(3)", "not with a municipality", with(in("9000.00", CategorySupplies), func(x *PurchaseInput) { x.CounterpartyMunicipal = true }), false},
+		{"§5.13(4)", "not in a declared emergency", with(in("9000.00", CategorySupplies), func(x *PurchaseInput) { x.EmergencyResolution = true }), false},
+		{"§5.13(5)", "not for own work", with(in("9000.00", CategorySupplies), func(x *PurchaseInput) { x.VillageOwnWork = true }), false},
+		{"§5.12(7)", "emergency over the limit still needs it", with(in("9000.00", CategorySupplies), func(x *PurchaseInput) { x.Emergency = true }), true},
+	} {
+		t.Run(row.section+"/"+row.name, func(t *testing.T) {
+			got, err := Class1NoticeRequired(row.in, p)
+			if err != nil || got != row.want {
+				t.Fatalf("got %v (%v), want %v", got, err, row.want)
+			}
+		})
+	}
+	if _, err := Class1NoticeRequired(in("9000.00", "furniture"), p); ErrorCode(err) != EINVALID {
+		t.Fatalf("an unknown category: %v", err)
+	}
+}

@@ -197,8 +197,14 @@ func (x Reads) Purchases() ([]PublicPurchase, error) {
 	if err != nil {
 		return nil, err
 	}
+	claims := map[int][]Claim{}
 	for _, o := range orders {
-		if p, ok := o.PublicRecord(); ok {
+		if _, ok := claims[o.Year]; !ok {
+			if claims[o.Year], err = x.Claims(o.Year); err != nil {
+				return nil, err
+			}
+		}
+		if p, ok := o.PublicRecord(claims[o.Year]); ok {
 			out = append(out, p)
 		}
 	}
@@ -212,7 +218,11 @@ func (x Reads) Purchase(id string) (PublicPurchase, error) {
 		if err != nil {
 			return PublicPurchase{}, err
 		}
-		if p, ok := o.PublicRecord(); ok {
+		claims, err := x.Claims(o.Year)
+		if err != nil {
+			return PublicPurchase{}, err
+		}
+		if p, ok := o.PublicRecord(claims); ok {
 			return p, nil
 		}
 		return PublicPurchase{}, Errorf(ENOTFOUND, sectionPurchasing, "There is no purchasing record %q.", id)

@@ -133,6 +133,16 @@ func applyDemoStep(tx Tx, step Command, env Env) error {
 		// loads the demo without it, as it did before.
 		return nil
 	}
+	if o, ok := step.Payload.(*OrderChange); ok && o.Award != nil && o.Award.Vote != nil && RulesFormat(tx) < ReconciledFormat {
+		// The board's vote on an award is new in format 6 (approveAward):
+		// a ledger at format 5 loads it as the free text it kept before.
+		aw, vt := *o.Award, *o.Award.Vote
+		aw.BoardApproval = fmt.Sprintf("vote of the meeting of %s: %d ayes, %d nays, %d present", vt.On, vt.Ayes, vt.Nays, vt.Present)
+		aw.BoardApprovedOn, aw.Vote = vt.On, nil
+		oc := *o
+		oc.Award = &aw
+		step.Payload = &oc
+	}
 	if u, ok := step.Payload.(*StaffUserChange); ok && (u.Op != StaffAdd || u.PasswordHash != LockedPassword) {
 		return Errorf(EINVALID, "", "a demo's history only adds locked accounts")
 	}

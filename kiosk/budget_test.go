@@ -89,7 +89,7 @@ func seedBudgets(t *testing.T, l *fakeLedger) {
 		do("admin", "2026-06-02T09:00", &domain.OrderChange{Op: domain.OrderBidOp, ID: id, Bid: &domain.OrderBid{Vendor: b.v, Amount: m(b.a), Received: domain.MustDate("2026-06-02")}})
 	}
 	do("admin", "2026-06-03T09:00", &domain.OrderChange{Op: domain.OrderAward, ID: id, Award: &domain.Award{Vendor: "Morton Salt", Amount: m("4650.00"), On: domain.MustDate("2026-06-03"),
-		Reasons: "lowest responsible bidder", BoardApproval: "motion of June 2, item 4", BoardApprovedOn: domain.MustDate("2026-06-02")}})
+		Reasons: "lowest responsible bidder", Vote: &domain.BudgetVoteRecord{On: domain.MustDate("2026-06-02"), Present: 7, Ayes: 6, Nays: 1}}})
 	maps.Copy(l.records, tx.records)
 	for k, v := range tx.index {
 		l.index[k] = v
@@ -147,7 +147,7 @@ func TestPublicBudget(t *testing.T) {
 	// The order's public record shows the board's approval and the reasons.
 	po := h.get("/purchases/PO-2026-0001")
 	h.expect(po, http.StatusOK)
-	if !strings.Contains(po.text("purchase-board"), "motion of June 2") || !strings.Contains(po.text("purchase-reasons"), "lowest responsible") || po.text("purchase-vendor") != "Morton Salt" {
+	if !strings.Contains(po.text("purchase-board"), "2 de junio de 2026: 6 a favor, 1 en contra, 7 miembros presentes") || !strings.Contains(po.text("purchase-reasons"), "lowest responsible") || po.text("purchase-vendor") != "Morton Salt" {
 		t.Errorf("order record: board %q reasons %q vendor %q", po.text("purchase-board"), po.text("purchase-reasons"), po.text("purchase-vendor"))
 	}
 }

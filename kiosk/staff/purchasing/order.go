@@ -3,6 +3,7 @@ package purchasing
 import (
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/villagehall/appliance/domain"
@@ -31,7 +32,7 @@ func (m *Module) orderPage(w http.ResponseWriter, r *http.Request, status int, p
 		Requisition: o.Requisition, Solicited: o.Solicited, Available: dollars(a.Available()), Held: dollars(o.Held), Paid: dollars(o.Paid),
 		Created: o.Created.String(), CreatedBy: o.CreatedBy, Error: problem, Today: m.o.Today().String(),
 		CanAct: staff.Allowed(who.Role, staff.CapPurchasing), CanCertify: staff.Allowed(who.Role, staff.CapCertify),
-		BoardThreshold: dollars(params.BoardApprovalThreshold), Class2Threshold: dollars(params.Class2NoticeThreshold)}
+		BoardThreshold: dollars(params.BoardApprovalThreshold), Class1Threshold: dollars(params.Class1NoticeThreshold), Class2Threshold: dollars(params.Class2NoticeThreshold)}
 	switch {
 	case o.Municipal:
 		v.Ground = "a contract with another municipality (§5.13(3))"
@@ -55,13 +56,26 @@ func (m *Module) orderPage(w http.ResponseWriter, r *http.Request, status int, p
 	if o.Award != nil {
 		v.Award = &awardView{Vendor: o.Award.Vendor, Amount: dollars(o.Award.Amount), Basis: strings.ReplaceAll(o.Award.Basis, "_", " "), Reasons: o.Award.Reasons,
 			On: o.Award.On.String(), BoardApproval: o.Award.BoardApproval, BoardApprovedOn: dateOf(o.Award.BoardApprovedOn), By: o.Award.By}
+		if vt := o.Award.Vote; vt != nil {
+			v.Award.Vote = &voteView{Meeting: vt.On.String(), Present: vt.Present, Ayes: vt.Ayes, Nays: vt.Nays}
+		}
 	}
+	if pub, ok, err := m.publicRecord(o); err != nil {
+		m.o.Fail(w, r, err)
+		return
+	} else if ok {
+		v.Standing, v.PaidByCheck = strings.ReplaceAll(pub.Standing, "_", " "), dollars(pub.Paid)
+	}
+	v.Votes, v.Refusable = m.votes(), m.votes() && o.Refused == nil
 	if o.Rule != nil {
 		v.Rule = &ruleView{BoardApproval: o.Rule.BoardApprovalRequired, Bids: o.Rule.CompetitiveBidsRequired, Class2: o.Rule.Class2NoticeRequired,
 			Funds: o.Rule.FundsCertified, Direct: o.Rule.EmergencyDirectPurchase, Record: strings.ReplaceAll(o.Rule.PublicRecord, "_", " ")}
 	}
 	if o.Certified != nil {
 		v.Certified = actOf(*o.Certified)
+	}
+	if o.Refused != nil {
+		v.Refused = actOf(*o.Refused)
 	}
 	if o.Issued != nil {
 		v.Issued = actOf(*o.Issued)
@@ -82,6 +96,17 @@ func (m *Module) orderPage(w http.ResponseWriter, r *http.Request, status int, p
 	v.Receivable = o.Status == domain.OrderIssued || (o.Status == domain.OrderCertified && o.Award != nil && o.Award.Basis == "emergency")
 	v.Cancellable = o.Status != domain.OrderReceived && o.Status != domain.OrderCancelled && len(o.Receipts) == 0
 	m.o.Render(w, r, status, orderPage(m.o.Frame(r, "Order "+o.ID), v))
+}
+
+// publicRecord is the order's public record (§5.12(5)), which says where
+// it stands and what checks paid on its claims.
+func (m *Module) publicRecord(o domain.Order) (domain.PublicPurchase, bool, error) {
+	claims, err := m.o.Reads().Claims(o.Year)
+	if err != nil {
+		return domain.PublicPurchase{}, false, err
+	}
+	p, ok := o.PublicRecord(claims)
+	return p, ok, nil
 }
 
 func dateOf(d domain.Date) string {
@@ -126,7 +151,11 @@ func (m *Module) submitOrderOp(w http.ResponseWriter, r *http.Request) {
 
 func (m *Module) submitCertify(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	_, err := m.o.Submit(r, &domain.CertifyFunds{Order: id})
+	p := &domain.CertifyFunds{Order: id}
+	if m.o.Form(r, "refuse") != "" {
+		p.Refuse, p.Reason = true, m.o.Form(r, "reason")
+	}
+	_, err := m.o.Submit(r, p)
 	m.afterOp(w, r, id, err)
 }
 
@@ -143,9 +172,14 @@ func (m *Module) afterOp(w http.ResponseWriter, r *http.Request, id string, err 
 }
 
 func (m *Module) orderNotice(r *http.Request, id string) error {
-	open, err := staff.ParseDate("The day bids open", m.o.Form(r, "bids_open"))
-	if err != nil {
-		return err
+	// A class 1 notice has no day of opening (Wis. Stat. 62.15(1)); the
+	// ledger says whether a notice needs one.
+	var open domain.Date
+	if s := m.o.Form(r, "bids_open"); s != "" {
+		var err error
+		if open, err = staff.ParseDate("The day bids open", s); err != nil {
+			return err
+		}
 	}
 	var ins []domain.Date
 	for _, name := range []string{"notice1", "notice2", "notice3"} {
@@ -157,7 +191,7 @@ func (m *Module) orderNotice(r *http.Request, id string) error {
 			ins = append(ins, d)
 		}
 	}
-	_, err = m.o.Submit(r, &domain.OrderChange{Op: domain.OrderNotice, ID: id, Notices: ins, BidsOpen: open})
+	_, err := m.o.Submit(r, &domain.OrderChange{Op: domain.OrderNotice, ID: id, Notices: ins, BidsOpen: open})
 	return err
 }
 
@@ -183,14 +217,65 @@ func (m *Module) orderAward(r *http.Request, id string) error {
 	if err != nil {
 		return err
 	}
-	aw := &domain.Award{Vendor: m.o.Form(r, "vendor"), Amount: amt, On: on, Reasons: m.o.Form(r, "reasons"), BoardApproval: m.o.Form(r, "board_approval")}
-	if s := m.o.Form(r, "board_approved_on"); s != "" {
-		if aw.BoardApprovedOn, err = staff.ParseDate("The day of the board's approval", s); err != nil {
+	aw := &domain.Award{Vendor: m.o.Form(r, "vendor"), Amount: amt, On: on, Reasons: m.o.Form(r, "reasons")}
+	if m.votes() {
+		if aw.Vote, err = m.boardVote(r); err != nil {
 			return err
+		}
+	} else {
+		aw.BoardApproval = m.o.Form(r, "board_approval")
+		if s := m.o.Form(r, "board_approved_on"); s != "" {
+			if aw.BoardApprovedOn, err = staff.ParseDate("The day of the board's approval", s); err != nil {
+				return err
+			}
 		}
 	}
 	_, err = m.o.Submit(r, &domain.OrderChange{Op: domain.OrderAward, ID: id, Award: aw})
 	return err
+}
+
+// boardVote reads the board's vote on an award from its form: the
+// meeting's date and the count. A form without a meeting has no vote
+// (the ledger says whether the award needs one); the counts are read
+// strictly, a blank one as no count at all.
+func (m *Module) boardVote(r *http.Request) (*domain.BudgetVoteRecord, error) {
+	meeting := m.o.Form(r, "board_meeting")
+	if meeting == "" {
+		return nil, nil
+	}
+	on, err := staff.ParseDate("The day of the board's meeting", meeting)
+	if err != nil {
+		return nil, err
+	}
+	v := &domain.BudgetVoteRecord{On: on}
+	for _, f := range []struct {
+		name, label string
+		n           *int
+	}{{"board_present", "The members present", &v.Present}, {"board_ayes", "The ayes", &v.Ayes}, {"board_nays", "The nays", &v.Nays}} {
+		s := m.o.Form(r, f.name)
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			return nil, domain.Errorf(domain.EINVALID, "§5.12(4)", "%s: a whole number, 0 or more, not %q.", f.label, s)
+		}
+		*f.n = n
+	}
+	return v, nil
+}
+
+// formatReader is implemented by a ledger that knows the replicated
+// ledger's format (replica.Node).
+type formatReader interface{ LedgerFormat() int }
+
+// votes reports whether the ledger records the board's approval of an
+// award as a vote at a meeting: from ledger format 6
+// (domain.ReconciledFormat). Before, a node of an earlier release would
+// not know the field, so the form asks for the motion in free text as it
+// did. A ledger that does not say its format is this build's.
+func (m *Module) votes() bool {
+	if f, ok := m.o.Ledger().(formatReader); ok {
+		return f.LedgerFormat() >= domain.ReconciledFormat
+	}
+	return true
 }
 
 func (m *Module) orderReceive(r *http.Request, id string) error {

@@ -75,8 +75,17 @@ func TestOrderByHand(t *testing.T) {
 	if p := admin.Post(base+"/award", url.Values{"vendor": {"Morton"}, "amount": {"4650"}, "on": {"2027-02-01"}}); p.Status != http.StatusUnprocessableEntity || !strings.Contains(p.Text("order-error"), "board's approval") {
 		t.Fatalf("award without approval: %d %q", p.Status, p.Text("order-error"))
 	}
-	if p := admin.Post(base+"/award", url.Values{"vendor": {"Morton"}, "amount": {"4650"}, "on": {"2027-02-01"}, "board_approval": {"motion 2027-01-30 #3"}, "board_approved_on": {"2027-01-30"}}); p.Status != http.StatusSeeOther {
+	award := url.Values{"vendor": {"Morton"}, "amount": {"4650"}, "on": {"2027-02-01"}, "board_meeting": {"2027-01-30"}, "board_present": {"6"}, "board_ayes": {"3"}, "board_nays": {"3"}}
+	if p := admin.Post(base+"/award", award); p.Status != http.StatusUnprocessableEntity || !strings.Contains(p.Text("order-error"), "did not approve") {
+		t.Fatalf("award on a tied vote: %d %q", p.Status, p.Text("order-error"))
+	}
+	award.Set("board_ayes", "5")
+	award.Set("board_nays", "1")
+	if p := admin.Post(base+"/award", award); p.Status != http.StatusSeeOther {
 		t.Fatalf("award: %d %s", p.Status, p.Text("order-error"))
+	}
+	if p := admin.Get(base); p.Text("order-vote") != "Approved by the board at its meeting of 2027-01-30: 5 ayes, 1 nays, 6 present." || p.Text("order-standing") != "awaiting funds" {
+		t.Fatalf("the vote on the order's page: %q, standing %q", p.Text("order-vote"), p.Text("order-standing"))
 	}
 	if p := admin.Post(base+"/bid", url.Values{"vendor": {"Late"}, "amount": {"1"}, "received": {"2027-02-01"}}); p.Status != http.StatusConflict || !strings.Contains(p.Text("order-error"), "no bid is taken after the award") {
 		t.Fatalf("bid after the award: %d %q", p.Status, p.Text("order-error"))
@@ -112,12 +121,31 @@ func TestOrderByHand(t *testing.T) {
 	// More than is available: refused at the certification.
 	big := orderID(t, admin.Post("/staff/orders", url.Values{"line": {"100-51400"}, "description": {"Copier"}, "category": {"equipment"}, "estimate": {"6000"}}))
 	admin.Post("/staff/orders/"+big+"/bid", url.Values{"vendor": {"Copy Co"}, "amount": {"6000"}, "received": {"2027-02-01"}})
-	admin.Post("/staff/orders/"+big+"/award", url.Values{"vendor": {"Copy Co"}, "amount": {"6000"}, "on": {"2027-02-01"}, "reasons": {"sole dealer"}, "board_approval": {"m"}, "board_approved_on": {"2027-01-30"}})
+	admin.Post("/staff/orders/"+big+"/award", url.Values{"vendor": {"Copy Co"}, "amount": {"6000"}, "on": {"2027-02-01"}, "reasons": {"sole dealer"},
+		"board_meeting": {"2027-01-30"}, "board_present": {"7"}, "board_ayes": {"7"}, "board_nays": {"0"}})
 	if p := treasurer.Post("/staff/orders/"+big+"/certify", nil); p.Status != http.StatusConflict || !strings.Contains(p.Text("order-error"), "less than $6000.00") {
 		t.Fatalf("certify over available: %d %q", p.Status, p.Text("order-error"))
 	}
+	// The treasurer records the refusal; the order stays unissued.
+	if p := treasurer.Get("/staff/orders/" + big); p.Doc.Find(`[data-testid="refuse-form"]`).Length() != 1 {
+		t.Fatal("no refusal form for the treasurer")
+	}
+	if p := treasurer.Post("/staff/orders/"+big+"/certify", url.Values{"refuse": {"yes"}, "reason": {""}}); p.Status != http.StatusUnprocessableEntity || !strings.Contains(p.Text("order-error"), "Say why") {
+		t.Fatalf("refusal without a reason: %d %q", p.Status, p.Text("order-error"))
+	}
+	if p := treasurer.Post("/staff/orders/"+big+"/certify", url.Values{"refuse": {"yes"}, "reason": {"funds not available"}}); p.Status != http.StatusSeeOther {
+		t.Fatalf("refuse: %d %s", p.Status, p.Text("order-error"))
+	}
+	if p := admin.Get("/staff/orders/" + big); !strings.Contains(p.Text("order-refused"), "funds not available") || p.Text("order-standing") != "funds refused" || p.Text("order-status") != "awarded" {
+		t.Fatalf("refused: %q standing %q status %q", p.Text("order-refused"), p.Text("order-standing"), p.Text("order-status"))
+	}
+	if got, err := domain.ReadsOf(h.Ledger).Purchase(big); err != nil || got.Standing != domain.StandingFundsRefused || got.Refusal != "funds not available" {
+		t.Fatalf("public record of the refused award: %+v %v", got, err)
+	}
 	// The public record of the salt.
-	if got, err := domain.ReadsOf(h.Ledger).Purchase(id); err != nil || got.Vendor != "Morton" || len(got.Bids) != 3 {
+	// Received and invoiced, but no check paid a claim: awarded, not paid.
+	if got, err := domain.ReadsOf(h.Ledger).Purchase(id); err != nil || got.Vendor != "Morton" || len(got.Bids) != 3 ||
+		got.Standing != domain.StandingAwarded || !got.Paid.IsZero() || got.Vote == nil || got.Vote.Ayes != 5 {
 		t.Fatalf("public record: %+v %v", got, err)
 	}
 }
@@ -251,4 +279,40 @@ func TestPurchasingRoutesByRole(t *testing.T) {
 		{Method: "GET", Path: "/api/v1/employment", Cap: staff.CapReadBudget},
 		{Method: "POST", Path: "/api/v1/employment", Cap: staff.CapEmployment, Body: bad},
 	})
+}
+
+// TestNoticesBeforeBidsByHand (§5.13(1), Wis. Stat. 62.15): on the pages,
+// a bid on materials expected to cost more than the class 2 threshold is
+// refused until the notice's publication is recorded, and taken once the
+// notice was published on or before its receipt; a class 1 notice is
+// recorded with no day of opening.
+func TestNoticesBeforeBidsByHand(t *testing.T) {
+	h := adopted(t)
+	admin := h.SignedIn("boss", domain.RoleAdministrator)
+	gravel := "/staff/orders/" + orderID(t, admin.Post("/staff/orders", url.Values{"line": {"100-53300"}, "description": {"Gravel"}, "category": {"materials"}, "estimate": {"30,000.00"}}))
+	if p := admin.Get(gravel); !strings.Contains(p.Text("order-notice-none"), "class 2 notice published before its bids") {
+		t.Fatalf("the notice's hint: %q", p.Text("order-notice-none"))
+	}
+	bid := url.Values{"vendor": {"Rock Road"}, "amount": {"29,000.00"}, "received": {"2027-01-20"}}
+	if p := admin.Post(gravel+"/bid", bid); p.Status != http.StatusUnprocessableEntity || !strings.Contains(p.Text("order-error"), "record the publication of its class 2 notice before its bids") {
+		t.Fatalf("bid before the notice: %d %q", p.Status, p.Text("order-error"))
+	}
+	if p := admin.Post(gravel+"/notice", url.Values{"notice1": {"2027-01-21"}, "notice2": {"2027-01-28"}, "bids_open": {"2027-02-08"}}); p.Status != http.StatusSeeOther {
+		t.Fatalf("notice: %d %s", p.Status, p.Text("order-error"))
+	}
+	if p := admin.Post(gravel+"/bid", bid); p.Status != http.StatusUnprocessableEntity || !strings.Contains(p.Text("order-error"), "first published on 2027-01-21") {
+		t.Fatalf("bid before the publication: %d %q", p.Status, p.Text("order-error"))
+	}
+	bid.Set("received", "2027-01-21")
+	if p := admin.Post(gravel+"/bid", bid); p.Status != http.StatusSeeOther {
+		t.Fatalf("bid after the notice: %d %s", p.Status, p.Text("order-error"))
+	}
+
+	salt := "/staff/orders/" + orderID(t, admin.Post("/staff/orders", url.Values{"line": {"100-53300"}, "description": {"Salt"}, "category": {"supplies"}, "estimate": {"6,000.00"}}))
+	if p := admin.Post(salt+"/notice", url.Values{"notice1": {"2027-01-25"}}); p.Status != http.StatusSeeOther {
+		t.Fatalf("class 1 notice: %d %s", p.Status, p.Text("order-error"))
+	}
+	if p := admin.Get(salt); strings.Join(strings.Fields(p.Text("order-notice")), " ") != "Class 1 notice published: 2027-01-25" {
+		t.Fatalf("class 1 notice shown: %q", p.Text("order-notice"))
+	}
 }

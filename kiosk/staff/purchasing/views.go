@@ -32,6 +32,13 @@ type bidView struct{ Vendor, Amount, Received, Notes string }
 
 type awardView struct {
 	Vendor, Amount, Basis, Reasons, On, BoardApproval, BoardApprovedOn, By string
+	Vote                                                                   *voteView
+}
+
+// voteView is the board's vote approving an award (ledger format 6).
+type voteView struct {
+	Meeting             string
+	Present, Ayes, Nays int
 }
 
 type ruleView struct {
@@ -48,23 +55,30 @@ type deliveryView struct {
 }
 
 type orderView struct {
-	ID                                                   string
-	Year                                                 int
-	Line, Unit, Description, Category, Estimate, Buyer   string
-	Status, Explanation, Requisition, Solicited, Ground  string
-	Emergency                                            bool
-	Available, Held, Paid, Created, CreatedBy, Today     string
-	Notices                                              []string
-	BidsOpen, NoticeFirstBy, NoticeSecondBy              string
-	NoticeQualifies                                      bool
-	Bids                                                 []bidView
-	Award                                                *awardView
-	Rule                                                 *ruleView
-	Certified, Issued, Cancelled                         *actView
+	ID                                                  string
+	Year                                                int
+	Line, Unit, Description, Category, Estimate, Buyer  string
+	Status, Explanation, Requisition, Solicited, Ground string
+	Emergency                                           bool
+	Available, Held, Paid, Created, CreatedBy, Today    string
+	Notices                                             []string
+	BidsOpen, NoticeFirstBy, NoticeSecondBy             string
+	NoticeQualifies                                     bool
+	Bids                                                []bidView
+	Award                                               *awardView
+	Rule                                                *ruleView
+	Certified, Refused, Issued, Cancelled               *actView
+	// Standing is where the public record says the order stands, and
+	// PaidByCheck what checks paid on its claims.
+	Standing, PaidByCheck string
+	// Votes: the award form asks for the board's vote (format 6), not
+	// the motion in free text; Refusable: the treasurer may record a
+	// refusal to certify the funds.
+	Votes, Refusable                                     bool
 	Deliveries                                           []deliveryView
 	Draft, Awarded, Certifiable, Receivable, Cancellable bool
 	CanAct, CanCertify                                   bool
-	BoardThreshold, Class2Threshold                      string
+	BoardThreshold, Class1Threshold, Class2Threshold     string
 	Error                                                string
 }
 
