@@ -85,10 +85,17 @@
         document.documentElement.classList.add("osk-open");
         document.documentElement.style.setProperty("--osk-height", board.offsetHeight + "px");
       }
-      // The field must show above the keyboard and the bar of actions.
-      var r = f.getBoundingClientRect();
-      var bar = f.form ? f.form.querySelector(".actions-sticky") : null;
-      var room = window.innerHeight - board.offsetHeight - (bar && getComputedStyle(bar).position === "fixed" ? bar.offsetHeight : 0);
+      // The field, and the button beside it (a row's Send), must show
+      // above the keyboard and above every bar of actions fixed at the
+      // bottom of the screen, the form's or the page's (a receipt's bar
+      // is outside its e-mail form).
+      var r = (f.closest && f.closest(".row") || f).getBoundingClientRect();
+      var room = window.innerHeight - board.offsetHeight;
+      Array.prototype.forEach.call(document.querySelectorAll(".actions-sticky"), function (bar) {
+        if (getComputedStyle(bar).position === "fixed" && bar.offsetHeight > 0) {
+          room = Math.min(room, bar.getBoundingClientRect().top);
+        }
+      });
       if (r.bottom > room - 16 || r.top < 0) {
         window.scrollBy(0, r.bottom - room + 16 + (r.top < 0 ? r.top : 0));
       }
