@@ -1,10 +1,16 @@
 package kiosk_test
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+
+	"github.com/villagehall/appliance/domain"
 
 	"github.com/villagehall/appliance/kiosk/browsertest"
 )
@@ -75,4 +81,38 @@ func TestBrowserPayChosenBills(t *testing.T) {
 	if !h.owes(currentBill).IsZero() || !h.owes(pastDueBill).Equal(past) {
 		t.Errorf("%s owes %s, %s owes %s (was %s)", currentBill, h.owes(currentBill), pastDueBill, h.owes(pastDueBill), past)
 	}
+}
+
+// TestBrowserCartLiveTotal unticks and ticks again the bills of a cart in
+// Chromium: the total under them follows each tap, in the page's
+// language. Without the script the total the page is served with is that
+// of the bills ticked when it was made (the confirmation's "change the
+// bills" link ticks only those it names).
+func TestBrowserCartLiveTotal(t *testing.T) {
+	h := newHarness(t, withSimulatorPanel)
+	b := openBrowser(t, h, browsertest.Options{Timeout: 2 * time.Minute})
+	b.touchScreen()
+	past, cur := h.owes(pastDueBill), h.owes(currentBill)
+	money := func(m domain.Money) string { return "$" + m.String() }
+
+	b.open("/accounts/100101/pay?lang=es", "cart-total")
+	b.expectText("cart-total", money(past.Add(cur)))
+	b.tap("cart-choice-" + pastDueBill)
+	b.expectText("cart-total", money(cur))
+	b.check("cart-one-unticked")
+	b.tap("cart-choice-" + currentBill)
+	b.expectText("cart-total", money(domain.Money{}))
+	b.tap("cart-choice-" + pastDueBill)
+	b.expectText("cart-total", money(past))
+	b.tap("cart-continue")
+	b.do("confirmation", chromedp.WaitVisible(tid("cart-lines")))
+	b.expectText("confirm-amount", money(past))
+
+	// Served without the script: the total of the bills the link ticks.
+	b.do("scripts off", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
+		return err
+	}))
+	b.open("/accounts/100101/pay?bill="+currentBill, "cart-total")
+	b.expectText("cart-total", money(cur))
 }

@@ -161,8 +161,11 @@ func (s *Server) renderCart(w http.ResponseWriter, r *http.Request, status int, 
 	p := s.page(r, selfURL(r), "title.pay")
 	c := view.Cart{Account: a.Number, Action: accountURL(a.Number) + "/pay", BackURL: accountURL(a.Number), Problem: problem, More: more}
 	for _, row := range rows {
-		c.Bills = append(c.Bills, view.CartBill{Bill: row, Chosen: len(chosen) == 0 || slices.Contains(chosen, row.ID), Amount: row.Balance})
-		c.Total = c.Total.Add(row.Balance)
+		b := view.CartBill{Bill: row, Chosen: len(chosen) == 0 || slices.Contains(chosen, row.ID), Amount: row.Balance}
+		c.Bills = append(c.Bills, b)
+		if b.Chosen {
+			c.Total = c.Total.Add(row.Balance)
+		}
 	}
 	s.render(w, r, status, view.CartPage(p, c))
 }

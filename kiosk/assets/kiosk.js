@@ -1,5 +1,5 @@
 // Village of Belleville kiosk: the idle timer, the print button, the
-// on-screen number pad and keyboard. The pages work without this script
+// on-screen number pad and keyboard, a cart's live total. The pages work without this script
 // (a physical keyboard types into every field); with it, a kiosk left alone returns to the
 // start screen after a warning the resident can dismiss. Once a payment
 // form is submitted the timer stops, so it never interrupts a payment.
@@ -54,6 +54,36 @@
       input.value = v;
       input.dispatchEvent(new Event("input", { bubbles: true }));
     });
+  });
+
+  // A cart's total follows its ticks: the sum of the boxes ticked, each
+  // carrying its bill's amount in cents (data-cents). It is written as
+  // i18n.Printer.Money writes amounts in both languages, "$1,234.50".
+  // Without the script the total served is that of the ticks the page was
+  // made with, and the confirmation shows the one charged.
+  var money = function (cents) {
+    var whole = String(Math.floor(cents / 100)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+    var frac = String(cents % 100);
+    return "$" + whole + "." + (frac.length < 2 ? "0" + frac : frac);
+  };
+  Array.prototype.forEach.call(document.querySelectorAll("[data-cart-total]"), function (total) {
+    var form = total.closest("form");
+    if (!form) {
+      return;
+    }
+    var sum = function () {
+      var cents = 0;
+      Array.prototype.forEach.call(form.querySelectorAll("input[data-cents]"), function (box) {
+        if (box.checked) {
+          cents += parseInt(box.getAttribute("data-cents"), 10) || 0;
+        }
+      });
+      total.textContent = money(cents);
+    };
+    form.addEventListener("change", sum);
+    // A page restored by Back keeps the ticks the resident left.
+    window.addEventListener("pageshow", sum);
+    sum();
   });
 
   // The on-screen keyboard types into the text fields marked data-osk:
