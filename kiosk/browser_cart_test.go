@@ -116,3 +116,44 @@ func TestBrowserCartLiveTotal(t *testing.T) {
 	b.open("/accounts/100101/pay?bill="+currentBill, "cart-total")
 	b.expectText("cart-total", money(cur))
 }
+
+// TestBrowserPayAllFromParcel finds a parcel by its street address, as a
+// resident without a bill in hand does: the parcel page says what its
+// bills owe together today and pays them all with one charge, through the
+// cart of their account. The account page says the same total.
+func TestBrowserPayAllFromParcel(t *testing.T) {
+	h := newHarness(t, withSimulatorPanel)
+	b := openBrowser(t, h, browsertest.Options{Timeout: 2 * time.Minute})
+	b.touchScreen()
+	total := h.owes(pastDueBill).Add(h.owes(currentBill))
+
+	b.open("/accounts/100101", "group-total")
+	b.expectText("group-total", "$"+total.String())
+
+	b.open("/find", "search-input")
+	b.typeInto("search-input", "141 W Main St")
+	b.click(tid("search-button"), "group-total")
+	b.expectText("group-title", "0601-141-2001")
+	b.expectText("group-total", "$"+total.String())
+	b.expectText("pay-all", "$"+total.String())
+	b.check("parcel-total")
+	b.tap("pay-all")
+	b.do("cart", chromedp.WaitVisible(tid("cart-form")))
+	b.expectText("cart-total", "$"+total.String())
+	b.check("parcel-cart")
+	b.tap("cart-continue")
+	b.do("confirmation", chromedp.WaitVisible(tid("cart-lines")))
+	b.expectText("confirm-amount", "$"+total.String())
+	b.tap("sim-approve")
+	b.tap("charge-button")
+	b.do("receipt", chromedp.WaitVisible(tid("receipt-number")))
+	b.expectText("receipt-amount", "$"+total.String())
+	for _, id := range []string{pastDueBill, currentBill} {
+		if !h.owes(id).IsZero() {
+			t.Errorf("%s owes %s after paying all from its parcel", id, h.owes(id))
+		}
+	}
+	if a := h.sim.Approved(); len(a) != 1 || !a[0].Amount.Equal(total) {
+		t.Fatalf("charges %+v, want one of %s", a, total)
+	}
+}
