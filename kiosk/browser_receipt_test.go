@@ -291,3 +291,33 @@ func TestBrowserReceiptEmailAboveKeyboard(t *testing.T) {
 		})
 	}
 }
+
+// TestBrowserExpiredReceiptStartsOverOnce opens a receipt this visit did
+// not make (an expired or foreign link): the page offers one way to start
+// over, not the same button three times. Another error page, whose first
+// action is not starting over, keeps the header's.
+func TestBrowserExpiredReceiptStartsOverOnce(t *testing.T) {
+	h := newHarness(t)
+	b := openBrowser(t, h, browsertest.Options{Timeout: 2 * time.Minute})
+	startOvers := func() []string {
+		t.Helper()
+		v, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('a, button'))
+			.filter(e => e.getClientRects().length > 0 && /^(Start over|Empezar de nuevo)$/.test(e.textContent.trim()))
+			.map(e => e.getAttribute("data-testid") || e.textContent.trim())`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for _, lang := range []string{"en", "es"} {
+		b.open("/receipt/hall-kiosk-000999?lang="+lang, "error-back")
+		if got := startOvers(); len(got) != 1 {
+			t.Errorf("%s: %d buttons start over on an expired receipt: %q", lang, len(got), got)
+		}
+		b.check(lang + "-expired-receipt")
+	}
+	b.open("/bills/B-0000-0000", "error-back")
+	if got := startOvers(); len(got) != 1 {
+		t.Errorf("%d buttons start over on a bill not found: %q", len(got), got)
+	}
+}

@@ -28,6 +28,9 @@ type Page struct {
 	CSS    string     // the stylesheet's URL
 	JS     string     // the script's URL
 	Icon   string     // the favicon's URL
+	// StartsOver: the page's own first action starts over, so the header
+	// does not offer it a second time.
+	StartsOver bool
 }
 
 // LangLink is one entry of the language switch.
