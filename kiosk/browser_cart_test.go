@@ -157,3 +157,67 @@ func TestBrowserPayAllFromParcel(t *testing.T) {
 		t.Fatalf("charges %+v, want one of %s", a, total)
 	}
 }
+
+// TestBrowserCartReceiptPrinted prints the receipt of two bills paid
+// together as the kiosk's 80 mm roll printer does (print media, a page
+// 80 mm wide), in both languages: the receipt is laid out for the
+// printer's 48 columns (a line of 48 characters fits), nothing runs off
+// the paper, and no two cells of a row of its table of bills overlap or
+// touch: "Amount" and "Left to pay" read as two headers.
+func TestBrowserCartReceiptPrinted(t *testing.T) {
+	for _, lang := range []string{"en", "es"} {
+		t.Run(lang, func(t *testing.T) {
+			h := newHarness(t)
+			b := openBrowser(t, h, browsertest.Options{Timeout: 2 * time.Minute})
+			b.open("/accounts/100101/pay?lang="+lang, "cart-form")
+			b.click(tid("cart-continue"), "charge-button")
+			b.click(tid("charge-button"), "receipt-number")
+			b.do("print media", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+				_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Media: "print"})
+				return err
+			}), chromedp.EmulateViewport(302, 1200))
+			type layout struct {
+				Overlaps     []string
+				Columns      float64 // how many characters of the receipt's type fit its width
+				ScrollWidth  float64
+				PaperWidthPx float64
+			}
+			l, err := chromedp.Run(b.ctx, chromedp.Evaluate[layout](`(() => {
+				const text = el => { const r = document.createRange(); r.selectNodeContents(el); return r.getBoundingClientRect(); };
+				const out = [];
+				for (const row of document.querySelectorAll('[data-testid="cart-lines"] tr')) {
+					const cells = Array.from(row.children).map(c => ({name: c.textContent.trim().replace(/\s+/g, " "), box: text(c)}));
+					for (let i = 1; i < cells.length; i++) {
+						const a = cells[i-1], b = cells[i];
+						const apart = b.box.left - a.box.right;
+						const stacked = b.box.top >= a.box.bottom || a.box.top >= b.box.bottom;
+						if (apart < 4 && !stacked) { out.push(a.name + " | " + b.name + " (" + apart.toFixed(1) + " px apart)"); }
+					}
+				}
+				const receipt = document.querySelector('[data-testid="receipt"]');
+				const probe = document.createElement("span");
+				probe.style.whiteSpace = "pre";
+				probe.textContent = "0123456789";
+				receipt.appendChild(probe);
+				const perChar = probe.getBoundingClientRect().width / 10;
+				probe.remove();
+				const cs = getComputedStyle(receipt);
+				const inner = receipt.getBoundingClientRect().width - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+				return {Overlaps: out, Columns: inner / perChar, ScrollWidth: document.documentElement.scrollWidth, PaperWidthPx: 302};
+			})()`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range l.Overlaps {
+				t.Errorf("printed cells run together: %s", o)
+			}
+			if l.Columns < 48 || l.Columns > 52 {
+				t.Errorf("the printed receipt holds %.1f columns, want 48", l.Columns)
+			}
+			if l.ScrollWidth > l.PaperWidthPx {
+				t.Errorf("the printed receipt is %.0f px wide, more than the paper's %.0f", l.ScrollWidth, l.PaperWidthPx)
+			}
+			b.shot(lang + "-cart-receipt-80mm")
+		})
+	}
+}
