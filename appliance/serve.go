@@ -105,6 +105,7 @@ type Main struct {
 	cardStatus func() (ok bool, why string) // whether its kiosk takes cards now
 	Mail       *mail.Queue                  // e-mailed receipts waiting for the relay, or nil
 	mailStop   func()                       // stops the mail queue's sender
+	demoMail   *demoMail                    // the demo's mail relay, or nil
 }
 
 // NewMain returns a Main with default configuration.
@@ -292,6 +293,13 @@ func (m *Main) Run(ctx context.Context) error {
 			cfg.Logger.Warn("demo data not loaded yet", "err", err)
 		}
 	}
+	village, mailCfg := cfg.Village, cfg.Mail
+	if cfg.Demo {
+		if mailCfg, village, err = m.demoReceipts(mailCfg, village); err != nil {
+			m.Node.Close()
+			return err
+		}
+	}
 	kcfg := kiosk.Config{
 		Ledger:   m.Node,
 		Now:      cfg.Now,
@@ -299,13 +307,13 @@ func (m *Main) Run(ctx context.Context) error {
 		Secret:   secret,
 		Logger:   cfg.Logger,
 		NodeID:   cfg.NodeID,
-		Village:  receipt.Village{Name: cfg.Village.Name, Address: cfg.Village.Address, Phone: cfg.Village.Phone, Email: cfg.Village.Email, PublicURL: cfg.Village.PublicURL},
+		Village:  receipt.Village{Name: village.Name, Address: village.Address, Phone: village.Phone, Email: village.Email, PublicURL: village.PublicURL},
 	}
 	if card != nil {
 		kcfg.Terminal, kcfg.Simulator = card, m.Terminal != nil
 	}
-	if cfg.Mail.Relay != "" {
-		q, err := mail.New(mail.Config{Relay: cfg.Mail.Relay, From: cfg.Mail.From, Dir: filepath.Join(cfg.DataDir, "mailqueue"), Logger: cfg.Logger, Now: cfg.Now})
+	if mailCfg.Relay != "" {
+		q, err := mail.New(mail.Config{Relay: mailCfg.Relay, From: mailCfg.From, Dir: filepath.Join(cfg.DataDir, "mailqueue"), Logger: cfg.Logger, Now: cfg.Now})
 		if err != nil {
 			m.Node.Close()
 			return err
@@ -622,6 +630,10 @@ func (m *Main) Close() error {
 	}
 	if m.mailStop != nil {
 		m.mailStop()
+	}
+	if m.demoMail != nil {
+		errs = append(errs, m.demoMail.Close())
+		m.demoMail = nil
 	}
 	if m.Node != nil {
 		errs = append(errs, m.Node.Close())

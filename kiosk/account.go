@@ -21,7 +21,7 @@ func (s *Server) showAccountPage(w http.ResponseWriter, r *http.Request) {
 	rows := s.rows()
 	g, err := s.accountGroup(p, rows, a)
 	if err == nil {
-		g.PayAll, err = s.payAll(p, rows, a.Number)
+		err = s.groupDue(p, rows, &g)
 	}
 	if err != nil {
 		s.fail(w, r, err)

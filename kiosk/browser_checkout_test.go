@@ -90,7 +90,22 @@ func TestBrowserCheckoutAtTheReader(t *testing.T) {
 	if strings.Contains(b.text("error-message"), "not been charged") {
 		t.Errorf("the timeout promises no charge: %q", b.text("error-message"))
 	}
-	b.expectText("error-suggestion", "reference "+first)
+	// A reference short enough to read out, which names this charge
+	// among the processor's transactions by a part of its command id.
+	ref := strings.ToUpper(first[len(first)-8:])
+	b.expectText("error-suggestion", "reference "+ref+";")
+	if strings.Contains(b.text("error-suggestion"), first) {
+		t.Errorf("the resident is asked to quote the whole command id: %q", b.text("error-suggestion"))
+	}
+	txns, err := h.sim.Transactions(b.ctx, fixedAt.Add(-24*time.Hour), fixedAt.Add(24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tx := range txns {
+		if tx.CommandID != first && strings.Contains(strings.ToLower(tx.CommandID), strings.ToLower(ref)) {
+			t.Errorf("reference %s also names %s", ref, tx.CommandID)
+		}
+	}
 	b.shot("02-timeout")
 	browsertest.Axe(t, b.ctx, "the timeout message")
 

@@ -2,11 +2,13 @@ package kiosk_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"mime/quotedprintable"
 	"net"
 	"net/textproto"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -206,5 +208,116 @@ func TestBrowserReceiptEmail(t *testing.T) {
 	<-q.Sent()
 	if n := q.Pending(); n != 0 {
 		t.Errorf("%d copies still waiting", n)
+	}
+}
+
+// mailbox is a Mailer that keeps what the kiosk queues.
+type mailbox struct {
+	mu  sync.Mutex
+	got []mail.Message
+}
+
+func (m *mailbox) Enqueue(msg mail.Message) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.got = append(m.got, msg)
+	return nil
+}
+
+// eval runs a script on the page for its effect.
+func (b *browser) eval(what, js string) {
+	b.t.Helper()
+	if _, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool]("(() => { "+js+"; return true; })()")); err != nil {
+		b.t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// clearOfKeyboard reports where the focused field, the button beside it,
+// the on-screen keyboard and the sticky bar of actions are on the screen.
+type clearOfKeyboard struct {
+	Focused              string
+	FieldBottom, SendBot float64
+	KeyboardTop, BarTop  float64
+}
+
+func (b *browser) keyboardLayout(send string) clearOfKeyboard {
+	b.t.Helper()
+	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[clearOfKeyboard](`(() => {
+		const f = document.activeElement, s = document.querySelector('[data-testid="`+send+`"]');
+		const k = document.querySelector('[data-osk-board]'), bar = document.querySelector('.actions-sticky');
+		return {Focused: f.getAttribute("data-testid") || f.tagName,
+			FieldBottom: f.getBoundingClientRect().bottom, SendBot: s.getBoundingClientRect().bottom,
+			KeyboardTop: k.hidden ? window.innerHeight : k.getBoundingClientRect().top,
+			BarTop: bar ? bar.getBoundingClientRect().top : window.innerHeight};
+	})()`))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return v
+}
+
+// TestBrowserReceiptEmailAboveKeyboard opens the on-screen keyboard on a
+// receipt's e-mail field on the portrait and the landscape screen, by
+// focus and by touch: the field and its Send button are scrolled above
+// the keyboard and the bar of actions, never typed into blind.
+func TestBrowserReceiptEmailAboveKeyboard(t *testing.T) {
+	h := newHarness(t, withVillage(belleville), func(c *kiosk.Config) { c.Mail = &mailbox{} })
+	for _, size := range []struct{ w, h int }{{1080, 1920}, {1920, 1080}, {1280, 800}} {
+		name := fmt.Sprintf("%dx%d", size.w, size.h)
+		t.Run(name, func(t *testing.T) {
+			b := openBrowser(t, h, browsertest.Options{Width: size.w, Height: size.h, Timeout: 2 * time.Minute})
+			b.touchScreen()
+			b.payTen("en")
+			for _, how := range []string{"focus", "tap"} {
+				b.eval("top", `(document.activeElement.blur(), window.scrollTo(0, 0))`)
+				if how == "focus" {
+					b.eval("focus", `document.querySelector('[data-testid="receipt-email-input"]').focus()`)
+				} else {
+					b.tap("receipt-email-input")
+				}
+				b.do("keyboard", chromedp.WaitVisible(tid("osk")))
+				l := b.keyboardLayout("receipt-email-send")
+				if l.Focused != "receipt-email-input" {
+					t.Fatalf("%s: focus on %q", how, l.Focused)
+				}
+				top := min(l.KeyboardTop, l.BarTop)
+				if l.FieldBottom > top || l.SendBot > top {
+					t.Errorf("%s: field ends at %.0f, Send at %.0f, under the keyboard (%.0f) or the bar (%.0f)",
+						how, l.FieldBottom, l.SendBot, l.KeyboardTop, l.BarTop)
+				}
+				b.check(name + "-" + how)
+				b.tap("osk-hide")
+			}
+		})
+	}
+}
+
+// TestBrowserExpiredReceiptStartsOverOnce opens a receipt this visit did
+// not make (an expired or foreign link): the page offers one way to start
+// over, not the same button three times. Another error page, whose first
+// action is not starting over, keeps the header's.
+func TestBrowserExpiredReceiptStartsOverOnce(t *testing.T) {
+	h := newHarness(t)
+	b := openBrowser(t, h, browsertest.Options{Timeout: 2 * time.Minute})
+	startOvers := func() []string {
+		t.Helper()
+		v, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('a, button'))
+			.filter(e => e.getClientRects().length > 0 && /^(Start over|Empezar de nuevo)$/.test(e.textContent.trim()))
+			.map(e => e.getAttribute("data-testid") || e.textContent.trim())`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for _, lang := range []string{"en", "es"} {
+		b.open("/receipt/hall-kiosk-000999?lang="+lang, "error-back")
+		if got := startOvers(); len(got) != 1 {
+			t.Errorf("%s: %d buttons start over on an expired receipt: %q", lang, len(got), got)
+		}
+		b.check(lang + "-expired-receipt")
+	}
+	b.open("/bills/B-0000-0000", "error-back")
+	if got := startOvers(); len(got) != 1 {
+		t.Errorf("%d buttons start over on a bill not found: %q", len(got), got)
 	}
 }

@@ -292,7 +292,8 @@ func TestBrowserKeyboardOnly(t *testing.T) {
 // TestBrowserKeypad types an amount with the on-screen number pad, in
 // Spanish: the first tap replaces the amount the page filled in (it used
 // to append: "188.79100"), a second decimal mark and a third decimal are
-// ignored, and the decimal key is the Spanish comma, read as such.
+// ignored, and the decimal key is the period every amount on the page is
+// written with.
 func TestBrowserKeypad(t *testing.T) {
 	h := newHarness(t)
 	b := openBrowser(t, h)
@@ -305,17 +306,17 @@ func TestBrowserKeypad(t *testing.T) {
 		}
 		return v
 	}
-	if v := value(); !strings.Contains(v, ",") {
-		t.Fatalf("the pre-filled amount in Spanish is %q", v)
+	if v := value(); v != h.owes(pastDueBill).String() {
+		t.Fatalf("the pre-filled amount in Spanish is %q, want %s as the page writes it", v, h.owes(pastDueBill))
 	}
-	if got := b.text("key-decimal"); got != "," {
+	if got := b.text("key-decimal"); got != "." {
 		t.Fatalf("the decimal key reads %q", got)
 	}
 	for _, k := range []string{"2", "5", "decimal", "decimal", "5", "0", "9"} {
 		b.do("key "+k, chromedp.Click(tid("key-"+k)))
 	}
-	if v := value(); v != "25,50" {
-		t.Fatalf("amount %q, want 25,50", v)
+	if v := value(); v != "25.50" {
+		t.Fatalf("amount %q, want 25.50", v)
 	}
 	for _, k := range []string{"back", "back", "back", "0"} {
 		b.do("key "+k, chromedp.Click(tid("key-"+k)))
@@ -334,18 +335,33 @@ func TestBrowserKeypad(t *testing.T) {
 
 // TestBrowserAmountByLanguage types "12,50" on the English pay page: it is
 // refused, saying how a comma and a period read there, and nothing is
-// charged; on the Spanish page the same keys are twelve dollars fifty.
+// charged. The Spanish page writes amounts as the English one does and
+// reads both "12,50" and "12.50" as twelve dollars fifty; the amount its
+// "too much" message suggests, typed as it reads, is taken.
 func TestBrowserAmountByLanguage(t *testing.T) {
 	h := newHarness(t)
-	b := openBrowser(t, h)
+	b := openBrowser(t, h, browsertest.Options{Timeout: 2 * time.Minute})
 	b.open("/bills/"+pastDueBill+"/pay?lang=en", "amount-input")
 	b.do("type 12,50", chromedp.Clear(tid("amount-input")), chromedp.SendKeys(tid("amount-input"), "12,50"))
 	b.click(tid("pay-continue"), "error-message")
 	b.expectText("error-message", "a comma separates thousands")
+	for _, typed := range []string{"12,50", "12.50", "$12.50"} {
+		b.open("/bills/"+pastDueBill+"/pay?lang=es", "amount-input")
+		b.do("type "+typed, chromedp.Clear(tid("amount-input")), chromedp.SendKeys(tid("amount-input"), typed))
+		b.click(tid("pay-continue"), "confirm-amount")
+		b.expectText("confirm-amount", "$12.50")
+	}
+
+	owes := "$" + h.owes(pastDueBill).String()
 	b.open("/bills/"+pastDueBill+"/pay?lang=es", "amount-input")
-	b.do("type 12,50", chromedp.Clear(tid("amount-input")), chromedp.SendKeys(tid("amount-input"), "12,50"))
+	b.expectText("amount-hint", owes)
+	b.typeInto("amount-input", "1000")
+	b.click(tid("pay-continue"), "error-message")
+	b.expectText("error-suggestion", "Escriba "+owes+" o menos")
+	b.check("es-too-much")
+	b.typeInto("amount-input", owes)
 	b.click(tid("pay-continue"), "confirm-amount")
-	b.expectText("confirm-amount", "$12.50")
+	b.expectText("confirm-amount", owes)
 	if submits, _ := h.ledger.counts(); submits != 0 {
 		t.Fatalf("%d commands submitted before any charge", submits)
 	}

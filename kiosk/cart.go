@@ -114,8 +114,61 @@ func (s *Server) cartBills(rows *rowMapper, number string) ([]domain.Bill, []vie
 	return bills[more:], out[more:], more, nil
 }
 
-// payAll is the account page's offer to pay every payable bill together,
-// when there are two or more and the kiosk takes cards.
+// groupDue fills in what the bills of an account's or a parcel's page
+// that take a payment today owe together, and the offers to pay them with
+// one charge when the kiosk takes cards: one per account with two or more
+// of them, through that account's cart with those bills ticked (its other
+// bills, of another parcel, are listed unticked). A cart pays at most
+// domain.MaxBillsPerPayment bills, the oldest: only those are ticked, and
+// the offer says their total.
+func (s *Server) groupDue(p view.Page, rows *rowMapper, g *view.Group) error {
+	var accounts []string
+	inGroup := map[string]bool{}
+	for _, b := range g.Bills {
+		inGroup[b.ID] = true
+		if !slices.Contains(accounts, b.Account) {
+			accounts = append(accounts, b.Account)
+		}
+	}
+	for _, number := range accounts {
+		bills, payable, err := s.payableBills(rows, number)
+		if err != nil {
+			return err
+		}
+		for i, b := range bills {
+			if inGroup[b.ID] {
+				g.Due = g.Due.Add(payable[i].Balance)
+			}
+		}
+		if !s.takesCards() {
+			continue
+		}
+		_, cart, _, err := s.cartBills(rows, number)
+		if err != nil {
+			return err
+		}
+		var ids []string
+		total := domain.Money{}
+		for _, b := range cart {
+			if inGroup[b.ID] {
+				ids = append(ids, b.ID)
+				total = total.Add(b.Balance)
+			}
+		}
+		if len(ids) < 2 {
+			continue
+		}
+		u := accountURL(number) + "/pay"
+		if len(ids) < len(cart) {
+			u += "?" + url.Values{"bill": ids}.Encode()
+		}
+		g.PayAll = append(g.PayAll, view.PayAll{URL: u, Label: p.T("group.pay_all", "count", fmt.Sprint(len(ids)), "amount", p.Money(total))})
+	}
+	return nil
+}
+
+// payAll is the bill page's offer to pay every payable bill of its
+// account together, when there are two or more and the kiosk takes cards.
 func (s *Server) payAll(p view.Page, rows *rowMapper, number string) (*view.PayAll, error) {
 	if !s.takesCards() {
 		return nil, nil
@@ -161,8 +214,11 @@ func (s *Server) renderCart(w http.ResponseWriter, r *http.Request, status int, 
 	p := s.page(r, selfURL(r), "title.pay")
 	c := view.Cart{Account: a.Number, Action: accountURL(a.Number) + "/pay", BackURL: accountURL(a.Number), Problem: problem, More: more}
 	for _, row := range rows {
-		c.Bills = append(c.Bills, view.CartBill{Bill: row, Chosen: len(chosen) == 0 || slices.Contains(chosen, row.ID), Amount: row.Balance})
-		c.Total = c.Total.Add(row.Balance)
+		b := view.CartBill{Bill: row, Chosen: len(chosen) == 0 || slices.Contains(chosen, row.ID), Amount: row.Balance}
+		c.Bills = append(c.Bills, b)
+		if b.Chosen {
+			c.Total = c.Total.Add(row.Balance)
+		}
 	}
 	s.render(w, r, status, view.CartPage(p, c))
 }

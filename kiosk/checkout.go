@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/a-h/templ"
 
@@ -312,7 +313,7 @@ func (s *Server) submitCheckout(k *checkout) http.HandlerFunc {
 			s.log.Info("card not charged", attrs...)
 			status, msg, hint := errorStatus(err)
 			t := s.catalog.Printer(langFrom(r.Context()))
-			pr := &view.Problem{Message: t.T(msg), Suggestion: t.T(hint, "ref", f.commandID)}
+			pr := &view.Problem{Message: t.T(msg), Suggestion: t.T(hint, "ref", shortRef(f.commandID))}
 			if reason := terminal.DeclineReason(err); reason != "" && t.Lang() == i18n.English {
 				pr.Message += " " + reason
 			}
@@ -391,4 +392,17 @@ func (s *Server) refuseTampered(w http.ResponseWriter, r *http.Request, f checko
 	s.log.Warn("refused a changed payment form", "kind", f.checkout.kind, "path", r.URL.Path)
 	u := f.checkout.urls(f)
 	s.showProblem(w, r, http.StatusBadRequest, "error.tampered", "error.tampered_hint", u.back, u.backLabel)
+}
+
+// shortRef is the reference a resident quotes to the office for a charge
+// whose outcome is unknown (the reader did not answer): the last eight
+// characters of its command id, in capitals. The id is a UUIDv7, whose
+// first characters are its time in milliseconds, shared by every command
+// of the same minute; its last ones are random, 32 bits, so two charges of
+// one day practically never share them. Ungrouped, it is a substring of
+// the command id as the office sees it (the processor's metadata, the
+// card reconciliation's lines, the journal, whose search matches any
+// part of a command id, case aside).
+func shortRef(commandID string) string {
+	return strings.ToUpper(commandID[max(0, len(commandID)-8):])
 }

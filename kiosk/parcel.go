@@ -8,7 +8,8 @@ import (
 )
 
 // showParcelPage lists every bill for a parcel with its status and today's
-// balance.
+// balance, what they owe together and the offer to pay them all: a
+// resident who searched by street address lands here, not on the account.
 func (s *Server) showParcelPage(w http.ResponseWriter, r *http.Request) {
 	pc, err := s.ledger.Parcel(r.PathValue("id"))
 	if err != nil {
@@ -16,7 +17,11 @@ func (s *Server) showParcelPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := s.page(r, selfURL(r), "title.parcel", "parcel", pc.ID)
-	g, err := s.parcelGroup(p, s.rows(), pc)
+	rows := s.rows()
+	g, err := s.parcelGroup(p, rows, pc)
+	if err == nil {
+		err = s.groupDue(p, rows, &g)
+	}
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -56,13 +56,13 @@ func (s *Server) showPayPage(w http.ResponseWriter, r *http.Request) {
 	f := s.payForm(r, rows.rowOf(b, fig))
 	f.Amount = r.URL.Query().Get("amount")
 	if f.Amount == "" {
-		f.Amount = typedAmount(fig.Balance, langFrom(r.Context()))
+		f.Amount = typedAmount(fig.Balance)
 	}
 	s.render(w, r, http.StatusOK, view.PayPage(p, f))
 }
 
 func (s *Server) payForm(r *http.Request, row view.BillRow) view.Pay {
-	return view.Pay{Bill: row, Action: billURL(row.ID) + "/pay", BackURL: billURL(row.ID), Full: typedAmount(row.Balance, langFrom(r.Context()))}
+	return view.Pay{Bill: row, Action: billURL(row.ID) + "/pay", BackURL: billURL(row.ID), Full: typedAmount(row.Balance)}
 }
 
 // submitPayAmount reads the amount to pay. A bad amount re-renders the form
@@ -115,16 +115,29 @@ func (s *Server) submitPayAmount(w http.ResponseWriter, r *http.Request) {
 // amountProblem names, by catalogue keys, what is wrong with a typed amount.
 type amountProblem struct{ msg, hint string }
 
-// readAmount reads an amount as a resident types it, in the convention of
-// the page's language: in English a period before the cents and commas
-// between thousands ("$1,234.50"), in Spanish a comma before the cents and
-// periods or spaces between thousands ("1.234,50", "1 234,50"). Spaces
-// around it and a dollar sign are fine. A separator where the language
-// does not put one ("12,50" in English, "12.50" in Spanish) is not
-// guessed at: it is refused with a message that says how each mark reads.
-// The amount must be more than zero and at most the balance: the kiosk
-// does not take overpayments, which the clerk would have to refund
-// (§5.07(1)).
+// readAmount reads an amount as a resident types it. Both languages show
+// amounts one way, as dollars are written in the United States ("$1,234.50":
+// a period before the cents, commas between thousands), and read that way.
+// The Spanish page also reads the comma-decimal way a resident may have
+// learned elsewhere ("12,50", "1.234,50"), so that both typings work
+// there; exactly, in Spanish (splitMarks):
+//
+//   - with both a comma and a period, the last of them is the decimal
+//     mark and the other groups thousands ("1,234.50", "1.234,50");
+//   - with one of them only, it is the decimal mark when it comes once
+//     and is not followed by exactly three digits ("12,50", "12.5"), and
+//     groups thousands otherwise ("1.250", "1,250", "1.234.567"): read
+//     as a decimal mark, three digits would be a fraction of a cent,
+//     never an amount.
+//
+// Spaces also group thousands in Spanish. In English a comma only groups
+// thousands. In both, groups are of three digits after a first one of
+// one to three that does not start with 0, and spaces around the amount
+// and a dollar sign are fine. A mark where the page does not read one
+// ("12,50" in English) is not guessed at: it is refused with a message
+// that says how each mark reads. The amount must be more than zero and at
+// most the balance: the kiosk does not take overpayments, which the clerk
+// would have to refund (§5.07(1)).
 func readAmount(typed string, balance domain.Money, lang i18n.Lang) (domain.Money, amountProblem) {
 	t := strings.TrimSpace(typed)
 	t = strings.TrimSpace(strings.TrimPrefix(t, "$"))
@@ -133,7 +146,7 @@ func readAmount(typed string, balance domain.Money, lang i18n.Lang) (domain.Mone
 	}
 	decimal, grouping := ".", ","
 	if lang == i18n.Spanish {
-		decimal, grouping = ",", ". \u00a0\u202f"
+		decimal, grouping = splitMarks(t)
 	}
 	if strings.Count(t, decimal) > 1 {
 		return domain.Money{}, amountProblem{"pay.error.format", "pay.error.format_hint"}
@@ -144,14 +157,15 @@ func readAmount(typed string, balance domain.Money, lang i18n.Lang) (domain.Mone
 	}
 	if strings.ContainsAny(whole, grouping) {
 		groups := strings.FieldsFunc(whole, func(r rune) bool { return strings.ContainsRune(grouping, r) })
-		ok := len(groups) > 1 && len(groups[0]) >= 1 && len(groups[0]) <= 3 && digits(groups[0]) && strings.Count(whole, "") == len(strings.Join(groups, ""))+len(groups)
+		ok := len(groups) > 1 && len(groups[0]) >= 1 && len(groups[0]) <= 3 && digits(groups[0]) && groups[0][0] != '0' &&
+			strings.Count(whole, "") == len(strings.Join(groups, ""))+len(groups)
 		for i := 1; ok && i < len(groups); i++ {
 			ok = len(groups[i]) == 3 && digits(groups[i])
 		}
 		if !ok {
-			if digits(strings.Join(groups, "")) {
-				// "12,50" in English, "12.50" in Spanish: the mark is the
-				// other language's decimal point, or a slip.
+			if lang == i18n.English && digits(strings.Join(groups, "")) {
+				// "12,50" in English: the comma is the decimal mark
+				// of another convention, or a slip.
 				return domain.Money{}, amountProblem{"pay.error.separator", "pay.error.separator_hint"}
 			}
 			return domain.Money{}, amountProblem{"pay.error.format", "pay.error.format_hint"}
@@ -181,12 +195,39 @@ func readAmount(typed string, balance domain.Money, lang i18n.Lang) (domain.Mone
 	return m, amountProblem{}
 }
 
-// typedAmount writes m as a resident of lang types it: "188.79", or
-// "188,79" in Spanish (no grouping, so the keypad can edit it).
-func typedAmount(m domain.Money, lang i18n.Lang) string {
-	if lang == i18n.Spanish {
-		return strings.Replace(m.String(), ".", ",", 1)
+// spaces group thousands in Spanish: the space, and the no-break spaces
+// a pasted amount may carry.
+const spaces = " \u00a0\u202f"
+
+// splitMarks returns which mark is the decimal mark of an amount typed on
+// the Spanish page, and which marks group its thousands, by the rules
+// readAmount gives. Whatever it answers, a mark in the wrong place is
+// refused by readAmount, never read as something else.
+func splitMarks(t string) (decimal, grouping string) {
+	comma, period := strings.LastIndex(t, ","), strings.LastIndex(t, ".")
+	switch {
+	case comma >= 0 && period >= 0 && comma > period:
+		return ",", "." + spaces
+	case comma >= 0 && period >= 0:
+		return ".", "," + spaces
+	case comma < 0 && period < 0:
+		return ".", spaces
 	}
+	mark, at := ",", comma
+	if period >= 0 {
+		mark, at = ".", period
+	}
+	other := map[string]string{",": ".", ".": ","}[mark]
+	if strings.Count(t, mark) == 1 && !(len(t)-at-1 == 3 && digits(t[at+1:])) {
+		return mark, other + spaces
+	}
+	return other, mark + spaces
+}
+
+// typedAmount writes m as the pay form fills it in, in both languages as
+// the pages show amounts, without the dollar sign and without grouping
+// (so that the keypad can edit it): "188.79".
+func typedAmount(m domain.Money) string {
 	return m.String()
 }
 
@@ -248,7 +289,7 @@ func (p *billPayment) refuse(w http.ResponseWriter, r *http.Request, at domain.D
 	case p.pay.GreaterThan(fig.Balance):
 		pg := s.page(r, billURL(b.ID)+"/pay", "title.pay")
 		pf := s.payForm(r, p.rows.rowOf(b, fig))
-		pf.Amount = typedAmount(fig.Balance, langFrom(r.Context()))
+		pf.Amount = typedAmount(fig.Balance)
 		pf.Problem = &view.Problem{
 			Message:    pg.T("pay.error.too_much", "amount", pg.Money(p.pay), "balance", pg.Money(fig.Balance)),
 			Suggestion: pg.T("pay.error.too_much_hint", "balance", pg.Money(fig.Balance)),

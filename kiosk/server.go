@@ -5,7 +5,8 @@
 //
 // Pages are rendered on the server with templ (package view) and work
 // without JavaScript; the embedded script only runs the idle timer, the
-// on-screen number pad and the print button. Handlers hold no business logic: the domain computes every
+// on-screen number pad and keyboard, the print button and a cart's live
+// total. Handlers hold no business logic: the domain computes every
 // figure, a handler maps it to a view model. The kiosk reads and writes the
 // ledger only through domain.Ledger and charges cards only through
 // terminal.Terminal; the appliance passes both in. A kiosk without a

@@ -1,5 +1,5 @@
 // Village of Belleville kiosk: the idle timer, the print button, the
-// on-screen number pad and keyboard. The pages work without this script
+// on-screen number pad and keyboard, a cart's live total. The pages work without this script
 // (a physical keyboard types into every field); with it, a kiosk left alone returns to the
 // start screen after a warning the resident can dismiss. Once a payment
 // form is submitted the timer stops, so it never interrupts a payment.
@@ -56,6 +56,36 @@
     });
   });
 
+  // A cart's total follows its ticks: the sum of the boxes ticked, each
+  // carrying its bill's amount in cents (data-cents). It is written as
+  // i18n.Printer.Money writes amounts in both languages, "$1,234.50".
+  // Without the script the total served is that of the ticks the page was
+  // made with, and the confirmation shows the one charged.
+  var money = function (cents) {
+    var whole = String(Math.floor(cents / 100)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+    var frac = String(cents % 100);
+    return "$" + whole + "." + (frac.length < 2 ? "0" + frac : frac);
+  };
+  Array.prototype.forEach.call(document.querySelectorAll("[data-cart-total]"), function (total) {
+    var form = total.closest("form");
+    if (!form) {
+      return;
+    }
+    var sum = function () {
+      var cents = 0;
+      Array.prototype.forEach.call(form.querySelectorAll("input[data-cents]"), function (box) {
+        if (box.checked) {
+          cents += parseInt(box.getAttribute("data-cents"), 10) || 0;
+        }
+      });
+      total.textContent = money(cents);
+    };
+    form.addEventListener("change", sum);
+    // A page restored by Back keeps the ticks the resident left.
+    window.addEventListener("pageshow", sum);
+    sum();
+  });
+
   // The on-screen keyboard types into the text fields marked data-osk:
   // the kiosk's touch screen has no keyboard. It opens at the bottom of the
   // screen when such a field is touched or gets the focus, and the page
@@ -85,10 +115,17 @@
         document.documentElement.classList.add("osk-open");
         document.documentElement.style.setProperty("--osk-height", board.offsetHeight + "px");
       }
-      // The field must show above the keyboard and the bar of actions.
-      var r = f.getBoundingClientRect();
-      var bar = f.form ? f.form.querySelector(".actions-sticky") : null;
-      var room = window.innerHeight - board.offsetHeight - (bar && getComputedStyle(bar).position === "fixed" ? bar.offsetHeight : 0);
+      // The field, and the button beside it (a row's Send), must show
+      // above the keyboard and above every bar of actions fixed at the
+      // bottom of the screen, the form's or the page's (a receipt's bar
+      // is outside its e-mail form).
+      var r = (f.closest && f.closest(".row") || f).getBoundingClientRect();
+      var room = window.innerHeight - board.offsetHeight;
+      Array.prototype.forEach.call(document.querySelectorAll(".actions-sticky"), function (bar) {
+        if (getComputedStyle(bar).position === "fixed" && bar.offsetHeight > 0) {
+          room = Math.min(room, bar.getBoundingClientRect().top);
+        }
+      });
       if (r.bottom > room - 16 || r.top < 0) {
         window.scrollBy(0, r.bottom - room + 16 + (r.top < 0 ? r.top : 0));
       }

@@ -8,7 +8,7 @@ import "github.com/villagehall/appliance/domain"
 type Cart struct {
 	Account string
 	Bills   []CartBill
-	Total   domain.Money // of every payable bill
+	Total   domain.Money // of the bills chosen
 	Action  string
 	BackURL string
 	Problem *Problem

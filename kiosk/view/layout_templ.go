@@ -192,7 +192,7 @@ func Layout(p Page) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if !p.Home {
+		if !p.Home && !p.StartsOver {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "<a class=\"button button-quiet\" href=\"/\" data-testid=\"start-over\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

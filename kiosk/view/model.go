@@ -28,6 +28,9 @@ type Page struct {
 	CSS    string     // the stylesheet's URL
 	JS     string     // the script's URL
 	Icon   string     // the favicon's URL
+	// StartsOver: the page's own first action starts over, so the header
+	// does not offer it a second time.
+	StartsOver bool
 }
 
 // LangLink is one entry of the language switch.
@@ -112,9 +115,13 @@ type Group struct {
 	// Assessments are a parcel's special assessments (§5.14), paid like
 	// its bills.
 	Assessments []AssessmentRow
-	// PayAll offers to pay the account's payable bills together; nil
-	// when fewer than two can be paid, or the kiosk takes no cards.
-	PayAll *PayAll
+	// Due is what the group's bills that take a payment today owe
+	// together (§5.10); zero when none does.
+	Due domain.Money
+	// PayAll offers to pay those bills together, one offer per account
+	// with two or more of them (a payment of several bills is of one
+	// account); none when the kiosk takes no cards.
+	PayAll []PayAll
 }
 
 // PayAll is a link to pay several bills of an account with one charge.

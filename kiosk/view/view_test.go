@@ -338,3 +338,27 @@ func TestErrorPage(t *testing.T) {
 		t.Errorf("%q %q", text(doc, "error-message"), text(doc, "error-suggestion"))
 	}
 }
+
+// TestInterestSummaryMatchesRule: a bill not yet due says when interest
+// starts in the same words as the rule under it (§5.10: the day after the
+// due date, then the day after each monthly anniversary of it), never
+// "at the start of each month", in both languages.
+func TestInterestSummaryMatchesRule(t *testing.T) {
+	b := pastDue()
+	b.Next = view.NextPayBy
+	for _, tc := range []struct {
+		lang      i18n.Lang
+		same, not string
+	}{
+		{i18n.English, "on the day after the due date (" + "April 1, 2026" + "), then on the day after each monthly anniversary of the due date", "start of each month"},
+		{i18n.Spanish, "el día después del vencimiento (" + "1 de abril de 2026" + ") y luego el día después de cada aniversario mensual del vencimiento", "comienzo de cada mes"},
+	} {
+		doc := render(t, view.BillPage(page(t, tc.lang), b))
+		summary, rule := text(doc, "next-summary"), text(doc, "interest-rule")
+		for name, got := range map[string]string{"summary": summary, "rule": rule} {
+			if !strings.Contains(got, tc.same) || strings.Contains(got, tc.not) {
+				t.Errorf("%s %s %q, want it to say %q", tc.lang, name, got, tc.same)
+			}
+		}
+	}
+}
