@@ -57,7 +57,16 @@ const (
 // statements reconciled against cash by depository, postings for the
 // money events the first release of the books left out, and the budget's
 // actuals read from the books alone.
-const LedgerFormat = 6
+//
+// Format 7: the documents that leave the office (DocumentsFormat): what
+// they need recorded that the ledger did not hold before.
+const LedgerFormat = 7
+
+// DocumentsFormat is the ledger format from which the ledger holds what
+// the documents that leave the office need: a payload field or a rule
+// that only this format applies names it, so that a format-6 ledger
+// replays exactly as it was written.
+const DocumentsFormat = 7
 
 // RulesFormat returns the ledger format the rules apply at inside tx: the
 // replicated ledger's format when tx knows it (the replica's transaction
