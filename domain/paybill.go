@@ -71,17 +71,8 @@ func postBillPayment(tx Tx, c Command, index uint64, p *Params, res *Result, dra
 	if err != nil {
 		return err
 	}
-	bill, ok, err := loadBill(tx, pay.BillID, false)
+	bill, err := payableBill(tx, pay.BillID, c.At, p, "")
 	if err != nil {
-		return err
-	}
-	if !ok {
-		return Errorf(ENOTFOUND, "", "There is no bill %q.", pay.BillID)
-	}
-	if c.At.Date.Before(bill.BilledOn) {
-		return Errorf(EINVALID, "§5.10", "A payment cannot be dated before the bill (billed %s).", bill.BilledOn)
-	}
-	if err := checkTaxRollOpen(tx, bill, c.At, p); err != nil {
 		return err
 	}
 	line, err := postOnBill(tx, &bill, BillPayment{
@@ -119,6 +110,30 @@ func postBillPayment(tx Tx, c Command, index uint64, p *Params, res *Result, dra
 	}
 	res.Receipt = &rc
 	return recordOverpayment(tx, c, rc, bill.Account, p, res)
+}
+
+// payableBill reads the bill a payment names, refusing a payment it cannot
+// take: there is no such bill, the bill is not on the account a payment of
+// several bills names (account; "" for a payment of one bill), the
+// payment is dated before the bill, or the bill was certified to the tax
+// roll (checkTaxRollOpen). A payment of several bills names the bill in
+// its refusal; the sentences are those the ledger has always recorded for
+// each kind, so a refused command replays with its words.
+func payableBill(tx Tx, id string, at DateTime, p *Params, account string) (Bill, error) {
+	bill, ok, err := loadBill(tx, id, false)
+	switch {
+	case err != nil:
+		return Bill{}, err
+	case !ok:
+		return Bill{}, Errorf(ENOTFOUND, "", "There is no bill %q.", id)
+	case account != "" && bill.Account != account:
+		return Bill{}, Errorf(EINVALID, sectionReceivable, "Bill %s is not on account %s.", bill.ID, account)
+	case account != "" && at.Date.Before(bill.BilledOn):
+		return Bill{}, Errorf(EINVALID, sectionReceivable, "A payment cannot be dated before bill %s (billed %s).", bill.ID, bill.BilledOn)
+	case at.Date.Before(bill.BilledOn):
+		return Bill{}, Errorf(EINVALID, "§5.10", "A payment cannot be dated before the bill (billed %s).", bill.BilledOn)
+	}
+	return bill, checkTaxRollOpen(tx, bill, at, p)
 }
 
 // postOnBill posts payment pay on bill and writes the bill: its §5.10

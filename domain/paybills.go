@@ -147,22 +147,9 @@ func applyPayBills(tx Tx, c Command, index uint64, p *Params, res *Result) error
 	// every bill as it was even outside the ledger's transaction.
 	bills := make([]Bill, len(pay.Bills))
 	for i, part := range pay.Bills {
-		bill, ok, err := loadBill(tx, part.BillID, false)
-		if err != nil {
+		if bills[i], err = payableBill(tx, part.BillID, c.At, p, pay.Account); err != nil {
 			return err
 		}
-		switch {
-		case !ok:
-			return Errorf(ENOTFOUND, "", "There is no bill %q.", part.BillID)
-		case bill.Account != pay.Account:
-			return Errorf(EINVALID, sectionReceivable, "Bill %s is not on account %s.", bill.ID, pay.Account)
-		case c.At.Date.Before(bill.BilledOn):
-			return Errorf(EINVALID, sectionReceivable, "A payment cannot be dated before bill %s (billed %s).", bill.ID, bill.BilledOn)
-		}
-		if err := checkTaxRollOpen(tx, bill, c.At, p); err != nil {
-			return err
-		}
-		bills[i] = bill
 	}
 	for i, part := range pay.Bills {
 		line, err := postOnBill(tx, &bills[i], BillPayment{

@@ -110,8 +110,16 @@ func (s *Server) cartBills(rows *rowMapper, number string) ([]domain.Bill, []vie
 	if err != nil {
 		return nil, nil, 0, err
 	}
+	bills, out, more := inOneCart(bills, out)
+	return bills, out, more, nil
+}
+
+// inOneCart keeps of an account's payable bills (payableBills, newest
+// first) those one card payment takes, the oldest
+// domain.MaxBillsPerPayment, and says how many are left out.
+func inOneCart(bills []domain.Bill, rows []view.BillRow) ([]domain.Bill, []view.BillRow, int) {
 	more := max(0, len(bills)-domain.MaxBillsPerPayment)
-	return bills[more:], out[more:], more, nil
+	return bills[more:], rows[more:], more
 }
 
 // groupDue fills in what the bills of an account's or a parcel's page
@@ -143,10 +151,7 @@ func (s *Server) groupDue(p view.Page, rows *rowMapper, g *view.Group) error {
 		if !s.takesCards() {
 			continue
 		}
-		_, cart, _, err := s.cartBills(rows, number)
-		if err != nil {
-			return err
-		}
+		_, cart, _ := inOneCart(bills, payable)
 		var ids []string
 		total := domain.Money{}
 		for _, b := range cart {

@@ -144,6 +144,33 @@ func (o *Office) FormError(err error) (status int, message string, ok bool) {
 	return st, "", false
 }
 
+// Record is the shape of a form that records one command: build reads
+// the form into a payload, the ledger records it for the person signed in
+// (Submit) and the browser goes to done (the page the payload names, so
+// done may read what build filled in). A form build cannot read, or a
+// refusal by the ledger, records nothing and shows the form's page again
+// (show) with the message beside it; an error the person cannot fix shows
+// the error page.
+func (o *Office) Record(w http.ResponseWriter, r *http.Request, show func(status int, msg string), build func() (domain.Payload, error), done func() string) {
+	p, err := build()
+	if err == nil {
+		_, err = o.Submit(r, p)
+	}
+	if err != nil {
+		status, msg, ok := o.FormError(err)
+		if !ok {
+			o.Fail(w, r, err)
+			return
+		}
+		show(status, msg)
+		return
+	}
+	o.Redirect(w, r, done())
+}
+
+// To is a done for Record that goes to one page whatever was recorded.
+func To(path string) func() string { return func() string { return path } }
+
 // Redirect answers a form with 303 See Other to a page.
 func (o *Office) Redirect(w http.ResponseWriter, r *http.Request, to string) { redirect(w, r, to) }
 

@@ -69,26 +69,14 @@ func (m *Module) submitSettlement(w http.ResponseWriter, r *http.Request) {
 	for _, k := range []string{"day", "depository", "deposited", "fee_account", "reference"} {
 		f[k] = m.o.Form(r, k)
 	}
-	fail := func(err error) {
-		status, msg, ok := m.o.FormError(err)
-		if !ok {
-			m.o.Fail(w, r, err)
-			return
+	show := func(status int, msg string) { m.reconciliationPage(w, r, f["day"], status, msg, f) }
+	var p domain.CardSettlement
+	m.o.Record(w, r, show, func() (domain.Payload, error) {
+		p = domain.CardSettlement{Depository: f["depository"], FeeAccount: f["fee_account"], Reference: f["reference"]}
+		var err error
+		if p.Day, err = staff.ParseDate("The day settled", f["day"]); err == nil {
+			p.Deposited, err = staff.ParseAmount("The amount deposited", f["deposited"])
 		}
-		m.reconciliationPage(w, r, f["day"], status, msg, f)
-	}
-	p := domain.CardSettlement{Depository: f["depository"], FeeAccount: f["fee_account"], Reference: f["reference"]}
-	var err error
-	if p.Day, err = staff.ParseDate("The day settled", f["day"]); err == nil {
-		p.Deposited, err = staff.ParseAmount("The amount deposited", f["deposited"])
-	}
-	if err != nil {
-		fail(err)
-		return
-	}
-	if _, err := m.o.Submit(r, &p); err != nil {
-		fail(err)
-		return
-	}
-	m.o.Redirect(w, r, "/staff/cards?day="+p.Day.String())
+		return &p, err
+	}, func() string { return "/staff/cards?day=" + p.Day.String() })
 }

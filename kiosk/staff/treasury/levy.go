@@ -168,44 +168,33 @@ func (m *Module) submitLevy(w http.ResponseWriter, r *http.Request) {
 		keys = append(keys, fmt.Sprintf("code%d", i), fmt.Sprintf("name%d", i), fmt.Sprintf("kind%d", i), fmt.Sprintf("levy%d", i))
 	}
 	form := formOf(r, m.o, keys...)
-	fail := func(err error) {
-		m.formFail(w, r, err, func(status int, msg string) { m.levyPage(w, r, status, msg, form) })
-	}
-	county, year, err := m.rollOf(func(k string) string { return form[k] })
-	if err != nil {
-		fail(err)
-		return
-	}
-	p := domain.LevyApportionment{County: county, TaxYear: year}
-	if p.ReceivedOn, err = staff.ParseDate("The day the roll was received", form["received_on"]); err != nil {
-		fail(err)
-		return
-	}
-	if p.Total, err = staff.ParseAmount("The roll's general property tax", form["total"]); err != nil {
-		fail(err)
-		return
-	}
-	for i := 1; i <= levyRows; i++ {
-		code, name, levy := strings.TrimSpace(form[fmt.Sprintf("code%d", i)]), form[fmt.Sprintf("name%d", i)], form[fmt.Sprintf("levy%d", i)]
-		if code == "" && strings.TrimSpace(name) == "" && strings.TrimSpace(levy) == "" {
-			continue
+	show := func(status int, msg string) { m.levyPage(w, r, status, msg, form) }
+	var p domain.LevyApportionment
+	m.o.Record(w, r, show, func() (domain.Payload, error) {
+		county, year, err := m.rollOf(func(k string) string { return form[k] })
+		if err != nil {
+			return nil, err
 		}
-		s := domain.LevyShare{Jurisdiction: code, Name: name, Kind: domain.JurisdictionKind(form[fmt.Sprintf("kind%d", i)])}
-		if s.Levy, err = staff.ParseAmount(fmt.Sprintf("The levy of jurisdiction %d", i), levy); err != nil {
-			fail(err)
-			return
+		p = domain.LevyApportionment{County: county, TaxYear: year}
+		if p.ReceivedOn, err = staff.ParseDate("The day the roll was received", form["received_on"]); err != nil {
+			return nil, err
 		}
-		p.Shares = append(p.Shares, s)
-	}
-	if err := m.o.Reads().CheckLevyApportionment(p, m.o.Today()); err != nil {
-		fail(err)
-		return
-	}
-	if _, err := m.o.Submit(r, &p); err != nil {
-		fail(err)
-		return
-	}
-	m.o.Redirect(w, r, fmt.Sprintf("/staff/levy?county=%s&year=%d", p.County, p.TaxYear))
+		if p.Total, err = staff.ParseAmount("The roll's general property tax", form["total"]); err != nil {
+			return nil, err
+		}
+		for i := 1; i <= levyRows; i++ {
+			code, name, levy := strings.TrimSpace(form[fmt.Sprintf("code%d", i)]), form[fmt.Sprintf("name%d", i)], form[fmt.Sprintf("levy%d", i)]
+			if code == "" && strings.TrimSpace(name) == "" && strings.TrimSpace(levy) == "" {
+				continue
+			}
+			s := domain.LevyShare{Jurisdiction: code, Name: name, Kind: domain.JurisdictionKind(form[fmt.Sprintf("kind%d", i)])}
+			if s.Levy, err = staff.ParseAmount(fmt.Sprintf("The levy of jurisdiction %d", i), levy); err != nil {
+				return nil, err
+			}
+			p.Shares = append(p.Shares, s)
+		}
+		return &p, m.o.Reads().CheckLevyApportionment(p, m.o.Today())
+	}, func() string { return fmt.Sprintf("/staff/levy?county=%s&year=%d", p.County, p.TaxYear) })
 }
 
 func (m *Module) apiLevy(w http.ResponseWriter, r *http.Request) {

@@ -96,61 +96,37 @@ func formOf(r *http.Request, o *staff.Office, keys ...string) map[string]string 
 
 func (m *Module) submitDepository(w http.ResponseWriter, r *http.Request) {
 	f := formOf(r, m.o, "id", "name", "institution", "resolution", "from", "to", "number")
-	fail := func(err error) {
-		m.formFail(w, r, err, func(status int, msg string) { m.depositoriesPage(w, r, status, msg, f) })
-	}
-	p := domain.DepositoryChange{Op: domain.DepositoryDesignate, ID: strings.ToUpper(f["id"]), Name: f["name"], Institution: f["institution"], Resolution: f["resolution"], Number: f["number"]}
-	var err error
-	if p.From, err = staff.ParseDate("The first day of the designation", f["from"]); err != nil {
-		fail(err)
-		return
-	}
-	if p.To, err = optionalDate("The last day of the designation", f["to"]); err != nil {
-		fail(err)
-		return
-	}
-	if _, err := m.o.Submit(r, &p); err != nil {
-		fail(err)
-		return
-	}
-	m.o.Redirect(w, r, "/staff/depositories")
+	show := func(status int, msg string) { m.depositoriesPage(w, r, status, msg, f) }
+	m.o.Record(w, r, show, func() (domain.Payload, error) {
+		p := domain.DepositoryChange{Op: domain.DepositoryDesignate, ID: strings.ToUpper(f["id"]), Name: f["name"], Institution: f["institution"], Resolution: f["resolution"], Number: f["number"]}
+		var err error
+		if p.From, err = staff.ParseDate("The first day of the designation", f["from"]); err == nil {
+			p.To, err = optionalDate("The last day of the designation", f["to"])
+		}
+		return &p, err
+	}, staff.To("/staff/depositories"))
 }
 
 func (m *Module) submitDepositoryEnd(w http.ResponseWriter, r *http.Request) {
-	fail := func(err error) {
-		m.formFail(w, r, err, func(status int, msg string) { m.depositoriesPage(w, r, status, msg, nil) })
-	}
-	p := domain.DepositoryChange{Op: domain.DepositoryEnd, ID: r.PathValue("id"), Resolution: m.o.Form(r, "resolution")}
-	var err error
-	if p.To, err = staff.ParseDate("The last day of the designation", m.o.Form(r, "to")); err != nil {
-		fail(err)
-		return
-	}
-	if _, err := m.o.Submit(r, &p); err != nil {
-		fail(err)
-		return
-	}
-	m.o.Redirect(w, r, "/staff/depositories")
+	show := func(status int, msg string) { m.depositoriesPage(w, r, status, msg, nil) }
+	m.o.Record(w, r, show, func() (domain.Payload, error) {
+		p := domain.DepositoryChange{Op: domain.DepositoryEnd, ID: r.PathValue("id"), Resolution: m.o.Form(r, "resolution")}
+		var err error
+		p.To, err = staff.ParseDate("The last day of the designation", m.o.Form(r, "to"))
+		return &p, err
+	}, staff.To("/staff/depositories"))
 }
 
 func (m *Module) submitDepositoryInterest(w http.ResponseWriter, r *http.Request) {
-	fail := func(err error) {
-		m.formFail(w, r, err, func(status int, msg string) { m.depositoriesPage(w, r, status, msg, nil) })
-	}
-	p := domain.DepositoryInterest{Depository: r.PathValue("id"), Revenue: m.o.Form(r, "revenue"), Statement: m.o.Form(r, "statement")}
-	var err error
-	if p.On, err = staff.ParseDate("The day the interest was credited", m.o.Form(r, "on")); err == nil {
-		p.Amount, err = staff.ParseAmount("The interest", m.o.Form(r, "amount"))
-	}
-	if err != nil {
-		fail(err)
-		return
-	}
-	if _, err := m.o.Submit(r, &p); err != nil {
-		fail(err)
-		return
-	}
-	m.o.Redirect(w, r, "/staff/depositories")
+	show := func(status int, msg string) { m.depositoriesPage(w, r, status, msg, nil) }
+	m.o.Record(w, r, show, func() (domain.Payload, error) {
+		p := domain.DepositoryInterest{Depository: r.PathValue("id"), Revenue: m.o.Form(r, "revenue"), Statement: m.o.Form(r, "statement")}
+		var err error
+		if p.On, err = staff.ParseDate("The day the interest was credited", m.o.Form(r, "on")); err == nil {
+			p.Amount, err = staff.ParseAmount("The interest", m.o.Form(r, "amount"))
+		}
+		return &p, err
+	}, staff.To("/staff/depositories"))
 }
 
 func (m *Module) showInvestments(w http.ResponseWriter, r *http.Request) {
@@ -195,77 +171,51 @@ func (m *Module) investmentsPage(w http.ResponseWriter, r *http.Request, status 
 // INV-<year>-<nnn> in the order they are recorded.
 func (m *Module) submitInvestment(w http.ResponseWriter, r *http.Request) {
 	f := formOf(r, m.o, "security", "institution", "ground", "fund", "amount", "purchased_on", "matures_on", "rate")
-	fail := func(err error) {
-		m.formFail(w, r, err, func(status int, msg string) { m.investmentsPage(w, r, status, msg, f) })
-	}
-	p := domain.InvestmentChange{Op: domain.InvestmentBuy, Security: f["security"], Institution: f["institution"], Ground: f["ground"], Fund: f["fund"], Rate: strings.TrimSuffix(f["rate"], "%")}
-	var err error
-	if p.Amount, err = staff.ParseAmount("The amount invested", f["amount"]); err != nil {
-		fail(err)
-		return
-	}
-	if p.PurchasedOn, err = staff.ParseDate("The purchase date", f["purchased_on"]); err != nil {
-		fail(err)
-		return
-	}
-	if p.MaturesOn, err = staff.ParseDate("The maturity date", f["matures_on"]); err != nil {
-		fail(err)
-		return
-	}
+	show := func(status int, msg string) { m.investmentsPage(w, r, status, msg, f) }
 	all, err := m.o.Reads().Investments()
 	if err != nil {
 		m.o.Fail(w, r, err)
 		return
 	}
-	year, n := m.o.Today().Year(), 1
-	for _, x := range all {
-		if strings.HasPrefix(x.ID, fmt.Sprintf("INV-%d-", year)) {
-			n++
+	m.o.Record(w, r, show, func() (domain.Payload, error) {
+		p := domain.InvestmentChange{Op: domain.InvestmentBuy, Security: f["security"], Institution: f["institution"], Ground: f["ground"], Fund: f["fund"], Rate: strings.TrimSuffix(f["rate"], "%")}
+		var err error
+		if p.Amount, err = staff.ParseAmount("The amount invested", f["amount"]); err == nil {
+			if p.PurchasedOn, err = staff.ParseDate("The purchase date", f["purchased_on"]); err == nil {
+				p.MaturesOn, err = staff.ParseDate("The maturity date", f["matures_on"])
+			}
 		}
-	}
-	p.ID = fmt.Sprintf("INV-%d-%03d", year, n)
-	if _, err := m.o.Submit(r, &p); err != nil {
-		fail(err)
-		return
-	}
-	m.o.Redirect(w, r, "/staff/investments")
+		year, n := m.o.Today().Year(), 1
+		for _, x := range all {
+			if strings.HasPrefix(x.ID, fmt.Sprintf("INV-%d-", year)) {
+				n++
+			}
+		}
+		p.ID = fmt.Sprintf("INV-%d-%03d", year, n)
+		return &p, err
+	}, staff.To("/staff/investments"))
 }
 
 func (m *Module) submitInvestmentInterest(w http.ResponseWriter, r *http.Request) {
-	fail := func(err error) {
-		m.formFail(w, r, err, func(status int, msg string) { m.investmentsPage(w, r, status, msg, nil) })
-	}
-	p := domain.InvestmentInterest{Investment: r.PathValue("id"), Revenue: m.o.Form(r, "revenue")}
-	var err error
-	if p.On, err = staff.ParseDate("The day the interest was received", m.o.Form(r, "on")); err == nil {
-		p.Amount, err = staff.ParseAmount("The interest", m.o.Form(r, "amount"))
-	}
-	if err != nil {
-		fail(err)
-		return
-	}
-	if _, err := m.o.Submit(r, &p); err != nil {
-		fail(err)
-		return
-	}
-	m.o.Redirect(w, r, "/staff/investments")
+	show := func(status int, msg string) { m.investmentsPage(w, r, status, msg, nil) }
+	m.o.Record(w, r, show, func() (domain.Payload, error) {
+		p := domain.InvestmentInterest{Investment: r.PathValue("id"), Revenue: m.o.Form(r, "revenue")}
+		var err error
+		if p.On, err = staff.ParseDate("The day the interest was received", m.o.Form(r, "on")); err == nil {
+			p.Amount, err = staff.ParseAmount("The interest", m.o.Form(r, "amount"))
+		}
+		return &p, err
+	}, staff.To("/staff/investments"))
 }
 
 func (m *Module) submitInvestmentRedeem(w http.ResponseWriter, r *http.Request) {
-	fail := func(err error) {
-		m.formFail(w, r, err, func(status int, msg string) { m.investmentsPage(w, r, status, msg, nil) })
-	}
-	p := domain.InvestmentChange{Op: domain.InvestmentRedeem, ID: r.PathValue("id")}
-	var err error
-	if p.RedeemedOn, err = staff.ParseDate("The day it was redeemed", m.o.Form(r, "redeemed_on")); err != nil {
-		fail(err)
-		return
-	}
-	if _, err := m.o.Submit(r, &p); err != nil {
-		fail(err)
-		return
-	}
-	m.o.Redirect(w, r, "/staff/investments")
+	show := func(status int, msg string) { m.investmentsPage(w, r, status, msg, nil) }
+	m.o.Record(w, r, show, func() (domain.Payload, error) {
+		p := domain.InvestmentChange{Op: domain.InvestmentRedeem, ID: r.PathValue("id")}
+		var err error
+		p.RedeemedOn, err = staff.ParseDate("The day it was redeemed", m.o.Form(r, "redeemed_on"))
+		return &p, err
+	}, staff.To("/staff/investments"))
 }
 
 // settlementView is the statement of one settlement with its payment form.
@@ -449,28 +399,20 @@ func (m *Module) showSettlementFile(w http.ResponseWriter, r *http.Request) {
 }
 
 func (m *Module) submitSettlement(w http.ResponseWriter, r *http.Request) {
-	fail := func(err error) {
-		m.formFail(w, r, err, func(status int, msg string) { m.settlementPage(w, r, status, msg) })
-	}
-	year, err := strconv.Atoi(m.o.Form(r, "year"))
-	if err != nil {
-		fail(domain.Errorf(domain.EINVALID, "§5.17", "The roll year %q is not a year.", m.o.Form(r, "year")))
-		return
-	}
-	p := domain.CountySettlement{County: domain.County(m.o.Form(r, "county")), TaxYear: year, Period: m.o.Form(r, "period"), Jurisdiction: m.o.Form(r, "jurisdiction"), Reference: m.o.Form(r, "reference")}
-	if p.PaidOn, err = staff.ParseDate("The day it was paid", m.o.Form(r, "paid_on")); err == nil {
-		p.Amount, err = staff.ParseAmount("The payment", m.o.Form(r, "amount"))
-	}
-	if err == nil {
-		err = m.o.Reads().CheckSettlementPayment(p, m.o.Today())
-	}
-	if err != nil {
-		fail(err)
-		return
-	}
-	if _, err := m.o.Submit(r, &p); err != nil {
-		fail(err)
-		return
-	}
-	m.o.Redirect(w, r, settlementURL(p.County, p.TaxYear, p.Period))
+	show := func(status int, msg string) { m.settlementPage(w, r, status, msg) }
+	var p domain.CountySettlement
+	m.o.Record(w, r, show, func() (domain.Payload, error) {
+		year, err := strconv.Atoi(m.o.Form(r, "year"))
+		if err != nil {
+			return nil, domain.Errorf(domain.EINVALID, "§5.17", "The roll year %q is not a year.", m.o.Form(r, "year"))
+		}
+		p = domain.CountySettlement{County: domain.County(m.o.Form(r, "county")), TaxYear: year, Period: m.o.Form(r, "period"), Jurisdiction: m.o.Form(r, "jurisdiction"), Reference: m.o.Form(r, "reference")}
+		if p.PaidOn, err = staff.ParseDate("The day it was paid", m.o.Form(r, "paid_on")); err == nil {
+			p.Amount, err = staff.ParseAmount("The payment", m.o.Form(r, "amount"))
+		}
+		if err == nil {
+			err = m.o.Reads().CheckSettlementPayment(p, m.o.Today())
+		}
+		return &p, err
+	}, func() string { return settlementURL(p.County, p.TaxYear, p.Period) })
 }

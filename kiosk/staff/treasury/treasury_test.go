@@ -204,6 +204,7 @@ func TestDepositoriesAndTheirInterest(t *testing.T) {
 	if !found {
 		t.Fatalf("interest not in the actuals of 100-48100: %+v", actuals)
 	}
+	refusedForm(t, h, tr, "/staff/depositories/BOB/end", url.Values{"to": {"the first of November"}, "resolution": {"2026-40"}}, "The last day of the designation")
 	p = posted(t, tr, "/staff/depositories/BOB/end", url.Values{"to": {"2026-11-01"}, "resolution": {"2026-40"}})
 	if p.Text("depository-state") != "not designated" {
 		t.Fatalf("ended: %q", p.Text("depository-state"))
