@@ -31,6 +31,11 @@ func AssessmentID(project, parcel string) string { return project + "~" + parcel
 // run lists it and the tax roll export prints it: "<assessment id>#<n>".
 func InstallmentKey(assessment string, n int) string { return assessment + "#" + strconv.Itoa(n) }
 
+// villageShareID stands for the village's own share of a project's cost
+// among the assessments a reduction to the actual cost shares out; no
+// parcel id has its form.
+const villageShareID = "~village"
+
 // Levy is a project's levy.
 type Levy struct {
 	LeviedOn     Date   `json:"levied_on"`
@@ -52,7 +57,14 @@ type ProjectChange struct {
 	Before     Money  `json:"before"`  // the total levied before
 	After      Money  `json:"after"`   // and after
 	Refunds    Money  `json:"refunds"` // refunds due it made
-	CommandID  string `json:"command_id"`
+	// VillageBefore and VillageAfter are the village's own share of the
+	// cost (Levy.VillagePays: exempt parcels' shares and corner
+	// deductions) before and after the change, from ledger format 7: a
+	// cost below the levy reduces the village's share in the same
+	// proportion as every owner's (§5.14(10)).
+	VillageBefore Money  `json:"village_before,omitzero"`
+	VillageAfter  Money  `json:"village_after,omitzero"`
+	CommandID     string `json:"command_id"`
 }
 
 // Assessment is the special assessment levied on one parcel by one
@@ -164,6 +176,32 @@ func (a Assessment) openAppeal() int {
 	return slices.IndexFunc(a.Appeals, func(x Appeal) bool { return x.State == AppealOpen })
 }
 
+// VillagePays is the village's own share of the project's cost as it
+// stands: as levied, or as the board's last change that recorded it left
+// it (ledger format 7).
+func (p Project) VillagePays() Money {
+	if p.Levy == nil {
+		return Cents(0)
+	}
+	v := p.Levy.VillagePays
+	for _, ch := range p.Changes {
+		if !ch.VillageBefore.IsZero() || !ch.VillageAfter.IsZero() {
+			v = ch.VillageAfter
+		}
+	}
+	return v
+}
+
+// lastReceipt is the receipt of the latest payment on the assessment: the
+// one a refund of what was paid above a reduced assessment names, so the
+// refund's payee and the payment it returns are found from it.
+func (a Assessment) lastReceipt() string {
+	if len(a.Payments) == 0 {
+		return ""
+	}
+	return a.Payments[len(a.Payments)-1].Receipt
+}
+
 // ---- Installments ----
 
 // installmentSchedule splits an amount into n yearly installments, the
@@ -233,6 +271,12 @@ type InstallmentFigures struct {
 	DueOn         Date   `json:"due_on"`
 	Principal     Money  `json:"principal"`
 	Interest      Money  `json:"interest"` // owed as of the day
+	// Scheduled is the installment's year of interest as the schedule
+	// sets it (the rate on the principal unpaid when its year begins), and
+	// InterestFrom the day it is owed from: before that day Interest is
+	// 0.00 and Scheduled says what it will be.
+	Scheduled    Money `json:"scheduled_interest"`
+	InterestFrom Date  `json:"interest_from,omitzero"`
 	PrincipalPaid Money  `json:"principal_paid"`
 	InterestPaid  Money  `json:"interest_paid"`
 	Left          Money  `json:"left"`
@@ -299,7 +343,7 @@ func (a Assessment) figuresWith(asOf Date, paid paidOf) AssessmentFigures {
 	f := AssessmentFigures{AsOf: asOf, Amount: a.Amount, Paid: Cents(0), Outstanding: Cents(0), Payable: Cents(0), Next: Cents(0), PastDue: Cents(0), Deferred: Cents(0), OnTaxRoll: Cents(0)}
 	for k, in := range a.Installments {
 		pp, ip, closed := paid(k)
-		x := InstallmentFigures{N: in.N, DueOn: in.DueOn, Principal: in.Principal, Interest: Cents(0), PrincipalPaid: pp, InterestPaid: ip, Left: Cents(0), TaxRollYear: in.TaxRollYear}
+		x := InstallmentFigures{N: in.N, DueOn: in.DueOn, Principal: in.Principal, Interest: Cents(0), Scheduled: in.Interest, InterestFrom: in.InterestFrom, PrincipalPaid: pp, InterestPaid: ip, Left: Cents(0), TaxRollYear: in.TaxRollYear}
 		f.Paid = f.Paid.Add(pp).Add(ip)
 		if !in.InterestFrom.After(asOf) {
 			x.Interest = in.Interest
@@ -795,6 +839,7 @@ func applyAssessmentChange(tx Tx, c Command, params *Params, res *Result) error 
 			return Errorf(ECONFLICT, "§5.14(9)", "The assessments of project %s are cancelled.", p.ID)
 		}
 	}
+	withVillage := RulesFormat(tx) >= DocumentsFormat
 	ch := ProjectChange{Op: in.Op, On: in.On, NoticeOn: in.NoticeOn, Reason: strings.TrimSpace(in.Reason), ActualCost: Cents(0), Before: Cents(0), After: Cents(0), Refunds: Cents(0), CommandID: c.ID}
 	targets := make([]Money, len(as))
 	refunds := make([]Money, len(as))
@@ -811,16 +856,30 @@ func applyAssessmentChange(tx Tx, c Command, params *Params, res *Result) error 
 		for _, a := range as {
 			adj.Assessments = append(adj.Assessments, LeviedAssessment{ID: a.ID, Amount: a.Amount, Paid: a.principalPaid()})
 		}
+		// From format 7 the cost compared and shared out is the whole
+		// cost the levy spread: the owners' assessments and the village's
+		// own share, which §5.14(10) reduces in the same proportion.
+		village := Cents(0)
+		if withVillage && p.VillagePays().IsPositive() {
+			village = p.VillagePays()
+			adj.Assessments = append(adj.Assessments, LeviedAssessment{ID: villageShareID, Amount: village, Paid: Cents(0)})
+		}
 		out, err := AdjustAssessments(adj, params)
 		if err != nil {
 			return err
 		}
 		if !out.Reduced {
+			if withVillage {
+				return Errorf(EINVALID, "§5.14(10)", "The actual cost (%s) is not less than the cost levied (%s, the village's own share of %s included): nothing is reduced. A higher cost is an amendment, after notice (§5.14(9)).", in.ActualCost, ch.Before.Add(village), village)
+			}
 			return Errorf(EINVALID, "§5.14(10)", "The actual cost (%s) is not less than the assessments levied (%s): nothing is reduced. A higher cost is an amendment, after notice (§5.14(9)).", in.ActualCost, ch.Before)
 		}
 		ch.ActualCost = in.ActualCost
-		for i, x := range out.Assessments {
+		for i, x := range out.Assessments[:len(as)] {
 			targets[i], refunds[i] = x.Amount, x.Refund
+		}
+		if village.IsPositive() {
+			ch.VillageBefore, ch.VillageAfter = village, out.Assessments[len(as)].Amount
 		}
 	case ChangeAmend:
 		if err := p.checkCosts(in.Costs); err != nil {
@@ -837,6 +896,9 @@ func applyAssessmentChange(tx Tx, c Command, params *Params, res *Result) error 
 			row, _ := sched.Row(a.Parcel)
 			targets[i] = row.Net
 			refunds[i] = a.principalPaid().Sub(row.Net).Max(Cents(0))
+		}
+		if withVillage && !sched.VillagePays.Equal(p.VillagePays()) {
+			ch.VillageBefore, ch.VillageAfter = p.VillagePays(), sched.VillagePays
 		}
 	case ChangeCancel:
 		for i, a := range as {
@@ -867,6 +929,9 @@ func applyAssessmentChange(tx Tx, c Command, params *Params, res *Result) error 
 			if err != nil {
 				return err
 			}
+			if withVillage {
+				rd.Receipt = a.lastReceipt()
+			}
 			if err := tx.PutRefundDue(rd); err != nil {
 				return err
 			}
@@ -887,6 +952,9 @@ func applyAssessmentChange(tx Tx, c Command, params *Params, res *Result) error 
 		p.Stage = StageCancelled
 	}
 	summary := fmt.Sprintf("%s: levied %s → %s; %d refunds due, %s", in.Op, ch.Before, ch.After, len(due), ch.Refunds)
+	if !ch.VillageBefore.Equal(ch.VillageAfter) {
+		summary += fmt.Sprintf("; the village's own share %s → %s", ch.VillageBefore, ch.VillageAfter)
+	}
 	if in.Op == ChangeConfirm {
 		summary = fmt.Sprintf("assessments confirmed as levied (%s) after notice of %s", ch.Before, in.NoticeOn)
 	}

@@ -291,3 +291,69 @@ func TestAssessmentLetterLines(t *testing.T) {
 		t.Fatalf("a parcel outside both districts: %+v", lines)
 	}
 }
+
+// leviedWithExempt runs a project of three parcels of one front foot each
+// sharing 3,000.00 of sewer to its levy at a ledger format; the third
+// parcel is exempt, so its 1,000.00 share is the village's own
+// (§5.14(5)(a)).
+func leviedWithExempt(t *testing.T, format int) *project {
+	t.Helper()
+	p := &project{t: t, tx: newDistrictTx(), id: "SA-2026-11"}
+	p.tx.format = format
+	ids := district()[:3]
+	p.must(KindAssessmentPreliminary, "board1", "2026-06-02T09:00", &AssessmentPreliminary{Project: p.id, Number: "2026-60", AdoptedOn: MustDate("2026-06-01"), Purpose: "Sewer lateral replacement",
+		Basis: BasisPolicePower, Improvements: []string{"Sewer"}, District: ids, Limits: "101 to 105 Pearl Street", Installments: 3, Officer: "Public works director"})
+	p.must(KindAssessmentReport, "engineer", "2026-06-15T09:00", &AssessmentReport{Project: p.id, FiledOn: MustDate("2026-06-15"), Documents: []Document{{Name: "plan.txt", Data: []byte("plan")}},
+		Costs:     []CostItem{{Improvement: "Sewer", Category: CostDirect, Description: "Laterals", Amount: MustMoney("3000.00")}},
+		Parcels:   []ReportParcel{{Parcel: ids[0], Units: MustUnits("1")}, {Parcel: ids[1], Units: MustUnits("1")}, {Parcel: ids[2], Units: MustUnits("1"), Exempt: true}},
+		Benefited: "The laterals serve these three properties only."})
+	p.must(KindAssessmentNotice, "pclerk", "2026-06-20T09:00", notice(p.id))
+	p.must(KindAssessmentHearing, "board1", "2026-07-07T20:00", &AssessmentHearing{Project: p.id, HeldOn: MustDate("2026-07-07"), Action: ActionApprove})
+	p.must(KindAssessmentFinal, "board1", "2026-07-14T20:00", &AssessmentFinal{Project: p.id, Number: "2026-65", AdoptedOn: MustDate("2026-07-14"), InterestRate: MustRate("0.045"), FirstDueOn: MustDate("2026-10-31")})
+	p.must(KindAssessmentPublish, "pclerk", "2026-07-16T09:00", &AssessmentPublish{Project: p.id, PublishedOn: MustDate("2026-07-16"), Publication: "Belleville Recorder"})
+	p.must(KindAssessmentLevy, "treas", "2026-07-20T09:00", &AssessmentLevy{Project: p.id, LeviedOn: MustDate("2026-07-20")})
+	return p
+}
+
+// TestActualCostLowerReducesTheVillagesShare (§5.14(10)): the actual cost
+// of 2,400.00 is below the 3,000.00 the levy spread (two owners' 1,000.00
+// and the village's 1,000.00 for the exempt parcel), so every share falls
+// by a fifth, the village's too; the owner who paid in full is owed 200.00
+// back, and the refund names the receipt that paid, so the refund queue
+// finds its payee. A format-6 ledger compared the cost with the owners'
+// assessments alone, and replays so.
+func TestActualCostLowerReducesTheVillagesShare(t *testing.T) {
+	p := leviedWithExempt(t, DocumentsFormat)
+	var pr Project
+	if p.tx.Get(CollectionAssessmentProjects, p.id, &pr); pr.VillagePays().String() != "1000.00" {
+		t.Fatalf("the village's share as levied: %s", pr.VillagePays())
+	}
+	a0 := AssessmentID(p.id, district()[0])
+	paid := p.must(KindPayAssessment, "kiosk", "2026-08-10T10:00", pay(a0, PayInFull, "1000.00"))
+	res := p.must(KindAssessmentChange, "board1", "2026-09-15T20:00", &AssessmentChangeCmd{Op: ChangeActualCost, Project: p.id, On: MustDate("2026-09-15"), Reason: "Bids came in low", ActualCost: MustMoney("2400.00")})
+	if res.Refund == nil || res.Refund.Amount.String() != "200.00" || res.Refund.Receipt != paid.Receipt.Number || res.Refund.Receipt == "" {
+		t.Fatalf("the refund: %+v (paid by %s)", res.Refund, paid.Receipt.Number)
+	}
+	for i := range 2 {
+		if a := p.assessment(i); a.Amount.String() != "800.00" {
+			t.Fatalf("assessment %d: %s, want 800.00", i, a.Amount)
+		}
+	}
+	p.tx.Get(CollectionAssessmentProjects, p.id, &pr)
+	ch := pr.Changes[len(pr.Changes)-1]
+	if pr.VillagePays().String() != "800.00" || ch.VillageBefore.String() != "1000.00" || ch.VillageAfter.String() != "800.00" || !strings.Contains(pr.Steps[len(pr.Steps)-1].Summary, "village's own share 1000.00 → 800.00") {
+		t.Fatalf("the village's share after the reduction: %s (%+v; %q)", pr.VillagePays(), ch, pr.Steps[len(pr.Steps)-1].Summary)
+	}
+	// A cost below the owners' assessments but not below the whole cost
+	// the levy spread reduces nothing.
+	p2 := leviedWithExempt(t, DocumentsFormat)
+	p2.refused(KindAssessmentChange, "2026-09-15T20:00", &AssessmentChangeCmd{Op: ChangeActualCost, Project: p2.id, On: MustDate("2026-09-15"), Reason: "Final cost", ActualCost: MustMoney("3000.00")}, EINVALID, "village's own share")
+
+	old := leviedWithExempt(t, ReconciledFormat)
+	old.must(KindAssessmentChange, "board1", "2026-09-15T20:00", &AssessmentChangeCmd{Op: ChangeActualCost, Project: old.id, On: MustDate("2026-09-15"), Reason: "Bids came in low", ActualCost: MustMoney("1600.00")})
+	pr = Project{}
+	old.tx.Get(CollectionAssessmentProjects, old.id, &pr)
+	if pr.VillagePays().String() != "1000.00" || !pr.Changes[0].VillageAfter.IsZero() || old.assessment(0).Amount.String() != "800.00" {
+		t.Fatalf("format 6: the village's share %s, the owner's %s", pr.VillagePays(), old.assessment(0).Amount)
+	}
+}

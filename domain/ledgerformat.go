@@ -59,7 +59,10 @@ const (
 // actuals read from the books alone.
 //
 // Format 7: the documents that leave the office (DocumentsFormat): what
-// they need recorded that the ledger did not hold before.
+// they need recorded that the ledger did not hold before. A reduction of
+// special assessments to a lower actual cost (§5.14(10)) shares the cost
+// out over the village's own share too, and its refunds name the receipt
+// that paid.
 const LedgerFormat = 7
 
 // DocumentsFormat is the ledger format from which the ledger holds what

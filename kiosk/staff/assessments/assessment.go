@@ -27,7 +27,10 @@ func (m *Module) assessmentView(r *http.Request, a domain.Assessment) Assessment
 		v.Lines = append(v.Lines, AssessmentLine{Improvement: l.Improvement, Amount: l.Assessment.String(), VillagePays: l.VillagePays.String(), Separate: l.Separate})
 	}
 	for _, in := range f.Installments {
-		row := InstallmentRow{N: strconv.Itoa(in.N), DueOn: in.DueOn.String(), Principal: in.Principal.String(), Interest: in.Interest.String(), Paid: in.PrincipalPaid.Add(in.InterestPaid).String(), Left: in.Left.String(), Status: in.Status}
+		row := InstallmentRow{N: strconv.Itoa(in.N), DueOn: in.DueOn.String(), Principal: in.Principal.String(), Interest: in.Scheduled.String(), Paid: in.PrincipalPaid.Add(in.InterestPaid).String(), Left: in.Left.String(), Status: installmentStatus[in.Status]}
+		if !in.InterestFrom.IsZero() && in.Scheduled.IsPositive() {
+			row.InterestFrom = "owed from " + in.InterestFrom.String()
+		}
 		if in.TaxRollYear > 0 {
 			row.TaxRoll = "(certified " + strconv.Itoa(in.TaxRollYear) + ")"
 		}

@@ -217,6 +217,11 @@ func TestProjectInTheOffice(t *testing.T) {
 	// The window: cash for the whole of the second parcel's assessment.
 	clerk := h.SignedIn("pclerk", domain.RoleClerk)
 	id := domain.AssessmentID("SA-2026-01", district[1])
+	// Its second installment's year of interest at 5% is shown before it
+	// is owed, with the day it is owed from; the statuses read as words.
+	if p := admin.Get("/staff/assessment/" + id); !strings.Contains(p.Text("installment-interest-2"), "owed from 2026-11-01") || strings.HasPrefix(p.Text("installment-interest-2"), "0.00") || p.Text("installment-status-1") != "not yet due" {
+		t.Fatalf("installments: interest %q, status %q", p.Text("installment-interest-2"), p.Text("installment-status-1"))
+	}
 	if p := clerk.Get("/staff/assessment/" + id + "/pay"); !p.Has("no-drawer") {
 		t.Fatal("the window page without a drawer")
 	}
@@ -260,8 +265,13 @@ func TestProjectInTheOffice(t *testing.T) {
 			refund = d
 		}
 	}
-	if !refund.Amount.IsPositive() || refund.RefundBy != domain.MustDate("2026-10-06") {
+	if !refund.Amount.IsPositive() || refund.RefundBy != domain.MustDate("2026-10-06") || refund.Receipt == "" {
 		t.Fatalf("refund due: %+v (row %d)", refund, row.Length())
+	}
+	// The refund names the receipt that paid, and goes to the parcel's
+	// owner at its address.
+	if payee := rq.Text("refund-payee-" + refund.CommandID); !strings.Contains(payee, "Owner 2") || !strings.Contains(payee, "102 Pearl St") {
+		t.Fatalf("the refund's payee: %q", payee)
 	}
 	if p := treas.Post("/staff/refunds/"+refund.CommandID+"/approve", url.Values{"bill": {id}, "confirm": {"yes"}}); p.Status != http.StatusSeeOther {
 		t.Fatalf("approve the refund: %d %s", p.Status, p.Text("error"))

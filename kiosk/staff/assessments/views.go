@@ -1,6 +1,10 @@
 package assessments
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/villagehall/appliance/domain"
+)
 
 // The view models of the special assessments pages: handlers fill them
 // with text already formatted; the templ components only lay them out.
@@ -221,6 +225,16 @@ type AssessmentLine struct {
 // InstallmentRow is one installment as of today.
 type InstallmentRow struct {
 	N, DueOn, Principal, Interest, Paid, Left, Status, TaxRoll string
+	InterestFrom                                               string // when the year's interest is owed from, if it bears any
+}
+
+// installmentStatus says an installment's status in words.
+var installmentStatus = map[string]string{
+	domain.InstallmentPaid:      "paid",
+	domain.InstallmentDue:       "not yet due",
+	domain.InstallmentPastDue:   "past due",
+	domain.InstallmentTaxRoll:   "on the tax roll",
+	domain.InstallmentCancelled: "cancelled",
 }
 
 // PaymentRow is one payment.

@@ -223,7 +223,9 @@ func (m *Module) submitRefundApprove(w http.ResponseWriter, r *http.Request) {
 
 // refundPayee is who a refund check is made out and mailed to: the payer
 // named on the payment's receipt (else the account's name), at the
-// address of the bill's parcel.
+// address of the bill's parcel. A refund of a special assessment (an
+// overpayment, or what was paid above an assessment the board reduced or
+// cancelled, §5.14(10)) names no account: it goes to the parcel's owner.
 func (m *Module) refundPayee(d domain.RefundDue) (name, address string) {
 	if rc, err := m.o.Ledger().Receipt(d.Receipt); err == nil {
 		name = rc.Payer
@@ -231,9 +233,16 @@ func (m *Module) refundPayee(d domain.RefundDue) (name, address string) {
 	if a, err := m.o.Ledger().Account(d.Account); err == nil && name == "" {
 		name = a.Name
 	}
+	parcel := ""
 	if b, err := m.o.Ledger().Bill(d.BillID); err == nil {
-		if pc, err := m.o.Ledger().Parcel(b.Parcel); err == nil {
-			address = pc.Address
+		parcel = b.Parcel
+	} else if a, err := m.o.Reads().Assessment(d.BillID); err == nil {
+		parcel = a.Parcel
+	}
+	if pc, err := m.o.Ledger().Parcel(parcel); parcel != "" && err == nil {
+		address = pc.Address
+		if name == "" {
+			name = pc.Owner
 		}
 	}
 	return name, address
