@@ -60,13 +60,14 @@ func (n *Node) alive() error {
 
 // Readiness says whether the node is ready to take payments now, and if
 // not, why (sentences): its ledger is healthy (not halted, not diverged),
-// its clock can date commands, it is in touch with a leader, and its
+// its peers do not refuse it and a quorum answers (as /healthz says), its
+// clock can date commands, it is in touch with a leader, and its
 // ledger has worked through its log (after a restart raft hands the FSM
 // every entry since the newest snapshot again, and after an outage a
 // follower catches up), so that a payment posts at once instead of
 // waiting behind them or in the outbox. /readyz serves it.
 func (n *Node) Readiness() (bool, []string) {
-	reasons := n.Problems()
+	reasons := append(n.Problems(), n.clusterProblems()...)
 	if err := n.checkClock(domainNow(n)); err != nil {
 		reasons = append(reasons, err.Error())
 	}

@@ -104,6 +104,10 @@ func TestHealthSaysWhenPeersRefuseTheNode(t *testing.T) {
 		t.Errorf("the refusal does not say it is about the cluster: %q", h.Problems)
 	}
 	t.Logf("refused: %q", h.Problems)
+	// /readyz sends no resident to it, and says why the same way.
+	if ready, reasons := n.Readiness(); ready || !strings.Contains(strings.Join(reasons, "\n"), "refuse this node") {
+		t.Errorf("readiness of the refused node: %v %q", ready, reasons)
+	}
 	if h.State == raft.Leader.String() || h.Leader != "" {
 		t.Fatalf("the refused node leads or knows a leader: %+v", h)
 	}
