@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/a-h/templ"
 
 	"github.com/villagehall/appliance/domain"
@@ -153,5 +154,54 @@ func TestModuleRoutesShareTheOffice(t *testing.T) {
 	}
 	if st, b := h.API("POST", "/api/v1/notices", tok, `{"command_id":"n-2","number":"2026-23","extra":1}`); st != http.StatusBadRequest {
 		t.Errorf("unknown field: %d %s", st, b)
+	}
+}
+
+// linksOnly is a module for the test that adds navigation links to pages
+// of several offices, in an order of its own.
+type linksOnly struct{}
+
+func (linksOnly) Mount(o *staff.Office) error {
+	o.Nav(staff.CapReadPayables, "Claims", "/staff/claims")
+	o.Nav(staff.CapJournal, "Journal", "/staff/journal")
+	o.Nav(staff.CapWindow, "Window", "/staff/window")
+	o.Nav(staff.CapReadBills, "Accounts", "/staff/accounts")
+	return nil
+}
+
+// navOf reads the navigation of a page: each office's name and its links'
+// labels, in order.
+func navOf(p stafftest.Page) []string {
+	var out []string
+	p.Doc.Find(`nav [data-testid="nav-office"]`).Each(func(_ int, g *goquery.Selection) {
+		line := g.Find(".office-name").Text() + ":"
+		g.Find("a").Each(func(_ int, a *goquery.Selection) { line += " " + a.Text() })
+		out = append(out, line)
+	})
+	return out
+}
+
+// TestNavigationGroupedByOffice: the navigation (the office's own modules
+// and a test module's) is grouped by the office whose work a page is, each office's links in its order whatever order
+// the modules added them in, a link no office lists under "More", and only
+// the links the role may follow: an office with none is left out.
+func TestNavigationGroupedByOffice(t *testing.T) {
+	h := stafftest.NewWith(t, stafftest.Options{Modules: []staff.Module{linksOnly{}, &notices{}}})
+	h.Seed()
+	for _, c := range []struct {
+		role domain.Role
+		want []string
+	}{
+		{domain.RoleClerk, []string{"Front desk: Today Window Accounts Status letters Drawers Refunds Fees", "Receivables: New bill Import bills Parcel roll", "Payables: Claims"}},
+		{domain.RoleAdministrator, []string{"Front desk: Today Accounts Status letters Drawers Refunds Fees", "Payables: Claims", "Treasury and books: Journal", "Administration: Staff Cluster", "More: Notices"}},
+		{domain.RoleHotelOperator, []string{"Front desk: Today Fees"}},
+	} {
+		p := h.SignedIn("u-"+string(c.role), c.role).Get("/staff/")
+		if got := navOf(p); strings.Join(got, " | ") != strings.Join(c.want, " | ") {
+			t.Errorf("%s's navigation:\n got %q\nwant %q", c.role, got, c.want)
+		}
+		if cur := p.Doc.Find(`nav a[aria-current="page"]`); cur.Length() != 1 || cur.Text() != "Today" {
+			t.Errorf("%s: the current page is marked on %d links (%q)", c.role, cur.Length(), cur.Text())
+		}
 	}
 }

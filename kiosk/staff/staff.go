@@ -32,7 +32,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
@@ -271,16 +270,7 @@ func (s *Server) page(r *http.Request, title string) view.Page {
 		p.User, p.Name, p.Role = pr.user.Username, pr.user.Name, pr.user.Role.Title()
 		p.CSRF = pr.session.csrf
 		if !pr.user.MustChange {
-			links := append([]navLink{
-				{CapDashboard, "Today", "/staff/"},
-				{CapCluster, "Cluster", "/staff/cluster"},
-			}, s.nav...)
-			slices.SortStableFunc(links, func(a, b navLink) int { return menuPlace(a.url) - menuPlace(b.url) })
-			for _, n := range links {
-				if Allowed(pr.user.Role, n.c) {
-					p.Nav = append(p.Nav, view.NavLink{Label: n.label, URL: n.url, Current: r.URL.Path == n.url})
-				}
-			}
+			p.Nav = s.navOf(pr.user.Role, r.URL.Path)
 		}
 	}
 	if c := s.ledger.Consistency(); c.Level != domain.Current {
@@ -299,34 +289,63 @@ func (s *Server) page(r *http.Request, title string) view.Page {
 	return p
 }
 
-// menu is the order of the front desk's links, the first of the
-// navigation, as the clerks have always found them: the modules that
-// serve these pages add their links (Office.Nav) in any order, and the
-// links of every other module follow them in the order they were added.
-var menu = []string{
-	"/staff/",
-	"/staff/window",
-	"/staff/accounts",
-	"/staff/letters",
-	"/staff/bills/new",
-	"/staff/bills/import",
-	"/staff/parcels/import",
-	"/staff/drawers",
-	"/staff/refunds",
-	"/staff/november",
-	"/staff/fees",
-	"/staff/journal",
-	"/staff/users",
-	"/staff/cluster",
+// offices groups the navigation by the office whose work a page is, as
+// the back offices clerks know are organized: each office's pages in the
+// order its people reach for them. A module adds its links (Office.Nav) in
+// any order; a link no office lists goes under "More", in the order it was
+// added.
+var offices = []struct {
+	name  string
+	pages []string
+}{
+	{"Front desk", []string{"/staff/", "/staff/window", "/staff/accounts", "/staff/letters", "/staff/drawers", "/staff/refunds", "/staff/cards", "/staff/fees"}},
+	{"Receivables", []string{"/staff/bills/new", "/staff/bills/import", "/staff/parcels/import", "/staff/november", "/staff/assessments"}},
+	{"Budget and purchasing", []string{"/staff/budget", "/staff/chart", "/staff/orders"}},
+	{"Payables", []string{"/staff/claims", "/staff/checks"}},
+	{"Treasury and books", []string{"/staff/depositories", "/staff/levy", "/staff/books", "/staff/journal", "/staff/audit"}},
+	{"Room tax", []string{"/staff/room-tax"}},
+	{"Administration", []string{"/staff/legal-claims", "/staff/users", "/staff/cluster", "/staff/backups"}},
 }
 
-// menuPlace is a link's place in menu; the links it does not list come
-// after those it does.
-func menuPlace(url string) int {
-	if i := slices.Index(menu, url); i >= 0 {
-		return i
+// navOf is the navigation of a role, grouped by office (offices), the
+// link to the page at path marked current. An office with no link the
+// role may follow is left out.
+func (s *Server) navOf(role domain.Role, path string) []view.NavGroup {
+	links := append([]navLink{
+		{CapDashboard, "Today", "/staff/"},
+		{CapCluster, "Cluster", "/staff/cluster"},
+	}, s.nav...)
+	byURL := make(map[string]navLink, len(links))
+	for _, n := range links {
+		byURL[n.url] = n
 	}
-	return len(menu)
+	link := func(n navLink) view.NavLink {
+		return view.NavLink{Label: n.label, URL: n.url, Current: path == n.url}
+	}
+	var out []view.NavGroup
+	placed := map[string]bool{}
+	for _, o := range offices {
+		g := view.NavGroup{Name: o.name}
+		for _, u := range o.pages {
+			placed[u] = true
+			if n, ok := byURL[u]; ok && Allowed(role, n.c) {
+				g.Links = append(g.Links, link(n))
+			}
+		}
+		if len(g.Links) > 0 {
+			out = append(out, g)
+		}
+	}
+	more := view.NavGroup{Name: "More"}
+	for _, n := range links {
+		if !placed[n.url] && Allowed(role, n.c) {
+			more.Links = append(more.Links, link(n))
+		}
+	}
+	if len(more.Links) > 0 {
+		out = append(out, more)
+	}
+	return out
 }
 
 // render writes a component with a status, buffered so that a failure

@@ -16,11 +16,17 @@ type Page struct {
 	Name   string
 	Role   string
 	CSRF   string
-	Nav    []NavLink
+	Nav    []NavGroup
 	Banner string // the records may not be current; "" when they are
 }
 
-// NavLink is one entry of the navigation, shown by role.
+// NavGroup is the links of one office in the navigation.
+type NavGroup struct {
+	Name  string
+	Links []NavLink
+}
+
+// NavLink is one link of the navigation.
 type NavLink struct {
 	Label   string
 	URL     string
