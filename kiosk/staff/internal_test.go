@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/staff/view"
 )
 
 // TestLimiterMemoryIsBounded: a flood of sign-ins from ever new addresses
@@ -224,5 +225,37 @@ func TestArgon2RunsTwoAtATime(t *testing.T) {
 	hashSlots.mu.Unlock()
 	if peak < 1 || peak > 2 {
 		t.Fatalf("%d argon2 computations ran at once at the most, want at most 2 (and some through the gate)", peak)
+	}
+}
+
+// TestWorkQueueSortsByWhenDue: the start page's alerts go under overdue,
+// today (due today or undated), this week and later, each section in the
+// order of its days and counted by what its alerts stand for; an empty
+// section is left out.
+func TestWorkQueueSortsByWhenDue(t *testing.T) {
+	today := domain.MustDate("2026-11-02")
+	q := workQueue([]view.Alert{
+		{TestID: "later", Due: "2026-11-20"},
+		{TestID: "now"},
+		{TestID: "week-2", Due: "2026-11-09", Count: 3},
+		{TestID: "late", Due: "2026-10-31", Count: 2},
+		{TestID: "today", Due: "2026-11-02"},
+		{TestID: "week-1", Due: "2026-11-03"},
+		{TestID: "later-too", Due: "2026-11-10"},
+	}, today)
+	var got []string
+	for _, s := range q {
+		line := fmt.Sprintf("%s(%d):", s.Name, s.Count)
+		for _, a := range s.Alerts {
+			line += " " + a.TestID
+		}
+		got = append(got, line)
+	}
+	want := []string{"Overdue(2): late", "Today(2): now today", "This week(4): week-1 week-2", "Later(2): later-too later"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("queue:\n got %q\nwant %q", got, want)
+	}
+	if q := workQueue(nil, today); len(q) != 0 {
+		t.Fatalf("an empty queue has sections: %+v", q)
 	}
 }

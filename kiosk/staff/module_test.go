@@ -113,6 +113,8 @@ func TestModuleRoutesShareTheOffice(t *testing.T) {
 	admin := h.SignedIn("boss", domain.RoleAdministrator)
 	if p := admin.Get("/staff/"); !strings.Contains(p.Text("alert-notices"), "boss") {
 		t.Errorf("administrator's alert: %q", p.Text("alert-notices"))
+	} else if p.Doc.Find(`[data-testid="queue-today"] [data-testid="alert-notices"]`).Length() != 1 || p.Text("queue-today-count") != "(1)" {
+		t.Errorf("the undated alert is not in today's work, counted: %q", p.Text("queue-today-count"))
 	}
 	before := h.Ledger.JournalLen()
 	if p := admin.Post("/staff/notices", map[string][]string{"number": {"2026-20"}, "csrf": {"forged"}}); p.Status != http.StatusForbidden || h.Ledger.JournalLen() != before {

@@ -2,6 +2,9 @@ package staff
 
 import (
 	"net/http"
+	"slices"
+
+	"github.com/villagehall/appliance/domain"
 
 	"github.com/villagehall/appliance/kiosk/staff/view"
 )
@@ -36,5 +39,46 @@ func (s *Server) showDashboardPage(w http.ResponseWriter, r *http.Request) {
 			v.OpenDrawer = id
 		}
 	}
+	v.Queue = workQueue(v.Alerts, s.today())
 	s.render(w, r, http.StatusOK, view.DashboardPage(s.page(r, "Today"), v))
+}
+
+// weekDays is how far ahead the work queue's "This week" looks.
+const weekDays = 7
+
+// workQueue sorts the alerts of a person's start page by when they are
+// due: overdue, today (due today, or to attend to now), this week, later;
+// each section in the order of its days, and counted. A section with
+// nothing in it is left out.
+func workQueue(alerts []view.Alert, today domain.Date) []view.QueueSection {
+	sections := []view.QueueSection{
+		{Name: "Overdue", TestID: "queue-overdue"},
+		{Name: "Today", TestID: "queue-today"},
+		{Name: "This week", TestID: "queue-week"},
+		{Name: "Later", TestID: "queue-later"},
+	}
+	due := func(a view.Alert) domain.Date {
+		d, err := domain.ParseDate(a.Due)
+		if err != nil {
+			return today
+		}
+		return d
+	}
+	sorted := slices.Clone(alerts)
+	slices.SortStableFunc(sorted, func(a, b view.Alert) int { return due(a).Compare(due(b)) })
+	for _, a := range sorted {
+		d := due(a)
+		i := 3
+		switch {
+		case d.Before(today):
+			i = 0
+		case d == today:
+			i = 1
+		case !d.After(today.AddDays(weekDays)):
+			i = 2
+		}
+		sections[i].Alerts = append(sections[i].Alerts, a)
+		sections[i].Count += max(a.Count, 1)
+	}
+	return slices.DeleteFunc(sections, func(q view.QueueSection) bool { return len(q.Alerts) == 0 })
 }

@@ -149,7 +149,7 @@ func (m *Module) alerts(ctx context.Context, who staff.Who) ([]view.Alert, error
 		}
 		if late > 0 {
 			out = append(out, view.Alert{TestID: "alert-estimates-late", Text: fmt.Sprintf("%d unit(s) have not filed their estimates for %d, due %s (§5.01(3)).", late, year, domain.EstimatesDue(year)),
-				URL: fmt.Sprintf("/staff/budget/%d/estimates", year)})
+				URL: fmt.Sprintf("/staff/budget/%d/estimates", year), Due: domain.EstimatesDue(year).String(), Count: late})
 		}
 	}
 	if staff.Allowed(who.Role, staff.CapBudgetMeeting) {
@@ -172,7 +172,7 @@ func (m *Module) alerts(ctx context.Context, who staff.Who) ([]view.Alert, error
 				}
 				if !noticed {
 					out = append(out, view.Alert{TestID: "alert-amendment-notice", Text: fmt.Sprintf("Amendment %d of the %d budget needs its class 1 notice by %s (Wis. Stat. 65.90(5)(a)).", v.Amendment, y, v.On.AddDays(domain.AmendmentNoticeDays)),
-						URL: fmt.Sprintf("/staff/budget/%d", y)})
+						URL: fmt.Sprintf("/staff/budget/%d", y), Due: v.On.AddDays(domain.AmendmentNoticeDays).String()})
 				}
 			}
 		}

@@ -84,7 +84,7 @@ func (m *Module) novemberAlerts() ([]staffview.Alert, error) {
 			return nil, err
 		}
 		if len(items) > 0 {
-			out = append(out, staffview.Alert{TestID: "alert-november-penalties", URL: url,
+			out = append(out, staffview.Alert{TestID: "alert-november-penalties", URL: url, Due: domain.PenaltyDay(year).String(), Count: len(items),
 				Text: fmt.Sprintf("The %d November penalties are not posted: %d bill(s) unpaid on November 1 owe the penalty since %s (§5.10).", year, len(items), domain.PenaltyDay(year))})
 		}
 	}
@@ -95,7 +95,7 @@ func (m *Module) novemberAlerts() ([]staffview.Alert, error) {
 		}
 		if len(items) > 0 {
 			_, total := runRows(items, "certify")
-			out = append(out, staffview.Alert{TestID: "alert-november-roll", URL: url,
+			out = append(out, staffview.Alert{TestID: "alert-november-roll", URL: url, Due: domain.TaxRollDay(year).String(), Count: len(items),
 				Text: fmt.Sprintf("The %d tax roll is not certified: %d bill(s), %s, unpaid at the end of %s are not on the roll until the November run certifies them (§5.10).", year, len(items), total, domain.TaxRollDay(year))})
 		}
 	}

@@ -293,7 +293,7 @@ func (m *Module) alerts(_ context.Context, who staff.Who) ([]staffview.Alert, er
 		case !ok:
 			out = append(out, staffview.Alert{TestID: "alert-ap-policy", Text: "The village has no accounts payable policy on record (§5.07(2)).", URL: "/staff/ap-policy"})
 		case today.After(pol.ReviewDue):
-			out = append(out, staffview.Alert{TestID: "alert-ap-policy", Text: fmt.Sprintf("The accounts payable policy was due for its annual review on %s (§5.07(2)).", pol.ReviewDue), URL: "/staff/ap-policy"})
+			out = append(out, staffview.Alert{TestID: "alert-ap-policy", Text: fmt.Sprintf("The accounts payable policy was due for its annual review on %s (§5.07(2)).", pol.ReviewDue), URL: "/staff/ap-policy", Due: pol.ReviewDue.String()})
 		}
 	}
 	if staff.Allowed(who.Role, staff.CapRegister) {
@@ -309,7 +309,7 @@ func (m *Module) alerts(_ context.Context, who staff.Who) ([]staffview.Alert, er
 		}
 		if len(checks) > 0 && !reviewed {
 			out = append(out, staffview.Alert{TestID: "alert-register", Text: fmt.Sprintf("The check register of %s (%d checks) awaits the board's review (§5.07(4)).", month, len(checks)),
-				URL: "/staff/check-register?month=" + month})
+				URL: "/staff/check-register?month=" + month, Count: len(checks)})
 		}
 	}
 	return out, nil

@@ -47,11 +47,11 @@ func (m *Module) alerts(ctx context.Context, who staff.Who) ([]staffview.Alert, 
 	if !staff.Allowed(who.Role, staff.CapReadCash) || m.o.Refunds() == nil {
 		return nil, nil
 	}
-	n, err := m.refundsOverdue()
+	n, first, err := m.refundsOverdue()
 	if err != nil || n == 0 {
 		return nil, err
 	}
-	return []staffview.Alert{{TestID: "alert-refunds-late", Text: fmt.Sprintf("%d refund(s) are past their §5.07(1) deadline.", n), URL: "/staff/refunds"}}, nil
+	return []staffview.Alert{{TestID: "alert-refunds-late", Text: fmt.Sprintf("%d refund(s) are past their §5.07(1) deadline.", n), URL: "/staff/refunds", Due: first.String(), Count: n}}, nil
 }
 
 // showReturnCheckPage is the form to record a returned check (§5.20),
@@ -151,26 +151,28 @@ func (m *Module) showRefundsPage(w http.ResponseWriter, r *http.Request) {
 }
 
 // refundsOverdue counts the refunds due or approved but not paid after
-// their deadline.
-func (m *Module) refundsOverdue() (int, error) {
+// their deadline, and says the earliest of those deadlines.
+func (m *Module) refundsOverdue() (n int, first domain.Date, err error) {
 	due, err := m.o.Refunds().RefundsDue()
 	if err != nil {
-		return 0, err
+		return 0, first, err
 	}
-	n := 0
 	for _, d := range due {
 		if !m.o.Today().After(d.RefundBy) {
 			continue
 		}
 		st, _, err := m.o.Reads().RefundState(d.CommandID)
 		if err != nil {
-			return 0, err
+			return 0, first, err
 		}
 		if st.State == "" || st.State == domain.RefundApproved {
 			n++
+			if first.IsZero() || d.RefundBy.Before(first) {
+				first = d.RefundBy
+			}
 		}
 	}
-	return n, nil
+	return n, first, nil
 }
 
 func (m *Module) refundOp(w http.ResponseWriter, r *http.Request, op string) {

@@ -111,13 +111,13 @@ func (m *Module) alerts(_ context.Context, who staff.Who) ([]view.Alert, error) 
 			switch {
 			case !ok:
 			case l.Decision == nil && !today.After(d.DeemedDisallowedOn):
-				out = append(out, view.Alert{TestID: "alert-legal-deadline-" + l.ID, URL: url,
+				out = append(out, view.Alert{TestID: "alert-legal-deadline-" + l.ID, URL: url, Due: d.DeemedDisallowedOn.String(),
 					Text: fmt.Sprintf("Legal claim %s of %s: the board must allow or disallow it by %s, or it is deemed disallowed (120 days, Wis. Stat. 893.80(1g)).", l.ID, l.Claimant, d.DeemedDisallowedOn)})
 			case l.Outcome == domain.LegalClaimDisallow && l.Notice == nil:
 				out = append(out, view.Alert{TestID: "alert-legal-notice-" + l.ID, URL: url,
 					Text: fmt.Sprintf("Legal claim %s was disallowed: serve the notice of disallowance by certified mail.", l.ID)})
 			case !d.SuitDeadline.IsZero() && !today.After(d.SuitDeadline):
-				out = append(out, view.Alert{TestID: "alert-legal-suit-" + l.ID, URL: url,
+				out = append(out, view.Alert{TestID: "alert-legal-suit-" + l.ID, URL: url, Due: d.SuitDeadline.String(),
 					Text: fmt.Sprintf("Legal claim %s of %s: suit may be brought until %s (six months from the notice of disallowance).", l.ID, l.Claimant, d.SuitDeadline)})
 			}
 		}
@@ -128,7 +128,7 @@ func (m *Module) alerts(_ context.Context, who staff.Who) ([]view.Alert, error) 
 			return nil, err
 		}
 		for _, v := range soon {
-			out = append(out, view.Alert{TestID: "alert-maturity-" + v.ID, URL: "/staff/investments",
+			out = append(out, view.Alert{TestID: "alert-maturity-" + v.ID, URL: "/staff/investments", Due: v.MaturesOn.String(),
 				Text: fmt.Sprintf("Investment %s (%s, %s) matures on %s.", v.ID, v.Security, dollars(v.Amount), v.MaturesOn)})
 		}
 		late, err := reads.SettlementsPastDue(today)
@@ -136,7 +136,7 @@ func (m *Module) alerts(_ context.Context, who staff.Who) ([]view.Alert, error) 
 			return nil, err
 		}
 		for _, st := range late {
-			out = append(out, view.Alert{TestID: fmt.Sprintf("alert-settlement-%s-%d-%s", st.County, st.TaxYear, st.Period), URL: settlementURL(st.County, st.TaxYear, st.Period),
+			out = append(out, view.Alert{TestID: fmt.Sprintf("alert-settlement-%s-%d-%s", st.County, st.TaxYear, st.Period), URL: settlementURL(st.County, st.TaxYear, st.Period), Due: st.DueOn.String(),
 				Text: fmt.Sprintf("%s settlement of the %d %s County roll: %s unsettled with its taxing jurisdictions, due %s (Wis. Stat. 74.23, 74.25).", title(st.Period), st.TaxYear, st.County.Title(), dollars(st.Unsettled), st.DueOn)})
 		}
 	}

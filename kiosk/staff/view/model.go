@@ -60,16 +60,32 @@ type Option struct {
 	Selected     bool
 }
 
-// Dashboard is the start page.
+// Dashboard is the start page: the person's work queue.
 type Dashboard struct {
 	Changed    bool
-	Alerts     []Alert
+	Alerts     []Alert // every alert, in the order the modules raised them
+	Queue      []QueueSection
 	OpenDrawer string
+}
+
+// QueueSection is one part of the work queue: what is overdue, what needs
+// doing today, this week, later; Count is how many things it holds (an
+// alert that counts several letters or returns counts them all).
+type QueueSection struct {
+	Name, TestID string
+	Count        int
+	Alerts       []Alert
 }
 
 // Alert is something that needs attention.
 type Alert struct {
 	TestID, Text, URL string
+	// Due is the day it is due by (YYYY-MM-DD): before today it is
+	// overdue; "" is something to attend to now.
+	Due string
+	// Count is how many things the alert stands for (letters, returns,
+	// refunds); zero counts as one.
+	Count int
 }
 
 // Cluster is the cluster page.

@@ -57,7 +57,7 @@ func (m *Module) alerts(ctx context.Context, who staff.Who) ([]staffview.Alert, 
 	if err != nil || !late {
 		return nil, err
 	}
-	return []staffview.Alert{{TestID: "alert-undeposited", Text: fmt.Sprintf("%d drawer(s) hold money not deposited by the end of the day (§5.06).", len(pending)), URL: "/staff/drawers"}}, nil
+	return []staffview.Alert{{TestID: "alert-undeposited", Text: fmt.Sprintf("%d drawer(s) hold money not deposited by the end of the day (§5.06).", len(pending)), URL: "/staff/drawers", Due: m.o.Today().String(), Count: len(pending)}}, nil
 }
 
 // openDrawerNote is the drawer the person has open at the window, for the
