@@ -59,7 +59,11 @@ const (
 // actuals read from the books alone.
 //
 // Format 7: the documents that leave the office (DocumentsFormat): what
-// they need recorded that the ledger did not hold before.
+// they need recorded that the ledger did not hold before. A status letter
+// is requested at the window or through the API (office_status_letter,
+// statusoffice.go), for a title company that gives an e-mail address,
+// with its fee paid by card, by check into a drawer or billed on account;
+// a written letter may be recorded as mailed.
 const LedgerFormat = 7
 
 // DocumentsFormat is the ledger format from which the ledger holds what
