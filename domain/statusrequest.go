@@ -56,7 +56,7 @@ type StatusRequest struct {
 	Index       uint64   `json:"index,omitempty"`
 	State       string   `json:"state"`
 
-	// What a request taken by the office records besides (statusoffice.go,
+	// What a request taken by the office records as well (statusoffice.go,
 	// ledger format 7); a kiosk request leaves them empty, and its letter
 	// is picked up.
 	Email     string `json:"email,omitempty"`     // the address the letter is e-mailed to
