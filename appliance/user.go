@@ -48,6 +48,8 @@ func (m *Main) mountStaff(mux *http.ServeMux, loc *time.Location) error {
 		Cluster:       nodeCluster{m.Node},
 		Refunds:       m.Node.FSM(),
 		CardRefunds:   m.card,
+		CardCharges:   m.card,
+		Mail:          m.staffMail(),
 		Journal:       nodeJournal{m.Node},
 		Now:           m.Config.Now,
 		Location:      loc,
@@ -63,6 +65,15 @@ func (m *Main) mountStaff(mux *http.ServeMux, loc *time.Location) error {
 	mux.Handle("/staff/", h)
 	mux.Handle("/api/v1/", h)
 	return nil
+}
+
+// staffMail is the office's mail queue: the node's, when it has a relay.
+// A nil *mail.Queue must not become a non-nil staff.Mailer.
+func (m *Main) staffMail() staff.Mailer {
+	if m.Mail == nil {
+		return nil
+	}
+	return m.Mail
 }
 
 // nodeCluster adapts the replicated node's cluster view to the staff

@@ -264,7 +264,7 @@ func countReceipt(tx Tx, r *Receipt, amount Money) error {
 	}
 	account := ""
 	switch r.Kind {
-	case KindRequestStatusLetter:
+	case KindRequestStatusLetter, KindOfficeStatusLetter:
 		account = chart.Collector(SourceStatusLetters)
 	case KindPayPropertyTax:
 		account = chart.Collector(SourcePropertyTax)

@@ -27,6 +27,9 @@ var Kinds = NewTable(
 	chargeKind,        // charges.go, §5.19, §5.21
 	resolutionKind,    // resolution.go: parameters set by the board
 
+	// Status letters the office takes at the window and by the API (§5.11).
+	officeStatusLetterKind, // statusoffice.go
+
 	// The budget, appropriations and purchasing (§5.01-5.05, 5.12, 5.13, 5.16).
 	chartKind,            // chart.go
 	boardMemberKind,      // budgetcycle.go

@@ -52,7 +52,7 @@ type StatusLetterDoc struct {
 	CompletedAt DateTime `json:"completed_at"`
 	CompletedBy string   `json:"completed_by"`
 
-	Delivery     string   `json:"delivery,omitempty"` // "pickup" | "email"
+	Delivery     string   `json:"delivery,omitempty"` // "pickup" | "email" | "mail" (from ledger format 7)
 	DeliveryNote string   `json:"delivery_note,omitempty"`
 	DeliveredAt  DateTime `json:"delivered_at,omitzero"`
 	DeliveredBy  string   `json:"delivered_by,omitempty"`
@@ -141,7 +141,14 @@ func applyStatusLetterWork(tx Tx, c Command, res *Result) error {
 		if doc.Delivery != "" {
 			return Errorf(ECONFLICT, sectionStatusLetter, "Letter %s was already delivered (%s).", doc.Number, doc.Delivery)
 		}
-		if in.Delivery != "pickup" && in.Delivery != "email" {
+		switch {
+		case in.Delivery == DeliverPickup || in.Delivery == DeliverEmail:
+		case in.Delivery == DeliverMail && RulesFormat(tx) >= DocumentsFormat:
+			// A letter a title company asked to have mailed (ledger
+			// format 7).
+		case RulesFormat(tx) >= DocumentsFormat:
+			return Errorf(EINVALID, sectionStatusLetter, "A letter is picked up, e-mailed or mailed.")
+		default:
 			return Errorf(EINVALID, sectionStatusLetter, "A letter is picked up or e-mailed.")
 		}
 		doc.Delivery, doc.DeliveryNote, doc.DeliveredAt, doc.DeliveredBy = in.Delivery, strings.TrimSpace(in.DeliveryNote), c.At, c.Actor

@@ -55,6 +55,26 @@ type StatusRequest struct {
 	Node        string   `json:"node"`
 	Index       uint64   `json:"index,omitempty"`
 	State       string   `json:"state"`
+
+	// What a request taken by the office records as well (statusoffice.go,
+	// ledger format 7); a kiosk request leaves them empty, and its letter
+	// is picked up.
+	Email     string `json:"email,omitempty"`     // the address the letter is e-mailed to
+	ClosingOn Date   `json:"closing_on,omitzero"` // the sale's closing date, when given
+	Delivery  string `json:"delivery,omitempty"`  // DeliverEmail, DeliverPickup or DeliverMail; "" is pickup
+	MailTo    string `json:"mail_to,omitempty"`   // the postal address of a mailed letter
+	Payment   string `json:"payment,omitempty"`   // PayCard, PayCheck or PayAccount
+	Account   string `json:"account,omitempty"`   // the account billed, by check or on account
+	BillID    string `json:"bill_id,omitempty"`   // the fee's bill, by check or on account
+}
+
+// HowDelivered returns how the letter goes to its requester: DeliverPickup
+// for a request that names none (the kiosk's).
+func (r StatusRequest) HowDelivered() string {
+	if r.Delivery == "" {
+		return DeliverPickup
+	}
+	return r.Delivery
 }
 
 // ReadyKey returns the request's key in StatusRequestsByReadyDate.

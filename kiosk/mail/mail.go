@@ -25,16 +25,19 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/tls"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"mime"
+	"mime/multipart"
 	"mime/quotedprintable"
 	"net"
 	"net/mail"
 	"net/smtp"
+	"net/textproto"
 	"os"
 	"path/filepath"
 	"slices"
@@ -58,11 +61,20 @@ type Config struct {
 	Now    func() time.Time // for the Date header; nil is time.Now
 }
 
-// Message is one e-mail in plain text.
+// Message is one e-mail: a plain text body and, optionally, files
+// attached to it (a status letter's PDF).
 type Message struct {
-	To      string `json:"to"`
-	Subject string `json:"subject"`
-	Body    string `json:"body"`
+	To          string       `json:"to"`
+	Subject     string       `json:"subject"`
+	Body        string       `json:"body"`
+	Attachments []Attachment `json:"attachments,omitempty"`
+}
+
+// Attachment is a file sent with a message.
+type Attachment struct {
+	Name        string `json:"name"`         // the file's name, "SL-2026-0001.pdf"
+	ContentType string `json:"content_type"` // "application/pdf"
+	Data        []byte `json:"data"`
 }
 
 // queued is a message and the file that holds it.
@@ -444,9 +456,45 @@ func (q *Queue) format(m Message) []byte {
 	fmt.Fprintf(&b, "Subject: %s\r\n", mime.QEncoding.Encode("utf-8", m.Subject))
 	fmt.Fprintf(&b, "Date: %s\r\n", q.cfg.Now().Format(time.RFC1123Z))
 	fmt.Fprintf(&b, "Message-ID: <%s@%s>\r\n", hex.EncodeToString(id), domain)
-	b.WriteString("MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n")
-	qp := quotedprintable.NewWriter(&b)
-	_, _ = qp.Write([]byte(strings.ReplaceAll(m.Body, "\n", "\r\n")))
-	_ = qp.Close()
+	b.WriteString("MIME-Version: 1.0\r\n")
+	if len(m.Attachments) == 0 {
+		b.WriteString("Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n")
+		writeText(&b, m.Body)
+		return b.Bytes()
+	}
+	// A body with files: multipart/mixed, the text first, each file in
+	// base64 under its own name.
+	mw := multipart.NewWriter(&b)
+	fmt.Fprintf(&b, "Content-Type: multipart/mixed; boundary=%q\r\n\r\n", mw.Boundary())
+	part, _ := mw.CreatePart(textproto.MIMEHeader{"Content-Type": {"text/plain; charset=utf-8"}, "Content-Transfer-Encoding": {"quoted-printable"}})
+	var text bytes.Buffer
+	writeText(&text, m.Body)
+	_, _ = part.Write(text.Bytes())
+	for _, a := range m.Attachments {
+		ct := a.ContentType
+		if ct == "" {
+			ct = "application/octet-stream"
+		}
+		name := mime.QEncoding.Encode("utf-8", a.Name)
+		part, _ := mw.CreatePart(textproto.MIMEHeader{
+			"Content-Type":              {mime.FormatMediaType(ct, map[string]string{"name": name})},
+			"Content-Disposition":       {mime.FormatMediaType("attachment", map[string]string{"filename": name})},
+			"Content-Transfer-Encoding": {"base64"},
+		})
+		enc := base64.StdEncoding.EncodeToString(a.Data)
+		for len(enc) > 76 {
+			_, _ = part.Write([]byte(enc[:76] + "\r\n"))
+			enc = enc[76:]
+		}
+		_, _ = part.Write([]byte(enc + "\r\n"))
+	}
+	_ = mw.Close()
 	return b.Bytes()
+}
+
+// writeText writes a plain text body, quoted-printable, with CRLF lines.
+func writeText(b *bytes.Buffer, body string) {
+	qp := quotedprintable.NewWriter(b)
+	_, _ = qp.Write([]byte(strings.ReplaceAll(body, "\n", "\r\n")))
+	_ = qp.Close()
 }

@@ -1,12 +1,16 @@
 package mail_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"io"
 	"log/slog"
 	"mime"
+	"mime/multipart"
 	"mime/quotedprintable"
 	"net"
+	netmail "net/mail"
 	"net/textproto"
 	"strings"
 	"testing"
@@ -167,5 +171,57 @@ func TestQueueWhileRelayIsDown(t *testing.T) {
 	case m := <-r.got:
 		t.Errorf("sent twice: %q", m)
 	case <-q.Sent():
+	}
+}
+
+// TestAttachment sends a message with a PDF attached, through the queue
+// to a real relay: the body and the file arrive as the parts of a
+// multipart/mixed message, the file under its name and byte for byte.
+func TestAttachment(t *testing.T) {
+	r := listenRelay(t, "127.0.0.1:0")
+	q, err := mail.New(mail.Config{Relay: r.ln.Addr().String(), From: "Village <kiosk@belleville.example>", Dir: t.TempDir(), Retry: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go q.Run(ctx)
+	pdf := []byte("%PDF-1.3\n" + strings.Repeat("binary \x00\xff stream ", 40))
+	if err := q.Enqueue(mail.Message{To: "closings@title.example", Subject: "Status letter SL-2026-0001", Body: "Attached is the letter.",
+		Attachments: []mail.Attachment{{Name: "SL-2026-0001.pdf", ContentType: "application/pdf", Data: pdf}}}); err != nil {
+		t.Fatal(err)
+	}
+	var raw string
+	select {
+	case raw = <-r.got:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the relay got nothing")
+	}
+	msg, err := netmail.ReadMessage(strings.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mt, params, err := mime.ParseMediaType(msg.Header.Get("Content-Type"))
+	if err != nil || mt != "multipart/mixed" {
+		t.Fatalf("content type %q: %v", msg.Header.Get("Content-Type"), err)
+	}
+	mr := multipart.NewReader(msg.Body, params["boundary"])
+	text, err := mr.NextPart()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := io.ReadAll(quotedprintable.NewReader(text)); string(b) != "Attached is the letter." {
+		t.Fatalf("body %q", b)
+	}
+	file, err := mr.NextPart()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if file.FileName() != "SL-2026-0001.pdf" || !strings.HasPrefix(file.Header.Get("Content-Type"), "application/pdf") {
+		t.Fatalf("attachment %q, %q", file.FileName(), file.Header.Get("Content-Type"))
+	}
+	got, err := io.ReadAll(base64.NewDecoder(base64.StdEncoding, file))
+	if err != nil || !bytes.Equal(got, pdf) {
+		t.Fatalf("the PDF arrived changed (%d bytes, %v)", len(got), err)
 	}
 }

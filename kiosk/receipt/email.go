@@ -36,7 +36,7 @@ func Text(p view.Page, v view.Receipt) string {
 	}
 	line("")
 	line(p.T("receipt.number") + ": " + v.Number)
-	line(p.T("receipt.time") + ": " + p.DateTime(v.At))
+	line(p.T(v.TimeLabel()) + ": " + p.DateTime(v.At))
 	line(p.T("receipt.status") + ": " + p.T("receipt.status_"+string(v.Status)))
 	if v.BillID != "" {
 		line(p.T("receipt.bill") + ": " + v.BillID)
@@ -55,6 +55,12 @@ func Text(p view.Page, v view.Receipt) string {
 	}
 	if !v.Letter() {
 		line(p.T("receipt.balance") + " " + p.Money(v.Balance))
+	} else {
+		// One received day, the one §5.11 counts from, and when and
+		// where the letter is to be had.
+		line(p.T("receipt.claim_lead") + " " + v.Number)
+		line(p.T("receipt.letter_received_ready", "received", p.Date(v.ReceivedOn), "date", p.Date(v.ReadyBy)))
+		line(p.T("receipt.letter_pickup", "date", p.Date(v.ReadyBy)))
 	}
 	if v.QRLink != "" {
 		line("")

@@ -279,6 +279,13 @@ func (o *Office) Journal() Journal { return o.s.journal }
 // runs without a refund queue.
 func (o *Office) Refunds() Refunds { return o.s.refunds }
 
+// CardCharges returns the node's card terminal for fees taken by card at
+// the window, nil when the node has none.
+func (o *Office) CardCharges() CardCharges { return o.s.charges }
+
+// Mail returns the node's mail queue, nil when it has no relay.
+func (o *Office) Mail() Mailer { return o.s.mail }
+
 // CardRefunds returns the node's card terminal that refunds go back to the
 // card through, nil when the node has none.
 func (o *Office) CardRefunds() CardRefunds { return o.s.cards }

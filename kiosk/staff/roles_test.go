@@ -56,6 +56,9 @@ var routes = []stafftest.Route{
 	{Method: "GET", Path: "/staff/letters/none/letter.pdf", Cap: staff.CapReadLetters},
 	{Method: "POST", Path: "/staff/letters/none/complete", Cap: staff.CapLetters},
 	{Method: "POST", Path: "/staff/letters/none/deliver", Cap: staff.CapLetters, Form: url.Values{"delivery": {"pickup"}}},
+	{Method: "GET", Path: "/staff/letters/new", Cap: staff.CapLetters},
+	{Method: "POST", Path: "/staff/letters/new", Cap: staff.CapLetters, Form: url.Values{"command_id": {"0123456789abcdef"}, "parcel": {"none"}}},
+	{Method: "POST", Path: "/staff/letters/none/email", Cap: staff.CapLetters},
 	{Method: "GET", Path: "/staff/november", Cap: staff.CapReadBills},
 	{Method: "POST", Path: "/staff/november", Cap: staff.CapNovemberRun, Form: url.Values{"year": {"2026"}, "step": {"certify"}}},
 	{Method: "GET", Path: "/staff/november/2026/dane.csv", Cap: staff.CapReadBills},
@@ -89,6 +92,7 @@ func TestAPIRoleMatrix(t *testing.T) {
 		{Method: "GET", Path: "/api/v1/bills/B-2026-0101?as_of=2026-12-01", Cap: staff.CapReadBills},
 		{Method: "POST", Path: "/api/v1/users", Cap: staff.CapUsers},
 		{Method: "POST", Path: "/api/v1/payments", Cap: staff.CapWindow},
+		{Method: "POST", Path: "/api/v1/status-letters", Cap: staff.CapLetters},
 	}
 	for _, role := range domain.Roles() {
 		name := "tok-" + strings.ReplaceAll(string(role), "_", "-")
@@ -99,6 +103,9 @@ func TestAPIRoleMatrix(t *testing.T) {
 			body := `{"op":"enable","username":"` + name + `"}`
 			if rt.Path == "/api/v1/payments" {
 				body = `{"command_id":"matrix-` + name + `","bill_id":"B-2026-0102","amount":"1.00","tender":"card","reference":"APPROVAL-1"}`
+			}
+			if rt.Path == "/api/v1/status-letters" {
+				body = `{"command_id":"matrix-letter-` + name + `","parcel":"0601-141-2001","requester":"Badger Title Co.","contact":"Pat, 608-555-0199","email":"closings@badgertitle.example","account":"100102"}`
 			}
 			req, _ := http.NewRequest(rt.Method, h.Srv.URL+rt.Path, strings.NewReader(body))
 			req.Header.Set("Authorization", "Bearer "+tok)

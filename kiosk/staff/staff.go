@@ -38,6 +38,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/mail"
 	routes "github.com/villagehall/appliance/kiosk/route"
 	"github.com/villagehall/appliance/kiosk/staff/view"
 	"github.com/villagehall/appliance/kiosk/terminal"
@@ -85,6 +86,18 @@ type CardRefunds interface {
 	Refund(ctx context.Context, r terminal.RefundRequest) (terminal.Refund, error)
 }
 
+// CardCharges charges a card at the window: the node's card terminal
+// (kiosk/terminal). A charge is keyed by the command it pays for, so a
+// retried form charges the card once.
+type CardCharges interface {
+	Charge(ctx context.Context, key string, amount domain.Money) (terminal.Approval, error)
+}
+
+// Mailer queues an e-mail and sends it when the relay answers (kiosk/mail).
+type Mailer interface {
+	Enqueue(mail.Message) error
+}
+
 // JournalEntry is one link of the ledger's hash-chained journal: a command
 // applied or refused, by whom, when and on which node.
 type JournalEntry struct {
@@ -112,6 +125,12 @@ type Config struct {
 	// CardRefunds, when set, lets an approved refund of a card payment go
 	// back to the card (kiosk/staff/refunds).
 	CardRefunds CardRefunds
+	// CardCharges, when set, takes a fee by card on the window's
+	// terminal (a status letter's, kiosk/staff/letters).
+	CardCharges CardCharges
+	// Mail, when set, e-mails what the office sends out (a status letter
+	// to a title company); nil: the node has no mail relay.
+	Mail Mailer
 	// Cluster, when set, serves /staff/cluster.
 	Cluster Cluster
 	// Refunds, when set, serves the refund queue.
@@ -150,6 +169,8 @@ type Server struct {
 	cluster  Cluster
 	refunds  Refunds
 	cards    CardRefunds
+	charges  CardCharges
+	mail     Mailer
 	journal  Journal
 	head     Letterhead
 	now      func() time.Time
@@ -178,7 +199,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Ledger == nil {
 		return nil, errors.New("staff: no ledger")
 	}
-	s := &Server{ledger: cfg.Ledger, reads: domain.ReadsOf(cfg.Ledger), cluster: cfg.Cluster, refunds: cfg.Refunds, cards: cfg.CardRefunds, journal: cfg.Journal, head: cfg.Letterhead, now: cfg.Now, loc: cfg.Location, log: cfg.Logger, operator: cfg.OperatorToken, hasher: cfg.Hasher}
+	s := &Server{ledger: cfg.Ledger, reads: domain.ReadsOf(cfg.Ledger), cluster: cfg.Cluster, refunds: cfg.Refunds, cards: cfg.CardRefunds, charges: cfg.CardCharges, mail: cfg.Mail, journal: cfg.Journal, head: cfg.Letterhead, now: cfg.Now, loc: cfg.Location, log: cfg.Logger, operator: cfg.OperatorToken, hasher: cfg.Hasher}
 	if s.now == nil {
 		s.now = time.Now
 	}

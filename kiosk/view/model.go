@@ -294,6 +294,16 @@ type ReceiptEmail struct {
 // Letter reports whether the receipt is for a status letter's fee.
 func (r Receipt) Letter() bool { return r.Kind == domain.KindRequestStatusLetter }
 
+// TimeLabel is the catalogue key that names the receipt's time: when the
+// payment was received, or, on a status letter's receipt, when the
+// request was made (its "received" day is the one §5.11 counts from).
+func (r Receipt) TimeLabel() string {
+	if r.Letter() {
+		return "receipt.time_letter"
+	}
+	return "receipt.time"
+}
+
 // Tax reports whether the receipt is for a property tax payment.
 func (r Receipt) Tax() bool { return r.Kind == domain.KindPayPropertyTax }
 

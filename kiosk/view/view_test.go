@@ -12,6 +12,7 @@ import (
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/i18n"
+	"github.com/villagehall/appliance/kiosk/receipt"
 	"github.com/villagehall/appliance/kiosk/view"
 )
 
@@ -360,5 +361,36 @@ func TestInterestSummaryMatchesRule(t *testing.T) {
 				t.Errorf("%s %s %q, want it to say %q", tc.lang, name, got, tc.same)
 			}
 		}
+	}
+}
+
+// TestLetterReceiptOneReceivedDate (§5.11): a status letter requested on
+// a Friday after closing time is received the next Monday. Its receipt
+// says "Received" once, of that Monday: the moment of the request and
+// payment is named as such, not as a second, different "received". It
+// says how the letter is had (picked up at the window) and from when.
+func TestLetterReceiptOneReceivedDate(t *testing.T) {
+	r := view.Receipt{Number: "hall-kiosk-000031", Kind: domain.KindRequestStatusLetter, Status: domain.Posted,
+		At: time.Date(2026, 10, 23, 21, 45, 0, 0, time.UTC), Parcel: "0601-141-2005", Amount: m("45.00"), Tender: domain.Card, Reference: "SIM-3",
+		Requester: "Luis", ReceivedOn: domain.MustDate("2026-10-26"), ReadyBy: domain.MustDate("2026-10-28"), DoneURL: "/reset"}
+	doc := render(t, view.ReceiptPage(page(t, i18n.English), r))
+	var received []string
+	doc.Find("dt").Each(func(_ int, s *goquery.Selection) {
+		if strings.HasPrefix(strings.TrimSpace(s.Text()), "Received") {
+			received = append(received, strings.TrimSpace(s.Next().Text()))
+		}
+	})
+	if len(received) != 1 || received[0] != "October 26, 2026" {
+		t.Fatalf("the receipt's received dates: %q", received)
+	}
+	if label := strings.TrimSpace(doc.Find(`[data-testid="receipt-time"]`).Prev().Text()); label != "Requested" {
+		t.Fatalf("the receipt's time is labelled %q", label)
+	}
+	if got := text(doc, "claim-delivery"); !strings.Contains(got, "clerk's window") || !strings.Contains(got, "October 28, 2026") {
+		t.Fatalf("delivery: %q", got)
+	}
+	body := receipt.Text(page(t, i18n.English), r)
+	if strings.Count(body, "Received") != 1 || !strings.Contains(body, "Received October 26, 2026") || !strings.Contains(body, "October 28, 2026") {
+		t.Fatalf("the e-mailed copy:\n%s", body)
 	}
 }

@@ -30,6 +30,10 @@ func New() *Module { return &Module{} }
 func (m *Module) Mount(o *staff.Office) error {
 	m.o = o
 	o.Page("GET /staff/letters", staff.CapReadLetters, m.showLettersPage)
+	o.Page("GET /staff/letters/new", staff.CapLetters, m.showRequestPage)
+	o.Page("POST /staff/letters/new", staff.CapLetters, m.submitRequest)
+	o.Page("POST /staff/letters/{claim}/email", staff.CapLetters, m.submitLetterEmail)
+	o.API("POST /api/v1/status-letters", staff.CapLetters, m.apiRequestLetter)
 	o.Page("GET /staff/letters/{claim}", staff.CapReadLetters, m.showLetterPage)
 	o.Page("POST /staff/letters/{claim}/complete", staff.CapLetters, m.submitLetter)
 	o.Page("POST /staff/letters/{claim}/deliver", staff.CapLetters, m.submitLetterDelivery)
@@ -69,13 +73,19 @@ func (m *Module) showLettersPage(w http.ResponseWriter, r *http.Request) {
 	}
 	all := r.URL.Query().Get("all") != ""
 	today := m.o.Today()
-	v := Letters{All: all}
+	v := Letters{All: all, CanWork: staff.Allowed(m.o.Who(r).Role, staff.CapLetters)}
 	for _, req := range queue {
 		if !all && req.State == domain.StatusDelivered {
 			continue
 		}
-		v.Rows = append(v.Rows, LetterRow{Claim: req.Claim, Parcel: req.Parcel, Address: req.Address, Requester: req.Requester, RequestedAt: req.RequestedAt.String(), ReadyBy: req.ReadyBy.String(), State: req.State,
-			Overdue: req.State == domain.StatusRequested && today.After(req.ReadyBy), DueToday: req.State == domain.StatusRequested && req.ReadyBy == today})
+		row := LetterRow{Claim: req.Claim, Parcel: req.Parcel, Address: req.Address, Requester: req.Requester, RequestedAt: req.RequestedAt.String(), ReadyBy: req.ReadyBy.String(), State: req.State,
+			Delivery: howDelivered(req, false), Overdue: req.State == domain.StatusRequested && today.After(req.ReadyBy), DueToday: req.State == domain.StatusRequested && req.ReadyBy == today}
+		if req.State == domain.StatusDelivered {
+			if doc, err := m.o.Reads().StatusLetter(req.Claim); err == nil {
+				row.Sent = doc.DeliveredAt.String()
+			}
+		}
+		v.Rows = append(v.Rows, row)
 	}
 	m.o.Render(w, r, http.StatusOK, LettersPage(m.o.Frame(r, "Status letters"), v))
 }
@@ -194,7 +204,15 @@ func (m *Module) letterPage(w http.ResponseWriter, r *http.Request, status int, 
 		return
 	}
 	who := m.o.Who(r)
-	v := Letter{Claim: req.Claim, Parcel: req.Parcel, Address: req.Address, Requester: req.Requester, Contact: req.Contact, RequestedAt: req.RequestedAt.String(), ReadyBy: req.ReadyBy.String(), State: req.State, Fee: req.Fee.String(), CanWork: staff.Allowed(who.Role, staff.CapLetters), Form: f}
+	v := Letter{Claim: req.Claim, Parcel: req.Parcel, Address: req.Address, Requester: req.Requester, Contact: req.Contact, RequestedAt: req.RequestedAt.String(), ReadyBy: req.ReadyBy.String(), State: req.State, Fee: req.Fee.String(), CanWork: staff.Allowed(who.Role, staff.CapLetters), Form: f,
+		ReceivedOn: req.ReceivedOn.String(), HowDelivered: howDelivered(req, true), Email: req.Email, Paid: howPaid(req),
+		CanEmail: req.HowDelivered() == domain.DeliverEmail && req.Email != "" && m.o.Mail() != nil}
+	if !req.ClosingOn.IsZero() {
+		v.ClosingOn = req.ClosingOn.String()
+	}
+	if req.Payment == domain.PayCheck {
+		v.CheckReceipt = req.Claim
+	}
 	if req.State == domain.StatusRequested {
 		asOf := m.o.Today()
 		lines, err := m.letterFacts(req.Parcel, asOf)
@@ -260,7 +278,58 @@ func (m *Module) submitLetter(w http.ResponseWriter, r *http.Request) {
 		m.o.Fail(w, r, err)
 		return
 	}
+	// A letter asked for by e-mail goes out as soon as it is written.
+	if req.HowDelivered() == domain.DeliverEmail && req.Email != "" && m.o.Mail() != nil {
+		if err := m.emailLetter(r, claim); err != nil {
+			m.o.Log().Warn("a completed status letter was not e-mailed", "claim", claim, "err", err)
+			m.letterPage(w, r, http.StatusOK, LetterForm{Error: "The letter is written, but it was not e-mailed: " + domain.ErrorMessage(err) + " Send it again below."})
+			return
+		}
+	}
 	m.o.Redirect(w, r, "/staff/letters/"+claim)
+}
+
+// submitLetterEmail e-mails a written letter to the address its request
+// gave: after a completion whose e-mail did not go out.
+func (m *Module) submitLetterEmail(w http.ResponseWriter, r *http.Request) {
+	claim := r.PathValue("claim")
+	if err := m.emailLetter(r, claim); err != nil {
+		if st, msg, ok := m.o.FormError(err); ok {
+			m.letterPage(w, r, st, LetterForm{Error: msg})
+			return
+		}
+		m.o.Fail(w, r, err)
+		return
+	}
+	m.o.Redirect(w, r, "/staff/letters/"+claim)
+}
+
+// howDelivered says how a request's letter goes out, for the queue
+// (short) or the letter's page (with the postal address).
+func howDelivered(req domain.StatusRequest, long bool) string {
+	switch req.HowDelivered() {
+	case domain.DeliverEmail:
+		return "E-mail to " + req.Email
+	case domain.DeliverMail:
+		if long {
+			return "Mail to " + strings.ReplaceAll(req.MailTo, "\n", ", ")
+		}
+		return "Mail"
+	}
+	return "Pick up"
+}
+
+// howPaid says how a request's fee was paid.
+func howPaid(req domain.StatusRequest) string {
+	switch {
+	case req.Payment == domain.PayAccount:
+		return "billed on account " + req.Account + ", bill " + req.BillID
+	case req.Tender == domain.Check:
+		return "check " + req.Reference + " (bill " + req.BillID + ", account " + req.Account + ")"
+	case req.Tender == domain.Card:
+		return "card, approval " + req.Reference
+	}
+	return string(req.Tender)
 }
 
 // submitLetterDelivery records how a written letter went to its
@@ -285,24 +354,33 @@ func (m *Module) showLetterPDF(w http.ResponseWriter, r *http.Request) {
 		m.o.Fail(w, r, err)
 		return
 	}
-	owner := ""
-	if pc, err := m.o.Ledger().Parcel(doc.Parcel); err == nil {
-		owner = pc.Owner
-	}
-	// The letter is signed by the person who completed it, by name and
-	// office, never by username.
-	signer := letterSigner{Name: doc.CompletedBy}
-	if u, err := m.o.Reads().StaffUser(doc.CompletedBy); err == nil {
-		signer = letterSigner{Name: u.Name, Title: officialTitle(u.Role)}
-	}
-	var buf bytes.Buffer
-	if err := letterPDF(&buf, doc, owner, signer, m.o.Location()); err != nil {
+	buf, err := m.letterBytes(doc)
+	if err != nil {
 		m.o.Fail(w, r, err)
 		return
 	}
 	w.Header().Set("Content-Type", "application/pdf")
 	w.Header().Set("Content-Disposition", fmt.Sprintf(`inline; filename="%s.pdf"`, doc.Number))
 	_, _ = w.Write(buf.Bytes())
+}
+
+// letterBytes renders a numbered letter as the PDF the office serves and
+// e-mails: with the parcel's owner of record, signed by the person who
+// completed it, by name and office, never by username.
+func (m *Module) letterBytes(doc domain.StatusLetterDoc) (*bytes.Buffer, error) {
+	owner := ""
+	if pc, err := m.o.Ledger().Parcel(doc.Parcel); err == nil {
+		owner = pc.Owner
+	}
+	signer := letterSigner{Name: doc.CompletedBy}
+	if u, err := m.o.Reads().StaffUser(doc.CompletedBy); err == nil {
+		signer = letterSigner{Name: u.Name, Title: officialTitle(u.Role)}
+	}
+	var buf bytes.Buffer
+	if err := letterPDF(&buf, doc, owner, signer, m.o.Location()); err != nil {
+		return nil, err
+	}
+	return &buf, nil
 }
 
 // letterSigner is who signs a status letter: the name and office of the

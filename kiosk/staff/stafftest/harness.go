@@ -65,6 +65,10 @@ type Options struct {
 	CardRefunds staff.CardRefunds
 	// Letterhead heads the office's printed receipts.
 	Letterhead staff.Letterhead
+	// CardCharges is the window's card terminal, if any.
+	CardCharges staff.CardCharges
+	// Mail is the office's mail queue, if any.
+	Mail staff.Mailer
 }
 
 // Cluster is a cluster of three nodes, one unreachable, whose ledger has
@@ -115,6 +119,8 @@ func (h *Harness) serve() {
 		Hasher:        Hasher,
 		Modules:       append(FrontDesk(), h.opts.Modules...),
 		CardRefunds:   h.opts.CardRefunds,
+		CardCharges:   h.opts.CardCharges,
+		Mail:          h.opts.Mail,
 		Letterhead:    h.opts.Letterhead,
 	})
 	if err != nil {
