@@ -49,16 +49,16 @@ func (m *Module) alerts(ctx context.Context, who staff.Who) ([]staffview.Alert, 
 	if !staff.Allowed(who.Role, staff.CapReadLetters) {
 		return nil, nil
 	}
-	late, today, err := m.lettersDue()
+	late, today, oldest, err := m.lettersDue()
 	if err != nil {
 		return nil, err
 	}
 	var out []staffview.Alert
 	if late > 0 {
-		out = append(out, staffview.Alert{TestID: "alert-letters-late", Text: fmt.Sprintf("%d status letter(s) are past their ready-by date (§5.11).", late), URL: "/staff/letters"})
+		out = append(out, staffview.Alert{TestID: "alert-letters-late", Text: fmt.Sprintf("%d status letter(s) are past their ready-by date (§5.11).", late), URL: "/staff/letters", Due: oldest.String(), Count: late})
 	}
 	if today > 0 {
-		out = append(out, staffview.Alert{TestID: "alert-letters-today", Text: fmt.Sprintf("%d status letter(s) are due today.", today), URL: "/staff/letters"})
+		out = append(out, staffview.Alert{TestID: "alert-letters-today", Text: fmt.Sprintf("%d status letter(s) are due today.", today), URL: "/staff/letters", Due: m.o.Today().String(), Count: today})
 	}
 	return out, nil
 }
@@ -91,11 +91,11 @@ func (m *Module) showLettersPage(w http.ResponseWriter, r *http.Request) {
 }
 
 // lettersDue counts the requested letters past their ready-by date and
-// those due today.
-func (m *Module) lettersDue() (late, today int, err error) {
+// those due today, and says the oldest ready-by date passed.
+func (m *Module) lettersDue() (late, today int, oldest domain.Date, err error) {
 	queue, err := m.o.Reads().StatusQueue(domain.Date{})
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, oldest, err
 	}
 	d := m.o.Today()
 	for _, req := range queue {
@@ -105,11 +105,14 @@ func (m *Module) lettersDue() (late, today int, err error) {
 		switch {
 		case d.After(req.ReadyBy):
 			late++
+			if oldest.IsZero() || req.ReadyBy.Before(oldest) {
+				oldest = req.ReadyBy
+			}
 		case d == req.ReadyBy:
 			today++
 		}
 	}
-	return late, today, nil
+	return late, today, oldest, nil
 }
 
 // letterFacts returns what the ledger holds about a parcel that a status
