@@ -59,7 +59,10 @@ const (
 // actuals read from the books alone.
 //
 // Format 7: the documents that leave the office (DocumentsFormat): what
-// they need recorded that the ledger did not hold before.
+// they need recorded that the ledger did not hold before. A hotel
+// operator's login that pays room tax by card on its portal (pay_room_tax
+// with a staff actor) pays only toward its own operator's returns
+// (checkOperatorPays, roomtaxreturn.go).
 const LedgerFormat = 7
 
 // DocumentsFormat is the ledger format from which the ledger holds what
