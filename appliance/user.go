@@ -48,6 +48,7 @@ func (m *Main) mountStaff(mux *http.ServeMux, loc *time.Location) error {
 		Cluster:       nodeCluster{m.Node},
 		Refunds:       m.Node.FSM(),
 		CardRefunds:   m.card,
+		CardTerminal:  m.card,
 		Journal:       nodeJournal{m.Node},
 		Now:           m.Config.Now,
 		Location:      loc,

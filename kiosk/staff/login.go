@@ -187,6 +187,9 @@ func (s *Server) submitLogin(w http.ResponseWriter, r *http.Request) {
 		redirect(w, r, "/staff/password")
 		return
 	}
+	if home, ok := s.homes[u.Role]; ok && f.Next == "/staff/" {
+		f.Next = home
+	}
 	redirect(w, r, f.Next)
 }
 

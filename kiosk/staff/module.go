@@ -256,6 +256,21 @@ func (o *Office) Refunds() Refunds { return o.s.refunds }
 // card through, nil when the node has none.
 func (o *Office) CardRefunds() CardRefunds { return o.s.cards }
 
+// CardTerminal returns the node's card terminal that the portal charges
+// cards through, nil when the node has none.
+func (o *Office) CardTerminal() CardTerminal { return o.s.terminal }
+
+// Home makes path the page a person of role lands on after signing in
+// (when the sign-in names no other page): the role whose whole work is
+// one module's, as a hotel operator's is the room tax, starts there
+// rather than on the office's start page.
+func (o *Office) Home(role domain.Role, path string) {
+	if o.s.homes == nil {
+		o.s.homes = map[domain.Role]string{}
+	}
+	o.s.homes[role] = path
+}
+
 // BillID numbers a bill a command makes on a node (n > 0 for the n-th of
 // several): unique without coordination, like receipt numbers. Bills,
 // charges and the fee billed for a returned check are numbered alike.

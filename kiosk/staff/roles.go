@@ -85,6 +85,7 @@ const (
 	CapRoomTaxAdmin     Capability = "room-tax-admin"     // operators, extensions, audits, estimates, window payments, grants, certificates, transfers, forfeitures, exports
 	CapRoomTaxLog       Capability = "room-tax-log"       // who read which return, when and why
 	CapRoomTaxTotals    Capability = "room-tax-totals"    // collections in total (public) and the tourism share
+	CapRoomTaxPay       Capability = "room-tax-pay"       // pay its own returns by card or with a remittance slip, and read its receipts (an operator)
 )
 
 // Capabilities of special assessments and special charges (§5.14,
@@ -175,7 +176,7 @@ var grants = map[domain.Role][]Capability{
 		CapRoomTaxRead, CapRoomTaxTotals,
 		CapReadLegalClaims, CapLegalClaims, CapReadTreasury},
 	domain.RoleHotelOperator: {CapDashboard, CapReadFees,
-		CapRoomTaxForms, CapRoomTaxFile, CapRoomTaxRead, CapRoomTaxTotals},
+		CapRoomTaxForms, CapRoomTaxFile, CapRoomTaxRead, CapRoomTaxTotals, CapRoomTaxPay},
 	domain.RoleDepartmentHead: {CapDashboard, CapReadFees, CapReadBudget, CapEstimates, CapPurchasing, CapReadPayables, CapClaims,
 		CapRoomTaxRead, CapRoomTaxTotals},
 }

@@ -86,6 +86,15 @@ type CardRefunds interface {
 	Refund(ctx context.Context, r terminal.RefundRequest) (terminal.Refund, error)
 }
 
+// CardTerminal charges a card and gives money back to it: the node's card
+// terminal (kiosk/terminal), the one the kiosk charges through, for the
+// payments the office's portal takes by card (a hotel operator's room
+// tax). A charge is keyed by its command id, as at the kiosk.
+type CardTerminal interface {
+	Charge(ctx context.Context, key string, amount domain.Money) (terminal.Approval, error)
+	CardRefunds
+}
+
 // JournalEntry is one link of the ledger's hash-chained journal: a command
 // applied or refused, by whom, when and on which node.
 type JournalEntry struct {
@@ -113,6 +122,10 @@ type Config struct {
 	// CardRefunds, when set, lets an approved refund of a card payment go
 	// back to the card (kiosk/staff/refunds).
 	CardRefunds CardRefunds
+	// CardTerminal, when set, lets the portal take card payments through
+	// the node's terminal (kiosk/staff/roomtax); nil: the portal offers
+	// none.
+	CardTerminal CardTerminal
 	// Cluster, when set, serves /staff/cluster.
 	Cluster Cluster
 	// Refunds, when set, serves the refund queue.
@@ -151,6 +164,7 @@ type Server struct {
 	cluster  Cluster
 	refunds  Refunds
 	cards    CardRefunds
+	terminal CardTerminal
 	journal  Journal
 	head     Letterhead
 	now      func() time.Time
@@ -165,6 +179,7 @@ type Server struct {
 	nav    []navLink
 	alerts []AlertFunc
 	drawer DrawerFunc // the start page's note of the open drawer; nil for none
+	homes  map[domain.Role]string
 }
 
 // Timing of a submitted command.
@@ -179,7 +194,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Ledger == nil {
 		return nil, errors.New("staff: no ledger")
 	}
-	s := &Server{ledger: cfg.Ledger, reads: domain.ReadsOf(cfg.Ledger), cluster: cfg.Cluster, refunds: cfg.Refunds, cards: cfg.CardRefunds, journal: cfg.Journal, head: cfg.Letterhead, now: cfg.Now, loc: cfg.Location, log: cfg.Logger, operator: cfg.OperatorToken, hasher: cfg.Hasher}
+	s := &Server{ledger: cfg.Ledger, reads: domain.ReadsOf(cfg.Ledger), cluster: cfg.Cluster, refunds: cfg.Refunds, cards: cfg.CardRefunds, terminal: cfg.CardTerminal, journal: cfg.Journal, head: cfg.Letterhead, now: cfg.Now, loc: cfg.Location, log: cfg.Logger, operator: cfg.OperatorToken, hasher: cfg.Hasher}
 	if s.now == nil {
 		s.now = time.Now
 	}

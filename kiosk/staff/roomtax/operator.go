@@ -157,6 +157,10 @@ func (m *Module) operatorHome(r *http.Request, op domain.RoomTaxOperator, today 
 	for _, q := range due {
 		v.DuePeriods = append(v.DuePeriods, q.String())
 	}
+	if v.Portal, err = m.portalRows(op, returns, due, today); err != nil {
+		return err
+	}
+	v.Receipts = receiptRows(returns)
 	filed := map[int]bool{}
 	for _, a := range annual {
 		filed[a.Year] = true
@@ -177,6 +181,11 @@ func (m *Module) operatorHome(r *http.Request, op domain.RoomTaxOperator, today 
 		for _, y := range ys {
 			v.AnnualDue = append(v.AnnualDue, strconv.Itoa(y))
 		}
+		y := op.Year.YearOf(domain.QuarterOf(today))
+		v.AnnualNote = fmt.Sprintf("You file an annual return for each %s, summarizing and reconciling its quarters (§5.22(3)(b)): the one for %d is due by %s.",
+			op.Year.Title(), y, op.Year.AnnualDueOn(y, p))
+	} else {
+		v.AnnualNote = "With your first quarterly return you elect a calendar or a fiscal year; an annual return reconciling its quarters is then due within 90 days of each year's close (§5.22(3)(b))."
 	}
 	return nil
 }

@@ -63,6 +63,9 @@ type Options struct {
 	Modules []staff.Module
 	// CardRefunds is the card terminal refunds go back through, if any.
 	CardRefunds staff.CardRefunds
+	// CardTerminal is the card terminal the portal charges cards
+	// through, if any.
+	CardTerminal staff.CardTerminal
 	// Letterhead heads the office's printed receipts.
 	Letterhead staff.Letterhead
 }
@@ -115,6 +118,7 @@ func (h *Harness) serve() {
 		Hasher:        Hasher,
 		Modules:       append(FrontDesk(), h.opts.Modules...),
 		CardRefunds:   h.opts.CardRefunds,
+		CardTerminal:  h.opts.CardTerminal,
 		Letterhead:    h.opts.Letterhead,
 	})
 	if err != nil {
@@ -153,7 +157,7 @@ const OperatorToken = "operator-secret-token-0123456789abcdef"
 // limiter in its own memory, as another node has.
 func (h *Harness) Peer() *Harness {
 	h.T.Helper()
-	p := &Harness{T: h.T, Ledger: h.Ledger, Loc: h.Loc, opts: Options{Modules: h.opts.Modules}, clockOf: h}
+	p := &Harness{T: h.T, Ledger: h.Ledger, Loc: h.Loc, opts: Options{Modules: h.opts.Modules, CardTerminal: h.opts.CardTerminal}, clockOf: h}
 	p.serve()
 	return p
 }
