@@ -324,8 +324,9 @@ func (m *Module) returnView(r *http.Request, id, opID string, q domain.Quarter) 
 			Gross: money(d.GrossReceipts), Tax: money(d.Tax), RefundDue: money(d.RefundDue), Sales: salesView(d.ExemptSales, nil)})
 	}
 	if ref := ret.PaymentReference(); who.Role == domain.RoleHotelOperator && ref != "" {
-		v.KioskNote = fmt.Sprintf("To pay by card, choose Room tax at the village hall kiosk and enter the payment reference %s; the treasurer's window takes cash and checks.", ref)
+		v.KioskNote = fmt.Sprintf("Pay here by card, or print a remittance slip for a check at the treasurer's window; at the village hall kiosk, choose Room tax and enter the payment reference %s.", ref)
 		v.PaymentRef = ref
+		v.CanPay = staff.Allowed(who.Role, staff.CapRoomTaxPay) && v.Figures != nil && v.Figures.Balance != "0.00"
 	}
 	if admin {
 		if d, open, err := m.o.Reads().OpenDrawer(who.Username); err == nil && open {

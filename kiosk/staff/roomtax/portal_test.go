@@ -118,6 +118,9 @@ func TestOperatorPaysByCard(t *testing.T) {
 	o.fileQ1(c)
 	o.at("2026-04-20 11:00")
 	c = o.as("innkeeper")
+	if p := c.Get("/staff/room-tax/returns/belle-inn_2026-Q1"); !p.Has("pay-link") || !strings.Contains(p.Text("pay-note"), "remittance slip") {
+		t.Errorf("the return page does not lead to paying it: %q", p.Text("pay-note"))
+	}
 	pay := c.Get("/staff/room-tax/returns/belle-inn_2026-Q1/pay")
 	if v, _ := pay.Doc.Find(`[data-testid="pay-amount"]`).Attr("value"); pay.Status != http.StatusOK || pay.Text("pay-balance") != "1330.00" || v != "1330.00" || !pay.Has("pay-card") {
 		t.Fatalf("pay page: %d balance %q amount %q", pay.Status, pay.Text("pay-balance"), v)
@@ -306,6 +309,15 @@ func TestRemittanceSlip(t *testing.T) {
 	}
 	if p := treas.Get(found.Location); p.Status != http.StatusOK || !p.Has("window-form") || p.Text("fig-balance") != "1330.00" {
 		t.Fatalf("the return at the window: %d %q", p.Status, p.Text("fig-balance"))
+	}
+	// Keyed into the window's bill box, the reference leads there too; a
+	// clerk, who takes no room tax, is told whose window it is.
+	if p := treas.Get("/staff/window?bill=" + url.QueryEscape(ref)); p.Status != http.StatusSeeOther || !strings.HasPrefix(p.Location, "/staff/room-tax/remittance?ref=") {
+		t.Errorf("the reference at the window: %d %q", p.Status, p.Location)
+	}
+	o.h.AddUser("pclerk", domain.RoleClerk, true)
+	if p := o.as("pclerk").Get("/staff/window?bill=" + url.QueryEscape(ref)); p.Status != http.StatusOK || !strings.Contains(p.Body, "treasurer&#39;s office takes room tax") || strings.Contains(p.Body, "1330.00") {
+		t.Errorf("the reference at a clerk's window: %d", p.Status)
 	}
 	wrong := ref[:len(ref)-1] + map[bool]string{true: "B", false: "A"}[strings.HasSuffix(ref, "A")]
 	for _, bad := range []string{wrong, "belle-inn_2026-Q1", "nonsense"} {

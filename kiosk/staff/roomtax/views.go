@@ -63,7 +63,7 @@ type Return struct {
 	Payments                           []Payment
 	Determinations                     []Determination
 	NoInterest                         string
-	CanAmend, CanAdmin                 bool
+	CanAmend, CanAdmin, CanPay         bool
 	Filed                              bool
 	Drawer                             string // the treasurer's open drawer, for a payment at the window
 	Error                              string
