@@ -261,9 +261,10 @@ func (o *Office) CardRefunds() CardRefunds { return o.s.cards }
 func (o *Office) CardTerminal() CardTerminal { return o.s.terminal }
 
 // Home makes path the page a person of role lands on after signing in
-// (when the sign-in names no other page): the role whose whole work is
-// one module's, as a hotel operator's is the room tax, starts there
-// rather than on the office's start page.
+// (when the sign-in names no other page) and after changing the password
+// (with ?changed=password, which the page acknowledges): the role whose
+// whole work is one module's, as a hotel operator's is the room tax,
+// starts there rather than on the office's start page.
 func (o *Office) Home(role domain.Role, path string) {
 	if o.s.homes == nil {
 		o.s.homes = map[domain.Role]string{}

@@ -104,6 +104,7 @@ func (m *Module) showHome(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Query().Get("filed") != "" {
 		v.Note = "The return is filed."
 	}
+	v.PasswordChanged = r.URL.Query().Get("changed") == "password"
 	if !v.IsOperator {
 		grants, err := m.o.Reads().RoomTaxGrantsOf(who.Username)
 		if err != nil {

@@ -42,6 +42,21 @@ func TestOperatorHome(t *testing.T) {
 			t.Errorf("%s lands on %q, want the start page", user, p.Location)
 		}
 	}
+	// A new operator login changes its temporary password first, then
+	// lands on its home too.
+	o.h.AddUser("newinn", domain.RoleHotelOperator, false)
+	fresh := o.h.Client()
+	if p := fresh.Login("newinn", stafftest.Password); p.Location != "/staff/password" {
+		t.Fatalf("a temporary password leads to %q", p.Location)
+	}
+	fresh.Get("/staff/password")
+	changed := fresh.Post("/staff/password", url.Values{"current": {stafftest.Password}, "new": {"quarterly lodging returns"}, "again": {"quarterly lodging returns"}})
+	if changed.Location != "/staff/room-tax?changed=password" {
+		t.Fatalf("after the password change: %d %q", changed.Status, changed.Location)
+	}
+	if p := fresh.Get(changed.Location); p.Status != http.StatusOK || !p.Has("password-changed") || !p.Has("no-operator") {
+		t.Errorf("the home after the password change: %d", p.Status)
+	}
 	home := c.Get("/staff/room-tax")
 	if home.Status != http.StatusOK || !strings.Contains(home.Text("operator-establishments"), "Belle Inn, 12 Vine St") {
 		t.Fatalf("home: %d %q", home.Status, home.Text("operator-establishments"))

@@ -113,6 +113,7 @@ type Home struct {
 	Grants                                              []Grant
 	ReadID                                              string
 	Note                                                string
+	PasswordChanged                                     bool // the operator lands here after changing its password
 	// The operator's portal: every quarter due or on record, what it owes
 	// today and what may be done with it; the receipts; when the annual
 	// return is due.
