@@ -2,7 +2,9 @@ package roomtax
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -254,7 +256,9 @@ func (m *Module) submitPay(w http.ResponseWriter, r *http.Request) {
 	switch form(r, "method") {
 	case "card":
 		c := Charge{ID: ret.ID, Period: ret.Period.String(), OperatorName: op.LegalName, Amount: money(amount), AmountDollars: staff.Dollars(amount), CommandID: newPayCommand()}
-		m.o.Render(w, r, http.StatusOK, ChargePage(m.o.Frame(r, "Pay by card"), c))
+		page := m.o.Frame(r, "Pay by card")
+		c.Signature = chargeSignature(page.CSRF, c)
+		m.o.Render(w, r, http.StatusOK, ChargePage(page, c))
 	case "check":
 		m.o.Redirect(w, r, returnURL(ret.ID)+"/slip.pdf?"+url.Values{"amount": {money(amount)}}.Encode())
 	default:
@@ -283,6 +287,18 @@ func validPayCommand(s string) bool {
 	return err == nil
 }
 
+// chargeSignature signs what a card confirmation charges (the return,
+// the amount, the command id) with the session's CSRF token, which only
+// that session knows: a confirmation changed, or carried to another
+// session, is refused before the terminal is asked. So a login cannot
+// make its own charge under another's command id (and have the card of
+// that payment refunded when the ledger refuses the reuse).
+func chargeSignature(csrf string, c Charge) string {
+	mac := hmac.New(sha256.New, []byte("room-tax-portal-charge\x00"+csrf))
+	mac.Write([]byte(c.ID + "\x00" + c.Amount + "\x00" + c.CommandID))
+	return hex.EncodeToString(mac.Sum(nil))
+}
+
 // submitCharge charges the card at the terminal, keyed by the command id
 // the confirmation fixed, and records the payment as the kiosk does
 // (pay_room_tax, applied to the tax first). A payment this command id
@@ -297,8 +313,9 @@ func (m *Module) submitCharge(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmdID := form(r, "command_id")
-	if !validPayCommand(cmdID) {
-		m.fail(w, r, domain.Errorf(domain.EINVALID, "", "This payment form is not one the office made: start again from the return."), returnURL(ret.ID)+"/pay")
+	signed := Charge{ID: ret.ID, Amount: form(r, "amount"), CommandID: cmdID}
+	if !validPayCommand(cmdID) || !hmac.Equal([]byte(form(r, "sig")), []byte(chargeSignature(m.o.Frame(r, "").CSRF, signed))) {
+		m.fail(w, r, domain.Errorf(domain.EINVALID, "", "This payment form is not one the office made for you: start again from the return."), returnURL(ret.ID)+"/pay")
 		return
 	}
 	for _, x := range ret.Payments {
@@ -321,7 +338,7 @@ func (m *Module) submitCharge(w http.ResponseWriter, r *http.Request) {
 		m.fail(w, r, domain.Errorf(domain.EUNAVAILABLE, sectionPay, "This node has no card terminal: print a remittance slip and pay by check at the window."), back)
 		return
 	}
-	c := Charge{ID: ret.ID, Period: ret.Period.String(), OperatorName: op.LegalName, Amount: money(amount), AmountDollars: staff.Dollars(amount), CommandID: cmdID}
+	c := Charge{ID: ret.ID, Period: ret.Period.String(), OperatorName: op.LegalName, Amount: money(amount), AmountDollars: staff.Dollars(amount), CommandID: cmdID, Signature: form(r, "sig")}
 	// The charge ends with the request: an operator who leaves the page
 	// stops the terminal asking for the card.
 	ctx, cancel := context.WithTimeout(r.Context(), chargeTimeout)

@@ -109,16 +109,21 @@ func TestOperatorHome(t *testing.T) {
 	}
 }
 
-// payForm returns the card confirmation of paying amount toward Q1 and the
-// command id it fixed.
-func payForm(t *testing.T, c *stafftest.Client, amount string) (stafftest.Page, string) {
+// payForm returns the card confirmation of paying amount toward Q1 and
+// the form it charges with (the amount, the command id it fixed, its
+// signature).
+func payForm(t *testing.T, c *stafftest.Client, amount string) (stafftest.Page, url.Values) {
 	t.Helper()
 	p := c.Post("/staff/room-tax/returns/belle-inn_2026-Q1/pay", url.Values{"amount": {amount}, "method": {"card"}})
-	cmd, _ := p.Doc.Find(`input[name="command_id"]`).Attr("value")
-	if p.Status != http.StatusOK || cmd == "" {
+	form := url.Values{}
+	for _, name := range []string{"amount", "command_id", "sig"} {
+		v, _ := p.Doc.Find(`[data-testid="charge-form"] input[name="` + name + `"]`).Attr("value")
+		form.Set(name, v)
+	}
+	if p.Status != http.StatusOK || form.Get("command_id") == "" || form.Get("sig") == "" {
 		t.Fatalf("pay by card: %d %q", p.Status, p.Text("pay-error"))
 	}
-	return p, cmd
+	return p, form
 }
 
 // TestOperatorPaysByCard: the operator pays part of Q1 by card through
@@ -148,11 +153,23 @@ func TestOperatorPaysByCard(t *testing.T) {
 			t.Errorf("amount %q: %d %q", bad, p.Status, p.Text("pay-error"))
 		}
 	}
-	confirm, cmd := payForm(t, c, "1,000.00")
-	if confirm.Text("charge-amount") != "$1,000.00" || confirm.Text("charge-period") != "2026-Q1" {
+	confirm, charge := payForm(t, c, "1,000.00")
+	if confirm.Text("charge-amount") != "$1,000.00" || confirm.Text("charge-period") != "2026-Q1" || charge.Get("amount") != "1000.00" {
 		t.Fatalf("confirmation: %q %q", confirm.Text("charge-amount"), confirm.Text("charge-period"))
 	}
-	charge := url.Values{"amount": {"1000.00"}, "command_id": {cmd}}
+	cmd := charge.Get("command_id")
+	// The confirmation's amount changed, or its command id, is refused
+	// before the terminal is asked.
+	for name, value := range map[string]string{"amount": "1.00", "command_id": "rtpay-0123456789abcdef0123456789abcdef", "sig": "00"} {
+		changed := url.Values{}
+		for k, v := range charge {
+			changed[k] = v
+		}
+		changed.Set(name, value)
+		if p := c.Post("/staff/room-tax/returns/belle-inn_2026-Q1/charge", changed); p.Status != http.StatusUnprocessableEntity || len(sim.Approved()) != 0 {
+			t.Errorf("the confirmation with its %s changed: %d, %d approvals", name, p.Status, len(sim.Approved()))
+		}
+	}
 
 	sim.SetOutcome(cmd, terminal.Decline)
 	p := c.Post("/staff/room-tax/returns/belle-inn_2026-Q1/charge", charge)
@@ -188,7 +205,7 @@ func TestOperatorPaysByCard(t *testing.T) {
 		t.Fatalf("home after paying: %q %q", home.Text("balance-2026-Q1"), home.Text("status-2026-Q1"))
 	}
 	// A command id the office did not make is refused before any charge.
-	forged := url.Values{"amount": {"1.00"}, "command_id": {"kiosk-123"}}
+	forged := url.Values{"amount": {"1.00"}, "command_id": {"kiosk-123"}, "sig": {charge.Get("sig")}}
 	if p := c.Post("/staff/room-tax/returns/belle-inn_2026-Q1/charge", forged); p.Status != http.StatusUnprocessableEntity || len(sim.Approved()) != 1 {
 		t.Errorf("a forged command id: %d, %d approvals", p.Status, len(sim.Approved()))
 	}
@@ -203,13 +220,16 @@ func TestOperatorCannotPayAnothersReturn(t *testing.T) {
 	o.at("2026-04-10 09:00")
 	o.fileQ1(o.as("innkeeper"))
 	o.at("2026-04-20 11:00")
-	_, cmd := payForm(t, o.as("innkeeper"), "100.00")
 	c := o.as("innkeeper")
-	if p := c.Post("/staff/room-tax/returns/belle-inn_2026-Q1/charge", url.Values{"amount": {"100.00"}, "command_id": {cmd}}); p.Status != http.StatusSeeOther {
-		t.Fatalf("the operator's own payment: %d", p.Status)
+	_, own := payForm(t, c, "100.00")
+	paid := c.Post("/staff/room-tax/returns/belle-inn_2026-Q1/charge", own)
+	if paid.Status != http.StatusSeeOther {
+		t.Fatalf("the operator's own payment: %d", paid.Status)
 	}
-	receipt := strings.TrimPrefix(c.Post("/staff/room-tax/returns/belle-inn_2026-Q1/charge", url.Values{"amount": {"100.00"}, "command_id": {cmd}}).Location, "/staff/room-tax/receipts/")
+	cmd, receipt := own.Get("command_id"), strings.TrimPrefix(paid.Location, "/staff/room-tax/receipts/")
 	ret, _ := domain.ReadsOf(o.h.Ledger).RoomTaxReturn("belle-inn_2026-Q1")
+	// The rival has a return of its own to pay.
+	o.h.Submit("rival", &domain.FileRoomTaxReturn{Operator: "sugar-rooms", Period: domain.Quarter{Year: 2026, Q: 1}, GrossReceipts: domain.MustMoney("500.00"), Signer: "R", Capacity: "agent", Year: &domain.RoomTaxYear{Basis: domain.YearCalendar, EndMonth: 12}})
 
 	rival := o.as("rival")
 	other := "/staff/room-tax/returns/belle-inn_2026-Q1"
@@ -223,7 +243,12 @@ func TestOperatorCannotPayAnothersReturn(t *testing.T) {
 		{"POST", other + "/pay", url.Values{"amount": {"100.00"}, "method": {"card"}}, http.StatusForbidden},
 		{"POST", other + "/pay", url.Values{"amount": {"100.00"}, "method": {"check"}}, http.StatusForbidden},
 		{"POST", other + "/charge", url.Values{"amount": {"100.00"}, "command_id": {forged}}, http.StatusForbidden},
-		{"POST", other + "/charge", url.Values{"amount": {"100.00"}, "command_id": {cmd}}, http.StatusForbidden},
+		{"POST", other + "/charge", own, http.StatusForbidden},
+		// The operator's own confirmation, carried by the rival to its own
+		// return: the command id is Belle Inn's, and its charge is neither
+		// repeated nor refunded.
+		{"POST", "/staff/room-tax/returns/sugar-rooms_2026-Q1/charge", own, http.StatusUnprocessableEntity},
+		{"POST", "/staff/room-tax/returns/sugar-rooms_2026-Q1/charge", url.Values{"amount": {"100.00"}, "command_id": {cmd}, "sig": {own.Get("sig")}}, http.StatusUnprocessableEntity},
 		{"GET", other + "/slip.pdf", nil, http.StatusForbidden},
 		{"GET", other + "/slip.pdf?amount=100.00", nil, http.StatusForbidden},
 		{"GET", "/staff/room-tax/returns/belle-inn_2026-Q2/pay", nil, http.StatusForbidden},
@@ -249,8 +274,8 @@ func TestOperatorCannotPayAnothersReturn(t *testing.T) {
 					t.Fatalf("the rival sees %q", figure)
 				}
 			}
-			if len(sim.Approved()) != approvals {
-				t.Fatal("a card was charged")
+			if len(sim.Approved()) != approvals || len(sim.Refunds()) != 0 {
+				t.Fatal("a card was charged or refunded")
 			}
 			n := 0
 			o.h.Ledger.Journal(func(e staff.JournalEntry) error {
