@@ -462,3 +462,21 @@ func checkPage(t *testing.T, words []word) {
 		}
 	}
 }
+
+// TestPortalRoutesRoleMatrix: the portal's pages are the hotel operator's
+// alone, and the remittance search the treasurer's office's; every other
+// role is refused for its role and records nothing.
+func TestPortalRoutesRoleMatrix(t *testing.T) {
+	o, _ := portalOffice(t)
+	o.at("2026-04-10 09:00")
+	o.fileQ1(o.as("innkeeper"))
+	q1 := "/staff/room-tax/returns/belle-inn_2026-Q1"
+	stafftest.CheckRoleMatrix(t, o.h, []stafftest.Route{
+		{Method: "GET", Path: q1 + "/pay", Cap: staff.CapRoomTaxPay},
+		{Method: "POST", Path: q1 + "/pay", Cap: staff.CapRoomTaxPay, Form: url.Values{"amount": {"1.00"}, "method": {"check"}}},
+		{Method: "POST", Path: q1 + "/charge", Cap: staff.CapRoomTaxPay, Form: url.Values{"amount": {"1.00"}, "command_id": {"rtpay-0123456789abcdef0123456789abcdef"}}},
+		{Method: "GET", Path: q1 + "/slip.pdf", Cap: staff.CapRoomTaxPay},
+		{Method: "GET", Path: "/staff/room-tax/receipts/none", Cap: staff.CapRoomTaxPay},
+		{Method: "GET", Path: "/staff/room-tax/remittance?ref=belle-inn_2026-Q1-AAAAAAAA", Cap: staff.CapRoomTaxAdmin},
+	})
+}
