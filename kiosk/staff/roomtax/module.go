@@ -1,7 +1,8 @@
 // Package roomtax is the room tax in the clerk's office (§5.22): hotel,
 // motel and short-term-rental operators file and amend their quarterly
 // returns and their annual return on the staff portal, with a preview of
-// the rule's figures before they sign; the treasurer's office registers
+// the rule's figures before they sign, and pay them there by card or with
+// a remittance slip for a check (portal.go); the treasurer's office registers
 // operators, grants extensions, audits and estimates, takes payments at
 // the window and keeps the certificates, transfers and forfeitures; the
 // auditors, the Department of Revenue and the IRS, and officials with an
