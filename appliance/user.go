@@ -48,7 +48,7 @@ func (m *Main) mountStaff(mux *http.ServeMux, loc *time.Location) error {
 		Cluster:       nodeCluster{m.Node},
 		Refunds:       m.Node.FSM(),
 		CardRefunds:   m.card,
-		CardCharges:   m.card,
+		CardTerminal:  m.card,
 		Mail:          m.staffMail(),
 		Journal:       nodeJournal{m.Node},
 		Now:           m.Config.Now,

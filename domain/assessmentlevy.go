@@ -267,16 +267,16 @@ const (
 
 // InstallmentFigures is an installment as of a day.
 type InstallmentFigures struct {
-	N             int    `json:"n"`
-	DueOn         Date   `json:"due_on"`
-	Principal     Money  `json:"principal"`
-	Interest      Money  `json:"interest"` // owed as of the day
+	N         int   `json:"n"`
+	DueOn     Date  `json:"due_on"`
+	Principal Money `json:"principal"`
+	Interest  Money `json:"interest"` // owed as of the day
 	// Scheduled is the installment's year of interest as the schedule
 	// sets it (the rate on the principal unpaid when its year begins), and
 	// InterestFrom the day it is owed from: before that day Interest is
 	// 0.00 and Scheduled says what it will be.
-	Scheduled    Money `json:"scheduled_interest"`
-	InterestFrom Date  `json:"interest_from,omitzero"`
+	Scheduled     Money  `json:"scheduled_interest"`
+	InterestFrom  Date   `json:"interest_from,omitzero"`
 	PrincipalPaid Money  `json:"principal_paid"`
 	InterestPaid  Money  `json:"interest_paid"`
 	Left          Money  `json:"left"`

@@ -66,7 +66,9 @@ const (
 // API (office_status_letter, statusoffice.go), for a title company that
 // gives an e-mail address, with its fee paid by card, by check into a
 // drawer or billed on account; a written letter may be recorded as
-// mailed.
+// mailed. A hotel operator's login that pays room tax by card on its
+// portal (pay_room_tax with a staff actor) pays only toward its own
+// operator's returns (checkOperatorPays, roomtaxreturn.go).
 const LedgerFormat = 7
 
 // DocumentsFormat is the ledger format from which the ledger holds what

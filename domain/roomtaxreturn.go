@@ -456,6 +456,9 @@ var (
 		},
 		Apply: func(tx Tx, c Command, env Env, res *Result) error {
 			p := c.Payload.(*PayRoomTax)
+			if err := checkOperatorPays(tx, c, p.Return); err != nil {
+				return err
+			}
 			card, err := receiptCard(tx, p.Card, Card)
 			if err != nil {
 				return err
@@ -678,6 +681,37 @@ func sameFigures(a, b RoomTaxFiling) bool {
 	return a.GrossReceipts.Equal(b.GrossReceipts) && slices.EqualFunc(a.ExemptSales, b.ExemptSales, func(x, y RoomTaxExemptSale) bool {
 		return x.Amount.Equal(y.Amount) && x.Entity == y.Entity && x.Buyer == y.Buyer && x.BilledToEntity == y.BilledToEntity && x.Document == y.Document && x.DocumentNumber == y.DocumentNumber
 	})
+}
+
+// checkOperatorPays refuses a card payment that a hotel operator's login
+// makes on its portal toward a return of another operator: a login acts
+// for its own operator only (§5.22(8)), in paying as in filing. A payment
+// taken at the kiosk (whose actor is no staff account) or by the
+// treasurer's office is not the portal's and is not checked here. The
+// rule applies from DocumentsFormat, the format of the operator's portal,
+// so that a ledger of an earlier format replays exactly as written.
+func checkOperatorPays(tx Tx, c Command, ret string) error {
+	if RulesFormat(tx) < DocumentsFormat {
+		return nil
+	}
+	var u StaffUser
+	ok, err := tx.Get(CollectionStaffUsers, c.Actor, &u)
+	if err != nil || !ok || u.Role != RoleHotelOperator {
+		return err
+	}
+	opID, _, err := ParseQuarterlyReturnID(ret)
+	if err != nil {
+		return err
+	}
+	var l RoomTaxLogin
+	ok, err = tx.Get(CollectionRoomTaxLogins, u.Username, &l)
+	if err != nil {
+		return err
+	}
+	if u.Disabled || !ok || l.Operator != opID {
+		return Errorf(EFORBIDDEN, sectionRoomTax, "Your login pays for its own operator account only.")
+	}
+	return nil
 }
 
 // postRoomTaxPayment posts a payment to a return. The return must be on

@@ -75,7 +75,7 @@ func TestAssessmentPaidAtTheKiosk(t *testing.T) {
 	// the principal still unpaid, owed from the day after the one before
 	// falls due: shown before it is owed, not as $0.00.
 	for n, want := range map[string][]string{"2": {"$33.33", "2026"}, "3": {"$16.67", "2027"}} {
-		got := strings.Join(strings.Fields(a.doc.Find(`[data-testid="installment"][data-n="` + n + `"] [data-testid="installment-interest"]`).Text()), " ")
+		got := strings.Join(strings.Fields(a.doc.Find(`[data-testid="installment"][data-n="`+n+`"] [data-testid="installment-interest"]`).Text()), " ")
 		if !strings.HasPrefix(got, want[0]) || !strings.Contains(got, want[1]) {
 			t.Fatalf("installment %s interest %q, want %s owed from a day of %s", n, got, want[0], want[1])
 		}

@@ -187,6 +187,9 @@ func (s *Server) submitLogin(w http.ResponseWriter, r *http.Request) {
 		redirect(w, r, "/staff/password")
 		return
 	}
+	if home, ok := s.homes[u.Role]; ok && f.Next == "/staff/" {
+		f.Next = home
+	}
 	redirect(w, r, f.Next)
 }
 
@@ -253,5 +256,9 @@ func (s *Server) submitPassword(w http.ResponseWriter, r *http.Request) {
 	}
 	ns := s.sessions.start(pr.user.Username, epoch)
 	setSessionCookie(w, r, ns.id, 0)
-	redirect(w, r, "/staff/?changed=password")
+	home := "/staff/"
+	if h, ok := s.homes[pr.user.Role]; ok {
+		home = h
+	}
+	redirect(w, r, home+"?changed=password")
 }

@@ -279,16 +279,29 @@ func (o *Office) Journal() Journal { return o.s.journal }
 // runs without a refund queue.
 func (o *Office) Refunds() Refunds { return o.s.refunds }
 
-// CardCharges returns the node's card terminal for fees taken by card at
-// the window, nil when the node has none.
-func (o *Office) CardCharges() CardCharges { return o.s.charges }
-
 // Mail returns the node's mail queue, nil when it has no relay.
 func (o *Office) Mail() Mailer { return o.s.mail }
 
 // CardRefunds returns the node's card terminal that refunds go back to the
 // card through, nil when the node has none.
 func (o *Office) CardRefunds() CardRefunds { return o.s.cards }
+
+// CardTerminal returns the node's card terminal that the office charges
+// cards through (the operator's portal, a fee at the window), nil when the
+// node has none.
+func (o *Office) CardTerminal() CardTerminal { return o.s.terminal }
+
+// Home makes path the page a person of role lands on after signing in
+// (when the sign-in names no other page) and after changing the password
+// (with ?changed=password, which the page acknowledges): the role whose
+// whole work is one module's, as a hotel operator's is the room tax,
+// starts there rather than on the office's start page.
+func (o *Office) Home(role domain.Role, path string) {
+	if o.s.homes == nil {
+		o.s.homes = map[domain.Role]string{}
+	}
+	o.s.homes[role] = path
+}
 
 // BillID numbers a bill a command makes on a node (n > 0 for the n-th of
 // several): unique without coordination, like receipt numbers. Bills,

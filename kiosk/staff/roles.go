@@ -22,6 +22,13 @@ const (
 	CapReadCash  Capability = "read-cash"  // drawers and deposit slips, the undeposited alert
 	CapUsers     Capability = "users"      // staff accounts and API tokens
 	CapCluster   Capability = "cluster"    // the cluster page
+	// CapOperations is looking after the appliance itself: the start
+	// page's alerts about the ledger's health, the backups and the card
+	// terminal's processor, which say what the person who runs the nodes
+	// (their accounts, tokens, backups and restores) must fix. They are
+	// internal: an operator filing room tax or a board member has no
+	// business with them.
+	CapOperations Capability = "operations"
 
 	CapReturns       Capability = "returned-checks" // record a returned check (§5.20)
 	CapRefundApprove Capability = "refund-approve"  // approve a refund due (§5.07(1))
@@ -78,6 +85,7 @@ const (
 	CapRoomTaxAdmin     Capability = "room-tax-admin"     // operators, extensions, audits, estimates, window payments, grants, certificates, transfers, forfeitures, exports
 	CapRoomTaxLog       Capability = "room-tax-log"       // who read which return, when and why
 	CapRoomTaxTotals    Capability = "room-tax-totals"    // collections in total (public) and the tourism share
+	CapRoomTaxPay       Capability = "room-tax-pay"       // pay its own returns by card or with a remittance slip, and read its receipts (an operator)
 )
 
 // Capabilities of special assessments and special charges (§5.14,
@@ -156,7 +164,7 @@ var grants = map[domain.Role][]Capability{
 		CapReadPayables, CapClaims, CapCheckRuns, CapSignatures, CapAPPolicy, CapRegister, CapAudit, CapAuditEngagement,
 		CapRoomTaxForms, CapRoomTaxFile, CapRoomTaxRead, CapRoomTaxDirectory, CapRoomTaxAdmin, CapRoomTaxLog, CapRoomTaxTotals,
 		CapReadTreasury, CapTreasury, CapLevy},
-	domain.RoleAdministrator: {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapUsers, CapCluster, CapJournal, CapReadFees, CapResolutions,
+	domain.RoleAdministrator: {CapDashboard, CapReadBills, CapReadCash, CapReadLetters, CapUsers, CapCluster, CapOperations, CapJournal, CapReadFees, CapResolutions,
 		CapReadBudget, CapChart, CapEstimates, CapBudget, CapBudgetMeeting, CapPurchasing, CapPurchasingRules, CapEmployment,
 		CapReadPayables, CapClaims, CapSignatures, CapAPPolicy, CapAudit, CapAuditEngagement,
 		CapRoomTaxRead, CapRoomTaxTotals,
@@ -168,7 +176,7 @@ var grants = map[domain.Role][]Capability{
 		CapRoomTaxRead, CapRoomTaxTotals,
 		CapReadLegalClaims, CapLegalClaims, CapReadTreasury},
 	domain.RoleHotelOperator: {CapDashboard, CapReadFees,
-		CapRoomTaxForms, CapRoomTaxFile, CapRoomTaxRead, CapRoomTaxTotals},
+		CapRoomTaxForms, CapRoomTaxFile, CapRoomTaxRead, CapRoomTaxTotals, CapRoomTaxPay},
 	domain.RoleDepartmentHead: {CapDashboard, CapReadFees, CapReadBudget, CapEstimates, CapPurchasing, CapReadPayables, CapClaims,
 		CapRoomTaxRead, CapRoomTaxTotals},
 }

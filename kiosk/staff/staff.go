@@ -86,11 +86,14 @@ type CardRefunds interface {
 	Refund(ctx context.Context, r terminal.RefundRequest) (terminal.Refund, error)
 }
 
-// CardCharges charges a card at the window: the node's card terminal
-// (kiosk/terminal). A charge is keyed by the command it pays for, so a
-// retried form charges the card once.
-type CardCharges interface {
+// CardTerminal charges a card and gives money back to it: the node's card
+// terminal (kiosk/terminal), the one the kiosk charges through, for the
+// payments the office takes by card (a hotel operator's room tax on its
+// portal, a status letter's fee at the window). A charge is keyed by its
+// command id, as at the kiosk.
+type CardTerminal interface {
 	Charge(ctx context.Context, key string, amount domain.Money) (terminal.Approval, error)
+	CardRefunds
 }
 
 // Mailer queues an e-mail and sends it when the relay answers (kiosk/mail).
@@ -125,9 +128,10 @@ type Config struct {
 	// CardRefunds, when set, lets an approved refund of a card payment go
 	// back to the card (kiosk/staff/refunds).
 	CardRefunds CardRefunds
-	// CardCharges, when set, takes a fee by card on the window's
-	// terminal (a status letter's, kiosk/staff/letters).
-	CardCharges CardCharges
+	// CardTerminal, when set, lets the office take card payments through
+	// the node's terminal (the operator's portal, a status letter's fee at
+	// the window); nil: the office offers none.
+	CardTerminal CardTerminal
 	// Mail, when set, e-mails what the office sends out (a status letter
 	// to a title company); nil: the node has no mail relay.
 	Mail Mailer
@@ -169,7 +173,7 @@ type Server struct {
 	cluster  Cluster
 	refunds  Refunds
 	cards    CardRefunds
-	charges  CardCharges
+	terminal CardTerminal
 	mail     Mailer
 	journal  Journal
 	head     Letterhead
@@ -185,6 +189,7 @@ type Server struct {
 	nav    []navLink
 	alerts []AlertFunc
 	drawer DrawerFunc // the start page's note of the open drawer; nil for none
+	homes  map[domain.Role]string
 }
 
 // Timing of a submitted command.
@@ -199,7 +204,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Ledger == nil {
 		return nil, errors.New("staff: no ledger")
 	}
-	s := &Server{ledger: cfg.Ledger, reads: domain.ReadsOf(cfg.Ledger), cluster: cfg.Cluster, refunds: cfg.Refunds, cards: cfg.CardRefunds, charges: cfg.CardCharges, mail: cfg.Mail, journal: cfg.Journal, head: cfg.Letterhead, now: cfg.Now, loc: cfg.Location, log: cfg.Logger, operator: cfg.OperatorToken, hasher: cfg.Hasher}
+	s := &Server{ledger: cfg.Ledger, reads: domain.ReadsOf(cfg.Ledger), cluster: cfg.Cluster, refunds: cfg.Refunds, cards: cfg.CardRefunds, terminal: cfg.CardTerminal, mail: cfg.Mail, journal: cfg.Journal, head: cfg.Letterhead, now: cfg.Now, loc: cfg.Location, log: cfg.Logger, operator: cfg.OperatorToken, hasher: cfg.Hasher}
 	if s.now == nil {
 		s.now = time.Now
 	}

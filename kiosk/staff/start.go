@@ -10,15 +10,18 @@ import (
 )
 
 // showDashboardPage is the start page: what needs attention today. The
-// ledger's problems come first; then the alerts of the modules, in the
+// ledger's problems come first, for the roles that look after the
+// appliance; then the alerts of the modules, in the
 // order they were mounted (Office.Alert); last the note of the drawer the
 // person has open at the window (Office.OpenDrawer).
 func (s *Server) showDashboardPage(w http.ResponseWriter, r *http.Request) {
 	pr, _ := principalFrom(r.Context())
 	v := view.Dashboard{Changed: r.URL.Query().Get("changed") == "password"}
-	if s.cluster != nil {
-		// Everyone who signs in sees these: whoever reads them first
-		// calls the person who looks after the appliance.
+	if s.cluster != nil && Allowed(pr.user.Role, CapOperations) {
+		// The ledger's health is for the people who look after the
+		// appliance (CapOperations), who can act on it from the cluster
+		// page; the office's other roles, the hotel operators and the
+		// board are not shown the appliance's internals.
 		for _, p := range s.cluster.Problems() {
 			v.Alerts = append(v.Alerts, view.Alert{TestID: "alert-ledger", Text: "The ledger needs attention: " + p, URL: "/staff/cluster"})
 		}

@@ -1,10 +1,11 @@
 // Package backups is the clerk's office's view of the node's backups: a
 // page for the people who look after the appliance (the administrator and
 // the auditor, who see the cluster page) with the newest backup on the USB
-// drive and the last restore drill, and start-page alerts for everyone
-// when the backups need attention: no drive, no recent backup, a drill
-// that failed or has not run for a week. Whoever signs in first calls the
-// person who looks after the appliance.
+// drive and the last restore drill, and start-page alerts when the backups
+// need attention: no drive, no recent backup, a drill that failed or has
+// not run for a week. The alerts are internal to the appliance's
+// operations: only the roles that run it (staff.CapOperations, the
+// administrator) see them.
 //
 // The node reads the drive (the appliance's ops.go); this package only
 // says what it means, in the office's words.
@@ -90,7 +91,12 @@ func (m *Module) problems(st Status, now time.Time) []view.Alert {
 	return out
 }
 
+// alerts raises the backups' problems on the start page of the roles that
+// run the appliance, and of no one else.
 func (m *Module) alerts(ctx context.Context, who staff.Who) ([]view.Alert, error) {
+	if !staff.Allowed(who.Role, staff.CapOperations) {
+		return nil, nil
+	}
 	return m.problems(m.status(), m.o.Now()), nil
 }
 

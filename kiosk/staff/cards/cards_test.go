@@ -110,4 +110,14 @@ func TestReconciliation(t *testing.T) {
 	if p := clerk.Get("/staff/"); !strings.Contains(p.Text("alert-cards"), "reader tmr_1 is offline") {
 		t.Errorf("no alert while cards are down: %s", p.Body)
 	}
+	// Why the processor refused is the appliance's business: a hotel
+	// operator or a board member is not told.
+	for _, role := range []domain.Role{domain.RoleHotelOperator, domain.RoleBoard} {
+		if p := h.SignedIn("v-"+strings.ReplaceAll(string(role), "_", "-"), role).Get("/staff/"); p.Status != http.StatusOK || p.Has("alert-cards") || strings.Contains(p.Body, "tmr_1") {
+			t.Errorf("%s's start page shows the card terminal's alert (%d)", role, p.Status)
+		}
+	}
+	if p := h.SignedIn("ops", domain.RoleAdministrator).Get("/staff/"); !p.Has("alert-cards") {
+		t.Error("the administrator is not told the kiosk takes no cards")
+	}
 }

@@ -36,7 +36,7 @@ func (m *Module) requestPage(w http.ResponseWriter, r *http.Request, status int,
 	} else if ok {
 		f.Drawer = d.ID
 	}
-	f.Card = m.o.CardCharges() != nil
+	f.Card = m.o.CardTerminal() != nil
 	m.o.Render(w, r, status, RequestPage(m.o.Frame(r, "Status letter request"), f))
 }
 
@@ -187,7 +187,7 @@ func (m *Module) submitRequest(w http.ResponseWriter, r *http.Request) {
 		}
 		p.DrawerID = d.ID
 	case domain.PayCard:
-		cards := m.o.CardCharges()
+		cards := m.o.CardTerminal()
 		if cards == nil {
 			again(domain.Errorf(domain.EINVALID, "", "This node has no card terminal; take a check or bill the account."))
 			return

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"os"
@@ -59,7 +60,7 @@ func officeWithMail(t *testing.T, cards *fakeTerminal) (*stafftest.Harness, stri
 	}
 	o := stafftest.Options{Mail: q}
 	if cards != nil {
-		o.CardCharges = cards
+		o.CardTerminal = cards
 	}
 	h := stafftest.NewWith(t, o)
 	titleCompany(h)
@@ -194,6 +195,12 @@ func (f *fakeTerminal) Charge(_ context.Context, key string, amount domain.Money
 	}
 	f.charged[key] = amount
 	return terminal.Approval{Key: key, Reference: "APPROVED-" + key[len(key)-4:], Amount: amount, Card: &domain.CardShown{Brand: "visa", Last4: "4242"}}, nil
+}
+
+// Refund gives nothing back: a status letter's fee charged at the window
+// is never refunded through the terminal, so a call is a failure.
+func (f *fakeTerminal) Refund(_ context.Context, r terminal.RefundRequest) (terminal.Refund, error) {
+	return terminal.Refund{}, fmt.Errorf("a status letter's fee was refunded to the card (%+v)", r)
 }
 
 // TestWindowRequestByCard (§5.11): the fee charged on the window's

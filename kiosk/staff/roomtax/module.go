@@ -1,7 +1,8 @@
 // Package roomtax is the room tax in the clerk's office (§5.22): hotel,
 // motel and short-term-rental operators file and amend their quarterly
 // returns and their annual return on the staff portal, with a preview of
-// the rule's figures before they sign; the treasurer's office registers
+// the rule's figures before they sign, and pay them there by card or with
+// a remittance slip for a check (portal.go); the treasurer's office registers
 // operators, grants extensions, audits and estimates, takes payments at
 // the window and keeps the certificates, transfers and forfeitures; the
 // auditors, the Department of Revenue and the IRS, and officials with an
@@ -55,6 +56,12 @@ func (m *Module) Mount(o *staff.Office) error {
 	o.Page("GET /staff/room-tax/operators/{op}/annual/{year}", staff.CapRoomTaxFile, m.showAnnualForm)
 	o.Page("POST /staff/room-tax/operators/{op}/annual/{year}", staff.CapRoomTaxFile, m.submitAnnual)
 	o.Page("GET /staff/room-tax/annual/{id}", staff.CapRoomTaxRead, m.showAnnual)
+	// The operator's portal: paying its own returns (portal.go).
+	o.Page("GET /staff/room-tax/returns/{id}/pay", staff.CapRoomTaxPay, m.showPayPage)
+	o.Page("POST /staff/room-tax/returns/{id}/pay", staff.CapRoomTaxPay, m.submitPay)
+	o.Page("POST /staff/room-tax/returns/{id}/charge", staff.CapRoomTaxPay, m.submitCharge)
+	o.Page("GET /staff/room-tax/returns/{id}/slip.pdf", staff.CapRoomTaxPay, m.showSlipPDF)
+	o.Page("GET /staff/room-tax/receipts/{number}", staff.CapRoomTaxPay, m.showReceipt)
 	// The treasurer's office and the auditors.
 	o.Page("GET /staff/room-tax/operators", staff.CapRoomTaxDirectory, m.showOperators)
 	o.Page("POST /staff/room-tax/operators", staff.CapRoomTaxAdmin, m.submitRegister)
@@ -64,6 +71,7 @@ func (m *Module) Mount(o *staff.Office) error {
 	o.Page("POST /staff/room-tax/returns/{id}/determination", staff.CapRoomTaxAdmin, m.submitDetermination)
 	o.Page("POST /staff/room-tax/returns/{id}/no-interest", staff.CapRoomTaxAdmin, m.submitNoInterest)
 	o.Page("POST /staff/room-tax/returns/{id}/payment", staff.CapRoomTaxAdmin, m.submitWindowPayment)
+	o.Page("GET /staff/room-tax/remittance", staff.CapRoomTaxAdmin, m.showRemittance)
 	o.Page("GET /staff/room-tax/grants", staff.CapRoomTaxAdmin, m.showGrants)
 	o.Page("POST /staff/room-tax/grants", staff.CapRoomTaxAdmin, m.submitGrant)
 	o.Page("POST /staff/room-tax/grants/{id}/revoke", staff.CapRoomTaxAdmin, m.submitRevoke)
@@ -87,6 +95,7 @@ func (m *Module) Mount(o *staff.Office) error {
 	o.API("POST /api/v1/room-tax/returns/{id}/payments", staff.CapRoomTaxAdmin, m.apiPay)
 
 	o.Nav(staff.CapRoomTaxRead, "Room tax", "/staff/room-tax")
+	o.Home(domain.RoleHotelOperator, "/staff/room-tax")
 	o.Alert(m.alerts)
 	return nil
 }

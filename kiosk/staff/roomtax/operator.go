@@ -104,6 +104,7 @@ func (m *Module) showHome(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Query().Get("filed") != "" {
 		v.Note = "The return is filed."
 	}
+	v.PasswordChanged = r.URL.Query().Get("changed") == "password"
 	if !v.IsOperator {
 		grants, err := m.o.Reads().RoomTaxGrantsOf(who.Username)
 		if err != nil {
@@ -157,6 +158,10 @@ func (m *Module) operatorHome(r *http.Request, op domain.RoomTaxOperator, today 
 	for _, q := range due {
 		v.DuePeriods = append(v.DuePeriods, q.String())
 	}
+	if v.Portal, err = m.portalRows(op, returns, due, today); err != nil {
+		return err
+	}
+	v.Receipts = receiptRows(returns)
 	filed := map[int]bool{}
 	for _, a := range annual {
 		filed[a.Year] = true
@@ -177,6 +182,11 @@ func (m *Module) operatorHome(r *http.Request, op domain.RoomTaxOperator, today 
 		for _, y := range ys {
 			v.AnnualDue = append(v.AnnualDue, strconv.Itoa(y))
 		}
+		y := op.Year.YearOf(domain.QuarterOf(today))
+		v.AnnualNote = fmt.Sprintf("You file an annual return for each %s, summarizing and reconciling its quarters (§5.22(3)(b)): the one for %d is due by %s.",
+			op.Year.Title(), y, op.Year.AnnualDueOn(y, p))
+	} else {
+		v.AnnualNote = "With your first quarterly return you elect a calendar or a fiscal year; an annual return reconciling its quarters is then due within 90 days of each year's close (§5.22(3)(b))."
 	}
 	return nil
 }
@@ -315,8 +325,9 @@ func (m *Module) returnView(r *http.Request, id, opID string, q domain.Quarter) 
 			Gross: money(d.GrossReceipts), Tax: money(d.Tax), RefundDue: money(d.RefundDue), Sales: salesView(d.ExemptSales, nil)})
 	}
 	if ref := ret.PaymentReference(); who.Role == domain.RoleHotelOperator && ref != "" {
-		v.KioskNote = fmt.Sprintf("To pay by card, choose Room tax at the village hall kiosk and enter the payment reference %s; the treasurer's window takes cash and checks.", ref)
+		v.KioskNote = fmt.Sprintf("Pay here by card, or print a remittance slip for a check at the treasurer's window; at the village hall kiosk, choose Room tax and enter the payment reference %s.", ref)
 		v.PaymentRef = ref
+		v.CanPay = staff.Allowed(who.Role, staff.CapRoomTaxPay) && v.Figures != nil && v.Figures.Balance != "0.00"
 	}
 	if admin {
 		if d, open, err := m.o.Reads().OpenDrawer(who.Username); err == nil && open {

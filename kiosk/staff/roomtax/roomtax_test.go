@@ -23,8 +23,13 @@ type office struct {
 	t *testing.T
 }
 
-func newOffice(t *testing.T) *office {
-	h := stafftest.NewWith(t, stafftest.Options{Modules: []staff.Module{roomtax.New()}})
+func newOffice(t *testing.T) *office { return newOfficeWith(t, stafftest.Options{}) }
+
+// newOfficeWith is newOffice with opts (a card terminal); the room tax
+// module is added to its modules.
+func newOfficeWith(t *testing.T, opts stafftest.Options) *office {
+	opts.Modules = append(opts.Modules, roomtax.New())
+	h := stafftest.NewWith(t, opts)
 	h.Seed()
 	o := &office{h: h, t: t}
 	o.at("2026-03-20 10:00")
@@ -253,8 +258,8 @@ func TestAmendAndLateReturn(t *testing.T) {
 	// As of September 2, another month of interest, and delinquent.
 	o.at("2026-09-02 09:00")
 	home := o.as("innkeeper").Get("/staff/room-tax")
-	if home.Text("row-balance-2026-Q2") != "814.00" || !home.Has("delinquent-2026-Q2") {
-		t.Fatalf("Q2 as of September 2: %q", home.Text("row-balance-2026-Q2"))
+	if home.Text("balance-2026-Q2") != "814.00" || !home.Has("portal-delinquent-2026-Q2") || !strings.HasPrefix(home.Text("status-2026-Q2"), "filed late · balance due") {
+		t.Fatalf("Q2 as of September 2: %q %q", home.Text("balance-2026-Q2"), home.Text("status-2026-Q2"))
 	}
 }
 

@@ -63,7 +63,7 @@ type Return struct {
 	Payments                           []Payment
 	Determinations                     []Determination
 	NoInterest                         string
-	CanAmend, CanAdmin                 bool
+	CanAmend, CanAdmin, CanPay         bool
 	Filed                              bool
 	Drawer                             string // the treasurer's open drawer, for a payment at the window
 	Error                              string
@@ -113,7 +113,59 @@ type Home struct {
 	Grants                                              []Grant
 	ReadID                                              string
 	Note                                                string
+	PasswordChanged                                     bool // the operator lands here after changing its password
+	// The operator's portal: every quarter due or on record, what it owes
+	// today and what may be done with it; the receipts; when the annual
+	// return is due.
+	Portal     []PortalRow
+	Receipts   []ReceiptRow
+	AnnualNote string
 }
+
+// PortalRow is one quarter on the operator's home: its status in words
+// (due, late, filed, amended, paid, balance due), its figures today ("—"
+// before there are any) and the actions it offers.
+type PortalRow struct {
+	ID, Period, Status, DueOn, Tax, Paid, Balance string
+	FileURL                                       string
+	File, Amend, Pay, View, Late, Delinquent      bool
+}
+
+// ReceiptRow is one payment toward an operator's returns.
+type ReceiptRow struct{ Number, At, Period, Amount, Tender string }
+
+// Pay is the page on which an operator pays a return: by card at the
+// terminal, or by check at the window with a remittance slip.
+type Pay struct {
+	ID, Period, OperatorName, DueOn string
+	Tax, Paid, Balance              string
+	BalanceDollars                  string
+	Amount                          string // the form's amount: the balance, or what was typed
+	Ref                             string // the payment reference the slip and the window name it by
+	Cards                           bool   // the node has a card terminal
+	Error                           string
+}
+
+// Charge confirms a card payment before the terminal charges it; its
+// command id is the charge's key and the payment's id.
+type Charge struct {
+	ID, Period, OperatorName string
+	Amount, AmountDollars    string
+	CommandID                string
+	Signature                string // chargeSignature: the session's, for this return, amount and command id
+	Error                    string
+}
+
+// Receipt is a receipt of a payment toward an operator's return.
+type Receipt struct {
+	Number, At, OperatorName, Operator, Period, ReturnID string
+	Amount, Tender, Reference, Card, Payer, ReadID       string
+	Village                                              string
+}
+
+// Remittance is the treasurer's window's search for a return by the
+// reference on its remittance slip.
+type Remittance struct{ Ref, Error string }
 
 // AnnualRow is one annual return in a list.
 type AnnualRow struct{ ID, Year, FiledAt, Difference string }

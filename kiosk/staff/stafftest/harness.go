@@ -63,10 +63,11 @@ type Options struct {
 	Modules []staff.Module
 	// CardRefunds is the card terminal refunds go back through, if any.
 	CardRefunds staff.CardRefunds
+	// CardTerminal is the card terminal the office charges cards
+	// through (the operator's portal, a fee at the window), if any.
+	CardTerminal staff.CardTerminal
 	// Letterhead heads the office's printed receipts.
 	Letterhead staff.Letterhead
-	// CardCharges is the window's card terminal, if any.
-	CardCharges staff.CardCharges
 	// Mail is the office's mail queue, if any.
 	Mail staff.Mailer
 }
@@ -119,7 +120,7 @@ func (h *Harness) serve() {
 		Hasher:        Hasher,
 		Modules:       append(FrontDesk(), h.opts.Modules...),
 		CardRefunds:   h.opts.CardRefunds,
-		CardCharges:   h.opts.CardCharges,
+		CardTerminal:  h.opts.CardTerminal,
 		Mail:          h.opts.Mail,
 		Letterhead:    h.opts.Letterhead,
 	})
@@ -159,7 +160,7 @@ const OperatorToken = "operator-secret-token-0123456789abcdef"
 // limiter in its own memory, as another node has.
 func (h *Harness) Peer() *Harness {
 	h.T.Helper()
-	p := &Harness{T: h.T, Ledger: h.Ledger, Loc: h.Loc, opts: Options{Modules: h.opts.Modules}, clockOf: h}
+	p := &Harness{T: h.T, Ledger: h.Ledger, Loc: h.Loc, opts: Options{Modules: h.opts.Modules, CardTerminal: h.opts.CardTerminal}, clockOf: h}
 	p.serve()
 	return p
 }

@@ -12,6 +12,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/villagehall/appliance/domain"
@@ -80,8 +81,19 @@ func (m *Module) openDrawer(username string) (domain.Drawer, bool, error) {
 }
 
 // showWindowPage is the window, with the bill the query names looked up.
+// A room tax payment reference, keyed from the remittance slip that comes
+// with an operator's check, leads to the room tax return it names, where
+// the treasurer's office takes the check; the clerk is told whose window
+// that is.
 func (m *Module) showWindowPage(w http.ResponseWriter, r *http.Request) {
 	f := PaymentForm{BillID: strings.TrimSpace(r.URL.Query().Get("bill")), Tender: "cash"}
+	if ref, err := domain.ParsePaymentReference(f.BillID); err == nil {
+		if staff.Allowed(m.o.Who(r).Role, staff.CapRoomTaxAdmin) {
+			m.o.Redirect(w, r, "/staff/room-tax/remittance?"+url.Values{"ref": {ref}}.Encode())
+			return
+		}
+		f.Error = "That is a room tax payment reference: the treasurer's office takes room tax at the window."
+	}
 	m.windowPage(w, r, http.StatusOK, f)
 }
 
