@@ -59,7 +59,10 @@ const (
 // actuals read from the books alone.
 //
 // Format 7: the documents that leave the office (DocumentsFormat): what
-// they need recorded that the ledger did not hold before.
+// they need recorded that the ledger did not hold before: the owner's
+// mailing address of a parcel or a billing account (mailing.go), which a
+// parcel roll's line may carry and KindMailingAddress records, so that
+// bills and notices go to the owner rather than to the parcel.
 const LedgerFormat = 7
 
 // DocumentsFormat is the ledger format from which the ledger holds what
