@@ -197,19 +197,21 @@ func (l *Letter) Start(s LetterStart) {
 		pdf.CellFormat(room, 4.3, l.fit(t, room), "", 0, "L", false, 0, "")
 	}
 
-	// The date and the references, right of the window.
+	// The date above the rule, the references right of the window.
 	w, _ := pdf.GetPageSize()
 	rw := w - LetterMargin - refsX
-	refs := append([][2]string{{"Date", LongDate(s.Date)}}, s.Refs...)
+	pdf.SetFont(letterFont, "", 10)
+	pdf.SetXY(refsX, ReturnWindow.Y+ReturnWindow.H-5.5)
+	pdf.CellFormat(rw, 5, l.fit(LongDate(s.Date), rw), "", 0, "R", false, 0, "")
 	y = AddressWindow.Y
-	for _, r := range refs {
-		pdf.SetFont(letterFont, "B", 8.5)
+	for _, r := range s.Refs {
+		pdf.SetFont(letterFont, "B", 8)
 		pdf.SetXY(refsX, y)
-		pdf.CellFormat(rw, 3.8, l.fit(r[0], rw), "", 0, "L", false, 0, "")
+		pdf.CellFormat(rw, 3.5, l.fit(r[0], rw), "", 0, "L", false, 0, "")
 		pdf.SetFont(letterFont, "", 9.5)
-		pdf.SetXY(refsX, y+3.8)
-		pdf.CellFormat(rw, 4.4, l.fit(r[1], rw), "", 0, "L", false, 0, "")
-		y += 9
+		pdf.SetXY(refsX, y+3.5)
+		pdf.CellFormat(rw, 4.3, l.fit(r[1], rw), "", 0, "L", false, 0, "")
+		y += 8.3
 	}
 
 	pdf.SetY(max(FoldOne-6, y+2))
@@ -531,4 +533,18 @@ func (o *Office) LetterDate(r *http.Request) (domain.Date, error) {
 		return o.Today(), nil
 	}
 	return ParseDate("The date of the letter", s)
+}
+
+// ClockText writes a time of day as a letter does: "4:30 p.m.", "9:00
+// a.m." (end a sentence after it with Sentence, not a second period).
+func ClockText(c domain.ClockTime) string {
+	h, m := int(c)/60, int(c)%60
+	half := "a.m."
+	if h >= 12 {
+		half = "p.m."
+	}
+	if h = h % 12; h == 0 {
+		h = 12
+	}
+	return fmt.Sprintf("%d:%02d %s", h, m, half)
 }
