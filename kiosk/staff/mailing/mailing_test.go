@@ -3,6 +3,7 @@ package mailing_test
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -188,6 +189,33 @@ func TestNoticesOfDelinquency(t *testing.T) {
 	for _, path := range []string{"/staff/bills/B-2026-0200/bill.pdf", "/staff/accounts/100101/statement.pdf", "/staff/mailing/bills.pdf?kind=utility"} {
 		if st, _, _ := hotel.GetPDF(path); st != http.StatusForbidden {
 			t.Errorf("a hotel operator reads %s: %d", path, st)
+		}
+	}
+}
+
+// TestMailingRoutesByRole: every role without the capability is refused
+// each page, with nothing submitted; those with it are not; the API of
+// mailing addresses takes only a token that may read bills.
+func TestMailingRoutesByRole(t *testing.T) {
+	h := village(t)
+	id := domain.AssessmentID("SA-2026-05", district[1])
+	stafftest.CheckRoleMatrix(t, h, []stafftest.Route{
+		{Method: "GET", Path: "/staff/mailing", Cap: staff.CapReadBills},
+		{Method: "GET", Path: "/staff/mailing/bills.pdf?kind=utility", Cap: staff.CapReadBills},
+		{Method: "GET", Path: "/staff/mailing/notices.pdf?notice=tax-roll", Cap: staff.CapReadBills},
+		{Method: "GET", Path: "/staff/bills/B-2026-0200/bill.pdf", Cap: staff.CapReadBills},
+		{Method: "GET", Path: "/staff/bills/B-2026-0200/notice.pdf?notice=tax-roll", Cap: staff.CapReadBills},
+		{Method: "GET", Path: "/staff/accounts/100101/statement.pdf", Cap: staff.CapReadBills},
+		{Method: "GET", Path: "/staff/assessment/" + id + "/installments/1/bill.pdf", Cap: staff.CapReadAssessments},
+		{Method: "GET", Path: "/staff/parcels/0601-141-2001", Cap: staff.CapReadBills},
+		{Method: "POST", Path: "/staff/parcels/0601-141-2001/mailing", Cap: staff.CapBills, Form: url.Values{"name": {"X"}}},
+		{Method: "GET", Path: "/staff/accounts/100101/mailing", Cap: staff.CapBills},
+		{Method: "POST", Path: "/staff/accounts/100101/mailing", Cap: staff.CapBills, Form: url.Values{"name": {"X"}}},
+	})
+	hotel := h.Token("inn", domain.RoleHotelOperator)
+	for _, path := range []string{"/api/v1/accounts/100101", "/api/v1/parcels/0601-141-2001"} {
+		if st, _ := h.API("GET", path, hotel, ""); st != http.StatusForbidden {
+			t.Errorf("a hotel operator's token reads %s: %d", path, st)
 		}
 	}
 }
