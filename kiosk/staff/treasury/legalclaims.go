@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
 )
