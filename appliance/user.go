@@ -26,6 +26,7 @@ import (
 	"github.com/villagehall/appliance/kiosk/staff/fees"
 	"github.com/villagehall/appliance/kiosk/staff/journal"
 	"github.com/villagehall/appliance/kiosk/staff/letters"
+	"github.com/villagehall/appliance/kiosk/staff/mailing"
 	"github.com/villagehall/appliance/kiosk/staff/november"
 	"github.com/villagehall/appliance/kiosk/staff/parcels"
 	"github.com/villagehall/appliance/kiosk/staff/payables"
@@ -232,5 +233,6 @@ func staffModules() []staff.Module {
 		assessments.New(), // §5.14: special assessments and special charges
 		treasury.New(),    // §5.06, 5.08, 5.09, 5.17: legal claims, depositories, investments, county settlements
 		books.New(),       // the books: the trial balance by fund and each account's detail
+		mailing.New(),     // §5.10, §5.14: bills, statements and notices to mail
 	}
 }

@@ -12,20 +12,21 @@ var Kinds = NewTable(
 	seedDemoKind,            // seeddemo.go
 
 	// The clerk's office.
-	staffUserKind,     // staffuser.go
-	apiTokenKind,      // staffuser.go
-	createBillsKind,   // billing.go
-	parcelRollKind,    // parcelroll.go: the counties' parcel rolls
-	drawerOpenKind,    // drawer.go
-	windowPaymentKind, // drawer.go, §5.10
-	drawerCloseKind,   // drawer.go
-	depositKind,       // drawer.go, §5.06
-	returnCheckKind,   // returnedcheck.go, §5.20
-	issueRefundKind,   // returnedcheck.go, §5.07(1)
-	statusLetterKind,  // statusletterwork.go, §5.11
-	novemberRunKind,   // novemberrun.go, §5.10
-	chargeKind,        // charges.go, §5.19, §5.21
-	resolutionKind,    // resolution.go: parameters set by the board
+	staffUserKind,      // staffuser.go
+	apiTokenKind,       // staffuser.go
+	createBillsKind,    // billing.go
+	parcelRollKind,     // parcelroll.go: the counties' parcel rolls
+	mailingAddressKind, // mailing.go: owners' mailing addresses
+	drawerOpenKind,     // drawer.go
+	windowPaymentKind,  // drawer.go, §5.10
+	drawerCloseKind,    // drawer.go
+	depositKind,        // drawer.go, §5.06
+	returnCheckKind,    // returnedcheck.go, §5.20
+	issueRefundKind,    // returnedcheck.go, §5.07(1)
+	statusLetterKind,   // statusletterwork.go, §5.11
+	novemberRunKind,    // novemberrun.go, §5.10
+	chargeKind,         // charges.go, §5.19, §5.21
+	resolutionKind,     // resolution.go: parameters set by the board
 
 	// Status letters the office takes at the window and by the API (§5.11).
 	officeStatusLetterKind, // statusoffice.go

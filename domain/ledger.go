@@ -40,6 +40,9 @@ type Parcel struct {
 	County     County `json:"county"`
 	Owner      string `json:"owner"`
 	Floodplain bool   `json:"floodplain,omitempty"`
+	// Mailing is the owner's mailing address when it is not the parcel's
+	// own (ledger format 7, mailing.go); zero when none is known.
+	Mailing MailingAddress `json:"mailing,omitzero"`
 }
 
 // Account is a payer of village bills and the parcels it pays for.
@@ -47,6 +50,9 @@ type Account struct {
 	Number  string   `json:"number"`
 	Name    string   `json:"name"`
 	Parcels []string `json:"parcels,omitempty"`
+	// Mailing is where the account's bills are mailed (ledger format 7,
+	// mailing.go); zero when they go to the parcel's owner.
+	Mailing MailingAddress `json:"mailing,omitzero"`
 }
 
 // Tender is how a payment was made.

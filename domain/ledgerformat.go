@@ -68,7 +68,10 @@ const (
 // drawer or billed on account; a written letter may be recorded as
 // mailed. A hotel operator's login that pays room tax by card on its
 // portal (pay_room_tax with a staff actor) pays only toward its own
-// operator's returns (checkOperatorPays, roomtaxreturn.go).
+// operator's returns (checkOperatorPays, roomtaxreturn.go). The owner's
+// mailing address of a parcel or a billing account (mailing.go), which a
+// parcel roll's line may carry and KindMailingAddress records, so that
+// bills and notices go to the owner rather than to the parcel.
 const LedgerFormat = 7
 
 // DocumentsFormat is the ledger format from which the ledger holds what

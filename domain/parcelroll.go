@@ -27,7 +27,9 @@ const MaxParcelsPerCommand = 2000
 // RollParcel is one line of a county roll. Account, when given, is the
 // village billing account that pays for the parcel: made with the name
 // AccountName (or the owner's, when empty) if the ledger has no such
-// account, and the parcel added to its parcels. Line is its line in the
+// account, and the parcel added to its parcels. Mailing, when given, is
+// the owner's mailing address (ledger format 7, mailing.go): a line
+// without one keeps the address the ledger holds. Line is its line in the
 // imported file, so that errors can name it.
 type RollParcel struct {
 	ID          string `json:"id"`
@@ -38,6 +40,8 @@ type RollParcel struct {
 	Account     string `json:"account,omitempty"`
 	AccountName string `json:"account_name,omitempty"`
 	Line        int    `json:"line,omitempty"`
+	// Mailing is sent only once the ledger is at DocumentsFormat.
+	Mailing MailingAddress `json:"mailing,omitzero"`
 }
 
 // ParcelRoll is one import of a roll: all its lines or, when one is
@@ -123,7 +127,7 @@ func (p RollParcel) Check() error {
 			return err
 		}
 	}
-	return nil
+	return p.Mailing.Check(w + "the mailing address")
 }
 
 // CheckRoll validates a roll as applying it would, without the ledger:
@@ -159,7 +163,7 @@ type RollChange string
 // What a roll line does.
 const (
 	RollNew       RollChange = "new"       // a parcel the ledger did not hold
-	RollChanged   RollChange = "changed"   // the address, owner, county or floodplain flag changed
+	RollChanged   RollChange = "changed"   // the address, owner, county, floodplain flag or mailing address changed
 	RollUnchanged RollChange = "unchanged" // the ledger holds it as the roll says
 )
 
@@ -192,7 +196,7 @@ func PlanRoll(parcels []RollParcel, r RollReader) ([]RollLine, error) {
 		}
 		if ok {
 			l.Was, l.Change = &was, RollUnchanged
-			if was != p.parcel() {
+			if was != p.parcelOver(&was) {
 				l.Change = RollChanged
 			}
 		}
@@ -212,7 +216,18 @@ func PlanRoll(parcels []RollParcel, r RollReader) ([]RollLine, error) {
 
 // parcel returns the ledger's record of the line.
 func (p RollParcel) parcel() Parcel {
-	return Parcel{ID: p.ID, Address: strings.TrimSpace(p.Address), County: p.County, Owner: strings.TrimSpace(p.Owner), Floodplain: p.Floodplain}
+	return Parcel{ID: p.ID, Address: strings.TrimSpace(p.Address), County: p.County, Owner: strings.TrimSpace(p.Owner), Floodplain: p.Floodplain, Mailing: p.Mailing.Clean()}
+}
+
+// parcelOver returns the ledger's record of the line over the parcel it
+// holds (nil when new): a line without a mailing address keeps the one
+// recorded, which the clerk may have entered.
+func (p RollParcel) parcelOver(was *Parcel) Parcel {
+	pc := p.parcel()
+	if was != nil && pc.Mailing.IsZero() {
+		pc.Mailing = was.Mailing
+	}
+	return pc
 }
 
 // applyParcelRoll imports every line of the roll, or none: a line that
@@ -220,12 +235,22 @@ func (p RollParcel) parcel() Parcel {
 // nothing. A parcel the ledger holds takes the roll's address, owner,
 // county and flag; one it does not is added. A parcel left out of the
 // roll is kept (its bills and letters name it). An account named is made
-// if new and the parcel added to it; an account's name is never changed
-// by a roll.
+// if new (with the line's mailing address) and the parcel added to it; an
+// account's name and mailing address are never changed by a roll. A
+// mailing address is recorded only from ledger format 7
+// (DocumentsFormat): a roll carrying one at an earlier format is refused,
+// so a format-6 ledger replays as it was written.
 func applyParcelRoll(tx Tx, c Command, res *Result) error {
 	in := c.Payload.(*ParcelRoll)
 	if errs := CheckRoll(in.Parcels); len(errs) > 0 {
 		return errs[0]
+	}
+	if RulesFormat(tx) < DocumentsFormat {
+		for _, p := range in.Parcels {
+			if !p.Mailing.IsZero() {
+				return Errorf(EINVALID, "", "%sthe ledger records owners' mailing addresses only from ledger format %d.", p.where(), DocumentsFormat)
+			}
+		}
 	}
 	plan, err := PlanRoll(in.Parcels, tx)
 	if err != nil {
@@ -237,7 +262,7 @@ func applyParcelRoll(tx Tx, c Command, res *Result) error {
 	for _, l := range plan {
 		counts[l.Change]++
 		if l.Change != RollUnchanged {
-			if err := tx.PutParcel(l.parcel()); err != nil {
+			if err := tx.PutParcel(l.parcelOver(l.Was)); err != nil {
 				return err
 			}
 			o := ParcelOrigin{Parcel: l.ID, CommandID: c.ID, Actor: c.Actor, At: c.At, Source: in.Source, Line: l.Line}
@@ -258,7 +283,7 @@ func applyParcelRoll(tx Tx, c Command, res *Result) error {
 				if name == "" {
 					name = l.parcel().Owner
 				}
-				a = Account{Number: l.Account, Name: name}
+				a = Account{Number: l.Account, Name: name, Mailing: l.Mailing.Clean()}
 				changed = append(changed, l.Account)
 			}
 		}

@@ -55,6 +55,7 @@ func (m *Module) Mount(o *staff.Office) error {
 	o.Page("GET /staff/special-charges", staff.CapReadAssessments, m.showChargesPage)
 	o.Page("POST /staff/special-charges/notices", staff.CapSpecialCharges, m.submitRepairNotice)
 	o.Page("POST /staff/special-charges/notices/{id}/hearing", staff.CapSpecialCharges, m.submitRepairHearing)
+	o.Page("GET /staff/special-charges/notices/{id}/letters.pdf", staff.CapReadAssessments, m.showRepairLetters)
 	o.Page("POST /staff/special-charges", staff.CapSpecialCharges, m.submitSpecialCharge)
 	m.mountAPI(o)
 	o.Nav(staff.CapReadAssessments, "Special assessments", "/staff/assessments")

@@ -7,9 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-pdf/fpdf"
-
 	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/staff"
 )
 
 // showNoticeLetters serves the mail merge of a notice (§5.14(6)): one
@@ -54,14 +53,14 @@ func (m *Module) showNoticeLetters(w http.ResponseWriter, r *http.Request) {
 	var letters []noticeLetter
 	for _, id := range p.District {
 		pc := m.parcelOf(id)
-		if strings.TrimSpace(pc.Owner) == "" || strings.TrimSpace(pc.Address) == "" {
+		if pc.Mailing.IsZero() && (strings.TrimSpace(pc.Owner) == "" || strings.TrimSpace(pc.Address) == "") {
 			continue
 		}
 		row, _ := sched.Row(id)
-		letters = append(letters, noticeLetter{parcel: pc, row: row})
+		letters = append(letters, noticeLetter{parcel: pc, row: row, to: domain.MailTo(domain.Account{}, pc, m.o.Letterhead().SiteCity())})
 	}
 	var buf bytes.Buffer
-	if err := noticeLettersPDF(&buf, p, n, letters, when, m.o.Location()); err != nil {
+	if err := noticeLettersPDF(&buf, m.o.Letterhead(), p, n, letters, when, m.o.Location()); err != nil {
 		m.o.Fail(w, r, err)
 		return
 	}
@@ -70,94 +69,116 @@ func (m *Module) showNoticeLetters(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(buf.Bytes())
 }
 
-// noticeLetter is one letter of a mail merge: the owner's parcel and its
-// row of the schedule.
+// noticeLetter is one letter of a mail merge: the owner's parcel, its
+// row of the schedule, and the envelope's lines (the owner's mailing
+// address when the village knows it, else the parcel's).
 type noticeLetter struct {
 	parcel domain.Parcel
 	row    domain.ScheduleRow
+	to     []string
 }
 
 // noticeLettersPDF writes the letters of a notice, one page each, on the
-// village's letterhead. The PDF's dates are the notice's recording time,
-// so the same notice always renders to the same bytes.
-func noticeLettersPDF(out *bytes.Buffer, p domain.Project, n domain.Notice, letters []noticeLetter, when domain.DateTime, loc *time.Location) error {
-	pdf := fpdf.New("P", "mm", "Letter", "")
-	pdf.SetCreationDate(when.Time(loc))
-	pdf.SetModificationDate(when.Time(loc))
-	pdf.SetCatalogSort(true) // fonts in a fixed order, not a map's
-	pdf.SetTitle("Notice of hearing on special assessments, project "+p.ID, false)
-	pdf.SetAuthor("Village of Belleville, Clerk's office", false)
-	pdf.SetMargins(20, 18, 20)
-	tr := pdf.UnicodeTranslatorFromDescriptor("")
-	para := func(s string) {
-		pdf.SetFont("Helvetica", "", 10)
-		pdf.MultiCell(0, 5, tr(s), "", "L", false)
-		pdf.Ln(2)
-	}
-	for _, l := range letters {
-		pdf.AddPage()
-		pdf.SetFont("Helvetica", "B", 18)
-		pdf.CellFormat(0, 9, tr("Village of Belleville"), "", 1, "L", false, 0, "")
-		pdf.SetFont("Helvetica", "", 10)
-		pdf.CellFormat(0, 5, tr("Office of the Clerk · Belleville, Wisconsin 53508"), "", 1, "L", false, 0, "")
-		pdf.SetDrawColor(29, 58, 95)
-		pdf.SetLineWidth(0.6)
-		y := pdf.GetY() + 2
-		pdf.Line(20, y, 196, y)
-		pdf.Ln(8)
-		pdf.CellFormat(0, 5, tr(n.NoticeOn.String()), "", 1, "L", false, 0, "")
-		pdf.Ln(3)
-		pdf.CellFormat(0, 5, tr(l.parcel.Owner), "", 1, "L", false, 0, "")
-		pdf.CellFormat(0, 5, tr(l.parcel.Address), "", 1, "L", false, 0, "")
-		pdf.CellFormat(0, 5, tr("Belleville, Wisconsin 53508"), "", 1, "L", false, 0, "")
-		pdf.Ln(6)
-		pdf.SetFont("Helvetica", "B", 12)
-		pdf.MultiCell(0, 6, tr("Notice of public hearing on proposed special assessments"), "", "L", false)
-		pdf.Ln(2)
-		para(fmt.Sprintf("The Village Board adopted preliminary resolution %s on %s declaring its intention to levy special assessments for: %s (project %s).", p.Number, p.AdoptedOn, p.Purpose, p.ID))
-		para("The assessment district: " + p.Limits + ".")
-		para(fmt.Sprintf("The report of the %s, with the plans and specifications, the estimate of the cost and the proposed assessment of every parcel, may be inspected at %s.", p.Officer, n.Inspection))
-		para(fmt.Sprintf("The Village Board will hear all interested persons, their agents or attorneys concerning the matters contained in the preliminary resolution and the report on %s at %s.", n.HearingOn, n.HearingAt))
-		pdf.SetFont("Helvetica", "B", 10)
-		pdf.CellFormat(0, 6, tr("Your parcel "+l.parcel.ID), "B", 1, "L", false, 0, "")
-		pdf.SetFont("Helvetica", "", 10)
-		row := func(k, v string) {
-			pdf.CellFormat(110, 5.5, tr(k), "", 0, "L", false, 0, "")
-			pdf.CellFormat(0, 5.5, tr(v), "", 1, "R", false, 0, "")
-		}
-		for i, line := range l.row.Lines {
+// office's letter layout, dated the day the notice was given. The PDF's
+// dates are the notice's recording time, so the same notice always
+// renders to the same bytes.
+func noticeLettersPDF(out *bytes.Buffer, head staff.Letterhead, p domain.Project, n domain.Notice, letters []noticeLetter, when domain.DateTime, loc *time.Location) error {
+	l := staff.NewLetter(head, "Notice of hearing on special assessments, project "+p.ID, when.Time(loc))
+	for _, x := range letters {
+		l.Start(staff.LetterStart{Date: n.NoticeOn, To: x.to, Refs: [][2]string{{"Project", p.ID}, {"Parcel", x.parcel.ID}, {"Hearing", staff.LongDate(n.HearingOn)}},
+			Heading: "Notice of public hearing on proposed special assessments"})
+		l.Para(fmt.Sprintf("The Village Board adopted preliminary resolution %s on %s declaring its intention to levy special assessments for: %s (project %s).", p.Number, staff.LongDate(p.AdoptedOn), p.Purpose, p.ID))
+		l.Para(staff.Sentence("The assessment district: " + p.Limits))
+		l.Para(staff.Sentence(fmt.Sprintf("The report of the %s, with the plans and specifications, the estimate of the cost and the proposed assessment of every parcel, may be inspected at %s", p.Officer, n.Inspection)))
+		l.Para(staff.Sentence(fmt.Sprintf("The Village Board will hear all interested persons, their agents or attorneys concerning the matters contained in the preliminary resolution and the report on %s at %s", staff.LongDate(n.HearingOn), n.HearingAt)))
+		l.Heading("Your parcel " + x.parcel.ID)
+		var rows [][2]string
+		for i, line := range x.row.Lines {
 			label := "Assessment of benefits: " + p.Improvements[i]
 			if line.Separate {
 				label += " (assessed separately: you objected to combining it)"
 			}
-			row(label, "$"+line.Assessment.String())
+			rows = append(rows, [2]string{label, staff.Dollars(line.Assessment)})
 		}
-		if l.row.Exempt {
-			row("Exempt by law: the village pays this parcel's share", "$"+l.row.VillagePays.String())
-		} else if l.row.VillagePays.IsPositive() {
-			row("Corner lot deduction, paid by the village", "$"+l.row.VillagePays.String())
+		if x.row.Exempt {
+			rows = append(rows, [2]string{"Exempt by law: the village pays this parcel's share", staff.Dollars(x.row.VillagePays)})
+		} else if x.row.VillagePays.IsPositive() {
+			rows = append(rows, [2]string{"Corner lot deduction, paid by the village", staff.Dollars(x.row.VillagePays)})
 		}
-		if l.row.Damages.IsPositive() {
-			row("Damages awarded", "-$"+l.row.Damages.String())
+		if x.row.Damages.IsPositive() {
+			rows = append(rows, [2]string{"Damages awarded", staff.Dollars(x.row.Damages.Neg())})
 		}
-		pdf.SetFont("Helvetica", "B", 10)
-		row("Proposed assessment", "$"+l.row.Net.String())
-		if l.row.Compensation.IsPositive() {
-			row("Compensation owed to you", "$"+l.row.Compensation.String())
+		rows = append(rows, [2]string{"=Proposed assessment", staff.Dollars(x.row.Net)})
+		if x.row.Compensation.IsPositive() {
+			rows = append(rows, [2]string{"Compensation owed to you", staff.Dollars(x.row.Compensation)})
 		}
-		pdf.Ln(4)
+		l.Figures(rows)
 		installments := "The number of installments will be determined at the hearing."
 		if p.Installments > 0 {
 			installments = fmt.Sprintf("The assessment may be paid in %d installments.", p.Installments)
 		}
-		para(installments)
-		pdf.SetFont("Helvetica", "", 8)
-		pdf.MultiCell(0, 4, tr("Notice given under §5.14(6) of the Village of Belleville Code of Ordinances by "+n.Method+" on "+n.NoticeOn.String()+"; this copy is mailed to each interested person whose address is known."), "", "L", false)
+		l.Para(installments)
+		l.Small("Notice given under §5.14(6) of the " + head.VillageName() + " Code of Ordinances by " + n.Method + " on " + staff.LongDate(n.NoticeOn) + "; this copy is mailed to each interested person whose address is known.")
+		l.End()
 	}
 	if len(letters) == 0 {
-		pdf.AddPage()
-		pdf.SetFont("Helvetica", "", 10)
-		pdf.MultiCell(0, 5, tr("No owner of the district has a known address: no letter to mail."), "", "L", false)
+		l.Start(staff.LetterStart{Date: n.NoticeOn, Heading: "Notice of public hearing on proposed special assessments"})
+		l.Para("No owner of the district has a known address: no letter to mail.")
+		l.End()
 	}
-	return pdf.Output(out)
+	return l.Output(out)
+}
+
+// showRepairLetters serves the mail merge of a repair hearing's notice
+// (§5.14(13)): a copy for every interested person whose post office
+// address is known, one letter a page, dated the day it is mailed.
+func (m *Module) showRepairLetters(w http.ResponseWriter, r *http.Request) {
+	ns, err := m.o.Reads().RepairNotices()
+	if err != nil {
+		m.o.Fail(w, r, err)
+		return
+	}
+	var n domain.RepairHearingNotice
+	for _, x := range ns {
+		if x.ID == r.PathValue("id") {
+			n = x
+		}
+	}
+	if n.ID == "" {
+		m.o.Fail(w, r, domain.Errorf(domain.ENOTFOUND, "§5.14(13)", "There is no repair notice %q.", r.PathValue("id")))
+		return
+	}
+	head := m.o.Letterhead()
+	l := m.o.NewLetter("Notice of hearing on "+strings.ToLower(strings.TrimPrefix(domain.ChargeTitle(n.Category), "Special charge: ")), n.At.Time(m.o.Location()))
+	what := strings.TrimSuffix(strings.TrimPrefix(domain.ChargeTitle(n.Category), "Special charge: "), " (§5.14(13))")
+	sent := 0
+	for _, id := range n.Parcels {
+		pc := m.parcelOf(id)
+		if pc.Mailing.IsZero() && (strings.TrimSpace(pc.Owner) == "" || strings.TrimSpace(pc.Address) == "") {
+			continue
+		}
+		sent++
+		l.Start(staff.LetterStart{Date: n.MailedOn, To: domain.MailTo(domain.Account{}, pc, head.SiteCity()), Refs: [][2]string{{"Notice", n.ID}, {"Parcel", pc.ID}, {"Hearing", staff.LongDate(n.HearingOn)}},
+			Heading: "Notice of hearing on " + what})
+		l.Para(staff.Sentence(fmt.Sprintf("On %s, at %s, the Village Board will hold a hearing on whether the following service shall be performed: %s, %s", staff.LongDate(n.HearingOn), n.HearingAt, what, n.Description)))
+		l.Para(fmt.Sprintf("If the service is performed, its cost may be charged to the property served, including your parcel %s at %s, as a special charge under §5.14(13) of the Village Code and Wis. Stat. 66.0809. A special charge is not payable in installments; if it is not paid within the period the Village Board fixes, it becomes a lien on the property and is placed on the tax roll.", pc.ID, pc.Address))
+		published := "posted in three places in the village"
+		if n.Newspaper != "" {
+			published = "published in the " + n.Newspaper
+		}
+		l.Para(fmt.Sprintf("This notice was %s on %s and is mailed to every interested person whose post office address is known, at least ten days before the hearing.", published, staff.LongDate(n.PublishedOn)))
+		l.Sign("Clerk's office")
+		l.End()
+	}
+	if sent == 0 {
+		l.Start(staff.LetterStart{Date: n.MailedOn, Heading: "Notice of hearing on " + what})
+		l.Para("No owner of these parcels has a known address: no letter to mail.")
+		l.End()
+	}
+	var buf bytes.Buffer
+	if err := l.Output(&buf); err != nil {
+		m.o.Fail(w, r, err)
+		return
+	}
+	staff.ServePDF(w, "repair-notice-"+n.ID+".pdf", buf.Bytes())
 }

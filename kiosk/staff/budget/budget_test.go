@@ -204,6 +204,14 @@ func TestBudgetCycleByHand(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/pdf" || string(pdf) != "%PDF-" {
 		t.Fatalf("summary PDF: %d %s %q", resp.StatusCode, resp.Header.Get("Content-Type"), pdf)
 	}
+	// The notice is dated as the clerk chooses, and a time at the end of
+	// its sentence takes one period.
+	st, _, body := clerk.GetPDF("/staff/budget/2027/summary.pdf?hearing=2026-11-04&date=2026-10-15&time=" + url.QueryEscape("6:30 p.m.") + "&place=" + url.QueryEscape("the Village Hall."))
+	pages := stafftest.PDFPages(t, body)
+	if text := stafftest.PageText(pages[0]); st != http.StatusOK || !strings.Contains(text, "Dated October 15, 2026") || strings.Contains(text, "Hall..") {
+		t.Fatalf("the notice: %d\n%s", st, text)
+	}
+	stafftest.CheckLetter(t, pages)
 
 	// The notice, the hearing (refused when the notice was late) and the adoption.
 	at(h, "2026-10-22", 9, everyone...)

@@ -84,8 +84,13 @@ func (m *Module) showSummaryPDF(w http.ResponseWriter, r *http.Request) {
 		m.o.Fail(w, r, err)
 		return
 	}
+	dated, err := m.o.LetterDate(r)
+	if err != nil {
+		m.o.Fail(w, r, err)
+		return
+	}
 	var buf bytes.Buffer
-	if err := SummaryPDF(&buf, bv, hearing, at, place, bv.Budget.Changed.Time(m.o.Location())); err != nil {
+	if err := SummaryPDF(&buf, bv, hearing, at, place, dated, bv.Budget.Changed.Time(m.o.Location())); err != nil {
 		m.o.Fail(w, r, err)
 		return
 	}
@@ -95,12 +100,14 @@ func (m *Module) showSummaryPDF(w http.ResponseWriter, r *http.Request) {
 }
 
 // SummaryPDF writes the class 1 notice of the hearing on the budget of
-// bv's year, with its summary (§5.02(5)): the same budget version and the
-// same hearing render the same bytes (the PDF is dated with the
-// version's change).
-func SummaryPDF(out *bytes.Buffer, bv domain.BudgetView, hearing domain.Date, at, place string, stamp time.Time) error {
+// bv's year, with its summary (§5.02(5)), dated dated (the notice's legal
+// date, which the clerk chooses): the same budget version, hearing and
+// date render the same bytes (the PDF's own dates are the version's
+// change).
+func SummaryPDF(out *bytes.Buffer, bv domain.BudgetView, hearing domain.Date, at, place string, dated domain.Date, stamp time.Time) error {
 	s := bv.Summary
 	pdf := fpdf.New("P", "mm", "Letter", "")
+	pdf.SetCompression(false) // its text stays searchable, as the office's other notices
 	pdf.SetCreationDate(stamp)
 	pdf.SetModificationDate(stamp)
 	pdf.SetTitle(fmt.Sprintf("Notice of budget hearing %d", s.Year), false)
@@ -113,9 +120,9 @@ func SummaryPDF(out *bytes.Buffer, bv domain.BudgetView, hearing domain.Date, at
 	pdf.CellFormat(0, 7, tr(fmt.Sprintf("NOTICE OF PUBLIC HEARING ON THE PROPOSED %d BUDGET", s.Year)), "", 1, "C", false, 0, "")
 	pdf.SetFont("Helvetica", "", 10)
 	pdf.Ln(2)
-	pdf.MultiCell(0, 5, tr(fmt.Sprintf("NOTICE IS HEREBY GIVEN that the Village Board of the Village of Belleville will hold a public hearing on the proposed %d budget on %s at %s at %s. "+
-		"The proposed budget in detail is available for inspection at the Village Hall and on the kiosk there during regular office hours. The following is a summary of the proposed budget (Wis. Stat. 65.90; Village Code §5.02(5)).",
-		s.Year, longDate(hearing), at, place)), "", "J", false)
+	pdf.CellFormat(0, 5, tr("Dated "+staff.LongDate(dated)), "", 1, "R", false, 0, "")
+	pdf.MultiCell(0, 5, tr(staff.Sentence(fmt.Sprintf("NOTICE IS HEREBY GIVEN that the Village Board of the Village of Belleville will hold a public hearing on the proposed %d budget on %s at %s at %s", s.Year, longDate(hearing), at, place))+" "+
+		"The proposed budget in detail is available for inspection at the Village Hall and on the kiosk there during regular office hours. The following is a summary of the proposed budget (Wis. Stat. 65.90; Village Code §5.02(5))."), "", "J", false)
 	pdf.Ln(3)
 	widths := []float64{70, 30, 30, 30, 20}
 	header := func(title string) {
@@ -167,11 +174,18 @@ func SummaryPDF(out *bytes.Buffer, bv domain.BudgetView, hearing domain.Date, at
 	header("Fund balances (beginning / year end)")
 	for _, b := range s.Balances {
 		cells := []string{b.Label, dollars(b.Preceding) + " / " + dollars(b.PrecedingEnd), dollars(b.InEffect) + " / " + dollars(b.InEffectEnd), dollars(b.Proposed) + " / " + dollars(b.ProposedEnd), b.Change}
-		pdf.SetFont("Helvetica", "", 7.5)
 		for i, c := range cells {
 			align := "R"
 			if i == 0 {
 				align = "L"
+			}
+			// Two amounts share a cell: the type shrinks until they fit
+			// its column rather than run into the next one.
+			size := 7.5
+			pdf.SetFont("Helvetica", "", size)
+			for size > 5 && pdf.GetStringWidth(tr(c)) > widths[i]-2*pdf.GetCellMargin() {
+				size -= 0.25
+				pdf.SetFont("Helvetica", "", size)
 			}
 			pdf.CellFormat(widths[i], 5.5, tr(c), "1", 0, align, false, 0, "")
 		}

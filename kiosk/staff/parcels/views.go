@@ -22,4 +22,35 @@ type RollRow struct {
 	Parcel, Address, County, Owner      string
 	Floodplain                          bool
 	Change, Was, Account, AccountChange string
+	Mailing                             string // the line's mailing address, one line
+}
+
+// Parcel is a parcel's page: the county roll's word on it, the owner's
+// mailing address, and the accounts billed for it.
+type Parcel struct {
+	ID, Address, County, Owner string
+	Floodplain                 bool
+	MailTo                     []string // where its bills go, as on the envelope
+	Accounts                   []string
+	Form                       MailingForm
+	CanEdit                    bool
+	Saved                      bool
+}
+
+// MailingForm records a mailing address; Action is where it posts.
+type MailingForm struct {
+	Action                                  string
+	Name, Street, Street2, City, State, ZIP string
+	Error                                   string
+	// Enabled is false until the cluster's ledger records mailing
+	// addresses (ledger format 7).
+	Enabled bool
+}
+
+// AccountMailing is the page recording an account's mailing address.
+type AccountMailing struct {
+	Number, Name string
+	MailTo       []string
+	Form         MailingForm
+	Saved        bool
 }

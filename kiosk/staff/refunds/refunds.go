@@ -7,6 +7,7 @@
 package refunds
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -32,6 +33,7 @@ func (m *Module) Mount(o *staff.Office) error {
 	o.Page("GET /staff/returned-checks/new", staff.CapReturns, m.showReturnCheckPage)
 	o.Page("POST /staff/returned-checks", staff.CapReturns, m.submitReturnCheck)
 	o.Page("GET /staff/returned-checks/{id}", staff.CapReadCash, m.showReturnedCheckPage)
+	o.Page("GET /staff/returned-checks/{id}/notice.pdf", staff.CapReadCash, m.showReturnedCheckPDF)
 	o.Page("GET /staff/refunds", staff.CapReadCash, m.showRefundsPage)
 	o.Page("POST /staff/refunds/{command}/approve", staff.CapRefundApprove, m.submitRefundApprove)
 	o.Page("POST /staff/refunds/{command}/check", staff.CapRefundCheck, m.submitRefundCheck)
@@ -84,14 +86,24 @@ func (m *Module) submitReturnCheck(w http.ResponseWriter, r *http.Request) {
 	m.o.Redirect(w, r, "/staff/returned-checks/"+in.ReturnID)
 }
 
-// showReturnedCheckPage is the notice to the payer, to print and mail.
+// showReturnedCheckPage is the returned check: the notice to the payer,
+// whose PDF is mailed, and the office's internal referral note beside it.
 func (m *Module) showReturnedCheckPage(w http.ResponseWriter, r *http.Request) {
 	rec, err := m.o.Reads().ReturnedCheck(r.PathValue("id"))
 	if err != nil {
 		m.o.Fail(w, r, err)
 		return
 	}
-	v := ReturnedCheck{ID: rec.ID, BillID: rec.BillID, Account: rec.Account, Reference: rec.Payment.Reference, PaidOn: rec.Payment.At.Date.String(), ReturnedOn: rec.ReturnedOn.String(), Amount: rec.Payment.Amount.String(), Fee: rec.Fee.String(), Owed: rec.Owed.String(), FeeBillID: rec.FeeBillID, Referral: rec.Referral, CommandID: rec.CommandID}
+	v, _, _ := m.returnedCheckView(rec, m.o.Today())
+	v.PDF = "/staff/returned-checks/" + rec.ID + "/notice.pdf"
+	m.o.Render(w, r, http.StatusOK, ReturnedCheckPage(m.o.Frame(r, "Returned check "+rec.ID), v))
+}
+
+// returnedCheckView is a returned check's notice as of a day, with what
+// is owed on the bill and in all that day (zero when the bill cannot be
+// read: the record's check and fee are owed).
+func (m *Module) returnedCheckView(rec domain.ReturnedCheckRecord, on domain.Date) (v ReturnedCheck, balance, owed domain.Money) {
+	v = ReturnedCheck{ID: rec.ID, BillID: rec.BillID, Account: rec.Account, Reference: rec.Payment.Reference, PaidOn: rec.Payment.At.Date.String(), ReturnedOn: rec.ReturnedOn.String(), Amount: rec.Payment.Amount.String(), Fee: rec.Fee.String(), Owed: rec.Owed.String(), FeeBillID: rec.FeeBillID, Referral: rec.Referral, CommandID: rec.CommandID}
 	if rc, err := m.o.Ledger().Receipt(rec.Payment.Receipt); err == nil {
 		v.Payer = rc.Payer
 	}
@@ -105,13 +117,84 @@ func (m *Module) showReturnedCheckPage(w http.ResponseWriter, r *http.Request) {
 				fee = &fb
 			}
 		}
-		if bal, total, err := domain.ReturnedCheckOwed(b, fee, m.o.Today(), m.o.Ledger().Params()); err == nil {
+		if bal, total, err := domain.ReturnedCheckOwed(b, fee, on, m.o.Ledger().Params()); err == nil {
 			// One figure, the interest in it: never "plus the interest" on
 			// top of a figure that already holds it.
-			v.BillBalance, v.Owed, v.OwedOn = bal.String(), total.String(), m.o.Today().String()
+			v.BillBalance, v.Owed, v.OwedOn = bal.String(), total.String(), on.String()
+			balance, owed = bal, total
 		}
 	}
-	m.o.Render(w, r, http.StatusOK, ReturnedCheckPage(m.o.Frame(r, "Returned check "+rec.ID), v))
+	return v, balance, owed
+}
+
+// showReturnedCheckPDF is the notice to the payer as a letter dated
+// ?date= (default today), to mail: what the page shows, without the
+// office's referral note, which is internal.
+func (m *Module) showReturnedCheckPDF(w http.ResponseWriter, r *http.Request) {
+	on, err := m.o.LetterDate(r)
+	if err != nil {
+		m.o.Fail(w, r, err)
+		return
+	}
+	rec, err := m.o.Reads().ReturnedCheck(r.PathValue("id"))
+	if err != nil {
+		m.o.Fail(w, r, err)
+		return
+	}
+	if on.Before(rec.ReturnedOn) {
+		m.o.Fail(w, r, domain.Errorf(domain.EINVALID, "§5.20", "The notice cannot be dated %s, before the check came back on %s.", on, rec.ReturnedOn))
+		return
+	}
+	v, balance, total := m.returnedCheckView(rec, on)
+	var a domain.Account
+	if x, err := m.o.Ledger().Account(rec.Account); err == nil {
+		a = x
+	}
+	var pc domain.Parcel
+	if x, err := m.o.Ledger().Parcel(rec.Parcel); err == nil {
+		pc = x
+	}
+	to := domain.MailTo(a, pc, m.o.Letterhead().SiteCity())
+	if v.Payer != "" && a.Mailing.IsZero() && pc.Mailing.IsZero() {
+		to[0] = v.Payer
+	}
+	l := m.o.NewLetter("Notice of returned check "+rec.ID, time.Date(on.Year(), on.Month(), on.Day(), 9, 0, 0, 0, m.o.Location()))
+	owed := rec.Owed
+	if v.OwedOn != "" {
+		owed = total
+	}
+	refs := [][2]string{{"Account", rec.Account}, {"Bill", rec.BillID}, {"Amount owed", staff.Dollars(owed)}}
+	stub := [][2]string{{"Account", rec.Account}, {"Bill", rec.BillID}}
+	if rec.FeeBillID != "" {
+		stub = append(stub, [2]string{"Fee bill", rec.FeeBillID})
+	}
+	stub = append(stub, [2]string{"Amount owed", staff.Dollars(owed)})
+	l.Start(staff.LetterStart{Date: on, To: to, Refs: refs, Heading: "Notice of returned check",
+		Stub: &staff.Stub{Rows: stub, PayTo: "Pay in cash, by money order or by cashier's check, payable to the " + m.o.Letterhead().VillageName() + "; a personal check is not taken for this debt."}})
+	check := "Your check"
+	if rec.Payment.Reference != "" {
+		check += " no. " + rec.Payment.Reference
+	}
+	l.Para(fmt.Sprintf("%s for %s, received %s in payment of bill %s, was returned unpaid by your bank on or before %s.", check, staff.Dollars(rec.Payment.Amount), staff.LongDate(rec.Payment.At.Date), rec.BillID, staff.LongDate(rec.ReturnedOn)))
+	fee := ""
+	if rec.FeeBillID != "" {
+		fee = " (bill " + rec.FeeBillID + ")"
+	}
+	l.Para(fmt.Sprintf("Under §5.20 of the Village Code the payment is reversed and a returned check fee of %s is charged%s.", staff.Dollars(rec.Fee), fee))
+	if v.OwedOn != "" {
+		l.Figures([][2]string{{"Bill " + rec.BillID + ", its interest counted as though the check had not been paid", staff.Dollars(balance)}, {"Returned check fee", staff.Dollars(rec.Fee)}, {"=Owed as of " + staff.LongDate(on), staff.Dollars(total)}})
+		l.Para("Interest on the bill continues each month under §5.10 until it is paid.")
+	} else {
+		l.Figures([][2]string{{"The check", staff.Dollars(rec.Payment.Amount)}, {"Returned check fee", staff.Dollars(rec.Fee)}, {"=Owed", staff.Dollars(rec.Owed)}})
+	}
+	l.Para("Please pay in cash, by money order or by cashier's check, at the clerk's window or by mail with the stub below.")
+	l.Sign("Clerk's office")
+	var buf bytes.Buffer
+	if err := l.Output(&buf); err != nil {
+		m.o.Fail(w, r, err)
+		return
+	}
+	staff.ServePDF(w, "returned-check-"+rec.ID+".pdf", buf.Bytes())
 }
 
 // showRefundsPage is the refund queue (§5.07(1)): overpayments by their

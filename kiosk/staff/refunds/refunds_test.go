@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/staff"
 	"github.com/villagehall/appliance/kiosk/staff/stafftest"
 )
 
@@ -94,6 +95,34 @@ func TestReturnedCheckAndRefund(t *testing.T) {
 	}
 	if notice := p.Text("returned-notice"); strings.Contains(notice, "plus the interest") || !strings.Contains(notice, "interest counted as though the check had not been paid") {
 		t.Fatalf("notice: %q", notice)
+	}
+	// The notice to mail is a letter dated as the clerk chooses, to the
+	// account's parcel in the envelope's window, without the office's
+	// referral note.
+	id := strings.TrimPrefix(p.Location, "/staff/returned-checks/")
+	if id == "" {
+		id = strings.TrimPrefix(p.Doc.Find(`[data-testid="returned-pdf"]`).AttrOr("href", ""), "/staff/returned-checks/")
+		id = strings.TrimSuffix(id, "/notice.pdf")
+	}
+	today := domain.DateOf(h.Now().In(h.Loc))
+	st, ct, body := tr.GetPDF("/staff/returned-checks/" + id + "/notice.pdf?date=" + today.String())
+	if st != http.StatusOK || ct != "application/pdf" {
+		t.Fatalf("notice PDF of %q: %d %s %.200s", id, st, ct, body)
+	}
+	pages := stafftest.PDFPages(t, body)
+	stafftest.CheckLetter(t, pages)
+	stafftest.InWindow(t, pages[0], staff.AddressWindow, []string{"11 Main St", "Belleville, WI 53508"})
+	text := stafftest.PageText(pages[0])
+	for _, want := range []string{staff.LongDate(today), "Notice of returned check", staff.Dollars(fig.Balance.Add(fee)), "Tear off"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the notice PDF does not say %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "Second returned check") {
+		t.Error("the notice PDF prints the internal referral note")
+	}
+	if st, _, _ := tr.GetPDF("/staff/returned-checks/" + id + "/notice.pdf?date=2020-01-01"); st != http.StatusUnprocessableEntity {
+		t.Errorf("a notice dated before the return: %d", st)
 	}
 	if len(b.Payments) != 0 {
 		t.Fatal("the returned check's payment is still on the bill")

@@ -15,6 +15,7 @@ type ReturnedCheck struct {
 	PaidOn, ReturnedOn, Amount, Fee, Owed, FeeBillID   string
 	Referral, CommandID, BillBalance                   string
 	OwedOn                                             string // the day Owed and BillBalance are as of ("": Owed is the record's check + fee)
+	PDF                                                string // the notice to mail
 }
 
 // Refunds is the refund queue (§5.07(1)).

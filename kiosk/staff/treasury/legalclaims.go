@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-pdf/fpdf"
-
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
 )
@@ -237,8 +235,20 @@ func (m *Module) showDisallowancePDF(w http.ResponseWriter, r *http.Request) {
 		m.o.Fail(w, r, domain.Errorf(domain.ECONFLICT, "§5.08", "Claim %s was not disallowed by the board: there is no notice of disallowance.", l.ID))
 		return
 	}
+	on, err := m.o.LetterDate(r)
+	if err != nil {
+		m.o.Fail(w, r, err)
+		return
+	}
+	if l.Notice != nil && r.URL.Query().Get("date") == "" {
+		on = l.Notice.On // the served notice is dated the day it was served
+	}
+	if on.Before(l.Decision.On) {
+		m.o.Fail(w, r, domain.Errorf(domain.EINVALID, "§5.08", "The notice cannot be dated %s, before the board disallowed the claim on %s.", on, l.Decision.On))
+		return
+	}
 	var buf bytes.Buffer
-	if err := disallowancePDF(&buf, l, m.o.Ledger().Params(), m.o.Location()); err != nil {
+	if err := disallowancePDF(&buf, m.o.Letterhead(), l, on, m.o.Ledger().Params(), m.o.Location()); err != nil {
 		m.o.Fail(w, r, err)
 		return
 	}
@@ -258,79 +268,56 @@ func fileSafe(id string) string {
 	}, id)
 }
 
-// disallowancePDF writes the notice of disallowance. Until the notice is
-// served it is the letter to mail (dated the board's decision, service
-// "on the day it is served"); once served it states the day and the
-// certified-mail number and the last day for suit. Its dates come from the
-// record, so the same record always renders to the same bytes.
-func disallowancePDF(out *bytes.Buffer, l domain.LegalClaimRecord, params *domain.Params, loc *time.Location) error {
-	stamp := l.Decision.At
-	if l.Notice != nil {
-		stamp = l.Notice.At
-	}
-	pdf := fpdf.New("P", "mm", "Letter", "")
-	pdf.SetCompression(false) // a short letter; its text stays searchable
-	pdf.SetCreationDate(stamp.Time(loc))
-	pdf.SetModificationDate(stamp.Time(loc))
-	pdf.SetTitle("Notice of disallowance of claim "+l.ID, false)
-	pdf.SetAuthor("Village of Belleville", false)
-	pdf.SetMargins(22, 20, 22)
-	pdf.AddPage()
-	tr := pdf.UnicodeTranslatorFromDescriptor("")
-
-	pdf.SetFont("Helvetica", "B", 18)
-	pdf.CellFormat(0, 9, tr("Village of Belleville"), "", 1, "L", false, 0, "")
-	pdf.SetFont("Helvetica", "", 10)
-	pdf.CellFormat(0, 5, tr("Belleville, Wisconsin 53508"), "", 1, "L", false, 0, "")
-	pdf.SetDrawColor(29, 58, 95)
-	pdf.SetLineWidth(0.6)
-	y := pdf.GetY() + 2
-	pdf.Line(22, y, 194, y)
-	pdf.Ln(8)
-
-	pdf.SetFont("Helvetica", "", 10)
+// disallowancePDF writes the notice of disallowance, dated on (the day
+// it is served once it is, else the day the clerk chose), to the
+// claimant's address in the envelope's window. Until the notice is served
+// it is the letter to mail ("by certified mail"); once served it states
+// the day and the certified-mail number and the last day for suit. The
+// same record and date always render the same bytes.
+func disallowancePDF(out *bytes.Buffer, head staff.Letterhead, l domain.LegalClaimRecord, on domain.Date, params *domain.Params, loc *time.Location) error {
+	village := head.VillageName()
+	doc := staff.NewLetter(head, "Notice of disallowance of claim "+l.ID, time.Date(on.Year(), on.Month(), on.Day(), 9, 0, 0, 0, loc))
 	mailed := "By certified mail"
 	if l.Notice != nil {
-		mailed = fmt.Sprintf("By certified mail No. %s, served %s", l.Tracking, l.Notice.On)
+		mailed = fmt.Sprintf("Certified mail No. %s, served %s", l.Tracking, staff.LongDate(l.Notice.On))
 	}
-	for _, line := range []string{mailed, "", l.Claimant, l.Address} {
-		pdf.CellFormat(0, 5.5, tr(line), "", 1, "L", false, 0, "")
-	}
-	pdf.Ln(6)
-	pdf.SetFont("Helvetica", "B", 13)
-	pdf.CellFormat(0, 7, tr("Notice of Disallowance of Claim"), "", 1, "L", false, 0, "")
-	pdf.SetFont("Helvetica", "", 10)
-	field := func(k, v string) {
-		pdf.SetFont("Helvetica", "B", 10)
-		pdf.CellFormat(48, 5.5, tr(k), "", 0, "L", false, 0, "")
-		pdf.SetFont("Helvetica", "", 10)
-		pdf.MultiCell(0, 5.5, tr(v), "", "L", false)
-	}
-	field("Claim", l.ID)
-	field("Claimant", l.Claimant)
-	field("Against", l.Against)
-	field("Itemized claim served", l.ClaimOn.String())
-	field("Amount claimed", dollars(l.Amount))
-	field("Disallowed by the board", l.Decision.On.String()+" ("+l.Meeting+")")
-	pdf.Ln(4)
-	body := fmt.Sprintf("Please take notice that the Village Board of the Village of Belleville disallowed the claim described above on %s, under section 893.80(1g) of the Wisconsin Statutes and section 5.08 of the Village's Municipal Code.", l.Decision.On)
-	pdf.MultiCell(0, 5.5, tr(body), "", "L", false)
-	pdf.Ln(3)
-	pdf.SetFont("Helvetica", "B", 10)
-	limit := "No action on the claim may be brought against the Village, or against any of its officers, officials, agents or employees, after six (6) months from the date of service of this notice of disallowance."
-	pdf.MultiCell(0, 5.5, tr(limit), "", "L", false)
-	pdf.SetFont("Helvetica", "", 10)
+	doc.Start(staff.LetterStart{Date: on, To: append([]string{l.Claimant}, addressLines(l.Address)...),
+		Refs: [][2]string{{"Claim", l.ID}}, Heading: "Notice of Disallowance of Claim"})
+	doc.Small(mailed + ".")
+	doc.Figures([][2]string{{"Claimant: " + l.Claimant, ""}, {"Against: " + l.Against, ""}, {"Itemized claim served", staff.LongDate(l.ClaimOn)}, {"Disallowed by the board", staff.LongDate(l.Decision.On)}, {"Amount claimed", dollars(l.Amount)}})
+	doc.Small("The board's decision: " + l.Meeting + ".")
+	doc.Para(fmt.Sprintf("Please take notice that the Village Board of the %s disallowed the claim described above on %s, under section 893.80(1g) of the Wisconsin Statutes and section 5.08 of the Village's Municipal Code.", village, staff.LongDate(l.Decision.On)))
+	doc.Strong("No action on the claim may be brought against the Village, or against any of its officers, officials, agents or employees, after six (6) months from the date of service of this notice of disallowance.")
 	if l.Notice != nil {
 		d, ok, err := l.Deadlines(params)
 		if err != nil {
 			return err
 		}
 		if ok && !d.SuitDeadline.IsZero() {
-			pdf.Ln(2)
-			pdf.MultiCell(0, 5.5, tr(fmt.Sprintf("This notice was served on %s; the six months end on %s.", l.Notice.On, d.SuitDeadline)), "", "L", false)
+			doc.Para(fmt.Sprintf("This notice was served on %s; the six months end on %s.", staff.LongDate(l.Notice.On), staff.LongDate(d.SuitDeadline)))
 		}
 	}
-	pdf.Ln(10)
-	pdf.CellFormat(0, 5.5, tr("Village Administrator, Village of Belleville"), "", 1, "L", false, 0, "")
-	return pdf.Output(out)
+	doc.Sign("Village Administrator")
+	return doc.Output(out)
+}
+
+// addressLines splits an address typed on one line at its commas, or on
+// several lines at their ends, into the lines of an envelope: "12 Oak
+// St, Belleville, WI 53508" gives "12 Oak St" and "Belleville, WI 53508"
+// (the city stays with its state and ZIP).
+func addressLines(s string) []string {
+	var parts []string
+	for _, l := range strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' }) {
+		for _, p := range strings.Split(l, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				parts = append(parts, p)
+			}
+		}
+	}
+	// "City, ST 12345": the last two parts make one line when the last
+	// is a state and a ZIP code.
+	if n := len(parts); n >= 2 && len(strings.Fields(parts[n-1])) == 2 && len(strings.Fields(parts[n-1])[0]) == 2 {
+		parts = append(parts[:n-2], parts[n-2]+", "+parts[n-1])
+	}
+	return parts
 }

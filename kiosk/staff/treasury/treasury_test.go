@@ -154,6 +154,18 @@ func TestLegalClaimFromNoticeToLetter(t *testing.T) {
 	if ct != "application/pdf" || !strings.HasPrefix(pdf, "%PDF-") || !strings.Contains(pdf, "six \\(6\\) months") || !strings.Contains(pdf, "Dana Roe") {
 		t.Fatalf("letter: %s, %d bytes", ct, len(pdf))
 	}
+	// Until it is served the notice is dated as the clerk chooses (today
+	// by default), addressed through the envelope's window.
+	_, pdf = fetch(t, admin, base+"/disallowance.pdf?date=2026-11-10")
+	pages := stafftest.PDFPages(t, pdf)
+	stafftest.CheckLetter(t, pages)
+	stafftest.InWindow(t, pages[0], staff.AddressWindow, []string{"Dana Roe"})
+	if text := stafftest.PageText(pages[0]); !strings.Contains(text, "November 10, 2026") {
+		t.Fatalf("the letter is not dated:\n%s", text)
+	}
+	if st, _, _ := admin.GetPDF(base + "/disallowance.pdf?date=2026-11-09"); st != http.StatusUnprocessableEntity {
+		t.Fatalf("a notice dated before the decision: %d", st)
+	}
 	h.SetClock(time.Date(2026, time.November, 11, 9, 0, 0, 0, h.Loc))
 	admin.Login("admin", stafftest.Password)
 	admin.Get(base)
@@ -166,7 +178,7 @@ func TestLegalClaimFromNoticeToLetter(t *testing.T) {
 		t.Fatalf("start page suit deadline: %q", a)
 	}
 	_, pdf = fetch(t, admin, base+"/disallowance.pdf")
-	if !strings.Contains(pdf, "9407 1118 9876 5000 1234 56") || !strings.Contains(pdf, "2027-05-11") {
+	if !strings.Contains(pdf, "9407 1118 9876 5000 1234 56") || !strings.Contains(pdf, "May 11, 2027") || !strings.Contains(pdf, "November 11, 2026") {
 		t.Fatal("the served letter lacks its certified-mail number or the last day for suit")
 	}
 	// Who may not: the clerk and the treasurer do not see legal claims.
