@@ -119,13 +119,13 @@ func (m *Module) alerts(ctx context.Context, who staff.Who) ([]staffview.Alert, 
 		if q.DueOn().Before(today) {
 			text = fmt.Sprintf("The room tax return for %s was due on %s: file it now (a late return owes the late filing fee).", q, q.DueOn())
 		}
-		return []staffview.Alert{{TestID: "alert-room-tax-due", Text: text, URL: "/staff/room-tax"}}, nil
+		return []staffview.Alert{{TestID: "alert-room-tax-due", Text: text, URL: "/staff/room-tax", Due: q.DueOn().String()}}, nil
 	case domain.RoleTreasurer:
 		ops, err := m.o.Reads().RoomTaxOperators()
 		if err != nil {
 			return nil, err
 		}
-		n := 0
+		n, oldest := 0, domain.Date{}
 		for _, op := range ops {
 			due, err := m.unfiled(op, today)
 			if err != nil {
@@ -134,11 +134,14 @@ func (m *Module) alerts(ctx context.Context, who staff.Who) ([]staffview.Alert, 
 			for _, q := range due {
 				if q.DueOn().Before(today) {
 					n++
+					if oldest.IsZero() || q.DueOn().Before(oldest) {
+						oldest = q.DueOn()
+					}
 				}
 			}
 		}
 		if n > 0 {
-			return []staffview.Alert{{TestID: "alert-room-tax-missing", Text: fmt.Sprintf("%d room tax return(s) are past due and not filed (§5.22(5): estimate them).", n), URL: "/staff/room-tax/operators"}}, nil
+			return []staffview.Alert{{TestID: "alert-room-tax-missing", Text: fmt.Sprintf("%d room tax return(s) are past due and not filed (§5.22(5): estimate them).", n), URL: "/staff/room-tax/operators", Due: oldest.String(), Count: n}}, nil
 		}
 	}
 	return nil, nil
