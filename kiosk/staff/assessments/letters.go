@@ -10,6 +10,7 @@ import (
 	"github.com/go-pdf/fpdf"
 
 	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/staff"
 )
 
 // showNoticeLetters serves the mail merge of a notice (§5.14(6)): one
@@ -130,20 +131,20 @@ func noticeLettersPDF(out *bytes.Buffer, p domain.Project, n domain.Notice, lett
 			if line.Separate {
 				label += " (assessed separately: you objected to combining it)"
 			}
-			row(label, "$"+line.Assessment.String())
+			row(label, staff.Dollars(line.Assessment))
 		}
 		if l.row.Exempt {
-			row("Exempt by law: the village pays this parcel's share", "$"+l.row.VillagePays.String())
+			row("Exempt by law: the village pays this parcel's share", staff.Dollars(l.row.VillagePays))
 		} else if l.row.VillagePays.IsPositive() {
-			row("Corner lot deduction, paid by the village", "$"+l.row.VillagePays.String())
+			row("Corner lot deduction, paid by the village", staff.Dollars(l.row.VillagePays))
 		}
 		if l.row.Damages.IsPositive() {
-			row("Damages awarded", "-$"+l.row.Damages.String())
+			row("Damages awarded", staff.Dollars(l.row.Damages.Neg()))
 		}
 		pdf.SetFont("Helvetica", "B", 10)
-		row("Proposed assessment", "$"+l.row.Net.String())
+		row("Proposed assessment", staff.Dollars(l.row.Net))
 		if l.row.Compensation.IsPositive() {
-			row("Compensation owed to you", "$"+l.row.Compensation.String())
+			row("Compensation owed to you", staff.Dollars(l.row.Compensation))
 		}
 		pdf.Ln(4)
 		installments := "The number of installments will be determined at the hearing."

@@ -124,7 +124,7 @@ func (m *Module) letterFacts(parcel string, asOf domain.Date) ([]domain.LetterLi
 			continue
 		}
 		topic := "Special charges"
-		text := fmt.Sprintf("Bill %s, %s, billed %s: unpaid (%s)", b.ID, b.Description, b.BilledOn, fig.Status)
+		text := fmt.Sprintf("Bill %s, %s, billed %s: unpaid (%s)", b.ID, b.Description, b.BilledOn, fig.Status.Words())
 		switch fig.Status {
 		case domain.BillTaxRoll:
 			// The date on the roll is the day the November run certified
@@ -146,7 +146,7 @@ func (m *Module) letterFacts(parcel string, asOf domain.Date) ([]domain.LetterLi
 		}
 		// The special items on a tax bill are in its total: named in its
 		// line, not listed again with their amounts (every amount once).
-		text := fmt.Sprintf("%d property tax (%s County), %s", t.TaxYear, t.County.Title(), fig.Status)
+		text := fmt.Sprintf("%d property tax (%s County), %s", t.TaxYear, t.County.Title(), fig.Status.Words())
 		if len(t.SpecialItems) > 0 {
 			var items []string
 			for _, it := range t.SpecialItems {
