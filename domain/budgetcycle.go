@@ -911,7 +911,7 @@ func amendBudget(tx Tx, b *Budget, changes []AmendLine) error {
 			l.Continuing, l.Purpose = true, ch.Purpose
 		}
 		if l.Amount.IsNegative() {
-			return Errorf(EINVALID, "§5.04", "The amendment would make account %s negative ($%s).", ch.Account, l.Amount)
+			return Errorf(EINVALID, "§5.04", "The amendment would make account %s negative (%s).", ch.Account, dollarsIn(tx, l.Amount))
 		}
 		acct, ok := chart.Account(ch.Account)
 		if !ok {
@@ -933,7 +933,7 @@ func amendBudget(tx Tx, b *Budget, changes []AmendLine) error {
 			a.Continuing, a.Purpose = true, ch.Purpose
 		}
 		if a.Available().IsNegative() {
-			return Errorf(ECONFLICT, "§5.04", "The amendment would leave the appropriation for %s below what is already spent and encumbered ($%s).", ch.Account, a.Expended.Add(a.Encumbered))
+			return Errorf(ECONFLICT, "§5.04", "The amendment would leave the appropriation for %s below what is already spent and encumbered (%s).", ch.Account, dollarsIn(tx, a.Expended.Add(a.Encumbered)))
 		}
 		if err := putAppropriation(tx, a); err != nil {
 			return err

@@ -59,7 +59,9 @@ const (
 // actuals read from the books alone.
 //
 // Format 7: the documents that leave the office (DocumentsFormat): what
-// they need recorded that the ledger did not hold before.
+// they need recorded that the ledger did not hold before. The rules'
+// messages and the bases they record print amounts with thousands
+// separators ("$70,000.00"; dollarsIn, money.go).
 const LedgerFormat = 7
 
 // DocumentsFormat is the ledger format from which the ledger holds what

@@ -290,23 +290,7 @@ func (c *CSVWriter) Write(record []string) error { return c.e.Write(record) }
 func (c *CSVWriter) Flush() error { return c.e.Flush() }
 
 // Dollars writes an amount for people: "$1,234.56", "-$20.00".
-func Dollars(m domain.Money) string {
-	s := m.String()
-	neg := strings.HasPrefix(s, "-")
-	whole, frac, _ := strings.Cut(strings.TrimPrefix(s, "-"), ".")
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	b.WriteByte('$')
-	for i, r := range whole {
-		if i > 0 && (len(whole)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	return b.String() + "." + frac
-}
+func Dollars(m domain.Money) string { return m.Dollars() }
 
 // ParseDate reads a date typed as YYYY-MM-DD; what names the field in the
 // message ("The hearing date").
