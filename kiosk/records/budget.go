@@ -55,6 +55,20 @@ func (rec *Records) ShowBudgetPage(w http.ResponseWriter, r *http.Request) {
 			v.Adoption = &vr
 		}
 	}
+	for _, vr := range bv.Budget.Votes {
+		if vr.Action != string(domain.BudgetAmend) || !vr.Passed {
+			continue
+		}
+		a := view.BudgetAmendment{N: vr.Amendment, On: vr.On, Purpose: vr.Purpose}
+		for _, c := range vr.Changes {
+			name := c.Account
+			if acct, ok := chart.Account(c.Account); ok {
+				name = acct.Name
+			}
+			a.Changes = append(a.Changes, view.BudgetChange{Account: c.Account, Name: name, Change: c.Change})
+		}
+		v.Amendments = append(v.Amendments, a)
+	}
 	units := map[string]int{}
 	for _, l := range bv.Lines {
 		switch l.Account.Type {

@@ -197,6 +197,25 @@ type Budget struct {
 	TotalRevenue      domain.Money
 	TotalAppropriated domain.Money
 	BackURL           string
+	// Amendments are the board's changes since the adoption, oldest
+	// first: each line's amount above already includes them.
+	Amendments []BudgetAmendment
+}
+
+// BudgetAmendment is one amendment the board passed (§5.04): its date,
+// why, and the change to each line it made.
+type BudgetAmendment struct {
+	N       int
+	On      domain.Date
+	Purpose string
+	Changes []BudgetChange
+}
+
+// BudgetChange is an amendment's change to one line, added to it or taken
+// from it (never its new total).
+type BudgetChange struct {
+	Account, Name string
+	Change        domain.Money
 }
 
 // BudgetUnit is a department's (committee's, commission's, board's)

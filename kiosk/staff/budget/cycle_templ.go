@@ -1604,40 +1604,40 @@ func budgetPage(p staffview.Page, v budgetView) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					for _, c := range x.Changes {
-						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 150, "<li>")
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 150, "<li data-testid=\"vote-change\">")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var98 string
 						templ_7745c5c3_Var98, templ_7745c5c3_Err = templ.JoinStringErrs(c.Account)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 217, Col: 22}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 217, Col: 48}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var98))
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
-						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 151, ": ")
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 151, ": <span class=\"num\">")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var99 string
 						templ_7745c5c3_Var99, templ_7745c5c3_Err = templ.JoinStringErrs(c.Change)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 217, Col: 36}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 217, Col: 80}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var99))
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
-						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 152, " ")
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 152, "</span> ")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var100 string
 						templ_7745c5c3_Var100, templ_7745c5c3_Err = templ.JoinStringErrs(c.Purpose)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 217, Col: 50}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 217, Col: 101}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var100))
 						if templ_7745c5c3_Err != nil {
@@ -3618,7 +3618,7 @@ func votePage(p staffview.Page, f voteForm) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 336, "\" inputmode=\"numeric\"></label><h3>An amendment's changes</h3>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 336, "\" inputmode=\"numeric\"></label><h3>An amendment's changes</h3><p class=\"muted\">Each amount is a change to the line, added to it (5,000.00) or taken from it (−5,000.00): not the line's new total.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -3630,7 +3630,7 @@ func votePage(p staffview.Page, f voteForm) templ.Component {
 				var templ_7745c5c3_Var219 string
 				templ_7745c5c3_Var219, templ_7745c5c3_Err = templruntime.NewAttributeExpression("change-account-" + itoa(i)).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 451, Col: 46}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 452, Col: 46}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var219)
 				if templ_7745c5c3_Err != nil {
@@ -3643,7 +3643,7 @@ func votePage(p staffview.Page, f voteForm) templ.Component {
 				var templ_7745c5c3_Var220 string
 				templ_7745c5c3_Var220, templ_7745c5c3_Err = templruntime.NewAttributeExpression(c.Account).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 451, Col: 66}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 452, Col: 66}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var220)
 				if templ_7745c5c3_Err != nil {
@@ -3656,7 +3656,7 @@ func votePage(p staffview.Page, f voteForm) templ.Component {
 				var templ_7745c5c3_Var221 string
 				templ_7745c5c3_Var221, templ_7745c5c3_Err = templruntime.NewAttributeExpression("change-amount-" + itoa(i)).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 452, Col: 45}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 453, Col: 45}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var221)
 				if templ_7745c5c3_Err != nil {
@@ -3669,20 +3669,20 @@ func votePage(p staffview.Page, f voteForm) templ.Component {
 				var templ_7745c5c3_Var222 string
 				templ_7745c5c3_Var222, templ_7745c5c3_Err = templruntime.NewAttributeExpression(c.Change).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 452, Col: 64}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 453, Col: 64}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var222)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 341, "\" placeholder=\"+ or − amount\" aria-label=\"Change\"> <label><input type=\"checkbox\" name=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 341, "\" placeholder=\"+ or − amount\" aria-label=\"Change to the line (+ or −)\"> <label><input type=\"checkbox\" name=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var223 string
 				templ_7745c5c3_Var223, templ_7745c5c3_Err = templruntime.NewAttributeExpression("change-continuing-" + itoa(i)).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 453, Col: 72}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 454, Col: 72}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var223)
 				if templ_7745c5c3_Err != nil {
@@ -3705,7 +3705,7 @@ func votePage(p staffview.Page, f voteForm) templ.Component {
 				var templ_7745c5c3_Var224 string
 				templ_7745c5c3_Var224, templ_7745c5c3_Err = templ.JoinStringErrs("continuing, for works:")
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 453, Col: 129}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 454, Col: 129}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var224))
 				if templ_7745c5c3_Err != nil {
@@ -3718,7 +3718,7 @@ func votePage(p staffview.Page, f voteForm) templ.Component {
 				var templ_7745c5c3_Var225 string
 				templ_7745c5c3_Var225, templ_7745c5c3_Err = templruntime.NewAttributeExpression("change-purpose-" + itoa(i)).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 454, Col: 46}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 455, Col: 46}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var225)
 				if templ_7745c5c3_Err != nil {
@@ -3731,7 +3731,7 @@ func votePage(p staffview.Page, f voteForm) templ.Component {
 				var templ_7745c5c3_Var226 string
 				templ_7745c5c3_Var226, templ_7745c5c3_Err = templruntime.NewAttributeExpression(c.Purpose).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 454, Col: 66}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 455, Col: 66}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var226)
 				if templ_7745c5c3_Err != nil {
@@ -3749,7 +3749,7 @@ func votePage(p staffview.Page, f voteForm) templ.Component {
 			var templ_7745c5c3_Var227 string
 			templ_7745c5c3_Var227, templ_7745c5c3_Err = templruntime.NewAttributeExpression(f.Purpose).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 457, Col: 68}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 458, Col: 68}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var227)
 			if templ_7745c5c3_Err != nil {
@@ -3793,7 +3793,7 @@ func summaryTable(id, title string, s summaryView, rows []summaryRow, total *sum
 		var templ_7745c5c3_Var229 string
 		templ_7745c5c3_Var229, templ_7745c5c3_Err = templ.JoinStringErrs(title)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 464, Col: 12}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 465, Col: 12}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var229))
 		if templ_7745c5c3_Err != nil {
@@ -3806,7 +3806,7 @@ func summaryTable(id, title string, s summaryView, rows []summaryRow, total *sum
 		var templ_7745c5c3_Var230 string
 		templ_7745c5c3_Var230, templ_7745c5c3_Err = templruntime.NewAttributeExpression(id).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 465, Col: 24}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 466, Col: 24}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var230)
 		if templ_7745c5c3_Err != nil {
@@ -3819,7 +3819,7 @@ func summaryTable(id, title string, s summaryView, rows []summaryRow, total *sum
 		var templ_7745c5c3_Var231 string
 		templ_7745c5c3_Var231, templ_7745c5c3_Err = templ.JoinStringErrs(itoa(s.Year - 2))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 466, Col: 78}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 467, Col: 78}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var231))
 		if templ_7745c5c3_Err != nil {
@@ -3832,7 +3832,7 @@ func summaryTable(id, title string, s summaryView, rows []summaryRow, total *sum
 		var templ_7745c5c3_Var232 string
 		templ_7745c5c3_Var232, templ_7745c5c3_Err = templ.JoinStringErrs(itoa(s.Year - 1))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 466, Col: 136}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 467, Col: 136}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var232))
 		if templ_7745c5c3_Err != nil {
@@ -3845,7 +3845,7 @@ func summaryTable(id, title string, s summaryView, rows []summaryRow, total *sum
 		var templ_7745c5c3_Var233 string
 		templ_7745c5c3_Var233, templ_7745c5c3_Err = templ.JoinStringErrs(itoa(s.Year))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 466, Col: 192}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 467, Col: 192}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var233))
 		if templ_7745c5c3_Err != nil {
@@ -3863,7 +3863,7 @@ func summaryTable(id, title string, s summaryView, rows []summaryRow, total *sum
 			var templ_7745c5c3_Var234 string
 			templ_7745c5c3_Var234, templ_7745c5c3_Err = templruntime.NewAttributeExpression(id + "-row").Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 469, Col: 33}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 470, Col: 33}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var234)
 			if templ_7745c5c3_Err != nil {
@@ -3876,7 +3876,7 @@ func summaryTable(id, title string, s summaryView, rows []summaryRow, total *sum
 			var templ_7745c5c3_Var235 string
 			templ_7745c5c3_Var235, templ_7745c5c3_Err = templ.JoinStringErrs(r.Label)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 469, Col: 49}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 470, Col: 49}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var235))
 			if templ_7745c5c3_Err != nil {
@@ -3889,7 +3889,7 @@ func summaryTable(id, title string, s summaryView, rows []summaryRow, total *sum
 			var templ_7745c5c3_Var236 string
 			templ_7745c5c3_Var236, templ_7745c5c3_Err = templ.JoinStringErrs(r.Preceding)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 469, Col: 85}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 470, Col: 85}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var236))
 			if templ_7745c5c3_Err != nil {
@@ -3902,7 +3902,7 @@ func summaryTable(id, title string, s summaryView, rows []summaryRow, total *sum
 			var templ_7745c5c3_Var237 string
 			templ_7745c5c3_Var237, templ_7745c5c3_Err = templ.JoinStringErrs(r.InEffect)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 469, Col: 120}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 470, Col: 120}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var237))
 			if templ_7745c5c3_Err != nil {
@@ -3915,7 +3915,7 @@ func summaryTable(id, title string, s summaryView, rows []summaryRow, total *sum
 			var templ_7745c5c3_Var238 string
 			templ_7745c5c3_Var238, templ_7745c5c3_Err = templ.JoinStringErrs(r.Proposed)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 469, Col: 155}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 470, Col: 155}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var238))
 			if templ_7745c5c3_Err != nil {
@@ -3928,7 +3928,7 @@ func summaryTable(id, title string, s summaryView, rows []summaryRow, total *sum
 			var templ_7745c5c3_Var239 string
 			templ_7745c5c3_Var239, templ_7745c5c3_Err = templ.JoinStringErrs(r.Change)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 469, Col: 188}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 470, Col: 188}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var239))
 			if templ_7745c5c3_Err != nil {
@@ -3947,7 +3947,7 @@ func summaryTable(id, title string, s summaryView, rows []summaryRow, total *sum
 			var templ_7745c5c3_Var240 string
 			templ_7745c5c3_Var240, templ_7745c5c3_Err = templ.JoinStringErrs(total.Label)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 472, Col: 37}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 473, Col: 37}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var240))
 			if templ_7745c5c3_Err != nil {
@@ -3960,7 +3960,7 @@ func summaryTable(id, title string, s summaryView, rows []summaryRow, total *sum
 			var templ_7745c5c3_Var241 string
 			templ_7745c5c3_Var241, templ_7745c5c3_Err = templ.JoinStringErrs(total.Preceding)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 472, Col: 77}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 473, Col: 77}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var241))
 			if templ_7745c5c3_Err != nil {
@@ -3973,7 +3973,7 @@ func summaryTable(id, title string, s summaryView, rows []summaryRow, total *sum
 			var templ_7745c5c3_Var242 string
 			templ_7745c5c3_Var242, templ_7745c5c3_Err = templ.JoinStringErrs(total.InEffect)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 472, Col: 116}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 473, Col: 116}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var242))
 			if templ_7745c5c3_Err != nil {
@@ -3986,7 +3986,7 @@ func summaryTable(id, title string, s summaryView, rows []summaryRow, total *sum
 			var templ_7745c5c3_Var243 string
 			templ_7745c5c3_Var243, templ_7745c5c3_Err = templruntime.NewAttributeExpression(id + "-total").Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 472, Col: 166}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 473, Col: 166}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var243)
 			if templ_7745c5c3_Err != nil {
@@ -3999,7 +3999,7 @@ func summaryTable(id, title string, s summaryView, rows []summaryRow, total *sum
 			var templ_7745c5c3_Var244 string
 			templ_7745c5c3_Var244, templ_7745c5c3_Err = templ.JoinStringErrs(total.Proposed)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 472, Col: 185}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 473, Col: 185}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var244))
 			if templ_7745c5c3_Err != nil {
@@ -4012,7 +4012,7 @@ func summaryTable(id, title string, s summaryView, rows []summaryRow, total *sum
 			var templ_7745c5c3_Var245 string
 			templ_7745c5c3_Var245, templ_7745c5c3_Err = templ.JoinStringErrs(total.Change)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 472, Col: 222}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 473, Col: 222}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var245))
 			if templ_7745c5c3_Err != nil {
@@ -4083,7 +4083,7 @@ func summaryPage(p staffview.Page, v summaryPageView) templ.Component {
 			var templ_7745c5c3_Var248 string
 			templ_7745c5c3_Var248, templ_7745c5c3_Err = templ.JoinStringErrs(itoa(v.Year - 2))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 486, Col: 83}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 487, Col: 83}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var248))
 			if templ_7745c5c3_Err != nil {
@@ -4096,7 +4096,7 @@ func summaryPage(p staffview.Page, v summaryPageView) templ.Component {
 			var templ_7745c5c3_Var249 string
 			templ_7745c5c3_Var249, templ_7745c5c3_Err = templ.JoinStringErrs(itoa(v.Year - 1))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 486, Col: 146}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 487, Col: 146}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var249))
 			if templ_7745c5c3_Err != nil {
@@ -4109,7 +4109,7 @@ func summaryPage(p staffview.Page, v summaryPageView) templ.Component {
 			var templ_7745c5c3_Var250 string
 			templ_7745c5c3_Var250, templ_7745c5c3_Err = templ.JoinStringErrs(itoa(v.Year))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 486, Col: 207}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 487, Col: 207}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var250))
 			if templ_7745c5c3_Err != nil {
@@ -4127,7 +4127,7 @@ func summaryPage(p staffview.Page, v summaryPageView) templ.Component {
 				var templ_7745c5c3_Var251 string
 				templ_7745c5c3_Var251, templ_7745c5c3_Err = templ.JoinStringErrs(r.Label)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 489, Col: 22}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 490, Col: 22}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var251))
 				if templ_7745c5c3_Err != nil {
@@ -4140,7 +4140,7 @@ func summaryPage(p staffview.Page, v summaryPageView) templ.Component {
 				var templ_7745c5c3_Var252 string
 				templ_7745c5c3_Var252, templ_7745c5c3_Err = templ.JoinStringErrs(r.Preceding)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 489, Col: 58}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 490, Col: 58}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var252))
 				if templ_7745c5c3_Err != nil {
@@ -4153,7 +4153,7 @@ func summaryPage(p staffview.Page, v summaryPageView) templ.Component {
 				var templ_7745c5c3_Var253 string
 				templ_7745c5c3_Var253, templ_7745c5c3_Err = templ.JoinStringErrs(r.PrecedingEnd)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 489, Col: 79}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 490, Col: 79}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var253))
 				if templ_7745c5c3_Err != nil {
@@ -4166,7 +4166,7 @@ func summaryPage(p staffview.Page, v summaryPageView) templ.Component {
 				var templ_7745c5c3_Var254 string
 				templ_7745c5c3_Var254, templ_7745c5c3_Err = templ.JoinStringErrs(r.InEffect)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 489, Col: 114}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 490, Col: 114}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var254))
 				if templ_7745c5c3_Err != nil {
@@ -4179,7 +4179,7 @@ func summaryPage(p staffview.Page, v summaryPageView) templ.Component {
 				var templ_7745c5c3_Var255 string
 				templ_7745c5c3_Var255, templ_7745c5c3_Err = templ.JoinStringErrs(r.InEffectEnd)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 489, Col: 134}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 490, Col: 134}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var255))
 				if templ_7745c5c3_Err != nil {
@@ -4192,7 +4192,7 @@ func summaryPage(p staffview.Page, v summaryPageView) templ.Component {
 				var templ_7745c5c3_Var256 string
 				templ_7745c5c3_Var256, templ_7745c5c3_Err = templ.JoinStringErrs(r.Proposed)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 489, Col: 169}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 490, Col: 169}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var256))
 				if templ_7745c5c3_Err != nil {
@@ -4205,7 +4205,7 @@ func summaryPage(p staffview.Page, v summaryPageView) templ.Component {
 				var templ_7745c5c3_Var257 string
 				templ_7745c5c3_Var257, templ_7745c5c3_Err = templ.JoinStringErrs(r.ProposedEnd)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 489, Col: 189}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 490, Col: 189}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var257))
 				if templ_7745c5c3_Err != nil {
@@ -4218,7 +4218,7 @@ func summaryPage(p staffview.Page, v summaryPageView) templ.Component {
 				var templ_7745c5c3_Var258 string
 				templ_7745c5c3_Var258, templ_7745c5c3_Err = templ.JoinStringErrs(r.Change)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 489, Col: 222}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 490, Col: 222}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var258))
 				if templ_7745c5c3_Err != nil {
@@ -4236,7 +4236,7 @@ func summaryPage(p staffview.Page, v summaryPageView) templ.Component {
 			var templ_7745c5c3_Var259 string
 			templ_7745c5c3_Var259, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.Hearing).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 495, Col: 60}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 496, Col: 60}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var259)
 			if templ_7745c5c3_Err != nil {
@@ -4249,7 +4249,7 @@ func summaryPage(p staffview.Page, v summaryPageView) templ.Component {
 			var templ_7745c5c3_Var260 string
 			templ_7745c5c3_Var260, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.Time).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 496, Col: 46}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 497, Col: 46}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var260)
 			if templ_7745c5c3_Err != nil {
@@ -4262,7 +4262,7 @@ func summaryPage(p staffview.Page, v summaryPageView) templ.Component {
 			var templ_7745c5c3_Var261 string
 			templ_7745c5c3_Var261, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.Place).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 497, Col: 51}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 498, Col: 51}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var261)
 			if templ_7745c5c3_Err != nil {
@@ -4275,7 +4275,7 @@ func summaryPage(p staffview.Page, v summaryPageView) templ.Component {
 			var templ_7745c5c3_Var262 string
 			templ_7745c5c3_Var262, templ_7745c5c3_Err = templ.JoinStringErrs(v.HearingLong)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 500, Col: 70}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 501, Col: 70}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var262))
 			if templ_7745c5c3_Err != nil {
@@ -4288,7 +4288,7 @@ func summaryPage(p staffview.Page, v summaryPageView) templ.Component {
 			var templ_7745c5c3_Var263 string
 			templ_7745c5c3_Var263, templ_7745c5c3_Err = templ.JoinStringErrs(v.PublishBy)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 500, Col: 127}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 501, Col: 127}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var263))
 			if templ_7745c5c3_Err != nil {
@@ -4306,7 +4306,7 @@ func summaryPage(p staffview.Page, v summaryPageView) templ.Component {
 				var templ_7745c5c3_Var264 string
 				templ_7745c5c3_Var264, templ_7745c5c3_Err = templ.JoinStringErrs(v.Hearing)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 502, Col: 100}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 503, Col: 100}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var264))
 				if templ_7745c5c3_Err != nil {
@@ -4325,7 +4325,7 @@ func summaryPage(p staffview.Page, v summaryPageView) templ.Component {
 				var templ_7745c5c3_Var265 string
 				templ_7745c5c3_Var265, templ_7745c5c3_Err = templ.JoinStringErrs(x)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 505, Col: 66}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 506, Col: 66}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var265))
 				if templ_7745c5c3_Err != nil {
@@ -4343,7 +4343,7 @@ func summaryPage(p staffview.Page, v summaryPageView) templ.Component {
 			var templ_7745c5c3_Var266 string
 			templ_7745c5c3_Var266, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(v.PDF)).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 507, Col: 50}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `staff/budget/cycle.templ`, Line: 508, Col: 50}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var266)
 			if templ_7745c5c3_Err != nil {
