@@ -37,6 +37,7 @@ func documentRoutes(letter string) []documentRoute {
 		{"county settlement", "/staff/settlements/dane/2026/january.pdf", "treas", pdfcheck.Layout{Left: 18, Right: 18}},
 		{"notice of disallowance", "/staff/legal-claims/LC-2026-901/disallowance.pdf", "admin", pdfcheck.Layout{Left: 22, Right: 22}},
 		{"board packet", "/staff/books/packet.pdf?month=2026-12", "treas", report},
+		{"budget book", "/budget/2027/book.pdf", "", report},
 	}
 }
 

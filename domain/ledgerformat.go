@@ -61,7 +61,8 @@ const (
 // Format 7: the documents that leave the office (DocumentsFormat): what
 // they need recorded that the ledger did not hold before. The rules'
 // messages and the bases they record print amounts with thousands
-// separators ("$70,000.00"; dollarsIn, money.go).
+// separators ("$70,000.00"; dollarsIn, money.go). The notice of a
+// budget's hearing records the day it names (BudgetNotice.HearingOn).
 const LedgerFormat = 7
 
 // DocumentsFormat is the ledger format from which the ledger holds what
