@@ -63,6 +63,8 @@ const (
 // messages and the bases they record print amounts with thousands
 // separators ("$70,000.00"; dollarsIn, money.go). The notice of a
 // budget's hearing records the day it names (BudgetNotice.HearingOn).
+// Each new bill gets a number for people, "2026-000123", from a counter
+// of its year in the ledger (Bill.Number, billnumber.go).
 const LedgerFormat = 7
 
 // DocumentsFormat is the ledger format from which the ledger holds what
