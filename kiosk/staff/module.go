@@ -405,3 +405,16 @@ func parseFormDate(what, s string) (domain.Date, error) {
 	}
 	return d, nil
 }
+
+// NumberedBill returns the bill whose number for people q is
+// ("2026-000123", ledger format 7), so that every search of the office
+// finds a bill by the number printed on it; ok is false when q is not
+// one.
+func (o *Office) NumberedBill(q string) (domain.Bill, bool) {
+	id, ok, err := o.s.reads.BillNumbered(q)
+	if err != nil || !ok {
+		return domain.Bill{}, false
+	}
+	b, err := o.Ledger().Bill(id)
+	return b, err == nil
+}

@@ -124,14 +124,14 @@ func (m *Module) letterFacts(parcel string, asOf domain.Date) ([]domain.LetterLi
 			continue
 		}
 		topic := "Special charges"
-		text := fmt.Sprintf("Bill %s, %s, billed %s: unpaid (%s)", b.ID, b.Description, b.BilledOn, fig.Status.Words())
+		text := fmt.Sprintf("Bill %s, %s, billed %s: unpaid (%s)", b.Shown(), b.Description, b.BilledOn, fig.Status.Words())
 		switch fig.Status {
 		case domain.BillTaxRoll:
 			// The date on the roll is the day the November run certified
 			// the bill (Bill.Certified), not the day §5.10 names.
-			text = fmt.Sprintf("Bill %s, %s: certified to the tax roll on %s as a special charge and lien", b.ID, b.Description, b.Certified.At.Date)
+			text = fmt.Sprintf("Bill %s, %s: certified to the tax roll on %s as a special charge and lien", b.Shown(), b.Description, b.Certified.At.Date)
 		case domain.BillRollPending:
-			text = fmt.Sprintf("Bill %s, %s, billed %s: unpaid at the end of %s; certification to the tax roll pending", b.ID, b.Description, b.BilledOn, fig.TaxRollOn)
+			text = fmt.Sprintf("Bill %s, %s, billed %s: unpaid at the end of %s; certification to the tax roll pending", b.Shown(), b.Description, b.BilledOn, fig.TaxRollOn)
 		}
 		lines = append(lines, domain.LetterLine{Topic: topic, Text: text, Amount: fig.Balance})
 	}
