@@ -186,7 +186,7 @@ func TestBudgetCycleInBrowser(t *testing.T) {
 		chromedp.WaitVisible(testid("certify-form")),
 		submit("certify-submit", "order-error"),
 	)
-	if got := text(t, ctx, "order-error"); !strings.Contains(got, "88000.00 available, less than $94500.00") {
+	if got := text(t, ctx, "order-error"); !strings.Contains(got, "$88,000.00 available, less than $94,500.00") {
 		t.Fatalf("the refusal for lack of funds: %q", got)
 	}
 	if has("order-certified") || !has("certify-form") {

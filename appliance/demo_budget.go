@@ -76,9 +76,9 @@ func demoHistory(today domain.Date) []domain.Command {
 			Sections:  []domain.BudgetSection{{Title: "Levy limit", Body: "The levy is within the limit of Wis. Stat. 66.0602."}},
 		})
 		published := domain.NewDate(before, time.October, 16)
-		h.add("demo.clerk", published, 10, &domain.BudgetNoticeChange{Year: year,
-			BudgetNotice: domain.BudgetNotice{Purpose: "hearing", Published: published, Newspaper: "Belleville Recorder"}})
 		hearing := domain.NewDate(before, time.November, 10)
+		h.add("demo.clerk", published, 10, &domain.BudgetNoticeChange{Year: year,
+			BudgetNotice: domain.BudgetNotice{Purpose: "hearing", Published: published, Newspaper: "Belleville Recorder", HearingOn: hearing}})
 		h.add("demo.clerk", hearing, 19, &domain.BudgetHearingChange{Year: year, BudgetHearing: domain.BudgetHearing{On: hearing}})
 		var votes []domain.MemberVote
 		for j, id := range board {

@@ -157,8 +157,8 @@ func encumber(tx Tx, year int, line, ref, typ string, on Date, amount Money, wha
 		return err
 	}
 	if !waived && a.Available().LessThan(amount) {
-		return Errorf(ECONFLICT, "§5.12(6)", "%s: the appropriation for %s has $%s available, less than $%s (appropriation $%s, expended $%s, encumbered $%s).",
-			ref, line, a.Available(), amount, a.Amount(), a.Expended, a.Encumbered)
+		return Errorf(ECONFLICT, "§5.12(6)", "%s: the appropriation for %s has %s available, less than %s (appropriation %s, expended %s, encumbered %s).",
+			ref, line, dollarsIn(tx, a.Available()), dollarsIn(tx, amount), dollarsIn(tx, a.Amount()), dollarsIn(tx, a.Expended), dollarsIn(tx, a.Encumbered))
 	}
 	a.Encumbered = a.Encumbered.Add(amount)
 	a.Charges = append(a.Charges, AppropriationCharge{Ref: ref, Type: typ, On: on, Amount: amount, Description: what})
@@ -190,7 +190,7 @@ func expend(tx Tx, year int, line, ref string, on Date, amount, liquidated Money
 	}
 	extra := amount.Sub(liquidated)
 	if extra.IsPositive() && a.Available().LessThan(extra) {
-		return Errorf(ECONFLICT, sectionAppropriation, "%s: $%s more than was encumbered is charged to %s, which has $%s available.", ref, extra, line, a.Available())
+		return Errorf(ECONFLICT, sectionAppropriation, "%s: %s more than was encumbered is charged to %s, which has %s available.", ref, dollarsIn(tx, extra), line, dollarsIn(tx, a.Available()))
 	}
 	a.Encumbered = a.Encumbered.Sub(liquidated)
 	a.Expended = a.Expended.Add(amount)
@@ -574,13 +574,13 @@ var appropriationEndKind = &Descriptor{
 			return Errorf(ECONFLICT, sectionAppropriation, "The appropriation for %s in %d is not a continuing one: it lapses at the close of the year.", p.Line, p.Year)
 		}
 		if a.Encumbered.IsPositive() {
-			return Errorf(ECONFLICT, sectionAppropriation, "The appropriation for %s still holds $%s for open orders: close or cancel them first.", p.Line, a.Encumbered)
+			return Errorf(ECONFLICT, sectionAppropriation, "The appropriation for %s still holds %s for open orders: close or cancel them first.", p.Line, dollarsIn(tx, a.Encumbered))
 		}
 		a.Ended = &Ended{On: p.On, Reason: p.Reason, By: c.Actor}
 		a.Lapsed = a.Available()
 		a.Closed = true
 		a.Charges = append(a.Charges, AppropriationCharge{Ref: "end", Type: "lapsed", On: p.On, Amount: a.Lapsed, Description: "lapsed to the general fund: " + p.Reason})
-		res.Note = fmt.Sprintf("appropriation %s %d ended (%s): $%s lapsed", p.Line, p.Year, p.Reason, a.Lapsed)
+		res.Note = fmt.Sprintf("appropriation %s %d ended (%s): %s lapsed", p.Line, p.Year, p.Reason, dollarsIn(tx, a.Lapsed))
 		return putAppropriation(tx, a)
 	},
 }
@@ -764,7 +764,7 @@ func applyYearEndClose(tx Tx, c Command, env Env, res *Result) error {
 		}
 	}
 	fy.Closed, fy.ClosedOn, fy.ClosedBy, fy.Close = true, c.At.Date, c.Actor, &plan
-	res.Note = fmt.Sprintf("year %d closed: $%s lapsed to the general fund, $%s carried forward", year, plan.Lapsed, plan.Carried)
+	res.Note = fmt.Sprintf("year %d closed: %s lapsed to the general fund, %s carried forward", year, dollarsIn(tx, plan.Lapsed), dollarsIn(tx, plan.Carried))
 	return putFiscalYear(tx, fy)
 }
 

@@ -162,6 +162,9 @@ func applyCreateBills(tx Tx, c Command, res *Result) error {
 			}
 		}
 		b := Bill{ID: nb.ID, Account: nb.Account, Parcel: nb.Parcel, Description: strings.TrimSpace(nb.Description), BilledOn: nb.BilledOn, Principal: nb.Principal, Revenue: nb.Revenue}
+		if err := numberBill(tx, &b); err != nil {
+			return err
+		}
 		if err := tx.PutBill(b); err != nil {
 			return err
 		}

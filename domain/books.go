@@ -314,7 +314,7 @@ func post(tx Tx, c Command, env Env, memo string, lines []BookLine) error {
 	var unbalanced []string
 	for fund, t := range funds {
 		if !t[0].Equal(t[1]) {
-			unbalanced = append(unbalanced, fmt.Sprintf("fund %s: debits $%s, credits $%s", fund, t[0], t[1]))
+			unbalanced = append(unbalanced, fmt.Sprintf("fund %s: debits %s, credits %s", fund, dollarsIn(tx, t[0]), dollarsIn(tx, t[1])))
 		}
 	}
 	if len(unbalanced) > 0 {

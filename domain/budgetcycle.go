@@ -397,10 +397,15 @@ type BudgetSection struct {
 // BudgetNotice is a class 1 notice published: of the hearing, or of an
 // amendment.
 type BudgetNotice struct {
-	Purpose   string   `json:"purpose"`             // hearing | amendment
-	Amendment int      `json:"amendment,omitempty"` // which amendment
-	Published Date     `json:"published"`
-	Newspaper string   `json:"newspaper"`
+	Purpose   string `json:"purpose"`             // hearing | amendment
+	Amendment int    `json:"amendment,omitempty"` // which amendment
+	Published Date   `json:"published"`
+	Newspaper string `json:"newspaper"`
+	// HearingOn is the day the notice of the hearing names (ledger format
+	// 7, DocumentsFormat): the kiosk shows the proposed budget as proposed
+	// for a hearing on that day. A node sends it only once the ledger is
+	// at format 7; below it the notice is recorded without it.
+	HearingOn Date     `json:"hearing_on,omitzero"`
 	Recorded  DateTime `json:"recorded,omitzero"`
 	By        string   `json:"by,omitempty"`
 }
@@ -623,11 +628,42 @@ var budgetNoticeKind = &Descriptor{
 			return Errorf(EINVALID, sec, "A budget notice is of the hearing or of an amendment, not %q.", p.Purpose)
 		}
 		n := p.BudgetNotice
+		if RulesFormat(tx) < DocumentsFormat {
+			n.HearingOn = Date{}
+		} else if !n.HearingOn.IsZero() {
+			switch {
+			case p.Purpose != "hearing":
+				return Errorf(EINVALID, sec, "Only the notice of the hearing names the hearing's day.")
+			case n.HearingOn.Before(p.Published):
+				return Errorf(EINVALID, sec, "The hearing (%s) cannot be before the notice of it was published (%s).", n.HearingOn, p.Published)
+			}
+		}
 		n.Recorded, n.By = c.At, c.Actor
 		b.Notices = append(b.Notices, n)
 		res.Note = fmt.Sprintf("notice of the %s published %s", p.Purpose, p.Published)
 		return putBudget(tx, c, b)
 	},
+}
+
+// PublicOn reports whether the budget is a copy for citizens on day
+// (§5.02(6); Wis. Stat. 65.90): once adopted, and while proposed from
+// the day the notice of its hearing was published. hearing is the day
+// that notice names (zero when it names none), or the day the hearing
+// was held once it is recorded.
+func (b Budget) PublicOn(day Date) (public bool, hearing Date) {
+	if b.Hearing != nil {
+		hearing = b.Hearing.On
+	}
+	noticed := false
+	for _, n := range b.Notices {
+		if n.Purpose == "hearing" && !n.Published.After(day) {
+			noticed = true
+			if hearing.IsZero() {
+				hearing = n.HearingOn
+			}
+		}
+	}
+	return b.Status == BudgetAdopted || noticed, hearing
 }
 
 // amendmentVote returns the vote that passed amendment n.
@@ -911,7 +947,7 @@ func amendBudget(tx Tx, b *Budget, changes []AmendLine) error {
 			l.Continuing, l.Purpose = true, ch.Purpose
 		}
 		if l.Amount.IsNegative() {
-			return Errorf(EINVALID, "§5.04", "The amendment would make account %s negative ($%s).", ch.Account, l.Amount)
+			return Errorf(EINVALID, "§5.04", "The amendment would make account %s negative (%s).", ch.Account, dollarsIn(tx, l.Amount))
 		}
 		acct, ok := chart.Account(ch.Account)
 		if !ok {
@@ -933,7 +969,7 @@ func amendBudget(tx Tx, b *Budget, changes []AmendLine) error {
 			a.Continuing, a.Purpose = true, ch.Purpose
 		}
 		if a.Available().IsNegative() {
-			return Errorf(ECONFLICT, "§5.04", "The amendment would leave the appropriation for %s below what is already spent and encumbered ($%s).", ch.Account, a.Expended.Add(a.Encumbered))
+			return Errorf(ECONFLICT, "§5.04", "The amendment would leave the appropriation for %s below what is already spent and encumbered (%s).", ch.Account, dollarsIn(tx, a.Expended.Add(a.Encumbered)))
 		}
 		if err := putAppropriation(tx, a); err != nil {
 			return err

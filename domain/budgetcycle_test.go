@@ -385,7 +385,7 @@ func TestAppropriationControl(t *testing.T) {
 	bid(plow, "Plow B", "36500.00", "2027-02-02")
 	bid(plow, "Plow C", "37000.00", "2027-02-02")
 	v.do("admin", "2027-02-03T10:00", &OrderChange{Op: OrderAward, ID: plow, Award: &Award{Vendor: "Plow A", Amount: MustMoney("36000.00"), On: MustDate("2027-02-03"), Vote: boardVote("2027-02-02", 7, 6, 1)}})
-	v.refused("treas", "2027-02-03T11:00", &CertifyFunds{Order: plow}, ECONFLICT, "has $35350.00 available, less than $36000.00")
+	v.refused("treas", "2027-02-03T11:00", &CertifyFunds{Order: plow}, ECONFLICT, "has $35,350.00 available, less than $36,000.00")
 	v.refused("admin", "2027-02-03T12:00", &OrderChange{Op: OrderIssue, ID: plow}, ECONFLICT, "certify the funds")
 	v.do("admin", "2027-02-04T10:00", &OrderChange{Op: OrderCancel, ID: plow, Reason: "no funds; to next year's budget"})
 
@@ -423,7 +423,7 @@ func TestAppropriationControl(t *testing.T) {
 
 	// §5.16: an employment needs the board's approval and available money.
 	v.refused("admin", "2027-03-01T10:00", &Employment{Line: "100-51400", Person: "Sam Seasonal", Position: "Seasonal clerk", Amount: MustMoney("6000.00"), From: MustDate("2027-05-01")}, EINVALID, "board's approval")
-	v.refused("admin", "2027-03-01T10:00", &Employment{Line: "100-51400", Person: "Sam Seasonal", Position: "Seasonal clerk", Amount: MustMoney("300000.01"), From: MustDate("2027-05-01"), Approval: "motion 2027-02-20 #7", ApprovedOn: MustDate("2027-02-20")}, ECONFLICT, "less than $300000.01")
+	v.refused("admin", "2027-03-01T10:00", &Employment{Line: "100-51400", Person: "Sam Seasonal", Position: "Seasonal clerk", Amount: MustMoney("300000.01"), From: MustDate("2027-05-01"), Approval: "motion 2027-02-20 #7", ApprovedOn: MustDate("2027-02-20")}, ECONFLICT, "less than $300,000.01")
 	emp := v.do("admin", "2027-03-01T10:00", &Employment{Line: "100-51400", Person: "Sam Seasonal", Position: "Seasonal clerk", Amount: MustMoney("6000.00"), From: MustDate("2027-05-01"), Approval: "motion 2027-02-20 #7", ApprovedOn: MustDate("2027-02-20")}).Ref
 	// The payroll charged as an expense, as a ledger at format 5 does.
 	v.doAt(BooksFormat, "treas", "2027-05-31T10:00", &Expense{Line: "100-51400", On: MustDate("2027-05-31"), Amount: MustMoney("1500.00"), Payee: "Sam Seasonal", Description: "May wages", Against: emp})

@@ -123,7 +123,11 @@ func applyCharge(tx Tx, c Command, res *Result) error {
 	if errs := CheckNewBills([]NewBill{nb}, txBillReader{tx}); len(errs) > 0 {
 		return errs[0]
 	}
-	if err := tx.PutBill(Bill{ID: nb.ID, Account: nb.Account, Parcel: nb.Parcel, Description: nb.Description, BilledOn: nb.BilledOn, Principal: nb.Principal}); err != nil {
+	b := Bill{ID: nb.ID, Account: nb.Account, Parcel: nb.Parcel, Description: nb.Description, BilledOn: nb.BilledOn, Principal: nb.Principal}
+	if err := numberBill(tx, &b); err != nil {
+		return err
+	}
+	if err := tx.PutBill(b); err != nil {
 		return err
 	}
 	if err := tx.Put(CollectionBillOrigins, nb.ID, BillOrigin{BillID: nb.ID, CommandID: c.ID, Actor: c.Actor, At: c.At, Source: "charge " + in.ChargeID}); err != nil {

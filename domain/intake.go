@@ -52,7 +52,7 @@ func (o OfflinePolicy) Check(c Command) error {
 		return Errorf(EUNAVAILABLE, "", "This needs the current ledger, and this node cannot reach it right now. Please try again when the connection returns.")
 	}
 	if rc := c.ProvisionalReceipt(); rc != nil && rc.Tender == Card && o.CardLimit.IsPositive() && rc.Amount.GreaterThan(o.CardLimit) {
-		return Errorf(EUNAVAILABLE, "", "While the network is down, card payments over $%s cannot be taken here. Please pay a smaller amount or pay at the clerk's window.", o.CardLimit)
+		return Errorf(EUNAVAILABLE, "", "While the network is down, card payments over %s cannot be taken here. Please pay a smaller amount or pay at the clerk's window.", o.CardLimit.Dollars())
 	}
 	return nil
 }

@@ -87,7 +87,11 @@ type BillPayment struct {
 // interest, penalty, balance and status are not stored: they depend on the
 // day you ask, and ComputeReceivable derives them (see Bill.Figures).
 type Bill struct {
-	ID          string `json:"id"`
+	ID string `json:"id"`
+	// Number is the bill's number for people, "2026-000123", given when
+	// the bill is made at ledger format 7 (billnumber.go); empty for a
+	// bill made before. Shown reads it.
+	Number      string `json:"number,omitempty"`
 	Account     string `json:"account"`
 	Parcel      string `json:"parcel"`
 	Description string `json:"description"`

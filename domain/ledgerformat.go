@@ -71,7 +71,12 @@ const (
 // operator's returns (checkOperatorPays, roomtaxreturn.go). The owner's
 // mailing address of a parcel or a billing account (mailing.go), which a
 // parcel roll's line may carry and KindMailingAddress records, so that
-// bills and notices go to the owner rather than to the parcel.
+// bills and notices go to the owner rather than to the parcel. The
+// rules' messages and the bases they record print amounts with thousands
+// separators ("$70,000.00"; dollarsIn, money.go). The notice of a
+// budget's hearing records the day it names (BudgetNotice.HearingOn).
+// Each new bill gets a number for people, "2026-000123", from a counter
+// of its year in the ledger (Bill.Number, billnumber.go).
 const LedgerFormat = 7
 
 // DocumentsFormat is the ledger format from which the ledger holds what

@@ -287,3 +287,46 @@ func (r *Rate) UnmarshalJSON(b []byte) error {
 	*r = v
 	return nil
 }
+
+// Dollars writes the amount for people: "$1,234.56", "-$20.00".
+func (m Money) Dollars() string {
+	s := m.String()
+	neg := strings.HasPrefix(s, "-")
+	whole, frac, _ := strings.Cut(strings.TrimPrefix(s, "-"), ".")
+	b := make([]byte, 0, len(s)+len(whole)/3+2)
+	if neg {
+		b = append(b, '-')
+	}
+	b = append(b, '$')
+	for i := range len(whole) {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b = append(b, ',')
+		}
+		b = append(b, whole[i])
+	}
+	return string(append(append(b, '.'), frac...))
+}
+
+// Change writes an amount by which a figure changes, signed either way:
+// "+$71,000.00", "−$5,000.00" (a minus sign, not a hyphen), "$0.00".
+func (m Money) Change() string {
+	switch {
+	case m.IsPositive():
+		return "+" + m.Dollars()
+	case m.IsNegative():
+		return "−" + m.Neg().Dollars()
+	}
+	return m.Dollars()
+}
+
+// dollarsIn writes an amount for a message of the rules applied inside
+// tx: with its thousands separators from DocumentsFormat; in a ledger
+// before it, as the rules first wrote it ("$70000.00"). A refusal's words
+// are kept in the replicated journal, so a format-6 ledger replays them
+// exactly as they were written.
+func dollarsIn(tx Tx, m Money) string {
+	if RulesFormat(tx) >= DocumentsFormat {
+		return m.Dollars()
+	}
+	return "$" + m.String()
+}

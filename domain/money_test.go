@@ -101,3 +101,39 @@ func FuzzParseMoney(f *testing.F) {
 		}
 	})
 }
+
+// TestDollarsAndChange: amounts for people carry their thousands
+// separators; a change is signed either way, with a minus sign.
+func TestDollarsAndChange(t *testing.T) {
+	for _, c := range []struct{ in, dollars, change string }{
+		{"0.00", "$0.00", "$0.00"},
+		{"5.10", "$5.10", "+$5.10"},
+		{"999.99", "$999.99", "+$999.99"},
+		{"1000.00", "$1,000.00", "+$1,000.00"},
+		{"71000.00", "$71,000.00", "+$71,000.00"},
+		{"-5000.00", "-$5,000.00", "−$5,000.00"},
+		{"1234567.89", "$1,234,567.89", "+$1,234,567.89"},
+		{"-100000.00", "-$100,000.00", "−$100,000.00"},
+	} {
+		m := MustMoney(c.in)
+		if got := m.Dollars(); got != c.dollars {
+			t.Errorf("%s.Dollars() = %q, want %q", c.in, got, c.dollars)
+		}
+		if got := m.Change(); got != c.change {
+			t.Errorf("%s.Change() = %q, want %q", c.in, got, c.change)
+		}
+	}
+}
+
+// TestDollarsInMessagesOfFormat7: the rules' messages print amounts with
+// separators from DocumentsFormat; a ledger of format 6 keeps the words
+// it was written with, since refusals are kept in the journal.
+func TestDollarsInMessagesOfFormat7(t *testing.T) {
+	m := MustMoney("70000.00")
+	if got := dollarsIn(formatTx{newResidentTx(), DocumentsFormat}, m); got != "$70,000.00" {
+		t.Errorf("format 7: %q", got)
+	}
+	if got := dollarsIn(formatTx{newResidentTx(), DocumentsFormat - 1}, m); got != "$70000.00" {
+		t.Errorf("format 6: %q", got)
+	}
+}

@@ -452,7 +452,7 @@ func noticeBeforeBid(tx Tx, env Env, o *Order, b *OrderBid) error {
 	first, ok := o.firstInsertion()
 	switch {
 	case !ok:
-		return Errorf(EINVALID, "§5.13(1)", "Order %s is expected to cost $%s, over $%s: record the publication of its class 2 notice before its bids.", o.ID, o.Estimate, env.Params.At(b.Received).Class2NoticeThreshold)
+		return Errorf(EINVALID, "§5.13(1)", "Order %s is expected to cost %s, over %s: record the publication of its class 2 notice before its bids.", o.ID, dollarsIn(tx, o.Estimate), dollarsIn(tx, env.Params.At(b.Received).Class2NoticeThreshold))
 	case first.After(b.Received):
 		return Errorf(EINVALID, "§5.13(1)", "The class 2 notice of order %s was first published on %s, after the bid of %s was received on %s: bids are taken once the notice is published.", o.ID, first, b.Vendor, b.Received)
 	}
@@ -513,7 +513,7 @@ func awardOrder(tx Tx, c Command, env Env, o *Order, p *OrderChange) error {
 	} else {
 		if o.Emergency && o.Buyer == BuyerDepartmentHead {
 			limit := env.Params.At(aw.On).EmergencyLimitDepartmentHead
-			return Errorf(EFORBIDDEN, "§5.12(7)", "A department head buys directly in an emergency only under $%s; $%s goes through the Purchasing Agent, with bids and the certification of funds.", limit, aw.Amount)
+			return Errorf(EFORBIDDEN, "§5.12(7)", "A department head buys directly in an emergency only under %s; %s goes through the Purchasing Agent, with bids and the certification of funds.", dollarsIn(tx, limit), dollarsIn(tx, aw.Amount))
 		}
 		i := slices.IndexFunc(o.Bids, func(b OrderBid) bool { return strings.EqualFold(b.Vendor, aw.Vendor) })
 		switch {
@@ -522,7 +522,7 @@ func awardOrder(tx Tx, c Command, env Env, o *Order, p *OrderChange) error {
 		case i < 0:
 			return Errorf(EINVALID, "§5.12(4)", "%s did not bid on order %s.", aw.Vendor, o.ID)
 		case !o.Bids[i].Amount.Equal(aw.Amount):
-			return Errorf(EINVALID, "§5.12(4)", "%s bid $%s, not $%s.", aw.Vendor, o.Bids[i].Amount, aw.Amount)
+			return Errorf(EINVALID, "§5.12(4)", "%s bid %s, not %s.", aw.Vendor, dollarsIn(tx, o.Bids[i].Amount), dollarsIn(tx, aw.Amount))
 		case len(o.Bids) < 3 && strings.TrimSpace(aw.Reasons) == "":
 			return Errorf(EINVALID, "§5.12(4)", "Open-market purchases are based on at least three bids wherever possible; with %d, give the reasons.", len(o.Bids))
 		}
@@ -537,13 +537,13 @@ func awardOrder(tx Tx, c Command, env Env, o *Order, p *OrderChange) error {
 			switch {
 			case !Class2Qualifies(o.Notices, o.BidsOpen):
 				if o.BidsOpen.IsZero() {
-					return Errorf(EINVALID, "§5.13(1)", "A contract for materials or supplies over $%s needs a class 2 notice before bids open: record its two insertions and the day bids open.", env.Params.At(aw.On).Class2NoticeThreshold)
+					return Errorf(EINVALID, "§5.13(1)", "A contract for materials or supplies over %s needs a class 2 notice before bids open: record its two insertions and the day bids open.", dollarsIn(tx, env.Params.At(aw.On).Class2NoticeThreshold))
 				}
 				return Errorf(EINVALID, "§5.13(1)", "The class 2 notice does not qualify for bids opened %s: two insertions in consecutive weeks, the first by %s and the second by %s.", o.BidsOpen, first, second)
 			case aw.On.Before(o.BidsOpen):
 				return Errorf(EINVALID, "§5.13(1)", "The bids open on %s; the award cannot come before.", o.BidsOpen)
 			case aw.Amount.GreaterThan(lowest.Amount) && strings.TrimSpace(aw.Reasons) == "":
-				return Errorf(EINVALID, "§5.13(2)", "The contract goes to the lowest responsible bidder: %s bid $%s, less than %s; give the reasons %s is passed over.", lowest.Vendor, lowest.Amount, aw.Vendor, lowest.Vendor)
+				return Errorf(EINVALID, "§5.13(2)", "The contract goes to the lowest responsible bidder: %s bid %s, less than %s; give the reasons %s is passed over.", lowest.Vendor, dollarsIn(tx, lowest.Amount), aw.Vendor, lowest.Vendor)
 			}
 		}
 		if err := class1Notice(tx, env, o, aw); err != nil {
@@ -583,7 +583,7 @@ func class1Notice(tx Tx, env Env, o *Order, aw *Award) error {
 	first, ok := o.firstInsertion()
 	switch {
 	case !ok:
-		return Errorf(EINVALID, "§5.13(1)", "A contract for materials or supplies over $%s, up to $%s, needs a class 1 notice before it is let (Wis. Stat. 62.15): record its publication first.", v.Class1NoticeThreshold, v.Class2NoticeThreshold)
+		return Errorf(EINVALID, "§5.13(1)", "A contract for materials or supplies over %s, up to %s, needs a class 1 notice before it is let (Wis. Stat. 62.15): record its publication first.", dollarsIn(tx, v.Class1NoticeThreshold), dollarsIn(tx, v.Class2NoticeThreshold))
 	case first.After(aw.On):
 		return Errorf(EINVALID, "§5.13(1)", "The class 1 notice of order %s was published on %s, after the award on %s.", o.ID, first, aw.On)
 	}
@@ -608,7 +608,7 @@ func approveAward(tx Tx, c Command, env Env, aw *Award, required bool) error {
 		case !required:
 			return nil
 		case strings.TrimSpace(aw.BoardApproval) == "" || aw.BoardApprovedOn.IsZero():
-			return Errorf(EINVALID, sec, "A purchase of $%s or more needs the board's approval: name the motion or resolution and its date.", threshold)
+			return Errorf(EINVALID, sec, "A purchase of %s or more needs the board's approval: name the motion or resolution and its date.", dollarsIn(tx, threshold))
 		case aw.BoardApprovedOn.After(aw.On):
 			return Errorf(EINVALID, sec, "The board's approval (%s) comes before the award (%s).", aw.BoardApprovedOn, aw.On)
 		}
@@ -619,7 +619,7 @@ func approveAward(tx Tx, c Command, env Env, aw *Award, required bool) error {
 	}
 	if aw.Vote == nil {
 		if required {
-			return Errorf(EINVALID, sec, "A purchase of $%s or more needs the board's approval: record the meeting's date and the vote (ayes, nays, members present).", threshold)
+			return Errorf(EINVALID, sec, "A purchase of %s or more needs the board's approval: record the meeting's date and the vote (ayes, nays, members present).", dollarsIn(tx, threshold))
 		}
 		return nil
 	}
@@ -754,7 +754,7 @@ func applyCertifyFunds(tx Tx, c Command, env Env, res *Result) error {
 			return Errorf(EINVALID, sec, "Say why the funds are not certified.")
 		}
 		o.Refused = &Act{By: c.Actor, At: c.At, Available: a.Available(), Reason: strings.TrimSpace(p.Reason)}
-		res.Ref, res.Note = o.ID, fmt.Sprintf("funds not certified for %s: $%s of $%s available", o.ID, o.Award.Amount, a.Available())
+		res.Ref, res.Note = o.ID, fmt.Sprintf("funds not certified for %s: %s of %s available", o.ID, dollarsIn(tx, o.Award.Amount), dollarsIn(tx, a.Available()))
 		return putOrder(tx, o)
 	}
 	if p.Reason != "" {
@@ -765,7 +765,7 @@ func applyCertifyFunds(tx Tx, c Command, env Env, res *Result) error {
 	}
 	o.Held, o.Status = o.Award.Amount, OrderCertified
 	o.Certified = &Act{By: c.Actor, At: c.At, Available: a.Available()}
-	res.Ref, res.Note = o.ID, fmt.Sprintf("funds certified for %s: $%s of $%s available", o.ID, o.Award.Amount, a.Available())
+	res.Ref, res.Note = o.ID, fmt.Sprintf("funds certified for %s: %s of %s available", o.ID, dollarsIn(tx, o.Award.Amount), dollarsIn(tx, a.Available()))
 	return putOrder(tx, o)
 }
 
@@ -882,7 +882,7 @@ func applyOrderReceipt(tx Tx, c Command, env Env, res *Result) error {
 		o.Held, o.Status = Money{}, OrderReceived
 	}
 	o.Receipts = append(o.Receipts, d)
-	res.Ref, res.Note = o.ID, fmt.Sprintf("delivery on %s: $%s invoiced", o.ID, d.Invoiced)
+	res.Ref, res.Note = o.ID, fmt.Sprintf("delivery on %s: %s invoiced", o.ID, dollarsIn(tx, d.Invoiced))
 	return putOrder(tx, o)
 }
 

@@ -91,7 +91,7 @@ func TestCertificationRefused(t *testing.T) {
 	v := adopted2027(t)
 	o := biddenOrder(v, "Plow truck", CategoryEquipment, "45000.00", "45000.00", "46000.00", "47000.00")
 	v.do("admin", "2027-03-03T10:00", &OrderChange{Op: OrderAward, ID: o, Award: &Award{Vendor: "Morton Salt", Amount: MustMoney("45000.00"), On: MustDate("2027-03-03"), Vote: boardVote("2027-03-02", 7, 7, 0)}})
-	v.refused("treas", "2027-03-04T10:00", &CertifyFunds{Order: o}, ECONFLICT, "less than $45000.00")
+	v.refused("treas", "2027-03-04T10:00", &CertifyFunds{Order: o}, ECONFLICT, "less than $45,000.00")
 	v.refused("treas", "2027-03-04T10:00", &CertifyFunds{Order: o, Refuse: true}, EINVALID, "Say why")
 	v.refused("treas", "2027-03-04T10:00", &CertifyFunds{Order: o, Reason: "short"}, EINVALID, "a refusal does")
 

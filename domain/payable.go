@@ -288,7 +288,7 @@ func enterClaim(tx Tx, c Command, p *ClaimChange, res *Result) error {
 			invoiced = invoiced.Add(d.Invoiced)
 		}
 		if left := invoiced.Sub(o.Claimed); left.LessThan(p.Amount) {
-			return Errorf(ECONFLICT, sectionClaims, "Order %s has $%s invoiced on its deliveries and not yet claimed, less than $%s: record the delivery first (§5.12(8)).", o.ID, left, p.Amount)
+			return Errorf(ECONFLICT, sectionClaims, "Order %s has %s invoiced on its deliveries and not yet claimed, less than %s: record the delivery first (§5.12(8)).", o.ID, dollarsIn(tx, left), dollarsIn(tx, p.Amount))
 		}
 		o.Claimed = o.Claimed.Add(p.Amount)
 		if err := putOrder(tx, o); err != nil {
@@ -322,7 +322,7 @@ func enterClaim(tx Tx, c Command, p *ClaimChange, res *Result) error {
 	if err := tx.Put(indexClaimInvoices, key, cl.ID); err != nil {
 		return err
 	}
-	res.Ref, res.Note = cl.ID, fmt.Sprintf("claim %s entered: %s, $%s", cl.ID, cl.Vendor, cl.Amount)
+	res.Ref, res.Note = cl.ID, fmt.Sprintf("claim %s entered: %s, %s", cl.ID, cl.Vendor, dollarsIn(tx, cl.Amount))
 	return tx.Put(CollectionClaims, cl.ID, cl)
 }
 
@@ -398,7 +398,7 @@ func certifyClaim(tx Tx, c Command, p *ClaimChange, res *Result) error {
 		if err := encumber(tx, cl.Year, cl.Line, cl.ID, "claim", c.At.Date, cl.Amount, cl.Vendor+": "+cl.Description, false); err != nil {
 			return err
 		}
-		x.Basis = fmt.Sprintf("%s had $%s available", cl.Line, a.Available())
+		x.Basis = fmt.Sprintf("%s had %s available", cl.Line, dollarsIn(tx, a.Available()))
 		cl.Held = cl.Amount
 	case CertifyAuthorized:
 		if x.Basis == "" && cl.Order != "" {
@@ -519,12 +519,12 @@ func payrollFunds(tx Tx, cl Claim) (string, error) {
 	open := employmentOpen(e)
 	extra := cl.Amount.Sub(open)
 	if extra.IsPositive() && a.Available().LessThan(extra) {
-		return "", Errorf(ECONFLICT, "§5.07(3)", "%s: employment %s holds $%s not yet charged, and the appropriation for %s has $%s available, less than the $%s the claim asks beyond it.",
-			cl.ID, e.ID, open, cl.Line, a.Available(), extra)
+		return "", Errorf(ECONFLICT, "§5.07(3)", "%s: employment %s holds %s not yet charged, and the appropriation for %s has %s available, less than the %s the claim asks beyond it.",
+			cl.ID, e.ID, dollarsIn(tx, open), cl.Line, dollarsIn(tx, a.Available()), dollarsIn(tx, extra))
 	}
-	basis := fmt.Sprintf("employment %s holds $%s of %s not yet charged", e.ID, open, cl.Line)
+	basis := fmt.Sprintf("employment %s holds %s of %s not yet charged", e.ID, dollarsIn(tx, open), cl.Line)
 	if extra.IsPositive() {
-		basis += fmt.Sprintf("; the $%s beyond it of $%s available", extra, a.Available())
+		basis += fmt.Sprintf("; the %s beyond it of %s available", dollarsIn(tx, extra), dollarsIn(tx, a.Available()))
 	}
 	return basis, nil
 }
@@ -1106,7 +1106,7 @@ func applyCheckRun(tx Tx, c Command, _ Env, res *Result) error {
 			return err
 		}
 	}
-	res.Ref, res.Note = run.ID, fmt.Sprintf("check run %s: %d checks, $%s", run.ID, len(run.Checks), run.Total)
+	res.Ref, res.Note = run.ID, fmt.Sprintf("check run %s: %d checks, %s", run.ID, len(run.Checks), dollarsIn(tx, run.Total))
 	return tx.Put(CollectionCheckRuns, run.ID, run)
 }
 

@@ -76,7 +76,7 @@ func TestPayrollIsAClaim(t *testing.T) {
 	if cl.Status != ClaimCertified || cl.Employment != emp || !cl.Held.IsZero() {
 		t.Fatalf("the certified payroll claim: %+v", cl)
 	}
-	if got := cl.Certifications[0].Basis; !strings.Contains(got, "employment "+emp+" holds $3000.00") {
+	if got := cl.Certifications[0].Basis; !strings.Contains(got, "employment "+emp+" holds $3,000.00") {
 		t.Errorf("the funds certification's basis: %q", got)
 	}
 	if got := cl.Certifications[1].Basis; !strings.Contains(got, "motion 2027-02-28 #4") {

@@ -272,7 +272,7 @@ func applySurplus(tx Tx, c Command, env Env, res *Result) error {
 			return Errorf(EINVALID, sec, "The buyer and price must be one of the bids.")
 		}
 		if s.Price.LessThan(best.Amount) {
-			return Errorf(EINVALID, sec, "%s bid $%s, more than %s's $%s: surplus is sold to the highest bid.", best.Vendor, best.Amount, s.Buyer, s.Price)
+			return Errorf(EINVALID, sec, "%s bid %s, more than %s's %s: surplus is sold to the highest bid.", best.Vendor, dollarsIn(tx, best.Amount), s.Buyer, dollarsIn(tx, s.Price))
 		}
 		if s.On.IsZero() || s.On.After(c.At.Date) {
 			return Errorf(EINVALID, sec, "A sale needs its date, today or before.")

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -67,6 +68,23 @@ const (
 	BillPastDue     BillStatus = "past_due" // unpaid after due_on
 	BillCurrent     BillStatus = "current"  // unpaid, not yet due
 )
+
+// Words says where the bill stands in words: "past due".
+func (s BillStatus) Words() string {
+	switch s {
+	case BillPaid:
+		return "paid"
+	case BillTaxRoll:
+		return "on the tax roll"
+	case BillRollPending:
+		return "going on the tax roll"
+	case BillPastDue:
+		return "past due"
+	case BillCurrent:
+		return "not yet due"
+	}
+	return strings.ReplaceAll(string(s), "_", " ")
+}
 
 // Allocation is how one payment was applied: to the penalty, then interest,
 // then principal, and the rest an overpayment to refund under §5.07(1).

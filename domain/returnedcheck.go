@@ -109,6 +109,9 @@ func applyReturnCheck(tx Tx, c Command, p *Params, res *Result) error {
 		}
 		ref := strings.TrimSpace(pay.Reference)
 		fee := Bill{ID: in.FeeBillID, Account: bill.Account, Parcel: bill.Parcel, Description: fmt.Sprintf("Returned check fee (§5.20), check %s on bill %s", ref, bill.ID), BilledOn: c.At.Date, Principal: rc.Fee}
+		if err := numberBill(tx, &fee); err != nil {
+			return err
+		}
 		if err := tx.PutBill(fee); err != nil {
 			return err
 		}

@@ -89,6 +89,10 @@ func applySeedDemo(tx Tx, c Command, env Env, res *Result) error {
 		}
 	}
 	for _, b := range c.Payload.(*SeedDemo).Bills {
+		b.Number = "" // the ledger gives numbers, never the payload
+		if err := numberBill(tx, &b); err != nil {
+			return err
+		}
 		if err := tx.PutBill(b); err != nil {
 			return err
 		}

@@ -123,6 +123,20 @@ const (
 	TaxPaid      TaxStatus = "paid"       // paid in full
 )
 
+// Words says where the tax bill stands in a sentence a reader of a
+// letter understands: "first installment paid".
+func (s TaxStatus) Words() string {
+	switch s {
+	case TaxOpen:
+		return "unpaid"
+	case TaxFirstPaid:
+		return "first installment paid, second installment unpaid"
+	case TaxPaid:
+		return "paid in full"
+	}
+	return strings.ReplaceAll(string(s), "_", " ")
+}
+
 // TaxFigures are a tax bill's Ch. 74 installments and what is left to pay.
 type TaxFigures struct {
 	Installments

@@ -87,6 +87,7 @@ func (m *rowMapper) row(b domain.Bill) (view.BillRow, error) {
 func (m *rowMapper) rowOf(b domain.Bill, fig domain.Receivable) view.BillRow {
 	row := view.BillRow{
 		ID:          b.ID,
+		Shown:       b.Shown(),
 		Description: b.Description,
 		Account:     b.Account,
 		Parcel:      b.Parcel,

@@ -126,6 +126,18 @@ func TestPublicBudget(t *testing.T) {
 	if !strings.Contains(p.text("budget-adopted"), "6 for, 1 against") || !strings.Contains(p.text("budget-adopted"), "Amended 1 times") {
 		t.Errorf("adoption %q", p.text("budget-adopted"))
 	}
+	// The amendment is a change to the parks line, added to it once: the
+	// line is 66,000 + 4,000, not 4,000 (a new total) nor 74,000 (counted
+	// twice), and the amendment shows its change signed.
+	parks := p.doc.Find(`[data-testid="budget-line"][data-account="100-55200"]`)
+	if parks.Length() != 1 || !strings.Contains(parks.Text(), "$70,000.00") {
+		t.Errorf("the amended parks line: %q", parks.Text())
+	}
+	change := p.doc.Find(`[data-testid="budget-amendment"] [data-testid="amendment-change"][data-account="100-55200"]`)
+	if p.count("budget-amendment") != 1 || !strings.Contains(change.Text(), "Parks") || !strings.Contains(change.Text(), "+$4,000.00") ||
+		!strings.Contains(p.text("budget-amendment"), "playground equipment") {
+		t.Errorf("the amendment: %q", p.text("budget-amendment"))
+	}
 	// The summary: 2027 beside 2026 in effect, with the change.
 	row := p.doc.Find(`[data-testid="summary-expenditures"] [data-testid="summary-row"]`).FilterFunction(func(_ int, s *goquery.Selection) bool {
 		return strings.Contains(s.Text(), "Public works")

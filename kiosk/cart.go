@@ -392,6 +392,7 @@ func (s *Server) cartReceipt(v *view.Receipt, rc domain.Receipt) error {
 		line := view.ReceiptLine{BillID: l.BillID, Amount: l.Amount, Allocation: l.Allocation, Balance: l.Balance}
 		if b, err := s.ledger.Bill(l.BillID); err == nil {
 			line.Description = b.Description
+			line.Shown = b.Shown()
 		}
 		v.Lines = append(v.Lines, line)
 	}

@@ -337,6 +337,7 @@ func (s *Server) billReceipt(v *view.Receipt, rc domain.Receipt) error {
 	v.BillURL = billURL(rc.BillID)
 	if b, err := s.ledger.Bill(rc.BillID); err == nil {
 		v.Description = b.Description
+		v.BillShown = b.Shown()
 	}
 	return nil
 }

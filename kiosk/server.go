@@ -251,6 +251,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /assessment-reports/{id}", s.records.ShowAssessmentReportPage)
 	mux.HandleFunc("GET /budget", s.records.ShowBudgetsPage)
 	mux.HandleFunc("GET /budget/{year}", s.records.ShowBudgetPage)
+	mux.HandleFunc("GET /budget/{year}/book.pdf", s.records.ShowBudgetBook)
 	mux.Handle("GET /assets/", http.StripPrefix("/assets/", assetHandler()))
 	mux.HandleFunc("/", s.showNotFoundPage)
 	return s.secure(s.session(s.language(s.csrf(route.Record(mux)))))

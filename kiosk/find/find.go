@@ -34,7 +34,8 @@ type Matches struct {
 // Count returns how many records matched, of every kind.
 func (m Matches) Count() int { return len(m.Bills) + len(m.Accounts) + len(m.Parcels) }
 
-// Search looks q up as a bill number, an account number, a parcel id and a
+// Search looks q up as a bill's number for people ("2026-000123"), its
+// ID, an account number, a parcel id and a
 // street address, tolerantly: surrounding space is trimmed, case is
 // ignored, a bill number may be typed with spaces or without its "B-"
 // ("B 2026 0113", "2026-0113"), a parcel id matches with or without its dashes and an address
@@ -44,7 +45,19 @@ func (m Matches) Count() int { return len(m.Bills) + len(m.Accounts) + len(m.Par
 func Search(l Ledger, q string) (Matches, error) {
 	var m Matches
 	seen := make(map[string]bool)
-	for _, v := range search.BillIDs(q) {
+	ids := search.BillIDs(q)
+	// A bill's number for people ("2026-000123", ledger format 7) names
+	// its ID in the ledger's records, when the ledger has them.
+	if r, ok := l.(domain.Records); ok && domain.IsBillNumber(q) {
+		id, found, err := domain.ReadsOf(r).BillNumbered(q)
+		if err != nil {
+			return m, err
+		}
+		if found {
+			ids = append([]string{id}, ids...)
+		}
+	}
+	for _, v := range ids {
 		b, err := l.Bill(v)
 		if found, err := present(err); err != nil {
 			return m, err

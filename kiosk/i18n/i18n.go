@@ -161,6 +161,15 @@ func (p Printer) Money(m domain.Money) string {
 	return out
 }
 
+// Change formats an amount by which a figure changes, signed either way:
+// "+$71,000.00", "−$5,000.00".
+func (p Printer) Change(m domain.Money) string {
+	if m.IsPositive() {
+		return "+" + p.Money(m)
+	}
+	return p.Money(m)
+}
+
 // Date formats a date in words: "November 1, 2026" or "1 de noviembre de
 // 2026".
 func (p Printer) Date(d domain.Date) string {

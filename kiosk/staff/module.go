@@ -337,23 +337,7 @@ func (c *CSVWriter) Write(record []string) error { return c.e.Write(record) }
 func (c *CSVWriter) Flush() error { return c.e.Flush() }
 
 // Dollars writes an amount for people: "$1,234.56", "-$20.00".
-func Dollars(m domain.Money) string {
-	s := m.String()
-	neg := strings.HasPrefix(s, "-")
-	whole, frac, _ := strings.Cut(strings.TrimPrefix(s, "-"), ".")
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	b.WriteByte('$')
-	for i, r := range whole {
-		if i > 0 && (len(whole)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	return b.String() + "." + frac
-}
+func Dollars(m domain.Money) string { return m.Dollars() }
 
 // ParseDate reads a date typed as YYYY-MM-DD; what names the field in the
 // message ("The hearing date").
@@ -467,4 +451,17 @@ func parseFormDate(what, s string) (domain.Date, error) {
 		return domain.Date{}, domain.Errorf(domain.EINVALID, "", "%s %q is not a real date written as YYYY-MM-DD.", what, s)
 	}
 	return d, nil
+}
+
+// NumberedBill returns the bill whose number for people q is
+// ("2026-000123", ledger format 7), so that every search of the office
+// finds a bill by the number printed on it; ok is false when q is not
+// one.
+func (o *Office) NumberedBill(q string) (domain.Bill, bool) {
+	id, ok, err := o.s.reads.BillNumbered(q)
+	if err != nil || !ok {
+		return domain.Bill{}, false
+	}
+	b, err := o.Ledger().Bill(id)
+	return b, err == nil
 }

@@ -47,6 +47,7 @@ type CartConfirm struct {
 // ReceiptLine is one bill of a receipt that paid several.
 type ReceiptLine struct {
 	BillID      string
+	Shown       string // the bill's number for people, or its ID
 	Description string
 	Amount      domain.Money
 	Allocation  domain.Allocation
@@ -60,7 +61,7 @@ func (r Receipt) Cart() bool { return r.Kind == domain.KindPayBills }
 func (r Receipt) cartBills() []CartBill {
 	out := make([]CartBill, 0, len(r.Lines))
 	for _, l := range r.Lines {
-		out = append(out, CartBill{Bill: BillRow{ID: l.BillID, Description: l.Description}, Amount: l.Amount, Allocation: l.Allocation, Remaining: l.Balance})
+		out = append(out, CartBill{Bill: BillRow{ID: l.BillID, Shown: l.Shown, Description: l.Description}, Amount: l.Amount, Allocation: l.Allocation, Remaining: l.Balance})
 	}
 	return out
 }

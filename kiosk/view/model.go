@@ -132,7 +132,10 @@ type PayAll struct {
 
 // BillRow is one bill in a list, with its figures as of today.
 type BillRow struct {
-	ID          string
+	ID string
+	// Shown is the bill's number for people ("2026-000123"), or its ID
+	// for a bill made before the ledger gave numbers.
+	Shown       string
 	Description string
 	Account     string
 	Parcel      string
@@ -142,6 +145,23 @@ type BillRow struct {
 	Status      domain.BillStatus
 	Balance     domain.Money
 	URL         string
+}
+
+// Number is the bill's number as people read it: Shown, else the ID.
+func (b BillRow) Number() string {
+	if b.Shown != "" {
+		return b.Shown
+	}
+	return b.ID
+}
+
+// BillNumber is the paid bill's number as people read it: BillShown,
+// else the bill's ID.
+func (r Receipt) BillNumber() string {
+	if r.BillShown != "" {
+		return r.BillShown
+	}
+	return r.BillID
 }
 
 // Next names what happens next to a bill, so the page can say it in plain
@@ -232,10 +252,13 @@ type Confirm struct {
 
 // Receipt is the receipt screen, printable on 80 mm paper.
 type Receipt struct {
-	Number      string
-	Status      domain.ReceiptStatus
-	At          time.Time
-	BillID      string
+	Number string
+	Status domain.ReceiptStatus
+	At     time.Time
+	BillID string
+	// BillShown is the paid bill's number for people (its ID for an
+	// older bill); empty when the bill is not read.
+	BillShown   string
 	Description string
 	Account     string
 	Parcel      string

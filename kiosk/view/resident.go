@@ -184,6 +184,10 @@ type BudgetRow struct {
 	AdoptedOn  domain.Date
 	Amendments int
 	URL        string
+	// Proposed marks a budget not adopted yet, for the hearing on
+	// Hearing (zero when the notice names no day).
+	Proposed bool
+	Hearing  domain.Date
 }
 
 // Budget is one adopted budget as the public reads it.
@@ -197,6 +201,30 @@ type Budget struct {
 	TotalRevenue      domain.Money
 	TotalAppropriated domain.Money
 	BackURL           string
+	// Proposed marks a budget not adopted yet, for the hearing on
+	// Hearing; BookURL is its budget book, a PDF.
+	Proposed bool
+	Hearing  domain.Date
+	BookURL  string
+	// Amendments are the board's changes since the adoption, oldest
+	// first: each line's amount above already includes them.
+	Amendments []BudgetAmendment
+}
+
+// BudgetAmendment is one amendment the board passed (§5.04): its date,
+// why, and the change to each line it made.
+type BudgetAmendment struct {
+	N       int
+	On      domain.Date
+	Purpose string
+	Changes []BudgetChange
+}
+
+// BudgetChange is an amendment's change to one line, added to it or taken
+// from it (never its new total).
+type BudgetChange struct {
+	Account, Name string
+	Change        domain.Money
 }
 
 // BudgetUnit is a department's (committee's, commission's, board's)

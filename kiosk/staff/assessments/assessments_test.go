@@ -14,6 +14,7 @@ import (
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
 	"github.com/villagehall/appliance/kiosk/staff/assessments"
+	"github.com/villagehall/appliance/kiosk/staff/pdfcheck"
 	"github.com/villagehall/appliance/kiosk/staff/stafftest"
 )
 
@@ -170,6 +171,9 @@ func TestProjectInTheOffice(t *testing.T) {
 	if pdf.Status != http.StatusOK || !strings.HasPrefix(pdf.Body, "%PDF-") || strings.Count(pdf.Body, "/Type /Page\n") != len(district) {
 		t.Fatalf("the letters: %d, %d pages", pdf.Status, strings.Count(pdf.Body, "/Type /Page\n"))
 	}
+	// Every letter reads right: nothing drawn over anything, within the
+	// 20 mm margins, no raw code, every amount with its separators.
+	pdfcheck.Assert(t, "notice letters", []byte(pdf.Body), pdfcheck.Layout{Left: 20, Right: 20})
 	if again := admin.Get(lettersURL); again.Body != pdf.Body {
 		t.Fatal("the same notice renders different letters")
 	}

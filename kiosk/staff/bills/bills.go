@@ -224,7 +224,7 @@ func (m *Module) billView(b domain.Bill) (Bill, error) {
 	if err != nil {
 		return Bill{}, err
 	}
-	v := Bill{ID: b.ID, Account: b.Account, Parcel: b.Parcel, Description: b.Description, BilledOn: b.BilledOn.String(), Principal: b.Principal.String(),
+	v := Bill{ID: b.ID, Shown: b.Shown(), Account: b.Account, Parcel: b.Parcel, Description: b.Description, BilledOn: b.BilledOn.String(), Principal: b.Principal.String(),
 		DueOn: fig.DueOn.String(), Interest: fig.Interest.String(), Penalty: fig.Penalty.String(), Paid: fig.Paid.String(), Balance: fig.Balance.String(), Status: string(fig.Status), TaxRollOn: fig.TaxRollOn.String()}
 	created := Posting{On: b.BilledOn.String(), What: "Billed: " + b.Description, Amount: b.Principal.String(), CommandID: "(demo or earlier data)"}
 	if o, ok, err := m.o.Reads().BillOrigin(b.ID); err == nil && ok {
@@ -267,7 +267,7 @@ func (m *Module) showBillPage(w http.ResponseWriter, r *http.Request) {
 	v.Created = r.URL.Query().Get("created") != ""
 	who := m.o.Who(r)
 	v.CanPay = staff.Allowed(who.Role, staff.CapWindow)
-	m.o.Render(w, r, http.StatusOK, BillPage(m.o.Frame(r, "Bill "+b.ID), v))
+	m.o.Render(w, r, http.StatusOK, BillPage(m.o.Frame(r, "Bill "+b.Shown()), v))
 }
 
 // showFindAccountPage finds an account by its number, a bill number, a
@@ -283,6 +283,10 @@ func (m *Module) showFindAccountPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if b, err := m.o.Ledger().Bill(q); err == nil {
+		m.o.Redirect(w, r, "/staff/bills/"+url.PathEscape(b.ID))
+		return
+	}
+	if b, ok := m.o.NumberedBill(q); ok {
 		m.o.Redirect(w, r, "/staff/bills/"+url.PathEscape(b.ID))
 		return
 	}

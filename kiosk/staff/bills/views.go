@@ -35,10 +35,13 @@ type ImportRow struct {
 // Bill is a bill with its §5.10 figures today and its postings.
 type Bill struct {
 	ID, Account, Parcel, Description, BilledOn, Principal string
-	DueOn, Interest, Penalty, Paid, Balance, Status       string
-	TaxRollOn                                             string
-	Postings                                              []Posting
-	Created, CanPay                                       bool
+	// Shown is the bill's number for people ("2026-000123"), or its ID
+	// for a bill made before the ledger gave numbers.
+	Shown                                           string
+	DueOn, Interest, Penalty, Paid, Balance, Status string
+	TaxRollOn                                       string
+	Postings                                        []Posting
+	Created, CanPay                                 bool
 }
 
 // Posting is one line of a bill's history.

@@ -3,123 +3,48 @@ package books_test
 import (
 	"fmt"
 	"io"
-	"math"
 	"net/http"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/go-pdf/fpdf"
-
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
 	"github.com/villagehall/appliance/kiosk/staff/books"
+	"github.com/villagehall/appliance/kiosk/staff/pdfcheck"
 	"github.com/villagehall/appliance/kiosk/staff/stafftest"
 )
 
-// pdfWord is one text object of an uncompressed fpdf page: where its
-// baseline starts and ends (millimetres from the page's left edge and
-// points from its bottom) and what it says.
-type pdfWord struct {
-	page        int
-	x, right, y float64
-	s           string
-}
+// pdfWord is one text of a page of the packet, as pdfcheck reads it.
+type pdfWord = pdfcheck.Text
 
-var (
-	pdfOps     = regexp.MustCompile(`BT /F(\w+) ([0-9.]+) Tf ET|BT ([0-9.]+) ([0-9.]+) Td \((.*?)\) ?Tj ET`)
-	pdfFontRes = regexp.MustCompile(`/F(\w+) (\d+) 0 R`)
-	pdfFontObj = regexp.MustCompile(`(\d+) 0 obj\s*<</Type /Font\s*/BaseFont /([A-Za-z-]+)`)
-	pdfUnesc   = strings.NewReplacer(`\(`, "(", `\)`, ")", `\\`, `\`)
-)
-
-// pdfPages reads the text of each page of an uncompressed PDF that fpdf
-// wrote with the core Helvetica fonts, measuring each text's width with
-// fpdf in the font and size it was set in: its page contents are its
-// streams, in page order.
+// pdfPages reads the texts of each page of a PDF.
 func pdfPages(t *testing.T, pdf string) [][]pdfWord {
 	t.Helper()
-	objFont := map[string]string{}
-	for _, m := range pdfFontObj.FindAllStringSubmatch(pdf, -1) {
-		objFont[m[1]] = m[2]
+	pages, err := pdfcheck.Read([]byte(pdf))
+	if err != nil {
+		t.Fatal(err)
 	}
-	style := map[string]string{}
-	for _, m := range pdfFontRes.FindAllStringSubmatch(pdf, -1) {
-		switch objFont[m[2]] {
-		case "Helvetica":
-			style[m[1]] = ""
-		case "Helvetica-Bold":
-			style[m[1]] = "B"
-		}
-	}
-	meter := fpdf.New("L", "mm", "Letter", "")
-	meter.AddPage()
-	const k = 72 / 25.4
-	var pages [][]pdfWord
-	rest := pdf
-	for {
-		i := strings.Index(rest, "stream\n")
-		if i < 0 {
-			break
-		}
-		j := strings.Index(rest[i:], "endstream")
-		body := rest[i+len("stream\n") : i+j]
-		rest = rest[i+j+len("endstream"):]
-		if !strings.Contains(body, "Tj ET") {
-			continue
-		}
-		var page []pdfWord
-		for _, m := range pdfOps.FindAllStringSubmatch(body, -1) {
-			if m[1] != "" {
-				st, ok := style[m[1]]
-				if !ok {
-					t.Fatalf("font F%s is not Helvetica", m[1])
-				}
-				size, _ := strconv.ParseFloat(m[2], 64)
-				meter.SetFont("Helvetica", st, size)
-				continue
-			}
-			x, _ := strconv.ParseFloat(m[3], 64)
-			y, _ := strconv.ParseFloat(m[4], 64)
-			s := pdfUnesc.Replace(m[5])
-			page = append(page, pdfWord{page: len(pages) + 1, x: x / k, right: x/k + meter.GetStringWidth(s), y: y, s: s})
-		}
-		pages = append(pages, page)
-	}
-	return pages
-}
-
-// line returns the words on the baseline of the first word of page that
-// is exactly caption, left to right; nil when there is none.
-func line(page []pdfWord, caption string) []string {
-	i := slices.IndexFunc(page, func(w pdfWord) bool { return strings.TrimSpace(w.s) == caption })
-	if i < 0 {
-		return nil
-	}
-	var on []pdfWord
-	for _, w := range page {
-		if w.page == page[i].page && math.Abs(w.y-page[i].y) < 1 {
-			on = append(on, w)
-		}
-	}
-	slices.SortFunc(on, func(a, b pdfWord) int { return int(math.Copysign(1, a.x-b.x)) })
-	var out []string
-	for _, w := range on {
-		out = append(out, strings.TrimSpace(w.s))
+	out := make([][]pdfWord, len(pages))
+	for i, p := range pages {
+		out[i] = p.Texts
 	}
 	return out
 }
 
-func pageText(page []pdfWord) string {
-	var b strings.Builder
-	for _, w := range page {
-		b.WriteString(w.s + "\n")
+// line returns what the texts on the baseline of the first text of page
+// that reads caption say, left to right; nil when there is none.
+func line(page []pdfWord, caption string) []string {
+	on := pdfcheck.Line(page, caption)
+	if on == nil {
+		return nil
 	}
-	return b.String()
+	return pdfcheck.Strings(on)
 }
+
+func pageText(page []pdfWord) string { return pdfcheck.Page{Texts: page}.String() }
 
 // packetVillage is budgetedVillage with a March of many checks: besides
 // the two of March 1, thirty-eight streets claims paid on March 10, one
@@ -343,7 +268,7 @@ func TestBoardPacket(t *testing.T) {
 		t.Errorf("the register's second page repeats no header:\n%.300s", second)
 	}
 	if !slices.ContainsFunc(reg, func(w pdfWord) bool {
-		return strings.HasPrefix(w.s, "The Sugar River") && strings.HasSuffix(w.s, "...")
+		return strings.HasPrefix(w.S, "The Sugar River") && strings.HasSuffix(w.S, "...")
 	}) {
 		t.Error("the long payee is not cut short in its column")
 	}
@@ -429,9 +354,9 @@ func wideAmount(i, n int) domain.Money {
 func (b wideBooks) BalanceSheet(asOf domain.Date) (domain.BalanceSheet, error) {
 	bs := domain.BalanceSheet{AsOf: asOf, Funds: b.funds()}
 	for si, key := range []string{domain.SectionAssets, domain.SectionLiabilities, domain.SectionFundBalance} {
-		s := domain.BalanceSection{Key: key, Title: key, Amounts: make([]domain.Money, len(bs.Funds))}
+		s := domain.BalanceSection{Key: key, Title: []string{"Assets", "Liabilities", "Fund balance"}[si], Amounts: make([]domain.Money, len(bs.Funds))}
 		for n, c := range []domain.Control{domain.ControlCash, domain.ControlInvestments} {
-			row := domain.BalanceRow{Caption: fmt.Sprintf("%s row %d with a caption long enough to need cutting short in its column", key, n), Control: c}
+			row := domain.BalanceRow{Caption: fmt.Sprintf("%s row %d with a caption long enough to need cutting short in its column", s.Title, n), Control: c}
 			for i := range bs.Funds {
 				a := wideAmount(i, si*2+n)
 				row.Amounts = append(row.Amounts, a)
@@ -484,7 +409,7 @@ func TestBoardPacketWideBooks(t *testing.T) {
 	for _, s := range bs.Sections {
 		for _, row := range s.Rows {
 			for _, a := range append(row.Amounts, row.Total) {
-				if !slices.ContainsFunc(all, func(w pdfWord) bool { return w.s == staff.Accounting(a) }) {
+				if !slices.ContainsFunc(all, func(w pdfWord) bool { return w.S == staff.Accounting(a) }) {
 					t.Errorf("%s is not printed whole", staff.Accounting(a))
 				}
 			}
@@ -493,24 +418,16 @@ func TestBoardPacketWideBooks(t *testing.T) {
 	checkLayout(t, pages)
 }
 
-// checkLayout fails the test when a word of a landscape Letter page with
+// checkLayout fails the test when a text of a landscape Letter page with
 // 14 mm margins runs past them, when an amount is cut short, or when two
-// words on one line overlap.
+// texts are drawn over each other.
 func checkLayout(t *testing.T, pages [][]pdfWord) {
 	t.Helper()
-	for n, page := range pages {
-		for i, a := range page {
-			if a.x < 14-0.01 || a.right > 279.4-14+0.01 {
-				t.Errorf("page %d: %q runs from %.1f to %.1f mm, outside the margins", n+1, a.s, a.x, a.right)
-			}
-			if strings.Contains(a.s, "$") && strings.Contains(a.s, "...") {
-				t.Errorf("page %d: an amount is cut short: %q", n+1, a.s)
-			}
-			for _, c := range page[i+1:] {
-				if math.Abs(a.y-c.y) < 6 && a.x < c.right-0.01 && c.x < a.right-0.01 && strings.TrimSpace(a.s) != "" && strings.TrimSpace(c.s) != "" {
-					t.Errorf("page %d: %q and %q overlap", n+1, a.s, c.s)
-				}
-			}
-		}
+	var all []pdfcheck.Page
+	for n, p := range pages {
+		all = append(all, pdfcheck.Page{N: n + 1, Width: 279.4, Height: 215.9, Texts: p})
+	}
+	for _, p := range pdfcheck.Check(all, pdfcheck.Layout{Left: 14, Right: 14}) {
+		t.Error(p)
 	}
 }

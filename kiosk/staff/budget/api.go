@@ -66,7 +66,12 @@ func (m *Module) apiProposal(w http.ResponseWriter, r *http.Request) {
 }
 
 func (m *Module) apiNotice(w http.ResponseWriter, r *http.Request) {
-	staff.APICommand(m.o, w, r, "a budget notice", func(p *domain.BudgetNoticeChange) error { return withYear(r, &p.Year) })
+	staff.APICommand(m.o, w, r, "a budget notice", func(p *domain.BudgetNoticeChange) error {
+		if !p.HearingOn.IsZero() && !m.noticeNamesHearing() {
+			return domain.Errorf(domain.EINVALID, "", "The ledger does not record the day of the hearing in a notice until every node runs a release that does.")
+		}
+		return withYear(r, &p.Year)
+	})
 }
 
 func (m *Module) apiHearing(w http.ResponseWriter, r *http.Request) {

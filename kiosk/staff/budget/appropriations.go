@@ -209,3 +209,13 @@ func (m *Module) submitClose(w http.ResponseWriter, r *http.Request) {
 	}
 	m.o.Redirect(w, r, fmt.Sprintf("/staff/appropriations/%d/close", year))
 }
+
+// noticeNamesHearing reports whether a notice of the hearing records the
+// day it names: from ledger format 7 (domain.DocumentsFormat), since a
+// node of an earlier release refuses the field.
+func (m *Module) noticeNamesHearing() bool {
+	if f, ok := m.o.Ledger().(formatReader); ok {
+		return f.LedgerFormat() >= domain.DocumentsFormat
+	}
+	return true
+}

@@ -259,6 +259,8 @@ func TestBudgetCycleByHand(t *testing.T) {
 	}
 	if p := admin.Get("/staff/budget/2027"); !strings.Contains(p.Text("vote-2"), "failed") || !strings.Contains(p.Text("vote-2"), "5 aye(s) required") {
 		t.Fatalf("failed amendment: %q", p.Text("vote-2"))
+	} else if got := p.Text("vote-change"); !strings.Contains(got, "100-53300: +$5,000.00") {
+		t.Errorf("the vote record shows the change %q, want it signed", got)
 	}
 	if p := treasurer.Get("/staff/appropriations/2027"); p.Text("available-100-53300") != "$40,000.00" {
 		t.Fatalf("available after a failed amendment: %q", p.Text("available-100-53300"))

@@ -144,7 +144,7 @@ func (m *Module) budgetView(r *http.Request, year int) (budgetView, error) {
 			vr.Members = append(vr.Members, memberVote{Name: cmpName(names[mv.Member], mv.Member), Vote: mv.Vote})
 		}
 		for _, c := range x.Changes {
-			vr.Changes = append(vr.Changes, changeView{Account: c.Account, Change: dollars(c.Change), Purpose: c.Purpose})
+			vr.Changes = append(vr.Changes, changeView{Account: c.Account, Change: c.Change.Change(), Purpose: c.Purpose})
 		}
 		if x.Action == domain.BudgetAmend && x.Passed {
 			vr.NoticeBy = x.On.AddDays(domain.AmendmentNoticeDays).String()

@@ -29,6 +29,13 @@ func (m *Module) submitNotice(w http.ResponseWriter, r *http.Request) {
 				return domain.Errorf(domain.EINVALID, "", "The amendment is its number, like 1.")
 			}
 		}
+		// The day of the hearing goes into the ledger only once every node
+		// applies it (ledger format 7); before, the notice is as it was.
+		if s := m.o.Form(r, "hearing_on"); s != "" && m.noticeNamesHearing() {
+			if n.HearingOn, err = staff.ParseDate("The day of the hearing the notice names", s); err != nil {
+				return err
+			}
+		}
 		_, err = m.o.Submit(r, &n)
 		return err
 	}()

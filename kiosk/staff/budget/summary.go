@@ -171,25 +171,12 @@ func SummaryPDF(out *bytes.Buffer, bv domain.BudgetView, hearing domain.Date, at
 	if len(s.Uses) > 0 {
 		table("Other financing uses", s.Uses, nil)
 	}
-	header("Fund balances (beginning / year end)")
+	// Each fund's balances take two rows, the beginning of the year and
+	// its end, so that every amount has a column of its own.
+	header("Fund balances")
 	for _, b := range s.Balances {
-		cells := []string{b.Label, dollars(b.Preceding) + " / " + dollars(b.PrecedingEnd), dollars(b.InEffect) + " / " + dollars(b.InEffectEnd), dollars(b.Proposed) + " / " + dollars(b.ProposedEnd), b.Change}
-		for i, c := range cells {
-			align := "R"
-			if i == 0 {
-				align = "L"
-			}
-			// Two amounts share a cell: the type shrinks until they fit
-			// its column rather than run into the next one.
-			size := 7.5
-			pdf.SetFont("Helvetica", "", size)
-			for size > 5 && pdf.GetStringWidth(tr(c)) > widths[i]-2*pdf.GetCellMargin() {
-				size -= 0.25
-				pdf.SetFont("Helvetica", "", size)
-			}
-			pdf.CellFormat(widths[i], 5.5, tr(c), "1", 0, align, false, 0, "")
-		}
-		pdf.Ln(-1)
+		row(domain.SummaryRow{Label: b.Label + ", beginning of year", Preceding: b.Preceding, InEffect: b.InEffect, Proposed: b.Proposed}, false)
+		row(domain.SummaryRow{Label: b.Label + ", end of year", Preceding: b.PrecedingEnd, InEffect: b.InEffectEnd, Proposed: b.ProposedEnd, Change: b.Change}, false)
 	}
 	pdf.SetFont("Helvetica", "", 9)
 	pdf.Ln(3)

@@ -137,14 +137,14 @@ func (m *Module) letterFacts(parcel string, asOf domain.Date) ([]domain.LetterLi
 			continue
 		}
 		topic := "Special charges"
-		text := fmt.Sprintf("Bill %s, %s, billed %s: unpaid (%s)", b.ID, b.Description, b.BilledOn, fig.Status)
+		text := fmt.Sprintf("Bill %s, %s, billed %s: unpaid (%s)", b.Shown(), b.Description, b.BilledOn, fig.Status.Words())
 		switch fig.Status {
 		case domain.BillTaxRoll:
 			// The date on the roll is the day the November run certified
 			// the bill (Bill.Certified), not the day §5.10 names.
-			text = fmt.Sprintf("Bill %s, %s: certified to the tax roll on %s as a special charge and lien", b.ID, b.Description, b.Certified.At.Date)
+			text = fmt.Sprintf("Bill %s, %s: certified to the tax roll on %s as a special charge and lien", b.Shown(), b.Description, b.Certified.At.Date)
 		case domain.BillRollPending:
-			text = fmt.Sprintf("Bill %s, %s, billed %s: unpaid at the end of %s; certification to the tax roll pending", b.ID, b.Description, b.BilledOn, fig.TaxRollOn)
+			text = fmt.Sprintf("Bill %s, %s, billed %s: unpaid at the end of %s; certification to the tax roll pending", b.Shown(), b.Description, b.BilledOn, fig.TaxRollOn)
 		}
 		lines = append(lines, domain.LetterLine{Topic: topic, Text: text, Amount: fig.Balance})
 	}
@@ -159,7 +159,7 @@ func (m *Module) letterFacts(parcel string, asOf domain.Date) ([]domain.LetterLi
 		}
 		// The special items on a tax bill are in its total: named in its
 		// line, not listed again with their amounts (every amount once).
-		text := fmt.Sprintf("%d property tax (%s County), %s", t.TaxYear, t.County.Title(), fig.Status)
+		text := fmt.Sprintf("%d property tax (%s County), %s", t.TaxYear, t.County.Title(), fig.Status.Words())
 		if len(t.SpecialItems) > 0 {
 			var items []string
 			for _, it := range t.SpecialItems {

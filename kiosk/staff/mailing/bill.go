@@ -77,7 +77,7 @@ func (m *Module) villageBill(b domain.Bill, on domain.Date, charges map[string]d
 	if err != nil {
 		return billDoc{}, err
 	}
-	d := billDoc{kind: billKind(b, charges), id: b.ID, account: b.Account, parcel: b.Parcel, site: site, to: to, dueOn: fig.DueOn, amountDue: fig.Balance}
+	d := billDoc{kind: billKind(b, charges), id: b.Shown(), account: b.Account, parcel: b.Parcel, site: site, to: to, dueOn: fig.DueOn, amountDue: fig.Balance}
 	switch d.kind {
 	case KindSpecial:
 		d.heading = "Special charge"
@@ -179,7 +179,7 @@ func (m *Module) showBillPDF(w http.ResponseWriter, r *http.Request) {
 		m.o.Fail(w, r, err)
 		return
 	}
-	m.serveBills(w, r, "Bill "+b.ID, "bill-"+b.ID+".pdf", []billDoc{d}, on)
+	m.serveBills(w, r, "Bill "+b.Shown(), "bill-"+b.Shown()+".pdf", []billDoc{d}, on)
 }
 
 // showInstallmentPDF is one installment of a special assessment.

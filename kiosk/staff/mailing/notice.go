@@ -81,7 +81,7 @@ func (m *Module) noticeDoc(b domain.Bill, notice string, year int, on domain.Dat
 	if pc, err := m.o.Ledger().Parcel(b.Parcel); err == nil {
 		county = " of " + pc.County.Title() + " County"
 	}
-	what := fmt.Sprintf("Bill %s, for %s, billed %s, was due %s and is unpaid: %s is due as of %s.", b.ID, b.Description, staff.LongDate(b.BilledOn), staff.LongDate(now.DueOn), staff.Dollars(now.Balance), staff.LongDate(on))
+	what := fmt.Sprintf("Bill %s, for %s, billed %s, was due %s and is unpaid: %s is due as of %s.", b.Shown(), b.Description, staff.LongDate(b.BilledOn), staff.LongDate(now.DueOn), staff.Dollars(now.Balance), staff.LongDate(on))
 	if notice == NoticeNovember {
 		byNov1, err := b.Figures(domain.PenaltyDay(year).AddDays(-1), p)
 		if err != nil {
@@ -162,10 +162,10 @@ func (m *Module) showNoticePDF(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !ok {
-		m.o.Fail(w, r, domain.Errorf(domain.ECONFLICT, "§5.10", "Bill %s is not past due and unpaid on %s in the %d cycle, or is already on the tax roll: it gets no notice.", b.ID, on, year))
+		m.o.Fail(w, r, domain.Errorf(domain.ECONFLICT, "§5.10", "Bill %s is not past due and unpaid on %s in the %d cycle, or is already on the tax roll: it gets no notice.", b.Shown(), on, year))
 		return
 	}
-	m.serveBills(w, r, noticeTitle(notice), "notice-"+b.ID+".pdf", []billDoc{d}, on)
+	m.serveBills(w, r, noticeTitle(notice), "notice-"+b.Shown()+".pdf", []billDoc{d}, on)
 }
 
 // showNoticesBatch is every bill's notice of the cycle year ?year=

@@ -73,7 +73,7 @@ func (m *Module) statement(out *bytes.Buffer, a domain.Account, on, since domain
 		}
 		for _, p := range b.Payments {
 			if !p.At.Date.Before(since) && !p.At.Date.After(on) {
-				paid = append(paid, payment{p.At.Date, p.Receipt, b.ID, tenderTitle(p.Tender), staff.Dollars(p.Amount)})
+				paid = append(paid, payment{p.At.Date, p.Receipt, b.Shown(), tenderTitle(p.Tender), staff.Dollars(p.Amount)})
 			}
 		}
 		if b.BilledOn.After(on) {
@@ -86,7 +86,7 @@ func (m *Module) statement(out *bytes.Buffer, a domain.Account, on, since domain
 		if !d.open() {
 			continue
 		}
-		open = append(open, []string{b.ID, b.BilledOn.String(), b.Description, d.dueOn.String(), staff.Dollars(d.amountDue)})
+		open = append(open, []string{b.Shown(), b.BilledOn.String(), b.Description, d.dueOn.String(), staff.Dollars(d.amountDue)})
 		total = total.Add(d.amountDue)
 	}
 	sort.SliceStable(paid, func(i, j int) bool { return paid[i].on.Before(paid[j].on) })

@@ -44,7 +44,7 @@ func (m *Module) Mount(o *staff.Office) error {
 // certified_on is the date on the roll, the day the November run certified
 // it; tax_roll_on is the day §5.10 names (a bill unpaid at its end goes on
 // the roll).
-var TaxRollCSVHeader = []string{"county", "parcel", "address", "owner", "account", "bill_id", "description", "billed_on", "principal", "interest", "penalty", "amount_certified", "certified_on", "command_id", "tax_roll_on"}
+var TaxRollCSVHeader = []string{"county", "parcel", "address", "owner", "account", "bill_id", "description", "billed_on", "principal", "interest", "penalty", "amount_certified", "certified_on", "command_id", "tax_roll_on", "bill_number"}
 
 // runYear returns the cycle year the November run page shows by default:
 // this year once November 2 has come, else last year.
@@ -316,7 +316,13 @@ func (m *Module) showTaxRollCSV(w http.ResponseWriter, r *http.Request) {
 		if it.County != county {
 			continue
 		}
-		_ = cw.Write([]string{it.County.Title(), it.Parcel, it.Address, it.Owner, it.Account, it.BillID, it.Description, it.BilledOn.String(), it.Principal.String(), it.Interest.String(), it.Penalty.String(), it.Balance.String(), run.CertifiedAt.Date.String(), it.CommandID, domain.TaxRollDay(year).String()})
+		// The bill's number for people is the last column, so that a
+		// reader of the earlier layout finds every other one where it was.
+		shown := it.BillID
+		if b, err := m.o.Ledger().Bill(it.BillID); err == nil {
+			shown = b.Shown()
+		}
+		_ = cw.Write([]string{it.County.Title(), it.Parcel, it.Address, it.Owner, it.Account, it.BillID, it.Description, it.BilledOn.String(), it.Principal.String(), it.Interest.String(), it.Penalty.String(), it.Balance.String(), run.CertifiedAt.Date.String(), it.CommandID, domain.TaxRollDay(year).String(), shown})
 	}
 	if err := cw.Flush(); err != nil {
 		m.o.Log().Error("tax roll export", "year", year, "county", county, "err", err)

@@ -123,7 +123,7 @@ func TestOrderByHand(t *testing.T) {
 	admin.Post("/staff/orders/"+big+"/bid", url.Values{"vendor": {"Copy Co"}, "amount": {"6000"}, "received": {"2027-02-01"}})
 	admin.Post("/staff/orders/"+big+"/award", url.Values{"vendor": {"Copy Co"}, "amount": {"6000"}, "on": {"2027-02-01"}, "reasons": {"sole dealer"},
 		"board_meeting": {"2027-01-30"}, "board_present": {"7"}, "board_ayes": {"7"}, "board_nays": {"0"}})
-	if p := treasurer.Post("/staff/orders/"+big+"/certify", nil); p.Status != http.StatusConflict || !strings.Contains(p.Text("order-error"), "less than $6000.00") {
+	if p := treasurer.Post("/staff/orders/"+big+"/certify", nil); p.Status != http.StatusConflict || !strings.Contains(p.Text("order-error"), "less than $6,000.00") {
 		t.Fatalf("certify over available: %d %q", p.Status, p.Text("order-error"))
 	}
 	// The treasurer records the refusal; the order stays unissued.

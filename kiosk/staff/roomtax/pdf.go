@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/go-pdf/fpdf"
 
 	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/staff"
 )
 
 // The room tax return on paper: the blank form the village provides at no
@@ -24,6 +26,14 @@ type returnPaper struct {
 	rate, feeAmount, due, retain, read                string
 	payRef                                            string // for a card payment at the kiosk
 	filledIn                                          bool
+}
+
+// entityShort names an exempt buyer's kind in the form's narrow column.
+var entityShort = map[domain.ExemptEntity]string{
+	domain.EntityFederal:         "Federal",
+	domain.EntityState:           "State of Wisconsin",
+	domain.EntityLocalGovernment: "Local government",
+	domain.EntityNonprofit:       "Nonprofit",
 }
 
 func returnPDF(out *bytes.Buffer, p returnPaper, at time.Time) error {
@@ -83,10 +93,10 @@ func returnPDF(out *bytes.Buffer, p returnPaper, at time.Time) error {
 			if s.BilledToEntity {
 				billed = "yes"
 			}
-			cells = [5]string{s.Buyer, string(s.Entity), billed, s.Document + " " + s.DocumentNumber, s.Amount.String()}
+			cells = [5]string{s.Buyer, entityShort[s.Entity], billed, strings.TrimSpace(documentTitles[s.Document] + " " + s.DocumentNumber), staff.Dollars(s.Amount)}
 		}
 		for j, w := range []float64{55, 30, 22, 40, 0} {
-			pdf.CellFormat(w, 6, tr(cells[j]), "1", 0, "L", false, 0, "")
+			pdf.CellFormat(w, 6, fitCell(pdf, tr(cells[j]), w), "1", 0, "L", false, 0, "")
 		}
 		pdf.Ln(-1)
 	}
@@ -116,7 +126,7 @@ func returnPDF(out *bytes.Buffer, p returnPaper, at time.Time) error {
 	pdf.MultiCell(0, 4.5, tr("Payments apply to the tax first. Unpaid tax becomes delinquent 30 days after the due date for a timely return, or on the due date for a late one. "+
 		"With the first return, elect a calendar or fiscal year; the annual return is due within 90 days of the year's close. Keep records five years from the filing period (§5.22(7))."), "", "L", false)
 	pdf.Ln(6)
-	field("Signed by (the operator or an authorized agent; no oath)", p.signer)
+	field("Signed by (operator or agent)", p.signer)
 	field("Capacity", p.capacity)
 	field("Filed", p.filed)
 	if p.retain != "" {
@@ -147,7 +157,7 @@ func (m *Module) writePDF(w http.ResponseWriter, r *http.Request, name string, p
 // today.
 func (m *Module) showBlankPDF(w http.ResponseWriter, r *http.Request) {
 	v := m.o.Ledger().Params().At(m.o.Today())
-	m.writePDF(w, r, "room-tax-return-blank", returnPaper{rate: v.RoomTaxRate.Percent(), feeAmount: v.RoomTaxLateFilingFee.String()})
+	m.writePDF(w, r, "room-tax-return-blank", returnPaper{rate: v.RoomTaxRate.Percent(), feeAmount: staff.Dollars(v.RoomTaxLateFilingFee)})
 }
 
 // showReturnPDF serves a copy of a filed return with its figures today,
@@ -187,15 +197,35 @@ func (m *Module) showReturnPDF(w http.ResponseWriter, r *http.Request) {
 	last := ret.Filings[len(ret.Filings)-1]
 	v := params.At(q.DueOn())
 	paper := returnPaper{operator: op.LegalName, permit: op.SellersPermit, period: q.String(), filed: first.FiledAt.String(), signer: last.Signer, capacity: last.Capacity,
-		sales: last.ExemptSales, rate: v.RoomTaxRate.Percent(), feeAmount: v.RoomTaxLateFilingFee.String(), retain: q.RetainUntil(params).String(), read: readID, filledIn: true, payRef: ret.PaymentReference()}
+		sales: last.ExemptSales, rate: v.RoomTaxRate.Percent(), feeAmount: staff.Dollars(v.RoomTaxLateFilingFee), retain: q.RetainUntil(params).String(), read: readID, filledIn: true, payRef: ret.PaymentReference()}
 	if in, ok := ret.Input(today); ok {
 		f, err := domain.ComputeRoomTaxReturn(in, params)
 		if err != nil {
 			m.o.Fail(w, r, err)
 			return
 		}
-		paper.gross, paper.exempt, paper.taxable, paper.tax = money(in.GrossReceipts), money(f.ExemptSales), money(f.TaxableReceipts), money(f.Tax)
-		paper.fee, paper.interest, paper.paid, paper.balance, paper.due = money(f.LateFilingFee), money(f.Interest), money(f.Paid), money(f.Balance), f.EffectiveDueOn.String()
+		d := staff.Dollars
+		paper.gross, paper.exempt, paper.taxable, paper.tax = d(in.GrossReceipts), d(f.ExemptSales), d(f.TaxableReceipts), d(f.Tax)
+		paper.fee, paper.interest, paper.paid, paper.balance, paper.due = d(f.LateFilingFee), d(f.Interest), d(f.Paid), d(f.Balance), f.EffectiveDueOn.String()
 	}
 	m.writePDF(w, r, "room-tax-"+id, paper)
+}
+
+// fitCell cuts s short with "..." to fit a cell of width w in the
+// current font (w 0: to the right margin), so that a long buyer's name is
+// never drawn over the next column.
+func fitCell(pdf *fpdf.Fpdf, s string, w float64) string {
+	if w == 0 {
+		pw, _ := pdf.GetPageSize()
+		_, _, right, _ := pdf.GetMargins()
+		w = pw - right - pdf.GetX()
+	}
+	room := w - 2*pdf.GetCellMargin()
+	if pdf.GetStringWidth(s) <= room {
+		return s
+	}
+	for len(s) > 0 && pdf.GetStringWidth(s+"...") > room {
+		s = strings.TrimRight(s[:len(s)-1], " ")
+	}
+	return s + "..."
 }

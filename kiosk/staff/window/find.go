@@ -19,6 +19,10 @@ func (m *Module) findWindowBill(f PaymentForm) PaymentForm {
 	if q == "" {
 		return f
 	}
+	if b, ok := m.o.NumberedBill(q); ok {
+		f.BillID = b.ID
+		return f
+	}
 	for _, id := range search.BillIDs(q) {
 		if _, err := m.o.Ledger().Bill(id); err == nil {
 			f.BillID = id

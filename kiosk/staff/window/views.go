@@ -115,7 +115,10 @@ type DepositCheck struct {
 // payment is taken for.
 type Bill struct {
 	ID, Account, Parcel, Description, BilledOn, Principal string
-	DueOn, Interest, Penalty, Paid, Balance, Status       string
+	// Shown is the bill's number for people, or its ID for a bill made
+	// before the ledger gave numbers (domain.Bill.Shown).
+	Shown                                           string
+	DueOn, Interest, Penalty, Paid, Balance, Status string
 }
 
 // contactLine is the letterhead's telephone and e-mail, as one line.

@@ -449,6 +449,6 @@ func (m *Module) billFigures(b domain.Bill) (Bill, error) {
 	if err != nil {
 		return Bill{}, err
 	}
-	return Bill{ID: b.ID, Account: b.Account, Parcel: b.Parcel, Description: b.Description, BilledOn: b.BilledOn.String(), Principal: b.Principal.String(),
+	return Bill{ID: b.ID, Shown: b.Shown(), Account: b.Account, Parcel: b.Parcel, Description: b.Description, BilledOn: b.BilledOn.String(), Principal: b.Principal.String(),
 		DueOn: fig.DueOn.String(), Interest: fig.Interest.String(), Penalty: fig.Penalty.String(), Paid: fig.Paid.String(), Balance: fig.Balance.String(), Status: string(fig.Status)}, nil
 }
