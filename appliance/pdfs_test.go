@@ -26,7 +26,7 @@ type documentRoute struct {
 // documentRoutes are every PDF a node makes, asked for of a demo node in
 // January with the records the demo lacks added first (see
 // TestEveryDocumentReadsRight). A new document is a new row.
-func documentRoutes(letter string) []documentRoute {
+func documentRoutes(letter, bill string) []documentRoute {
 	report := pdfcheck.Layout{Left: 14, Right: 14}
 	return []documentRoute{
 		{"status letter", "/staff/letters/" + letter + "/letter.pdf", "treas", pdfcheck.Layout{Left: 20, Right: 20}},
@@ -35,9 +35,12 @@ func documentRoutes(letter string) []documentRoute {
 		{"budget hearing notice", "/staff/budget/2027/summary.pdf?hearing=2026-11-10&time=6:30+PM&place=Village+Hall", "admin", pdfcheck.Layout{Left: 18, Right: 18}},
 		{"check register", "/staff/check-register/2026-10/register.pdf", "treas", report},
 		{"county settlement", "/staff/settlements/dane/2026/january.pdf", "treas", pdfcheck.Layout{Left: 18, Right: 18}},
-		{"notice of disallowance", "/staff/legal-claims/LC-2026-901/disallowance.pdf", "admin", pdfcheck.Layout{Left: 22, Right: 22}},
+		{"notice of disallowance", "/staff/legal-claims/LC-2026-901/disallowance.pdf", "admin", pdfcheck.Layout{Left: 13, Right: 19}},
 		{"board packet", "/staff/books/packet.pdf?month=2026-12", "treas", report},
 		{"budget book", "/budget/2027/book.pdf", "", report},
+		{"a bill to mail", "/staff/bills/" + bill + "/bill.pdf", "treas", pdfcheck.Layout{Left: 13, Right: 19}},
+		{"an account's statement", "/staff/accounts/100101/statement.pdf?since=2026-01-01", "treas", pdfcheck.Layout{Left: 13, Right: 19}},
+		{"the utility bills to mail", "/staff/mailing/bills.pdf?kind=utility", "treas", pdfcheck.Layout{Left: 13, Right: 19}},
 	}
 }
 
@@ -104,7 +107,11 @@ func TestEveryDocumentReadsRight(t *testing.T) {
 		t.Fatalf("complete the letter: %d %s", p.status, p.text("letter-error"))
 	}
 
-	for _, r := range documentRoutes(letter) {
+	bills, err := m.Node.BillsByAccount("100101")
+	if err != nil || len(bills) == 0 {
+		t.Fatalf("the demo's account 100101: %d bills, %v", len(bills), err)
+	}
+	for _, r := range documentRoutes(letter, bills[0].ID) {
 		t.Run(r.name, func(t *testing.T) {
 			var resp *http.Response
 			var err error
