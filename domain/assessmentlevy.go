@@ -192,16 +192,6 @@ func (p Project) VillagePays() Money {
 	return v
 }
 
-// lastReceipt is the receipt of the latest payment on the assessment: the
-// one a refund of what was paid above a reduced assessment names, so the
-// refund's payee and the payment it returns are found from it.
-func (a Assessment) lastReceipt() string {
-	if len(a.Payments) == 0 {
-		return ""
-	}
-	return a.Payments[len(a.Payments)-1].Receipt
-}
-
 // ---- Installments ----
 
 // installmentSchedule splits an amount into n yearly installments, the
@@ -928,9 +918,6 @@ func applyAssessmentChange(tx Tx, c Command, params *Params, res *Result) error 
 			rd, err := assessmentRefundDue(tx, c, *a, rec.RefundID, refunds[i], fmt.Sprintf("%s of project %s on %s", in.Op, p.ID, in.On), params)
 			if err != nil {
 				return err
-			}
-			if withVillage {
-				rd.Receipt = a.lastReceipt()
 			}
 			if err := tx.PutRefundDue(rd); err != nil {
 				return err

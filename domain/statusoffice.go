@@ -67,6 +67,44 @@ func (p *OfficeStatusLetter) textFields() []textField {
 		oneLine("The account number", p.Account), oneLine("The bill number", p.BillID)}
 }
 
+// Check refuses a request whose requester, e-mail address or delivery the
+// ledger would refuse, needing no ledger: the office asks it before a
+// card is charged for the request, so that a card is never charged for a
+// request refused for what the form says.
+func (p *OfficeStatusLetter) Check() error {
+	_, _, _, _, err := p.check()
+	return err
+}
+
+// check is Check, returning the requester's name and contact, the e-mail
+// address and the mailing address as the ledger keeps them.
+func (p *OfficeStatusLetter) check() (name, contact, email, mailTo string, err error) {
+	if name, contact, err = CheckStatusRequester(p.Requester, p.Contact); err != nil {
+		return
+	}
+	if strings.TrimSpace(p.Email) != "" || p.Delivery == DeliverEmail {
+		if email, err = CheckEmail(p.Email); err != nil {
+			return
+		}
+	}
+	mailTo = strings.TrimSpace(p.MailTo)
+	switch p.Delivery {
+	case DeliverEmail, DeliverPickup:
+		if mailTo != "" {
+			err = Errorf(EINVALID, sectionStatusLetter, "A mailing address is given only for a letter that is mailed.")
+		}
+	case DeliverMail:
+		if mailTo == "" {
+			err = Errorf(EINVALID, sectionStatusLetter, "The mailing address is required to mail the letter.")
+		} else if utf8.RuneCountInString(mailTo) > maxMailToLen {
+			err = Errorf(EINVALID, sectionStatusLetter, "The mailing address is longer than %d characters.", maxMailToLen)
+		}
+	default:
+		err = Errorf(EINVALID, sectionStatusLetter, "A letter is e-mailed, mailed or picked up, not %q.", p.Delivery)
+	}
+	return
+}
+
 // Longest e-mail address and mailing address a request keeps.
 const (
 	maxEmailLen  = 254
@@ -98,31 +136,9 @@ func CheckEmail(s string) (string, error) {
 // a check pays that bill at once, into the cashier's own open drawer.
 func applyOfficeStatusLetter(tx Tx, c Command, index uint64, p *Params, res *Result) error {
 	in := c.Payload.(*OfficeStatusLetter)
-	name, contact, err := CheckStatusRequester(in.Requester, in.Contact)
+	name, contact, email, mailTo, err := in.check()
 	if err != nil {
 		return err
-	}
-	email := ""
-	if strings.TrimSpace(in.Email) != "" || in.Delivery == DeliverEmail {
-		if email, err = CheckEmail(in.Email); err != nil {
-			return err
-		}
-	}
-	mailTo := strings.TrimSpace(in.MailTo)
-	switch in.Delivery {
-	case DeliverEmail, DeliverPickup:
-		if mailTo != "" {
-			return Errorf(EINVALID, sectionStatusLetter, "A mailing address is given only for a letter that is mailed.")
-		}
-	case DeliverMail:
-		if mailTo == "" {
-			return Errorf(EINVALID, sectionStatusLetter, "The mailing address is required to mail the letter.")
-		}
-		if utf8.RuneCountInString(mailTo) > maxMailToLen {
-			return Errorf(EINVALID, sectionStatusLetter, "The mailing address is longer than %d characters.", maxMailToLen)
-		}
-	default:
-		return Errorf(EINVALID, sectionStatusLetter, "A letter is e-mailed, mailed or picked up, not %q.", in.Delivery)
 	}
 	pc, ok, err := tx.Parcel(in.Parcel)
 	if err != nil {

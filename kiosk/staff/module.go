@@ -2,7 +2,10 @@ package staff
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"log/slog"
@@ -170,6 +173,42 @@ func (o *Office) Record(w http.ResponseWriter, r *http.Request, show func(status
 
 // To is a done for Record that goes to one page whatever was recorded.
 func To(path string) func() string { return func() string { return path } }
+
+// CanRecord says why the ledger would refuse to take a command of kind k
+// now (a format it has not reached, a clock it distrusts, a halted node),
+// if it would: asked before a card is charged for the command.
+func (o *Office) CanRecord(k domain.Kind) error {
+	if c, ok := o.s.ledger.(interface{ CheckStamp(domain.Kind) error }); ok {
+		return c.CheckStamp(k)
+	}
+	return nil
+}
+
+// Seal signs what a confirmation page fixes for the person signed in (a
+// return, an amount, a command id): an HMAC under a key only this
+// process holds, over their session and username and the parts. Neither
+// another login nor the person themself can make a seal the office did
+// not hand out, so a confirmation cannot be moved to another return,
+// amount or command id, nor carried to another session.
+func (o *Office) Seal(r *http.Request, parts ...string) string {
+	pr, ok := principalFrom(r.Context())
+	if !ok {
+		return ""
+	}
+	mac := hmac.New(sha256.New, o.s.sealKey)
+	for _, p := range append([]string{pr.session.id, pr.user.Username}, parts...) {
+		mac.Write([]byte(p))
+		mac.Write([]byte{0})
+	}
+	return hex.EncodeToString(mac.Sum(nil))
+}
+
+// Sealed reports whether seal is the one Seal gives for the parts to the
+// person signed in.
+func (o *Office) Sealed(r *http.Request, seal string, parts ...string) bool {
+	want := o.Seal(r, parts...)
+	return want != "" && hmac.Equal([]byte(seal), []byte(want))
+}
 
 // Redirect answers a form with 303 See Other to a page.
 func (o *Office) Redirect(w http.ResponseWriter, r *http.Request, to string) { redirect(w, r, to) }

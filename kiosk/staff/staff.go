@@ -28,6 +28,7 @@ package staff
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -190,6 +191,10 @@ type Server struct {
 	alerts []AlertFunc
 	drawer DrawerFunc // the start page's note of the open drawer; nil for none
 	homes  map[domain.Role]string
+	// sealKey signs the confirmations the office hands out (Office.Seal):
+	// made at start and held only in this process, so a confirmation
+	// outlives neither the process nor the session it was made for.
+	sealKey []byte
 }
 
 // Timing of a submitted command.
@@ -205,6 +210,10 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("staff: no ledger")
 	}
 	s := &Server{ledger: cfg.Ledger, reads: domain.ReadsOf(cfg.Ledger), cluster: cfg.Cluster, refunds: cfg.Refunds, cards: cfg.CardRefunds, terminal: cfg.CardTerminal, mail: cfg.Mail, journal: cfg.Journal, head: cfg.Letterhead, now: cfg.Now, loc: cfg.Location, log: cfg.Logger, operator: cfg.OperatorToken, hasher: cfg.Hasher}
+	s.sealKey = make([]byte, 32)
+	if _, err := rand.Read(s.sealKey); err != nil {
+		return nil, fmt.Errorf("the office's seal key: %w", err)
+	}
 	if s.now == nil {
 		s.now = time.Now
 	}

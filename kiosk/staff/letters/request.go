@@ -1,6 +1,7 @@
 package letters
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
@@ -139,7 +141,7 @@ func (m *Module) payload(in letterRequest) (*domain.OfficeStatusLetter, error) {
 	default:
 		return nil, domain.Errorf(domain.EINVALID, "§5.11", "Choose how the fee is paid: card, check or on account.")
 	}
-	return p, nil
+	return p, p.Check()
 }
 
 // submitRequest takes a request at the window: the fee by card on the
@@ -174,6 +176,17 @@ func (m *Module) submitRequest(w http.ResponseWriter, r *http.Request) {
 		again(err)
 		return
 	}
+	// The same form sent again (a double click, a retry) is the request
+	// it made: its letter, never a second charge.
+	if claim, ok, err := m.letterOf("win-" + f.CommandID); err != nil || ok {
+		if err != nil {
+			m.o.Fail(w, r, err)
+			return
+		}
+		m.o.Redirect(w, r, "/staff/letters/"+claim)
+		return
+	}
+	var charged *terminal.Approval
 	switch p.Payment {
 	case domain.PayCheck:
 		d, ok, err := m.o.Reads().OpenDrawer(m.o.Who(r).Username)
@@ -192,6 +205,12 @@ func (m *Module) submitRequest(w http.ResponseWriter, r *http.Request) {
 			again(domain.Errorf(domain.EINVALID, "", "This node has no card terminal; take a check or bill the account."))
 			return
 		}
+		// The ledger is asked whether it takes the kind now (its format,
+		// a clock it trusts) before any money moves.
+		if err := m.o.CanRecord(domain.KindOfficeStatusLetter); err != nil {
+			again(err)
+			return
+		}
 		a, err := cards.Charge(r.Context(), "win-"+f.CommandID, p.Fee)
 		if err != nil {
 			msg := "The card was not charged: " + err.Error() + "."
@@ -202,6 +221,7 @@ func (m *Module) submitRequest(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		p.Reference, p.Card = a.Reference, a.Card
+		charged = &a
 	}
 	res, err := m.o.SubmitWith(r, domain.KindOfficeStatusLetter, func(c *domain.Command) {
 		c.ID = "win-" + f.CommandID
@@ -210,12 +230,67 @@ func (m *Module) submitRequest(w http.ResponseWriter, r *http.Request) {
 		}
 		c.Payload = p
 	})
+	if err != nil && charged != nil {
+		why, refunded := m.chargeNotRecorded(r, *charged, err)
+		if !refunded {
+			m.o.Fail(w, r, why)
+			return
+		}
+		f.CommandID = newCommandID()
+		again(why)
+		return
+	}
 	if err != nil {
 		again(err)
 		return
 	}
 	m.o.Redirect(w, r, "/staff/letters/"+res.Ref)
 }
+
+// chargeNotRecorded settles a request whose fee was charged on the card
+// but which the ledger did not record, and says what happened. A refusal
+// gives the charge back to the card (refunded): the form is shown again,
+// under a new command id so that the request corrected is a new one. A
+// request not known to be refused (it may still post from this node's
+// outbox) keeps its charge, and the clerk is told not to charge again.
+func (m *Module) chargeNotRecorded(r *http.Request, a terminal.Approval, err error) (why error, refunded bool) {
+	var refused *domain.Error
+	if _, known, kerr := m.letterOf(a.Key); kerr != nil || known {
+		// The terminal answered for a command the ledger holds: its
+		// charge is that letter's, never refunded for this request.
+		return domain.Errorf(domain.ECONFLICT, "§5.11", "This form was already used for a request: start a new one from the letters queue."), false
+	}
+	if !errors.As(err, &refused) || refused.Code == domain.EUNAVAILABLE {
+		m.o.Log().Error("status letter fee charged at the window but not recorded", "command", a.Key, "approval", a.Reference, "err", err)
+		return domain.Errorf(domain.EUNAVAILABLE, "§5.11", "The card was charged (approval %s) but the request is not confirmed yet: it is recorded when the network returns. Do not charge again; the letters queue shows it once recorded.", a.Reference), false
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), refundTimeout)
+	defer cancel()
+	if _, rerr := m.o.CardTerminal().Refund(ctx, terminal.RefundRequest{Key: a.Key + "-void", ChargeKey: a.Key, Reference: a.Reference, Amount: a.Amount, Reason: "the ledger refused the request: " + refused.Message}); rerr != nil {
+		m.o.Log().Error("status letter fee charged, request refused, refund failed", "command", a.Key, "approval", a.Reference, "refused", refused.Message, "err", rerr)
+		return domain.Errorf(domain.ECONFLICT, refused.Section, "%s The card was charged (approval %s) and the refund failed: refund it from the card reconciliation before charging again.", refused.Message, a.Reference), true
+	}
+	m.o.Log().Warn("status letter request refused; the card was refunded", "command", a.Key, "approval", a.Reference, "refused", refused.Message)
+	return domain.Errorf(refused.Code, refused.Section, "%s The %s charged was given back to the card.", refused.Message, staff.Dollars(a.Amount)), true
+}
+
+// letterOf finds the status letter a command made, by the command's id.
+func (m *Module) letterOf(commandID string) (claim string, ok bool, err error) {
+	queue, err := m.o.Reads().StatusQueue(domain.Date{})
+	if err != nil {
+		return "", false, err
+	}
+	for _, q := range queue {
+		if q.CommandID == commandID {
+			return q.Claim, true, nil
+		}
+	}
+	return "", false, nil
+}
+
+// refundTimeout bounds the terminal's refund of a charge the ledger
+// refused, even when the clerk's browser has gone.
+const refundTimeout = 30 * time.Second
 
 // apiRequest is the body of POST /api/v1/status-letters: a title
 // company's system asks for a letter, e-mailed to it, its fee billed on

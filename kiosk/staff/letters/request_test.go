@@ -181,10 +181,11 @@ func TestWindowRequestRefusals(t *testing.T) {
 	}
 }
 
-// fakeTerminal approves every charge, once per key.
+// fakeTerminal approves every charge, once per key, and refunds them.
 type fakeTerminal struct {
-	mu      sync.Mutex
-	charged map[string]domain.Money
+	mu       sync.Mutex
+	charged  map[string]domain.Money
+	refunded []string
 }
 
 func (f *fakeTerminal) Charge(_ context.Context, key string, amount domain.Money) (terminal.Approval, error) {
@@ -197,10 +198,51 @@ func (f *fakeTerminal) Charge(_ context.Context, key string, amount domain.Money
 	return terminal.Approval{Key: key, Reference: "APPROVED-" + key[len(key)-4:], Amount: amount, Card: &domain.CardShown{Brand: "visa", Last4: "4242"}}, nil
 }
 
-// Refund gives nothing back: a status letter's fee charged at the window
-// is never refunded through the terminal, so a call is a failure.
+// Refund records a refund of a charge it approved.
 func (f *fakeTerminal) Refund(_ context.Context, r terminal.RefundRequest) (terminal.Refund, error) {
-	return terminal.Refund{}, fmt.Errorf("a status letter's fee was refunded to the card (%+v)", r)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.charged[r.ChargeKey]; !ok {
+		return terminal.Refund{}, fmt.Errorf("no charge %q to refund", r.ChargeKey)
+	}
+	f.refunded = append(f.refunded, r.ChargeKey)
+	return terminal.Refund{Key: r.Key, Reference: "REFUND-" + r.ChargeKey, Amount: r.Amount}, nil
+}
+
+// TestWindowCardNeverChargedForARefusedRequest: a request the ledger
+// would refuse for what the form says (a mailing address for a letter
+// picked up) is refused before the card is charged; a form sent again
+// under the command id of a letter already taken, with other details,
+// leads to that letter: the terminal is not asked again (its answer for
+// the id would be the first letter's charge) and nothing is refunded.
+func TestWindowCardNeverChargedForARefusedRequest(t *testing.T) {
+	cards := &fakeTerminal{}
+	h, _ := officeWithMail(t, cards)
+	c := h.SignedIn("jdoe", domain.RoleClerk)
+	f := requestForm(c)
+	f.Set("payment", "card")
+	f.Set("delivery", "pickup")
+	f.Set("mail_to", "1 Elm St, Belleville WI 53508")
+	f.Del("account")
+	if p := c.Post("/staff/letters/new", f); p.Status == http.StatusSeeOther || !strings.Contains(p.Text("request-error"), "mailing address") || len(cards.charged) != 0 {
+		t.Fatalf("a request the ledger refuses: %d %q, %d charges", p.Status, p.Text("request-error"), len(cards.charged))
+	}
+	f.Del("mail_to")
+	first := c.Post("/staff/letters/new", f)
+	if first.Status != http.StatusSeeOther || len(cards.charged) != 1 {
+		t.Fatalf("the corrected request: %d %q, %d charges", first.Status, first.Text("request-error"), len(cards.charged))
+	}
+	other := requestForm(c)
+	other.Set("command_id", f.Get("command_id"))
+	other.Set("payment", "card")
+	other.Set("delivery", "pickup")
+	other.Set("requester", "Another Title LLC")
+	other.Del("account")
+	p := c.Post("/staff/letters/new", other)
+	q, _ := domain.ReadsOf(h.Ledger).StatusQueue(domain.Date{})
+	if p.Location != first.Location || len(cards.refunded) != 0 || len(cards.charged) != 1 {
+		t.Fatalf("a form under a used command id: %d %q (first %q); refunds %v; charges %d; letters %d", p.Status, p.Location, first.Location, cards.refunded, len(cards.charged), len(q))
+	}
 }
 
 // TestWindowRequestByCard (§5.11): the fee charged on the window's

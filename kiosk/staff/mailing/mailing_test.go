@@ -232,3 +232,24 @@ func TestMailingRoutesByRole(t *testing.T) {
 		}
 	}
 }
+
+// TestNoNoticeForABillPaidSince: printed on November 2, a notice dated
+// October 15 leaves out a bill paid in full on October 20, though it was
+// unpaid on the notice's date: it would tell the owner a paid bill is
+// unpaid.
+func TestNoNoticeForABillPaidSince(t *testing.T) {
+	h := village(t)
+	h.SetClock(at(h, "2026-10-20 10:00"))
+	h.Submit("kiosk", &domain.PayBill{BillID: "B-2026-0200", Amount: domain.MustMoney("12000.00"), Tender: domain.Card, Reference: "SIM-2"})
+	h.SetClock(at(h, "2026-11-02 09:00"))
+	b, _ := h.Ledger.Bill("B-2026-0200")
+	if f, _ := b.Figures(h.Today(), h.Ledger.Params()); f.Status != domain.BillPaid {
+		t.Fatalf("the bill is not paid off: %+v", f)
+	}
+	c := h.SignedIn("jdoe", domain.RoleClerk)
+	for _, page := range pdf(t, c, "/staff/mailing/notices.pdf?notice=november&year=2026&date=2026-10-15") {
+		if text := stafftest.PageText(page); strings.Contains(text, b.Shown()) {
+			t.Fatalf("a notice dated October 15 names bill %s, paid on October 20:\n%s", b.Shown(), text)
+		}
+	}
+}

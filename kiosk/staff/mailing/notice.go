@@ -67,6 +67,17 @@ func (m *Module) noticeDoc(b domain.Bill, notice string, year int, on domain.Dat
 	if now.TaxRollOn != domain.TaxRollDay(year) || !now.Balance.IsPositive() || now.Status != domain.BillPastDue {
 		return billDoc{}, false, nil
 	}
+	// A notice dated before today (a copy of one sent) still goes to no
+	// bill paid since: it would tell the owner a paid bill is unpaid.
+	if today := m.o.Today(); today.After(on) {
+		since, err := b.Figures(today, p)
+		if err != nil {
+			return billDoc{}, false, err
+		}
+		if !since.Balance.IsPositive() {
+			return billDoc{}, false, nil
+		}
+	}
 	d, err := m.villageBill(b, on, charges)
 	if err != nil {
 		return billDoc{}, false, err

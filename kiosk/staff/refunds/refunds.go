@@ -318,16 +318,22 @@ func (m *Module) refundPayee(d domain.RefundDue) (name, address string) {
 	if a, err := m.o.Ledger().Account(d.Account); err == nil && name == "" {
 		name = a.Name
 	}
-	parcel := ""
 	if b, err := m.o.Ledger().Bill(d.BillID); err == nil {
-		parcel = b.Parcel
-	} else if a, err := m.o.Reads().Assessment(d.BillID); err == nil {
-		parcel = a.Parcel
+		if pc, err := m.o.Ledger().Parcel(b.Parcel); err == nil {
+			address = pc.Address
+		}
+		return name, address
 	}
-	if pc, err := m.o.Ledger().Parcel(parcel); parcel != "" && err == nil {
-		address = pc.Address
-		if name == "" {
-			name = pc.Owner
+	// A special assessment's refund names no receipt (what an owner paid
+	// above a reduced assessment may come from several payments, by
+	// several payers): it is made out to the parcel's owner, at the
+	// owner's mailing address when the village has one.
+	if a, err := m.o.Reads().Assessment(d.BillID); err == nil {
+		if pc, err := m.o.Ledger().Parcel(a.Parcel); err == nil {
+			name, address = pc.Owner, pc.Address
+			if lines := pc.Mailing.Lines(); len(lines) > 1 {
+				name, address = lines[0], strings.Join(lines[1:], ", ")
+			}
 		}
 	}
 	return name, address

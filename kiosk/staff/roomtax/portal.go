@@ -2,9 +2,7 @@ package roomtax
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -256,9 +254,8 @@ func (m *Module) submitPay(w http.ResponseWriter, r *http.Request) {
 	switch form(r, "method") {
 	case "card":
 		c := Charge{ID: ret.ID, Period: ret.Period.String(), OperatorName: op.LegalName, Amount: money(amount), AmountDollars: staff.Dollars(amount), CommandID: newPayCommand()}
-		page := m.o.Frame(r, "Pay by card")
-		c.Signature = chargeSignature(page.CSRF, c)
-		m.o.Render(w, r, http.StatusOK, ChargePage(page, c))
+		c.Signature = m.o.Seal(r, chargeSeal, c.ID, c.Amount, c.CommandID)
+		m.o.Render(w, r, http.StatusOK, ChargePage(m.o.Frame(r, "Pay by card"), c))
 	case "check":
 		m.o.Redirect(w, r, returnURL(ret.ID)+"/slip.pdf?"+url.Values{"amount": {money(amount)}}.Encode())
 	default:
@@ -287,17 +284,13 @@ func validPayCommand(s string) bool {
 	return err == nil
 }
 
-// chargeSignature signs what a card confirmation charges (the return,
-// the amount, the command id) with the session's CSRF token, which only
-// that session knows: a confirmation changed, or carried to another
-// session, is refused before the terminal is asked. So a login cannot
-// make its own charge under another's command id (and have the card of
-// that payment refunded when the ledger refuses the reuse).
-func chargeSignature(csrf string, c Charge) string {
-	mac := hmac.New(sha256.New, []byte("room-tax-portal-charge\x00"+csrf))
-	mac.Write([]byte(c.ID + "\x00" + c.Amount + "\x00" + c.CommandID))
-	return hex.EncodeToString(mac.Sum(nil))
-}
+// chargeSeal names what a card confirmation's seal (Office.Seal) covers:
+// the return, the amount and the command id it charges, for the operator
+// and session it was made for. A confirmation changed, carried to another
+// session, or made up from a command id the operator saw elsewhere (to
+// have that payment's charge refunded when the ledger refuses the reuse)
+// is refused before the terminal is asked.
+const chargeSeal = "room-tax-portal-charge"
 
 // submitCharge charges the card at the terminal, keyed by the command id
 // the confirmation fixed, and records the payment as the kiosk does
@@ -313,8 +306,7 @@ func (m *Module) submitCharge(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmdID := form(r, "command_id")
-	signed := Charge{ID: ret.ID, Amount: form(r, "amount"), CommandID: cmdID}
-	if !validPayCommand(cmdID) || !hmac.Equal([]byte(form(r, "sig")), []byte(chargeSignature(m.o.Frame(r, "").CSRF, signed))) {
+	if !validPayCommand(cmdID) || !m.o.Sealed(r, form(r, "sig"), chargeSeal, ret.ID, form(r, "amount"), cmdID) {
 		m.fail(w, r, domain.Errorf(domain.EINVALID, "", "This payment form is not one the office made for you: start again from the return."), returnURL(ret.ID)+"/pay")
 		return
 	}
@@ -325,6 +317,10 @@ func (m *Module) submitCharge(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	back := returnURL(ret.ID) + "/pay"
+	if m.commandKnown(cmdID) {
+		m.fail(w, r, domain.Errorf(domain.ECONFLICT, "", "This payment form was used for another payment: start again from the return."), back)
+		return
+	}
 	amount, err := m.payAmount(r)
 	if err == nil {
 		_, err = m.owed(ret)
@@ -362,7 +358,7 @@ func (m *Module) submitCharge(w http.ResponseWriter, r *http.Request) {
 	})
 	if err != nil {
 		var refused *domain.Error
-		if errors.As(err, &refused) && refused.Code != domain.EUNAVAILABLE {
+		if errors.As(err, &refused) && refused.Code != domain.EUNAVAILABLE && !m.commandKnown(cmdID) {
 			m.refund(w, r, c, approval, refused)
 			return
 		}
@@ -378,6 +374,25 @@ func (m *Module) submitCharge(w http.ResponseWriter, r *http.Request) {
 	}
 	m.o.Log().Info("room tax paid on the portal", "command", cmdID, "receipt", number, "amount", amount, "approval", approval.Reference, "return", ret.ID)
 	m.o.Redirect(w, r, receiptURL(number))
+}
+
+// commandKnown reports whether a room tax payment of the ledger holds
+// this command id already, on any return: the terminal's approval for the
+// id is that payment's, which this request must neither reuse nor refund.
+// A read that fails counts as known: no refund is given on a guess.
+func (m *Module) commandKnown(id string) bool {
+	rs, err := m.o.Reads().RoomTaxReturns()
+	if err != nil {
+		return true
+	}
+	for _, ret := range rs {
+		for _, x := range ret.Payments {
+			if x.CommandID == id {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // refund gives back a charge whose payment the ledger refused, and says

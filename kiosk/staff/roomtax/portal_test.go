@@ -1,6 +1,9 @@
 package roomtax_test
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"math"
 	"net/http"
 	"net/url"
@@ -479,4 +482,40 @@ func TestPortalRoutesRoleMatrix(t *testing.T) {
 		{Method: "GET", Path: "/staff/room-tax/receipts/none", Cap: staff.CapRoomTaxPay},
 		{Method: "GET", Path: "/staff/room-tax/remittance?ref=belle-inn_2026-Q1-AAAAAAAA", Cap: staff.CapRoomTaxAdmin},
 	})
+}
+
+// TestOperatorCannotHaveAPostedPaymentRefunded: an operator carries the
+// command id of its posted Q1 card payment to its Q2 return, with a
+// confirmation's signature made as its own browser could (every form
+// carries the session's CSRF token). Had the portal charged under that id,
+// the terminal would have answered with Q1's approval, the ledger refused
+// the reused id, and the portal refunded Q1's charge while Q1 stayed paid.
+// The confirmation is sealed with a key only the office holds: refused
+// before the terminal is asked; no refund, no second charge.
+func TestOperatorCannotHaveAPostedPaymentRefunded(t *testing.T) {
+	o, sim := portalOffice(t)
+	o.at("2026-04-10 09:00")
+	o.fileQ1(o.as("innkeeper"))
+	o.at("2026-07-06 10:00")
+	o.h.Submit("innkeeper", &domain.FileRoomTaxReturn{Operator: "belle-inn", Period: domain.Quarter{Year: 2026, Q: 2}, GrossReceipts: domain.MustMoney("5000.00"), Signer: "Ann Belle", Capacity: "owner", Year: &domain.RoomTaxYear{Basis: domain.YearCalendar, EndMonth: 12}})
+	c := o.as("innkeeper")
+	page, own := payForm(t, c, "1000.00")
+	if p := c.Post("/staff/room-tax/returns/belle-inn_2026-Q1/charge", own); p.Status != http.StatusSeeOther {
+		t.Fatalf("Q1 paid: %d", p.Status)
+	}
+	approved := len(sim.Approved())
+	csrf, _ := page.Doc.Find(`input[name="csrf"]`).First().Attr("value")
+	cmd := own.Get("command_id")
+	mac := hmac.New(sha256.New, []byte("room-tax-portal-charge\x00"+csrf))
+	mac.Write([]byte("belle-inn_2026-Q2\x001000.00\x00" + cmd))
+	for _, sig := range []string{hex.EncodeToString(mac.Sum(nil)), own.Get("sig")} {
+		p := c.Post("/staff/room-tax/returns/belle-inn_2026-Q2/charge", url.Values{"amount": {"1000.00"}, "command_id": {cmd}, "sig": {sig}})
+		if p.Status == http.StatusSeeOther {
+			t.Fatalf("a confirmation carried to another return was taken (%s)", p.Location)
+		}
+	}
+	q1, _ := domain.ReadsOf(o.h.Ledger).RoomTaxReturn("belle-inn_2026-Q1")
+	if len(sim.Refunds()) != 0 || len(sim.Approved()) != approved || len(q1.Payments) != 1 {
+		t.Fatalf("refunds %+v, charges %d → %d, Q1 payments %d", sim.Refunds(), approved, len(sim.Approved()), len(q1.Payments))
+	}
 }

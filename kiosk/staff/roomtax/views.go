@@ -152,7 +152,7 @@ type Charge struct {
 	ID, Period, OperatorName string
 	Amount, AmountDollars    string
 	CommandID                string
-	Signature                string // chargeSignature: the session's, for this return, amount and command id
+	Signature                string // the office's seal (chargeSeal) of this return, amount and command id for the session
 	Error                    string
 }
 
