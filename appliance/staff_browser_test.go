@@ -112,8 +112,12 @@ func TestClerksDay(t *testing.T) {
 		chromedp.Click(testid("letter-"+claim)),
 		chromedp.WaitVisible(testid("letter-form")),
 	)
-	if f := text(t, ctx, "letter-facts"); !strings.Contains(f, "B-2026-0103") {
-		t.Fatalf("the letter's facts do not list the parcel's open bill: %q", f)
+	open, err := m.Node.Bill("B-2026-0103")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := text(t, ctx, "letter-facts"); !strings.Contains(f, "Bill "+open.Shown()+",") {
+		t.Fatalf("the letter's facts do not list the parcel's open bill %s: %q", open.Shown(), f)
 	}
 	do(t, ctx, "complete the letter",
 		chromedp.SendKeys(testid("letter-changes"), "none"),

@@ -13,7 +13,7 @@ import (
 )
 
 // Every letter, notice and bill the office mails is laid out alike, for a
-// standard #10 double-window envelope: the village's letterhead, which is
+// standard No. 10 double-window envelope: the village's letterhead, which is
 // also the return address, shows through the upper window; the
 // addressee's name and address through the lower one; the date and the
 // references (a bill's number, an account, the amount due) stand to the
@@ -33,7 +33,7 @@ func (r Rect) Contains(x, top, right, bottom float64) bool {
 
 const inch = 25.4
 
-// The windows of a standard #10 double-window envelope (9 1/2" x 4 1/8"),
+// The windows of a standard No. 10 double-window envelope (9 1/2" x 4 1/8"),
 // as they fall on a US Letter page tri-folded in thirds with its top
 // third facing them. The envelope's address window is 4 1/2" x 1 1/8",
 // 7/8" from its left edge and 1/2" from its bottom; its return window

@@ -4,7 +4,7 @@
 // account's statement, and the notices of delinquency before November 1
 // and before the tax roll is certified (§5.10, §5.14(12), (13)), each
 // printable singly from its page and as one batch PDF for a mailing, one
-// letter a page, laid out for a #10 double-window envelope (staff.Letter).
+// letter a page, laid out for a No. 10 double-window envelope (staff.Letter).
 // It is a staff.Module; the figures are the domain's.
 package mailing
 

@@ -13,7 +13,7 @@ import staffview "github.com/villagehall/appliance/kiosk/staff/view"
 
 // MailingPage makes the PDFs of a mailing: every open bill of a kind due
 // in a period, or the notices of delinquency of a cycle year, one letter
-// a page for #10 double-window envelopes.
+// a page for No. 10 double-window envelopes.
 func MailingPage(p staffview.Page, v Mailing) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
@@ -43,7 +43,7 @@ func MailingPage(p staffview.Page, v Mailing) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<p>Each PDF holds one letter a page, folded in three for a #10 double-window envelope: the village's address shows through the upper window and the owner's mailing address (else the parcel's) through the lower one. Bills carry a stub to return with a check. A single bill, notice or statement prints from its bill's or account's page.</p><form method=\"get\" action=\"/staff/mailing/bills.pdf\" class=\"card narrow\" data-testid=\"batch-bills\"><h2>Bills to mail</h2><label>Kind <select name=\"kind\" data-testid=\"batch-kind\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<p>Each PDF holds one letter a page, folded in three for a No. 10 double-window envelope: the village's address shows through the upper window and the owner's mailing address (else the parcel's) through the lower one. Bills carry a stub to return with a check. A single bill, notice or statement prints from its bill's or account's page.</p><form method=\"get\" action=\"/staff/mailing/bills.pdf\" class=\"card narrow\" data-testid=\"batch-bills\"><h2>Bills to mail</h2><label>Kind <select name=\"kind\" data-testid=\"batch-kind\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
