@@ -339,6 +339,9 @@ func (l *Letter) text(s, style string, size float64) {
 	lh := size * 0.5
 	for _, t := range WrapText(pdf, l.Tr(s), l.Width-2*pdf.GetCellMargin()) {
 		l.room(lh)
+		// A continuation page starts in the body's font: the line was
+		// wrapped in this one.
+		pdf.SetFont(letterFont, style, size)
 		pdf.SetX(LetterMargin)
 		pdf.CellFormat(l.Width, lh, t, "", 1, "L", false, 0, "")
 	}
