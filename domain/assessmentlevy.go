@@ -246,6 +246,28 @@ func taxRollDayOf(due Date) Date {
 	return d
 }
 
+// InstallmentRollDay returns the November 15 whose tax roll an
+// installment due on due is extended on when it is not paid by the end of
+// that day (§5.14(12)); for any other day, the first November 15 on or
+// after it. A notice of delinquency warns the owner before it.
+func InstallmentRollDay(due Date) Date { return taxRollDayOf(due) }
+
+// DueForRoll returns the installments payable on day on that the next
+// tax roll (the first November 15 on or after on) takes if they are not
+// paid by then (§5.14(12)): those past due, and the one falling due by
+// that day. Installments due later are deferred, not yet owed; one on
+// the roll is collected with the property tax, not by the village.
+func (a Assessment) DueForRoll(on Date) []InstallmentFigures {
+	roll := taxRollDayOf(on)
+	var out []InstallmentFigures
+	for _, x := range a.Figures(on).Installments {
+		if x.Payable() && x.Left.IsPositive() && taxRollDayOf(x.DueOn) == roll {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
 // Installment statuses, as of a day.
 const (
 	InstallmentPaid      = "paid"

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -354,5 +355,54 @@ func TestActualCostLowerReducesTheVillagesShare(t *testing.T) {
 	old.tx.Get(CollectionAssessmentProjects, old.id, &pr)
 	if pr.VillagePays().String() != "1000.00" || !pr.Changes[0].VillageAfter.IsZero() || old.assessment(0).Amount.String() != "800.00" {
 		t.Fatalf("format 6: the village's share %s, the owner's %s", pr.VillagePays(), old.assessment(0).Amount)
+	}
+}
+
+// TestDueForRoll (§5.14(12)): the installments the next tax roll takes
+// if they stay unpaid — the one falling due by November 15, then past
+// due until the end of that day; later installments are not yet owed, an
+// installment past the roll's day is on the roll, a closed one or a
+// cancelled assessment owes nothing.
+func TestDueForRoll(t *testing.T) {
+	inst := func(n int, due string) Installment {
+		return Installment{N: n, DueOn: MustDate(due), Principal: MustMoney("100.00"), Interest: Cents(0), PrincipalPaid: Cents(0), InterestPaid: Cents(0), TaxRollAmount: Cents(0)}
+	}
+	a := Assessment{ID: "SA~1", Installments: []Installment{inst(1, "2026-10-31"), inst(2, "2027-10-31"), inst(3, "2027-12-01")}}
+	paid := a
+	paid.Installments = []Installment{inst(1, "2026-10-31"), inst(2, "2027-10-31")}
+	paid.Installments[0].ClosedOn = MustDate("2026-10-20")
+	cancelled := a
+	cancelled.Cancelled = true
+	rows := []struct {
+		section, name string
+		a             Assessment
+		on            string
+		want          []int
+		status        string
+	}{
+		{"5.14(12)", "falling due before the roll", a, "2026-10-01", []int{1}, InstallmentDue},
+		{"5.14(12)", "past due until the roll", a, "2026-11-02", []int{1}, InstallmentPastDue},
+		{"5.14(12)", "past due on the roll's day", a, "2026-11-15", []int{1}, InstallmentPastDue},
+		{"5.14(12)", "on the roll the day after; the next year's is owed", a, "2026-11-16", []int{2}, InstallmentDue},
+		{"5.14(12)", "due after November 15 goes on the next year's roll", a, "2027-11-20", []int{3}, InstallmentDue},
+		{"5.14(12)", "a paid installment owes nothing", paid, "2026-11-02", nil, ""},
+		{"5.14(12)", "a cancelled assessment owes nothing", cancelled, "2026-11-02", nil, ""},
+	}
+	for _, row := range rows {
+		t.Run(row.section+"/"+row.name, func(t *testing.T) {
+			var got []int
+			for _, x := range row.a.DueForRoll(MustDate(row.on)) {
+				got = append(got, x.N)
+				if x.Status != row.status {
+					t.Errorf("installment %d is %s, want %s", x.N, x.Status, row.status)
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(row.want) {
+				t.Fatalf("installments %v, want %v", got, row.want)
+			}
+		})
+	}
+	if d := InstallmentRollDay(MustDate("2026-11-16")); d != MustDate("2027-11-15") {
+		t.Fatalf("an installment due November 16 goes on the roll of %s", d)
 	}
 }

@@ -415,6 +415,29 @@ func noticeOrder(tx Tx, o *Order, p *OrderChange) error {
 	return nil
 }
 
+// NoticeClass says which notice the order needs (§5.13(1), Wis. Stat.
+// 62.15(1)) with the thresholds in force on day on: 2 for a class 2
+// notice, published before its bids are taken; 1 for a class 1 notice,
+// published before the contract is let; 0 for none. It reads what the
+// order is expected to cost (the amount awarded, once it is), as the
+// ledger does when it takes a bid (noticeBeforeBid) and an award
+// (class1Notice).
+func (o Order) NoticeClass(on Date, p *Params) (int, error) {
+	in := o.rulesInput(o.Amount(), on, Money{})
+	rule, err := ComputePurchase(in, p)
+	if err != nil {
+		return 0, err
+	}
+	if rule.Class2NoticeRequired {
+		return 2, nil
+	}
+	class1, err := Class1NoticeRequired(in, p)
+	if err != nil || !class1 {
+		return 0, err
+	}
+	return 1, nil
+}
+
 // firstInsertion is the day an order's notice was first published; ok is
 // false when no notice is recorded.
 func (o Order) firstInsertion() (Date, bool) {

@@ -262,3 +262,37 @@ func TestClass1Notice(t *testing.T) {
 		v.do("admin", "2027-03-06T10:00", &OrderChange{Op: OrderAward, ID: id, Award: &Award{Vendor: "Morton Salt", Amount: MustMoney(x.amount), On: MustDate("2027-03-06"), Vote: boardVote("2027-03-02", 7, 6, 1)}})
 	}
 }
+
+// TestNoticeClass (§5.13(1), Wis. Stat. 62.15(1)): which notice an order
+// needs, from what it is expected to cost (the award once it is made),
+// its category and the grounds on which §5.13 does not apply.
+func TestNoticeClass(t *testing.T) {
+	on := MustDate("2027-02-01")
+	rows := []struct {
+		section, name string
+		o             Order
+		want          int
+	}{
+		{"5.13(1)", "materials over the class 2 threshold", Order{Category: CategoryMaterials, Estimate: MustMoney("25000.01")}, 2},
+		{"5.13(1)", "supplies at the class 2 threshold take the class 1 notice", Order{Category: CategorySupplies, Estimate: MustMoney("25000.00")}, 1},
+		{"62.15(1)", "supplies just over the class 1 threshold", Order{Category: CategorySupplies, Estimate: MustMoney("5000.01")}, 1},
+		{"62.15(1)", "supplies at the class 1 threshold need none", Order{Category: CategorySupplies, Estimate: MustMoney("5000.00")}, 0},
+		{"5.13(1)", "equipment needs none", Order{Category: CategoryEquipment, Estimate: MustMoney("90000.00")}, 0},
+		{"5.13(3)", "a contract with another municipality needs none", Order{Category: CategoryMaterials, Estimate: MustMoney("90000.00"), Municipal: true}, 0},
+		{"5.13(5)", "the village's own work needs none", Order{Category: CategoryMaterials, Estimate: MustMoney("90000.00"), OwnWork: true}, 0},
+		{"5.13(4)", "an emergency declared by resolution needs none", Order{Category: CategoryMaterials, Estimate: MustMoney("90000.00"), EmergencyResolution: "2027-3"}, 0},
+		{"5.13(4)", "the emergency declared over", Order{Category: CategoryMaterials, Estimate: MustMoney("90000.00"), EmergencyResolution: "2027-3", EmergencyEnded: MustDate("2027-01-15")}, 2},
+		{"62.15(1)", "the award's amount decides once it is made", Order{Category: CategorySupplies, Estimate: MustMoney("30000.00"), Award: &Award{Amount: MustMoney("24000.00")}}, 1},
+	}
+	for _, row := range rows {
+		t.Run(row.section+"/"+row.name, func(t *testing.T) {
+			got, err := row.o.NoticeClass(on, DefaultParams())
+			if err != nil || got != row.want {
+				t.Fatalf("class %d, %v; want %d", got, err, row.want)
+			}
+		})
+	}
+	if _, err := (Order{Category: "gravel", Estimate: MustMoney("1.00")}).NoticeClass(on, DefaultParams()); err == nil {
+		t.Fatal("an unknown category is not an error")
+	}
+}

@@ -112,6 +112,11 @@ type LetterStart struct {
 	// Stub, when set, is drawn on the bottom third of the letter's last
 	// page, which the body never reaches.
 	Stub *Stub
+	// Public makes it a notice to the public (posted, or sent to the
+	// newspaper) rather than a letter to mail: it has no addressee, so
+	// To and Refs are not printed and no window is left for them; its
+	// heading is centred right under the letterhead and the body follows.
+	Public bool
 }
 
 // NewLetter starts a PDF of letters headed with head (a zero field keeps
@@ -182,6 +187,10 @@ func (l *Letter) Start(s LetterStart) {
 	pdf := l.PDF
 	pdf.AddPage()
 	l.letterhead()
+	if s.Public {
+		l.startPublic(s)
+		return
+	}
 
 	// The addressee, through the address window.
 	x, y := AddressWindow.X+WindowInset, AddressWindow.Y+WindowInset
@@ -222,6 +231,27 @@ func (l *Letter) Start(s LetterStart) {
 			pdf.CellFormat(l.Width, 6.5, t, "", 1, "L", false, 0, "")
 		}
 		pdf.Ln(2)
+	}
+	pdf.SetFont(letterFont, "", letterSize)
+}
+
+// startPublic heads a notice to the public: its date above the rule,
+// its heading centred under it.
+func (l *Letter) startPublic(s LetterStart) {
+	pdf := l.PDF
+	w, _ := pdf.GetPageSize()
+	rw := w - LetterMargin - refsX
+	pdf.SetFont(letterFont, "", 10)
+	pdf.SetXY(refsX, ReturnWindow.Y+ReturnWindow.H-5.5)
+	pdf.CellFormat(rw, 5, l.fit(LongDate(s.Date), rw), "", 0, "R", false, 0, "")
+	pdf.SetY(ReturnWindow.Y + ReturnWindow.H + 10)
+	if s.Heading != "" {
+		pdf.SetFont(letterFont, "B", 14)
+		for _, t := range WrapText(pdf, l.Tr(s.Heading), l.Width) {
+			pdf.SetX(LetterMargin)
+			pdf.CellFormat(l.Width, 7, t, "", 1, "C", false, 0, "")
+		}
+		pdf.Ln(3)
 	}
 	pdf.SetFont(letterFont, "", letterSize)
 }

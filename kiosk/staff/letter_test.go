@@ -67,3 +67,26 @@ func TestLetterLayout(t *testing.T) {
 		t.Error("Sentence")
 	}
 }
+
+// TestLetterParagraphsAcrossPages: a paragraph in small type or in bold
+// that runs onto a continuation page keeps its font there, so the lines
+// wrapped for it stay inside the margins.
+func TestLetterParagraphsAcrossPages(t *testing.T) {
+	l := staff.NewLetter(staff.Letterhead{}, "Statement of account", time.Date(2026, 10, 1, 9, 0, 0, 0, time.UTC))
+	l.Start(staff.LetterStart{Date: domain.MustDate("2026-10-01"), To: []string{"Owner", "1 Main St", "Belleville, WI 53508"}, Heading: "Statement of account",
+		Stub: &staff.Stub{Rows: [][2]string{{"Account", "100101"}}, PayTo: "Make checks payable to the Village of Belleville."}})
+	long := strings.Repeat("How to pay: by card at the kiosk, at the window by cash, check or card, or by mail with a check and the stub below. ", 3)
+	for range 12 {
+		l.Small(long)
+		l.Strong(long)
+	}
+	var buf bytes.Buffer
+	if err := l.Output(&buf); err != nil {
+		t.Fatal(err)
+	}
+	pages := stafftest.PDFPages(t, buf.String())
+	if len(pages) < 2 {
+		t.Fatalf("the paragraphs fit on %d page", len(pages))
+	}
+	stafftest.CheckLetter(t, pages)
+}

@@ -2,6 +2,7 @@ package assessments
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -33,6 +34,13 @@ func (m *Module) assessmentView(r *http.Request, a domain.Assessment) Assessment
 		}
 		if in.TaxRollYear > 0 {
 			row.TaxRoll = "(certified " + strconv.Itoa(in.TaxRollYear) + ")"
+		}
+		if in.Payable() && staff.Allowed(role, staff.CapReadAssessments) {
+			base := "/staff/assessment/" + url.PathEscape(a.ID) + "/installments/" + row.N
+			row.BillURL = base + "/bill.pdf"
+			if in.Status == domain.InstallmentPastDue {
+				row.NoticeURL = base + "/notice.pdf"
+			}
 		}
 		v.Installments = append(v.Installments, row)
 	}

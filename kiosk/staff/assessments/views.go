@@ -226,6 +226,10 @@ type AssessmentLine struct {
 type InstallmentRow struct {
 	N, DueOn, Principal, Interest, Paid, Left, Status, TaxRoll string
 	InterestFrom                                               string // when the year's interest is owed from, if it bears any
+	// BillURL prints the installment's bill while it is payable;
+	// NoticeURL its notice before the tax roll while it is past due
+	// (§5.14(12)).
+	BillURL, NoticeURL string
 }
 
 // installmentStatus says an installment's status in words.

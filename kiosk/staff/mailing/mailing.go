@@ -1,8 +1,11 @@
 // Package mailing is what the clerk's office mails about village bills:
 // a bill (a utility bill, a special charge, any other charge, or a
 // special assessment's installment) with its remittance stub, an
-// account's statement, and the notices of delinquency before November 1
-// and before the tax roll is certified (§5.10, §5.14(12), (13)), each
+// account's statement (its open bills, and the special assessment
+// installments on its parcels due before the next tax roll), the notices
+// of delinquency before November 1 and before the tax roll is certified
+// (§5.10, §5.14(13)), and the notice of an unpaid special assessment
+// installment before November 15 (§5.14(12)), each
 // printable singly from its page and as one batch PDF for a mailing, one
 // letter a page, laid out for a No. 10 double-window envelope (staff.Letter).
 // It is a staff.Module; the figures are the domain's.
@@ -32,6 +35,7 @@ func (m *Module) Mount(o *staff.Office) error {
 	o.Page("GET /staff/bills/{id}/notice.pdf", staff.CapReadBills, m.showNoticePDF)
 	o.Page("GET /staff/accounts/{number}/statement.pdf", staff.CapReadBills, m.showStatementPDF)
 	o.Page("GET /staff/assessment/{id}/installments/{n}/bill.pdf", staff.CapReadAssessments, m.showInstallmentPDF)
+	o.Page("GET /staff/assessment/{id}/installments/{n}/notice.pdf", staff.CapReadAssessments, m.showInstallmentNoticePDF)
 	o.Page("GET /staff/mailing", staff.CapReadBills, m.showMailingPage)
 	o.Page("GET /staff/mailing/bills.pdf", staff.CapReadBills, m.showBillsBatch)
 	o.Page("GET /staff/mailing/notices.pdf", staff.CapReadBills, m.showNoticesBatch)

@@ -102,7 +102,7 @@ func MailingPage(p staffview.Page, v Mailing) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "\" data-testid=\"batch-date\"></label> <button type=\"submit\" data-testid=\"batch-bills-pdf\">Open bills as one PDF</button></form><form method=\"get\" action=\"/staff/mailing/notices.pdf\" class=\"card narrow\" data-testid=\"batch-notices\"><h2>Notices of unpaid bills</h2><p class=\"muted\">Before November 1: bills past due will have the penalty added and go on the tax roll (Village Code §5.10). From November 2 to November 15: the final notice, before the November run certifies the roll.</p><label>Notice <select name=\"notice\" data-testid=\"batch-notice\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "\" data-testid=\"batch-date\"></label> <button type=\"submit\" data-testid=\"batch-bills-pdf\">Open bills as one PDF</button></form><form method=\"get\" action=\"/staff/mailing/notices.pdf\" class=\"card narrow\" data-testid=\"batch-notices\"><h2>Notices of unpaid bills</h2><p class=\"muted\">Before November 1: bills past due will have the penalty added and go on the tax roll (Village Code §5.10). From November 2 to November 15: the final notice, before the November run certifies the roll. Special assessment installments past due and unpaid: a notice on or before November 15, before they are extended upon the tax roll as a delinquent tax (Village Code §5.14(12)).</p><label>Notice <select name=\"notice\" data-testid=\"batch-notice\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -220,6 +220,8 @@ func TestMailingRoutesByRole(t *testing.T) {
 		{Method: "GET", Path: "/staff/bills/B-2026-0200/notice.pdf?notice=tax-roll", Cap: staff.CapReadBills},
 		{Method: "GET", Path: "/staff/accounts/100101/statement.pdf", Cap: staff.CapReadBills},
 		{Method: "GET", Path: "/staff/assessment/" + id + "/installments/1/bill.pdf", Cap: staff.CapReadAssessments},
+		{Method: "GET", Path: "/staff/assessment/" + id + "/installments/1/notice.pdf", Cap: staff.CapReadAssessments},
+		{Method: "GET", Path: "/staff/mailing/notices.pdf?notice=installment", Cap: staff.CapReadBills},
 		{Method: "GET", Path: "/staff/parcels/0601-141-2001", Cap: staff.CapReadBills},
 		{Method: "POST", Path: "/staff/parcels/0601-141-2001/mailing", Cap: staff.CapBills, Form: url.Values{"name": {"X"}}},
 		{Method: "GET", Path: "/staff/accounts/100101/mailing", Cap: staff.CapBills},

@@ -23,12 +23,19 @@ const (
 	// balance unpaid at the end of November 15 will be certified to the
 	// tax roll.
 	NoticeTaxRoll = "tax-roll"
+	// NoticeInstallment warns, on or before November 15, that a special
+	// assessment's installment past due and unpaid will be extended upon
+	// the tax roll as a delinquent tax (§5.14(12)).
+	NoticeInstallment = "installment"
 )
 
 // noticeTitle names a notice for people.
 func noticeTitle(n string) string {
-	if n == NoticeTaxRoll {
+	switch n {
+	case NoticeTaxRoll:
 		return "Final notice before the tax roll"
+	case NoticeInstallment:
+		return "Notice of unpaid special assessment installment"
 	}
 	return "Notice of unpaid bill before November 1"
 }
@@ -46,8 +53,12 @@ func checkNoticeDate(notice string, year int, on domain.Date) error {
 		if on.Before(domain.PenaltyDay(year)) || on.After(domain.TaxRollDay(year)) {
 			return domain.Errorf(domain.EINVALID, "§5.10", "The final notice before the tax roll is dated from %s to %s.", staff.LongDate(domain.PenaltyDay(year)), staff.LongDate(domain.TaxRollDay(year)))
 		}
+	case NoticeInstallment:
+		if on.After(domain.TaxRollDay(year)) {
+			return domain.Errorf(domain.EINVALID, "§5.14(12)", "A notice of an unpaid special assessment installment is dated on or before %s: an installment unpaid at the end of that day is on the tax roll.", staff.LongDate(domain.TaxRollDay(year)))
+		}
 	default:
-		return domain.Errorf(domain.EINVALID, "", "Choose the notice: before November 1, or the final notice before the tax roll.")
+		return domain.Errorf(domain.EINVALID, "", "Choose the notice: before November 1, the final notice before the tax roll, or the notice of unpaid special assessment installments.")
 	}
 	return nil
 }
@@ -180,11 +191,22 @@ func (m *Module) showNoticePDF(w http.ResponseWriter, r *http.Request) {
 }
 
 // showNoticesBatch is every bill's notice of the cycle year ?year=
-// (default the date's), one a page.
+// (default the date's), one a page; or, with ?notice=installment, the
+// notice of every special assessment installment that year's tax roll
+// takes if it stays unpaid.
 func (m *Module) showNoticesBatch(w http.ResponseWriter, r *http.Request) {
 	notice, year, on, err := m.noticeQuery(r, func(on domain.Date) int { return on.Year() })
 	if err != nil {
 		m.o.Fail(w, r, err)
+		return
+	}
+	if notice == NoticeInstallment {
+		docs, err := m.installmentNotices(year, on)
+		if err != nil {
+			m.o.Fail(w, r, err)
+			return
+		}
+		m.serveBills(w, r, noticeTitle(notice), fmt.Sprintf("notices-%s-%d-%s.pdf", notice, year, on), docs, on)
 		return
 	}
 	bills, charges, err := m.allBills()

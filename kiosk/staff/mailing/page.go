@@ -17,8 +17,8 @@ func (m *Module) showMailingPage(w http.ResponseWriter, r *http.Request) {
 	}
 	// From November 2 the notice due is the final one.
 	final := !today.Before(domain.PenaltyDay(today.Year()))
-	for _, n := range []string{NoticeNovember, NoticeTaxRoll} {
-		v.Notices = append(v.Notices, staffview.Option{Value: n, Label: noticeTitle(n), Selected: (n == NoticeTaxRoll) == final})
+	for _, n := range []string{NoticeNovember, NoticeTaxRoll, NoticeInstallment} {
+		v.Notices = append(v.Notices, staffview.Option{Value: n, Label: noticeTitle(n), Selected: n == NoticeTaxRoll && final || n == NoticeNovember && !final})
 	}
 	m.o.Render(w, r, http.StatusOK, MailingPage(m.o.Frame(r, "Mailing bills and notices"), v))
 }

@@ -90,6 +90,12 @@ func (m *Module) statement(out *bytes.Buffer, a domain.Account, on, since domain
 		total = total.Add(d.amountDue)
 	}
 	sort.SliceStable(paid, func(i, j int) bool { return paid[i].on.Before(paid[j].on) })
+	installments, owed, err := m.installmentsDue(a, on)
+	if err != nil {
+		return err
+	}
+	billsTotal := total
+	total = total.Add(owed)
 	to, _, err := m.addressee(a.Number, parcel)
 	if err != nil {
 		return err
@@ -98,14 +104,23 @@ func (m *Module) statement(out *bytes.Buffer, a domain.Account, on, since domain
 	stub := [][2]string{{"Account", a.Number}, {"Statement of", staff.LongDate(on)}, {"Amount due", staff.Dollars(total)}}
 	l.Start(staff.LetterStart{Date: on, To: to, Refs: [][2]string{{"Account", a.Number}, {"Amount due", staff.Dollars(total)}},
 		Heading: "Statement of account", Stub: &staff.Stub{Rows: stub, PayTo: fmt.Sprintf("Make checks payable to the %s. Write the account number on the check.", m.o.Letterhead().VillageName())}})
-	l.Para(fmt.Sprintf("Account %s, %s: the village bills open on %s, with what each owes that day (interest and penalty under Village Code §5.10 included), and the payments posted from %s to %s.", a.Number, a.Name, staff.LongDate(on), staff.LongDate(since), staff.LongDate(on)))
+	l.Para(fmt.Sprintf("Account %s, %s: the village bills open on %s, with what each owes that day (interest and penalty under Village Code §5.10 included), the special assessment installments on the account's property due before the next tax roll, and the payments posted from %s to %s.", a.Number, a.Name, staff.LongDate(on), staff.LongDate(since), staff.LongDate(on)))
 	w := l.Width
 	l.Heading("Open bills")
 	if len(open) == 0 {
 		l.Para("No bill is open: nothing is due.")
 	} else {
-		open = append(open, []string{"Total due", "", "", "", staff.Dollars(total)})
+		open = append(open, []string{"Total due", "", "", "", staff.Dollars(billsTotal)})
 		l.Table([]staff.Column{{Title: "Bill", Width: 44}, {Title: "Billed", Width: 22}, {Title: "For", Width: w - 44 - 22 - 22 - 28}, {Title: "Due", Width: 22}, {Title: "Balance", Width: 28, Amount: true}}, open, true)
+	}
+	if len(installments) > 0 {
+		l.Heading("Special assessment installments")
+		installments = append(installments, []string{"Total due", "", "", "", staff.Dollars(owed)})
+		l.Table([]staff.Column{{Title: "Installment", Width: 58}, {Title: "For", Width: w - 58 - 22 - 22 - 28}, {Title: "Due", Width: 22}, {Title: "State", Width: 22}, {Title: "Amount due", Width: 28, Amount: true}}, installments, true)
+		l.Small(fmt.Sprintf("Village Code §5.14(12): an installment not paid by the end of %s is extended upon the tax roll as a delinquent tax against the property. Write the installment's number on the check.", staff.LongDate(domain.InstallmentRollDay(on))))
+		if len(open) > 0 {
+			l.Strong(fmt.Sprintf("Total due: %s of open bills and %s of installments, %s in all.", staff.Dollars(billsTotal), staff.Dollars(owed), staff.Dollars(total)))
+		}
 	}
 	l.Heading("Payments received")
 	if len(paid) == 0 {
@@ -132,4 +147,29 @@ func tenderTitle(t domain.Tender) string {
 		return "Check"
 	}
 	return string(t)
+}
+
+// installmentsDue returns the rows of the special assessment installments
+// on the account's parcels that are owed on day on before the next tax
+// roll (domain.Assessment.DueForRoll), and what they owe together.
+func (m *Module) installmentsDue(a domain.Account, on domain.Date) ([][]string, domain.Money, error) {
+	var rows [][]string
+	owed := domain.Cents(0)
+	for _, parcel := range a.Parcels {
+		as, err := m.o.Reads().AssessmentsOfParcel(parcel)
+		if err != nil {
+			return nil, owed, err
+		}
+		for _, x := range as {
+			for _, in := range x.DueForRoll(on) {
+				state := "due"
+				if in.Status == domain.InstallmentPastDue {
+					state = "past due"
+				}
+				rows = append(rows, []string{domain.InstallmentKey(x.ID, in.N), fmt.Sprintf("%s, %d of %d", x.Purpose, in.N, len(x.Installments)), in.DueOn.String(), state, staff.Dollars(in.Left)})
+				owed = owed.Add(in.Left)
+			}
+		}
+	}
+	return rows, owed, nil
 }

@@ -50,6 +50,9 @@ func (m *Module) orderPage(w http.ResponseWriter, r *http.Request, status int, p
 		v.NoticeFirstBy, v.NoticeSecondBy = first.String(), second.String()
 		v.NoticeQualifies = domain.Class2Qualifies(o.Notices, o.BidsOpen)
 	}
+	if class, err := o.NoticeClass(m.o.Today(), m.o.Ledger().Params()); err == nil && (o.Status == domain.OrderDraft || len(o.Notices) > 0) {
+		v.NoticeClass, v.NoticeAsksOpen = class, class == 2 && o.BidsOpen.IsZero()
+	}
 	for _, b := range o.Bids {
 		v.Bids = append(v.Bids, bidView{Vendor: b.Vendor, Amount: dollars(b.Amount), Received: b.Received.String(), Notes: b.Notes})
 	}

@@ -1,6 +1,7 @@
 // Package purchasing is the Purchasing Agent's back office (§5.12, §5.13,
 // §5.16): purchase orders from the first estimate to the delivery —
-// bids, the class 2 notice of a public contract, the award, the
+// bids, the class 2 or class 1 notice of a public contract (printed for
+// the newspaper), the award, the
 // treasurer's certification of funds, the issue, the inspection and the
 // invoice — and the emergency purchases of department heads; the
 // departments' requisitions, their surplus stock, the rules of
@@ -35,6 +36,7 @@ func (m *Module) Mount(o *staff.Office) error {
 	page("POST /staff/orders", staff.CapPurchasing, m.submitNewOrder)
 	page("GET /staff/orders/{id}", staff.CapReadBudget, m.showOrder)
 	page("POST /staff/orders/{id}/{op}", staff.CapPurchasing, m.submitOrderOp)
+	page("GET /staff/orders/{id}/notice.pdf", staff.CapReadBudget, m.showNoticePDF)
 	page("POST /staff/orders/{id}/certify", staff.CapCertify, m.submitCertify)
 	page("GET /staff/requisitions", staff.CapReadBudget, m.showRequisitions)
 	page("POST /staff/requisitions", staff.CapPurchasing, m.submitRequisition)

@@ -64,10 +64,15 @@ type orderView struct {
 	Notices                                             []string
 	BidsOpen, NoticeFirstBy, NoticeSecondBy             string
 	NoticeQualifies                                     bool
-	Bids                                                []bidView
-	Award                                               *awardView
-	Rule                                                *ruleView
-	Certified, Refused, Issued, Cancelled               *actView
+	// NoticeClass is the notice the order needs (2, 1, or 0 for none),
+	// printable as a PDF; NoticeAsksOpen: the print form asks the day
+	// bids open, which the order does not record yet.
+	NoticeClass                           int
+	NoticeAsksOpen                        bool
+	Bids                                  []bidView
+	Award                                 *awardView
+	Rule                                  *ruleView
+	Certified, Refused, Issued, Cancelled *actView
 	// Standing is where the public record says the order stands, and
 	// PaidByCheck what checks paid on its claims.
 	Standing, PaidByCheck string
