@@ -21,7 +21,7 @@ import (
 type documentRoute struct {
 	name   string
 	path   string
-	as     string // "treas", "admin", or "" for the resident kiosk
+	as     string // "treas", "admin", "inn" (the Belle Inn's login), or "" for the resident kiosk
 	layout pdfcheck.Layout
 }
 
@@ -61,6 +61,10 @@ func documentRoutes(letter, bill string) []documentRoute {
 		{"a bill to mail", "/staff/bills/" + bill + "/bill.pdf", "treas", pdfcheck.Layout{Left: 13, Right: 19}},
 		{"an account's statement", "/staff/accounts/100101/statement.pdf?since=2026-01-01", "treas", pdfcheck.Layout{Left: 13, Right: 19}},
 		{"the utility bills to mail", "/staff/mailing/bills.pdf?kind=utility", "treas", pdfcheck.Layout{Left: 13, Right: 19}},
+		// The demo's bills due late in 2026 go on 2027's roll: their
+		// notices as the office mails them that October.
+		{"notices of unpaid bills", "/staff/mailing/notices.pdf?notice=november&year=2027&date=2027-10-15", "treas", pdfcheck.Layout{Left: 13, Right: 19}},
+		{"room tax remittance slip", "/staff/room-tax/returns/belle-inn_2026-Q3/slip.pdf", "inn", pdfcheck.Layout{Left: 15, Right: 15}},
 	}
 }
 
@@ -68,7 +72,8 @@ func documentRoutes(letter, bill string) []documentRoute {
 // demo node's ledger and reads each page as a reader would: no text
 // drawn over another, none past the margins or off the page, no raw code
 // where words belong, every amount with its thousands separators. The
-// demo has no room tax return or legal claim; they are recorded first.
+// demo has no room tax return, operator's login or legal claim; they are
+// recorded first.
 // (The special assessment notice letters need a whole project's record
 // and are read the same way by their package's test.)
 //
@@ -85,7 +90,7 @@ func TestEveryDocumentReadsRight(t *testing.T) {
 	}
 	m := startMainAt(t, t.TempDir(), januaryNow)
 	users := map[string]*staffClient{}
-	for _, u := range []struct{ name, role string }{{"treas", "treasurer"}, {"admin", "administrator"}} {
+	for _, u := range []struct{ name, role string }{{"treas", "treasurer"}, {"admin", "administrator"}, {"inn", "hotel_operator"}} {
 		out, code := userCLI(t, m, "add", "--username", u.name, "--name", "Pat "+u.name, "--role", u.role)
 		if code != 0 {
 			t.Fatalf("user add: %s", out)
@@ -115,6 +120,7 @@ func TestEveryDocumentReadsRight(t *testing.T) {
 	}
 	submit("treas", &domain.RoomTaxOperatorChange{Op: domain.OperatorRegister, ID: "belle-inn", LegalName: "Belle Inn LLC",
 		Establishments: []domain.Establishment{{Name: "Belle Inn", Address: "12 Vine St"}}, SellersPermit: "456-1027384756-02", Contact: "Ann Belle, 608-555-0100"})
+	submit("treas", &domain.RoomTaxOperatorChange{Op: domain.OperatorLink, ID: "belle-inn", Login: "inn"})
 	q3, err := domain.ParseQuarter("2026-Q3")
 	if err != nil {
 		t.Fatal(err)
