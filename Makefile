@@ -17,7 +17,7 @@ CLUSTER   ?= ./data/cluster
 RELEASE   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.release=$(RELEASE)
 
-.PHONY: run cluster test test-faults test-stress generate check-generated vet check-imports chromium systemd qemu stripe-mock tools build build-pi bench bench-clusters bench-memory profile lint check-monitoring clean
+.PHONY: run cluster test test-faults test-stress generate check-generated vet check-imports chromium systemd qemu poppler stripe-mock tools docs-documents build build-pi bench bench-clusters bench-memory profile lint check-monitoring clean
 
 ## run: one node with the embedded defaults and demo data, built into bin/:
 ## the kiosk on http://$(HTTP)/, the clerk's office on https://$(HTTPS)/staff/
@@ -139,6 +139,31 @@ qemu:
 	else \
 		echo "qemu-aarch64-static is missing; install it with: sudo apt-get install -y qemu-user-static"; exit 1; \
 	fi
+
+## poppler: pdftoppm, for the pictures of the documents (Debian's poppler-utils)
+poppler:
+	@if command -v pdftoppm >/dev/null 2>&1; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then \
+		echo "installing poppler-utils from Debian's packages (for pdftoppm)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends poppler-utils >/dev/null; \
+	else \
+		echo "pdftoppm is missing; install it with: sudo apt-get install -y poppler-utils"; exit 1; \
+	fi
+
+## docs-documents: the pictures in docs/documents/ of the documents that
+## leave the office: TestEveryDocumentReadsRight writes each PDF it reads
+## to a temporary folder (DOCS_DOCUMENTS), and pdftoppm renders each one's
+## first page to a PNG of the same name; docs/documents/README.md lists them
+DOCS_DPI ?= 60
+docs-documents: poppler
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	DOCS_DOCUMENTS="$$tmp" $(GO) test -count=1 -run '^TestEveryDocumentReadsRight$$' ./appliance/ && \
+	mkdir -p docs/documents && rm -f docs/documents/*.png && \
+	for f in "$$tmp"/*.pdf; do \
+		n=$$(basename "$$f" .pdf); \
+		pdftoppm -png -r $(DOCS_DPI) -f 1 -l 1 -singlefile "$$f" "docs/documents/$$n" || exit 1; \
+		echo "docs/documents/$$n.png $$(wc -c <"docs/documents/$$n.png") bytes"; \
+	done
 
 ## check-monitoring: the alert rules and their tests under promtool (from the
 ## Prometheus module v0.316.0, pinned in .ci/promtool.mod; built once, cached)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,7 +14,8 @@ import (
 	"unicode"
 )
 
-// TestDocs holds README.md, the guides in docs/ and firmware-config's
+// TestDocs holds README.md, the guides in docs/ (and the index of its
+// pictures, docs/documents/README.md) and firmware-config's
 // README to the code, so that a reader who follows them gets what they
 // say:
 //   - every `appliance …` command they show, in a code block or an inline
@@ -40,7 +42,7 @@ func TestDocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	docs := []string{"README.md", "firmware-config/README.md"}
+	docs := []string{"README.md", "firmware-config/README.md", "docs/documents/README.md"}
 	more, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -82,6 +84,39 @@ func TestDocs(t *testing.T) {
 			t.Errorf("make run prints %q as the first administrator's command; README.md does not show it on a line of its own", printed)
 		}
 	})
+}
+
+// TestDocumentPictures holds docs/documents/ and its README in step:
+// every picture the README names is in the folder and every picture in
+// the folder is named, so that a document `make docs-documents` draws for
+// the first time, or no longer draws, shows in the index too. That every
+// link to a picture resolves is TestDocs's link check.
+func TestDocumentPictures(t *testing.T) {
+	dir := filepath.Join("..", "docs", "documents")
+	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := map[string]bool{}
+	for _, n := range regexp.MustCompile(`[A-Za-z0-9._-]+\.png`).FindAllString(string(readme), -1) {
+		named[n] = true
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatalf("%s has no pictures: run make docs-documents", dir)
+	}
+	for _, f := range files {
+		if n := filepath.Base(f); !named[n] {
+			t.Errorf("docs/documents/%s is not in docs/documents/README.md: list it with the document it shows, or remove it", n)
+		}
+		delete(named, filepath.Base(f))
+	}
+	for _, n := range slices.Sorted(maps.Keys(named)) {
+		t.Errorf("docs/documents/README.md names %s, which is not in the folder: run make docs-documents, or take it off the list", n)
+	}
 }
 
 // A doc is one Markdown file, split into what the checks read.

@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,8 +21,26 @@ import (
 type documentRoute struct {
 	name   string
 	path   string
-	as     string // "treas", "admin", or "" for the resident kiosk
+	as     string // "treas", "admin", "inn" (the Belle Inn's login), or "" for the resident kiosk
 	layout pdfcheck.Layout
+}
+
+// file is the name the document's PDF is kept under when
+// TestEveryDocumentReadsRight writes the documents out (DOCS_DOCUMENTS):
+// its name in lower case with words joined by hyphens, without an article
+// ("a bill to mail" is bill-to-mail.pdf), so that a picture made of it
+// keeps its name from one run to the next.
+func (r documentRoute) file() string {
+	words := strings.FieldsFunc(strings.ToLower(r.name), func(c rune) bool {
+		return !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '\'')
+	})
+	if len(words) > 1 && (words[0] == "a" || words[0] == "an" || words[0] == "the") {
+		words = words[1:]
+	}
+	for i, w := range words {
+		words[i] = strings.ReplaceAll(w, "'", "")
+	}
+	return strings.Join(words, "-") + ".pdf"
 }
 
 // documentRoutes are every PDF a node makes, asked for of a demo node in
@@ -41,6 +61,10 @@ func documentRoutes(letter, bill string) []documentRoute {
 		{"a bill to mail", "/staff/bills/" + bill + "/bill.pdf", "treas", pdfcheck.Layout{Left: 13, Right: 19}},
 		{"an account's statement", "/staff/accounts/100101/statement.pdf?since=2026-01-01", "treas", pdfcheck.Layout{Left: 13, Right: 19}},
 		{"the utility bills to mail", "/staff/mailing/bills.pdf?kind=utility", "treas", pdfcheck.Layout{Left: 13, Right: 19}},
+		// The demo's bills due late in 2026 go on 2027's roll: their
+		// notices as the office mails them that October.
+		{"notices of unpaid bills", "/staff/mailing/notices.pdf?notice=november&year=2027&date=2027-10-15", "treas", pdfcheck.Layout{Left: 13, Right: 19}},
+		{"room tax remittance slip", "/staff/room-tax/returns/belle-inn_2026-Q3/slip.pdf", "inn", pdfcheck.Layout{Left: 15, Right: 15}},
 	}
 }
 
@@ -48,13 +72,25 @@ func documentRoutes(letter, bill string) []documentRoute {
 // demo node's ledger and reads each page as a reader would: no text
 // drawn over another, none past the margins or off the page, no raw code
 // where words belong, every amount with its thousands separators. The
-// demo has no room tax return or legal claim; they are recorded first.
+// demo has no room tax return, operator's login or legal claim; they are
+// recorded first.
 // (The special assessment notice letters need a whole project's record
 // and are read the same way by their package's test.)
+//
+// With DOCS_DOCUMENTS set to a folder (relative to appliance/ when not
+// absolute), each PDF fetched is also written there under its route's
+// file name: `make docs-documents` makes the pictures in docs/documents/
+// of them.
 func TestEveryDocumentReadsRight(t *testing.T) {
+	out := os.Getenv("DOCS_DOCUMENTS")
+	if out != "" {
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	m := startMainAt(t, t.TempDir(), januaryNow)
 	users := map[string]*staffClient{}
-	for _, u := range []struct{ name, role string }{{"treas", "treasurer"}, {"admin", "administrator"}} {
+	for _, u := range []struct{ name, role string }{{"treas", "treasurer"}, {"admin", "administrator"}, {"inn", "hotel_operator"}} {
 		out, code := userCLI(t, m, "add", "--username", u.name, "--name", "Pat "+u.name, "--role", u.role)
 		if code != 0 {
 			t.Fatalf("user add: %s", out)
@@ -84,6 +120,7 @@ func TestEveryDocumentReadsRight(t *testing.T) {
 	}
 	submit("treas", &domain.RoomTaxOperatorChange{Op: domain.OperatorRegister, ID: "belle-inn", LegalName: "Belle Inn LLC",
 		Establishments: []domain.Establishment{{Name: "Belle Inn", Address: "12 Vine St"}}, SellersPermit: "456-1027384756-02", Contact: "Ann Belle, 608-555-0100"})
+	submit("treas", &domain.RoomTaxOperatorChange{Op: domain.OperatorLink, ID: "belle-inn", Login: "inn"})
 	q3, err := domain.ParseQuarter("2026-Q3")
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +148,12 @@ func TestEveryDocumentReadsRight(t *testing.T) {
 	if err != nil || len(bills) == 0 {
 		t.Fatalf("the demo's account 100101: %d bills, %v", len(bills), err)
 	}
+	files := map[string]string{}
 	for _, r := range documentRoutes(letter, bills[0].ID) {
+		if other, ok := files[r.file()]; ok {
+			t.Errorf("%q and %q would both be kept as %s: name one differently", other, r.name, r.file())
+		}
+		files[r.file()] = r.name
 		t.Run(r.name, func(t *testing.T) {
 			var resp *http.Response
 			var err error
@@ -127,6 +169,11 @@ func TestEveryDocumentReadsRight(t *testing.T) {
 			resp.Body.Close()
 			if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/pdf" {
 				t.Fatalf("GET %s: %d %s %.300s", r.path, resp.StatusCode, resp.Header.Get("Content-Type"), body)
+			}
+			if out != "" {
+				if err := os.WriteFile(filepath.Join(out, r.file()), body, 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
 			pdfcheck.Assert(t, r.name, body, r.layout)
 			if pages, err := pdfcheck.Read(body); err == nil && len(strings.TrimSpace(pages[0].String())) == 0 {
