@@ -90,6 +90,15 @@ func TestTaxRollIsWhatTheLedgerCertifiedInBrowser(t *testing.T) {
 	if b.has("no-alerts") {
 		t.Fatal(`"Nothing needs attention" with the November run not done`)
 	}
+	// The start page is the treasurer's work queue: the run's steps are
+	// overdue, counted, under the navigation grouped by office.
+	if got := b.text("queue-overdue"); !strings.Contains(got, "2026 tax roll is not certified") || !strings.Contains(got, "due 2026-11-15") {
+		t.Fatalf("the overdue work: %q", got)
+	}
+	if !b.has("nav-office") {
+		t.Fatal("the navigation is not grouped by office")
+	}
+	browsertest.Axe(t, b.ctx, "november-0-work-queue")
 	b.shot("taxroll-3-start-page")
 
 	// The treasurer runs it.
