@@ -192,6 +192,16 @@ func (p Project) VillagePays() Money {
 	return v
 }
 
+// receipts are the receipt numbers of the payments on the assessment, in
+// the order they were posted.
+func (a Assessment) receipts() []string {
+	var out []string
+	for _, x := range a.Payments {
+		out = append(out, x.Receipt)
+	}
+	return out
+}
+
 // ---- Installments ----
 
 // installmentSchedule splits an amount into n yearly installments, the
@@ -937,7 +947,13 @@ func applyAssessmentChange(tx Tx, c Command, params *Params, res *Result) error 
 		}
 		if refunds[i].IsPositive() {
 			rec.RefundID = c.ID + "-" + a.Parcel
-			rd, err := assessmentRefundDue(tx, c, *a, rec.RefundID, refunds[i], fmt.Sprintf("%s of project %s on %s", in.Op, p.ID, in.On), params)
+			reason := fmt.Sprintf("%s of project %s on %s", in.Op, p.ID, in.On)
+			if withVillage {
+				// What is refunded was paid by these receipts, which the
+				// refund's record names for the owner and the auditor.
+				reason += "; paid by receipt " + strings.Join(a.receipts(), ", ")
+			}
+			rd, err := assessmentRefundDue(tx, c, *a, rec.RefundID, refunds[i], reason, params)
 			if err != nil {
 				return err
 			}

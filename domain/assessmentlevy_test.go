@@ -334,6 +334,9 @@ func TestActualCostLowerReducesTheVillagesShare(t *testing.T) {
 	if res.Refund == nil || res.Refund.Amount.String() != "200.00" || res.Refund.BillID != a0 {
 		t.Fatalf("the refund: %+v (paid by %s)", res.Refund, paid.Receipt.Number)
 	}
+	if rec, ok, err := ReadsOf(txRecords{p.tx}).AssessmentRefund(res.Refund.CommandID); err != nil || !ok || !strings.Contains(rec.Reason, "paid by receipt "+paid.Receipt.Number) {
+		t.Fatalf("the refund's record does not name the receipt that paid: %+v %v", rec, err)
+	}
 	for i := range 2 {
 		if a := p.assessment(i); a.Amount.String() != "800.00" {
 			t.Fatalf("assessment %d: %s, want 800.00", i, a.Amount)

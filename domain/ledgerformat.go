@@ -61,7 +61,8 @@ const (
 // Format 7: the documents that leave the office (DocumentsFormat): what
 // they need recorded that the ledger did not hold before. A reduction of
 // special assessments to a lower actual cost (§5.14(10)) shares the cost
-// out over the village's own share too. A status letter is requested at the window or through the
+// out over the village's own share too, and a refund it makes names the
+// receipts that paid. A status letter is requested at the window or through the
 // API (office_status_letter, statusoffice.go), for a title company that
 // gives an e-mail address, with its fee paid by card, by check into a
 // drawer or billed on account; a written letter may be recorded as
