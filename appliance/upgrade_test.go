@@ -114,6 +114,12 @@ func TestUpgradeFromEarlierReleases(t *testing.T) {
 					t.Fatalf("the ledger of release %s's folder is still at format %d", f.Release, m.Node.FSM().Format())
 				}
 			}
+			// The format is the one the next entry applies at as soon as
+			// the raise applies; the raise's batch (the books it opens)
+			// is in the store once a barrier after it has applied.
+			if err := m.Node.Raft().Barrier(10 * time.Second).Error(); err != nil {
+				t.Fatalf("barrier after the format raise: %v", err)
+			}
 			chart, err := domain.ReadsOf(m.Node).Chart()
 			if err != nil {
 				t.Fatal(err)

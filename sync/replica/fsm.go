@@ -41,7 +41,11 @@ type FSM struct {
 	params *domain.Params
 	log    *slog.Logger
 
-	mu sync.Mutex // excludes Restore from Apply
+	mu sync.Mutex // excludes Restore from Apply, and both from Close
+	// closed is set by Close, under mu: raft may still hand the FSM a
+	// batch after the node closes (a node raft shut down by itself, when
+	// the cluster removed it, is not waited for by a second Shutdown).
+	closed bool
 	// restoring excludes reads from a snapshot restore: Badger's DropAll
 	// and Load must run with no other transaction, and a read between them
 	// would see an emptied ledger.
@@ -298,9 +302,16 @@ func (f *FSM) syncState() error {
 
 // Close waits for checkpoint hashes in progress and closes the state store.
 func (f *FSM) Close() error {
+	f.mu.Lock()
+	f.closed = true
+	f.mu.Unlock()
 	f.bg.Wait()
 	return f.db.Close()
 }
+
+// errClosing answers an entry handed to the FSM after Close: nothing is
+// applied, so the entry applies after the node's restart, from the log.
+var errClosing = domain.Errorf(domain.EUNAVAILABLE, "", "This node's ledger is closing; the entry applies when the node starts again.")
 
 // DB returns the state store, for reads and backups.
 func (f *FSM) DB() *badger.DB { return f.db }
@@ -328,8 +339,14 @@ func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
 	f.pauseAt("fsm.apply")
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	start := time.Now()
 	out := make([]any, len(logs))
+	if f.closed {
+		for i, l := range logs {
+			out[i] = domain.Result{Index: l.Index, Error: errClosing}
+		}
+		return out
+	}
+	start := time.Now()
 	b := f.newBatch()
 	defer b.discard()
 	applied := f.applied.Load()
@@ -707,13 +724,15 @@ func (f *FSM) applyLedgerFormat(ov *overlay, cmd domain.Command, index uint64) (
 		return res, nil
 	}
 	ov.writes[string(keyFormat)] = uint64Bytes(uint64(to))
-	f.format.Store(int64(to))
 	ov.format = to
 	// A ledger that reaches the format of the books with a chart opens
 	// them here, at this index on every replica.
 	if err := domain.OpenBooks(ov, cmd, domain.Env{Index: index, Params: f.Params()}); err != nil {
 		return res, err
 	}
+	// Only a raise that applies moves the format the next entries apply
+	// at: a refused one writes nothing.
+	f.format.Store(int64(to))
 	res.Note = fmt.Sprintf("ledger format raised to %d", to)
 	return res, nil
 }

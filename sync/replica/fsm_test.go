@@ -469,3 +469,31 @@ func TestRestoreDoesNotWaitForAnOpenSnapshot(t *testing.T) {
 		t.Fatalf("a snapshot after the restore: %v, same bytes as the source's: %v", err, bytes.Equal(fresh.Bytes(), sink.Bytes()))
 	}
 }
+
+// TestFSMClosedAppliesNothing: raft may hand the FSM a batch after the
+// node closed it (a node raft shut down by itself, when the cluster
+// removed it, is not waited for by the node's own Shutdown). The batch is
+// answered as not applied, without touching the closed store, and applies
+// from the log after the node opens again.
+func TestFSMClosedAppliesNothing(t *testing.T) {
+	dir := t.TempDir()
+	f := openFSM(t, dir)
+	logs := testLog(t)
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range f.ApplyBatch(logs[:2]) {
+		if res, ok := r.(domain.Result); !ok || domain.ErrorCode(res.Error) != domain.EUNAVAILABLE {
+			t.Fatalf("entry %d after close: %+v", i, r)
+		}
+	}
+	f = openFSM(t, dir)
+	defer f.Close()
+	if f.Applied() != 0 {
+		t.Fatalf("a closed FSM applied up to %d", f.Applied())
+	}
+	f.ApplyBatch(logs[:2])
+	if f.Applied() != logs[1].Index {
+		t.Fatalf("the entries did not apply after the reopen: applied %d", f.Applied())
+	}
+}

@@ -304,6 +304,9 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.closed {
+		return fmt.Errorf("restore snapshot: %w", errClosing)
+	}
 	f.endSnapshots()
 	f.restoring.Lock()
 	defer f.restoring.Unlock()
