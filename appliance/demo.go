@@ -10,8 +10,10 @@ import (
 // demoData returns the demo records for a ledger opened on day today:
 // parcels in both counties, accounts, and about twenty village bills in
 // every state a clerk meets (current, past due, paid, partly paid, on the
-// tax roll). Dates are set relative to today so the states hold whenever the
-// demo is loaded. It is deterministic in today.
+// tax roll), each described in English and in Spanish (the resident
+// kiosk's Spanish pages show the Spanish; a ledger below format 7 loads
+// the bills without it). Dates are set relative to today so the states
+// hold whenever the demo is loaded. It is deterministic in today.
 func demoData(today domain.Date, p *domain.Params) (*domain.SeedDemo, error) {
 	streets := []struct {
 		addr   string
@@ -45,6 +47,7 @@ func demoData(today domain.Date, p *domain.Params) (*domain.SeedDemo, error) {
 	type spec struct {
 		acct      int
 		what      string
+		es        string // what, in Spanish, for the kiosk's Spanish pages
 		billedOn  domain.Date
 		principal string
 		paidDays  int    // days after billing of one payment (0: none)
@@ -52,36 +55,37 @@ func demoData(today domain.Date, p *domain.Params) (*domain.SeedDemo, error) {
 	}
 	ago := func(days int) domain.Date { return today.AddDays(-days) }
 	specs := []spec{
-		{0, "Water and sewer, last quarter", ago(10), "142.37", 0, ""},
-		{1, "Water and sewer, last quarter", ago(10), "96.10", 0, ""},
-		{2, "Water and sewer, last quarter", ago(10), "188.55", 0, ""},
-		{3, "Sidewalk snow removal", ago(20), "75.00", 0, ""},
-		{4, "Weed cutting, 1.5 hours", ago(25), "90.00", 0, ""},
-		{5, "False alarm response", ago(45), "150.00", 0, ""},
-		{6, "Brush pickup, two loads", ago(44), "60.00", 0, ""},
-		{7, "Water and sewer, previous quarter", ago(35), "131.20", 0, ""},
-		{8, "Tree removal, village crew", ago(50), "420.00", 0, ""},
-		{0, "Water and sewer, previous quarter", ago(100), "139.92", 20, "139.92"},
-		{1, "Water and sewer, previous quarter", ago(100), "94.40", 25, "94.40"},
-		{9, "Water and sewer, previous quarter", ago(40), "512.68", 2, "512.68"},
-		{3, "Sidewalk repair, 12 ft", ago(45), "336.00", 25, "150.00"},
-		{9, "Dumpster enclosure inspection", ago(46), "85.00", 40, "40.00"},
-		{2, "Culvert cleaning", domain.NewDate(rollYear, time.March, 2), "210.00", 0, ""},
-		{6, "Weed cutting, 2 hours", domain.NewDate(rollYear, time.June, 15), "120.00", 0, ""},
-		{8, "Water and sewer, spring quarter", domain.NewDate(rollYear, time.April, 1), "160.25", 60, "60.00"},
-		{4, "Building permit reinspection", ago(5), "55.00", 0, ""},
-		{5, "Water and sewer, last quarter", ago(10), "311.90", 0, ""},
-		{7, "Special charge: lead service line", ago(30), "1250.00", 0, ""},
+		{0, "Water and sewer, last quarter", "Agua y alcantarillado, último trimestre", ago(10), "142.37", 0, ""},
+		{1, "Water and sewer, last quarter", "Agua y alcantarillado, último trimestre", ago(10), "96.10", 0, ""},
+		{2, "Water and sewer, last quarter", "Agua y alcantarillado, último trimestre", ago(10), "188.55", 0, ""},
+		{3, "Sidewalk snow removal", "Retiro de nieve de la acera", ago(20), "75.00", 0, ""},
+		{4, "Weed cutting, 1.5 hours", "Corte de maleza, 1.5 horas", ago(25), "90.00", 0, ""},
+		{5, "False alarm response", "Respuesta a una falsa alarma", ago(45), "150.00", 0, ""},
+		{6, "Brush pickup, two loads", "Recolección de ramas, dos cargas", ago(44), "60.00", 0, ""},
+		{7, "Water and sewer, previous quarter", "Agua y alcantarillado, trimestre anterior", ago(35), "131.20", 0, ""},
+		{8, "Tree removal, village crew", "Retiro de árbol, cuadrilla de la villa", ago(50), "420.00", 0, ""},
+		{0, "Water and sewer, previous quarter", "Agua y alcantarillado, trimestre anterior", ago(100), "139.92", 20, "139.92"},
+		{1, "Water and sewer, previous quarter", "Agua y alcantarillado, trimestre anterior", ago(100), "94.40", 25, "94.40"},
+		{9, "Water and sewer, previous quarter", "Agua y alcantarillado, trimestre anterior", ago(40), "512.68", 2, "512.68"},
+		{3, "Sidewalk repair, 12 ft", "Reparación de acera, 12 pies", ago(45), "336.00", 25, "150.00"},
+		{9, "Dumpster enclosure inspection", "Inspección del cercado de contenedores", ago(46), "85.00", 40, "40.00"},
+		{2, "Culvert cleaning", "Limpieza de alcantarilla", domain.NewDate(rollYear, time.March, 2), "210.00", 0, ""},
+		{6, "Weed cutting, 2 hours", "Corte de maleza, 2 horas", domain.NewDate(rollYear, time.June, 15), "120.00", 0, ""},
+		{8, "Water and sewer, spring quarter", "Agua y alcantarillado, trimestre de primavera", domain.NewDate(rollYear, time.April, 1), "160.25", 60, "60.00"},
+		{4, "Building permit reinspection", "Nueva inspección del permiso de construcción", ago(5), "55.00", 0, ""},
+		{5, "Water and sewer, last quarter", "Agua y alcantarillado, último trimestre", ago(10), "311.90", 0, ""},
+		{7, "Special charge: lead service line", "Cargo especial: tubería de servicio de plomo", ago(30), "1250.00", 0, ""},
 	}
 	for i, s := range specs {
 		acct := seed.Accounts[s.acct]
 		b := domain.Bill{
-			ID:          fmt.Sprintf("B-%d-%04d", s.billedOn.Year(), 101+i),
-			Account:     acct.Number,
-			Parcel:      acct.Parcels[0],
-			Description: s.what,
-			BilledOn:    s.billedOn,
-			Principal:   domain.MustMoney(s.principal),
+			ID:            fmt.Sprintf("B-%d-%04d", s.billedOn.Year(), 101+i),
+			Account:       acct.Number,
+			Parcel:        acct.Parcels[0],
+			Description:   s.what,
+			DescriptionES: s.es,
+			BilledOn:      s.billedOn,
+			Principal:     domain.MustMoney(s.principal),
 		}
 		if s.paidDays > 0 {
 			on := s.billedOn.AddDays(s.paidDays)

@@ -67,7 +67,8 @@ quarters:
 			for i, a := range accounts {
 				amount := domain.MustMoney(demoQuarterly[i%len(demoQuarterly)]).Add(domain.Cents(int64(137 * ((q + i) % 5))))
 				bills.Bills = append(bills.Bills, domain.NewBill{ID: fmt.Sprintf("B-%s-%02d", tag, i+1), Account: a.Number, Parcel: a.Parcels[0],
-					Description: fmt.Sprintf("Water and sewer, quarter %d of %d", q+1, year), BilledOn: billed, Principal: amount})
+					Description: fmt.Sprintf("Water and sewer, quarter %d of %d", q+1, year), DescriptionES: fmt.Sprintf("Agua y alcantarillado, trimestre %d de %d", q+1, year),
+					BilledOn: billed, Principal: amount})
 			}
 			h.add("demo.clerk", billed, 9, bills)
 

@@ -44,6 +44,29 @@ func TestResidentDemo(t *testing.T) {
 	}
 }
 
+// TestDemoSpanishDescriptions loads the demo into a real node: its bills,
+// its own and its history's, carry their Spanish descriptions, so a
+// newcomer sees them on the kiosk's Spanish pages.
+func TestDemoSpanishDescriptions(t *testing.T) {
+	m := startMainAt(t, t.TempDir(), villageNow)
+	bills, err := m.Node.BillsByAccount("100101")
+	if err != nil || len(bills) < 3 {
+		t.Fatalf("demo bills of 100101: %d %v", len(bills), err)
+	}
+	history := 0
+	for _, b := range bills {
+		if b.DescriptionES == "" || b.DescriptionES == b.Description {
+			t.Errorf("demo bill %s (%s) has the Spanish description %q", b.ID, b.Description, b.DescriptionES)
+		}
+		if strings.Contains(b.ID, "-Q") { // the history's quarterly bills, B-2026-Q1-01
+			history++
+		}
+	}
+	if history == 0 {
+		t.Error("no bill of the demo's history has a Spanish description")
+	}
+}
+
 // TestDemoBudgetAndPurchasing loads the demo into a real node on a few days
 // of the year and reads what its history made by the rules of its kinds:
 // this year's budget adopted, appropriations charged by the orders, and

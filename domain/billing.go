@@ -3,6 +3,7 @@ package domain
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // CollectionBillOrigins holds, for each bill the clerk's office created,
@@ -16,9 +17,14 @@ type NewBill struct {
 	Account     string `json:"account"`
 	Parcel      string `json:"parcel"`
 	Description string `json:"description"`
-	BilledOn    Date   `json:"billed_on"`
-	Principal   Money  `json:"principal"`
-	Line        int    `json:"line,omitempty"`
+	// DescriptionES is the description in Spanish, when the village gives
+	// one, which the resident kiosk shows on its Spanish pages (ledger
+	// format 7, DocumentsFormat: a node sends it only once the ledger is
+	// at that format, and a ledger below it refuses it).
+	DescriptionES string `json:"description_es,omitempty"`
+	BilledOn      Date   `json:"billed_on"`
+	Principal     Money  `json:"principal"`
+	Line          int    `json:"line,omitempty"`
 	// Revenue is the revenue account of the chart its receipts belong to
 	// (optional; chart.go).
 	Revenue string `json:"revenue,omitempty"`
@@ -43,6 +49,11 @@ type BillOrigin struct {
 
 // MaxBillsPerCommand bounds an import, so that one log entry stays small.
 const MaxBillsPerCommand = 2000
+
+// MaxDescriptionES bounds a bill's Spanish description, in characters: a
+// line of a kiosk's bill list and of a receipt, like the English ones the
+// office writes.
+const MaxDescriptionES = 200
 
 // where names a bill in an error: its import line, else its id.
 func (nb NewBill) where() string {
@@ -70,6 +81,8 @@ func (nb NewBill) Check() error {
 		return Errorf(EINVALID, "", "%sthe billing date is missing.", w)
 	case !nb.Principal.IsPositive():
 		return Errorf(EINVALID, sectionReceivable, "%sthe amount must be more than $0.00.", w)
+	case utf8.RuneCountInString(strings.TrimSpace(nb.DescriptionES)) > MaxDescriptionES:
+		return Errorf(EINVALID, "", "%sthe Spanish description is longer than %d characters.", w, MaxDescriptionES)
 	}
 	return nil
 }
@@ -139,7 +152,10 @@ func (r txBillReader) ParcelExists(id string) (bool, error) {
 }
 
 // applyCreateBills creates every bill of the command, or none: the first
-// error refuses the whole command, so a bad import changes nothing.
+// error refuses the whole command, so a bad import changes nothing. A
+// Spanish description is recorded only from ledger format 7
+// (DocumentsFormat): a command carrying one at an earlier format is
+// refused, so a format-6 ledger replays as it was written.
 func applyCreateBills(tx Tx, c Command, res *Result) error {
 	in := c.Payload.(*CreateBills)
 	if len(in.Bills) == 0 {
@@ -147,6 +163,13 @@ func applyCreateBills(tx Tx, c Command, res *Result) error {
 	}
 	if len(in.Bills) > MaxBillsPerCommand {
 		return Errorf(EINVALID, "", "At most %d bills can be created at once.", MaxBillsPerCommand)
+	}
+	if RulesFormat(tx) < DocumentsFormat {
+		for _, nb := range in.Bills {
+			if nb.DescriptionES != "" {
+				return Errorf(EINVALID, "", "%sthe ledger records Spanish descriptions of bills only from ledger format %d.", nb.where(), DocumentsFormat)
+			}
+		}
 	}
 	if errs := CheckNewBills(in.Bills, txBillReader{tx}); len(errs) > 0 {
 		return errs[0]
@@ -161,7 +184,7 @@ func applyCreateBills(tx Tx, c Command, res *Result) error {
 				return Errorf(EINVALID, sectionChart, "%sthe revenue account %q is not an open revenue account of the chart.", nb.where(), nb.Revenue)
 			}
 		}
-		b := Bill{ID: nb.ID, Account: nb.Account, Parcel: nb.Parcel, Description: strings.TrimSpace(nb.Description), BilledOn: nb.BilledOn, Principal: nb.Principal, Revenue: nb.Revenue}
+		b := Bill{ID: nb.ID, Account: nb.Account, Parcel: nb.Parcel, Description: strings.TrimSpace(nb.Description), DescriptionES: strings.TrimSpace(nb.DescriptionES), BilledOn: nb.BilledOn, Principal: nb.Principal, Revenue: nb.Revenue}
 		if err := numberBill(tx, &b); err != nil {
 			return err
 		}

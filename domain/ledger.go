@@ -95,8 +95,12 @@ type Bill struct {
 	Account     string `json:"account"`
 	Parcel      string `json:"parcel"`
 	Description string `json:"description"`
-	BilledOn    Date   `json:"billed_on"`
-	Principal   Money  `json:"principal"`
+	// DescriptionES is the description in Spanish when the village gave
+	// one (ledger format 7), for the resident kiosk's Spanish pages; empty
+	// shows the English one there too.
+	DescriptionES string `json:"description_es,omitempty"`
+	BilledOn      Date   `json:"billed_on"`
+	Principal     Money  `json:"principal"`
 	// Revenue is the revenue account of the chart the bill's receipts
 	// belong to; empty counts them under the account collecting village
 	// bills (chart.go).

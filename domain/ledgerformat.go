@@ -76,7 +76,9 @@ const (
 // separators ("$70,000.00"; dollarsIn, money.go). The notice of a
 // budget's hearing records the day it names (BudgetNotice.HearingOn).
 // Each new bill gets a number for people, "2026-000123", from a counter
-// of its year in the ledger (Bill.Number, billnumber.go).
+// of its year in the ledger (Bill.Number, billnumber.go). A village bill
+// may carry a description in Spanish (Bill.DescriptionES, billing.go),
+// given when it is created, for the resident kiosk's Spanish pages.
 const LedgerFormat = 7
 
 // DocumentsFormat is the ledger format from which the ledger holds what

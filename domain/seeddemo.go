@@ -90,6 +90,11 @@ func applySeedDemo(tx Tx, c Command, env Env, res *Result) error {
 	}
 	for _, b := range c.Payload.(*SeedDemo).Bills {
 		b.Number = "" // the ledger gives numbers, never the payload
+		if RulesFormat(tx) < DocumentsFormat {
+			// Spanish descriptions are new in format 7: a ledger below
+			// it loads the demo's bills without them, as it did before.
+			b.DescriptionES = ""
+		}
 		if err := numberBill(tx, &b); err != nil {
 			return err
 		}
@@ -146,6 +151,16 @@ func applyDemoStep(tx Tx, step Command, env Env) error {
 		oc := *o
 		oc.Award = &aw
 		step.Payload = &oc
+	}
+	if cb, ok := step.Payload.(*CreateBills); ok && RulesFormat(tx) < DocumentsFormat {
+		// Likewise the history's bills: below format 7 without their
+		// Spanish descriptions, which create_bills would refuse there.
+		in := *cb
+		in.Bills = slices.Clone(cb.Bills)
+		for i := range in.Bills {
+			in.Bills[i].DescriptionES = ""
+		}
+		step.Payload = &in
 	}
 	if u, ok := step.Payload.(*StaffUserChange); ok && (u.Op != StaffAdd || u.PasswordHash != LockedPassword) {
 		return Errorf(EINVALID, "", "a demo's history only adds locked accounts")

@@ -112,7 +112,7 @@ func (c Command) CheckText() error {
 // import line in the message, so that an import's dry run lists every
 // such line as the ledger would refuse it.
 func (nb NewBill) CheckText() error {
-	for _, what := range []struct{ name, value string }{{"bill id", nb.ID}, {"account number", nb.Account}, {"parcel number", nb.Parcel}, {"description", nb.Description}} {
+	for _, what := range []struct{ name, value string }{{"bill id", nb.ID}, {"account number", nb.Account}, {"parcel number", nb.Parcel}, {"description", nb.Description}, {"Spanish description", nb.DescriptionES}} {
 		name := "The " + what.name
 		if w := nb.where(); w != "" {
 			name = w + "the " + what.name

@@ -18,7 +18,7 @@ func (s *Server) showAccountPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := s.page(r, selfURL(r), "title.account", "number", a.Number)
-	rows := s.rows()
+	rows := s.rows(langFrom(r.Context()))
 	g, err := s.accountGroup(p, rows, a)
 	if err == nil {
 		err = s.groupDue(p, rows, &g)

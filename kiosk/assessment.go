@@ -8,6 +8,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/i18n"
 	"github.com/villagehall/appliance/kiosk/view"
 )
 
@@ -216,7 +217,7 @@ func (p *assessmentPayment) payload(ref string, card *domain.CardShown) domain.P
 }
 
 // assessmentReceipt names the assessment on its receipt.
-func (s *Server) assessmentReceipt(v *view.Receipt, rc domain.Receipt) error {
+func (s *Server) assessmentReceipt(_ i18n.Lang, v *view.Receipt, rc domain.Receipt) error {
 	a, err := s.reads.Assessment(rc.BillID)
 	if err != nil {
 		return nil // the receipt still shows what was paid

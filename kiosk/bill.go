@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/i18n"
 	"github.com/villagehall/appliance/kiosk/view"
 )
 
@@ -21,7 +22,7 @@ func (s *Server) showBillPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := s.page(r, selfURL(r), "title.bill", "id", b.ID)
-	rows := s.rows()
+	rows := s.rows(langFrom(r.Context()))
 	v, err := rows.detail(b)
 	if err == nil && v.Payable {
 		v.PayAll, err = s.payAll(p, rows, b.Account)
@@ -36,17 +37,28 @@ func (s *Server) showBillPage(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, view.BillPage(p, v))
 }
 
-// rowMapper maps bills to view models as of one day, looking each parcel up
-// once per request.
+// rowMapper maps bills to view models as of one day in the resident's
+// language, looking each parcel up once per request.
 type rowMapper struct {
 	s       *Server
 	today   domain.Date
 	params  *domain.Params
+	lang    i18n.Lang
 	parcels map[string]domain.Parcel
 }
 
-func (s *Server) rows() *rowMapper {
-	return &rowMapper{s: s, today: s.today(), params: s.ledger.Params(), parcels: make(map[string]domain.Parcel)}
+func (s *Server) rows(l i18n.Lang) *rowMapper {
+	return &rowMapper{s: s, today: s.today(), params: s.ledger.Params(), lang: l, parcels: make(map[string]domain.Parcel)}
+}
+
+// billDescription is what a bill is for in language l: the village's
+// Spanish description on the Spanish pages when it gave one, else the
+// English one, which every bill has.
+func billDescription(l i18n.Lang, b domain.Bill) string {
+	if l == i18n.Spanish && b.DescriptionES != "" {
+		return b.DescriptionES
+	}
+	return b.Description
 }
 
 func (m *rowMapper) parcel(id string) (domain.Parcel, bool) {
@@ -88,7 +100,7 @@ func (m *rowMapper) rowOf(b domain.Bill, fig domain.Receivable) view.BillRow {
 	row := view.BillRow{
 		ID:          b.ID,
 		Shown:       b.Shown(),
-		Description: b.Description,
+		Description: billDescription(m.lang, b),
 		Account:     b.Account,
 		Parcel:      b.Parcel,
 		BilledOn:    b.BilledOn,

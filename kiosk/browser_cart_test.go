@@ -58,13 +58,20 @@ func TestBrowserPayAllBills(t *testing.T) {
 }
 
 // TestBrowserPayChosenBills: the resident unticks a bill by tapping it;
-// only the other is charged and paid.
+// only the other is charged and paid. In Spanish: the bill the village
+// gave a Spanish description is named by it on its page and in the cart.
 func TestBrowserPayChosenBills(t *testing.T) {
 	h := newHarness(t, withSimulatorPanel)
 	b := openBrowser(t, h)
 	b.touchScreen()
 	past, cur := h.owes(pastDueBill), h.owes(currentBill)
+	const spanish = "Agua y alcantarillado, primer trimestre"
+	b.open("/bills/"+pastDueBill+"?lang=es", "bill-description")
+	b.expectText("bill-description", spanish)
 	b.open("/accounts/100101/pay?lang=es", "cart-form")
+	if got, err := chromedp.Run(b.ctx, chromedp.Text(chromedp.CSS(`[data-bill="`+pastDueBill+`"] [data-testid="cart-bill-description"]`))); err != nil || got != spanish {
+		t.Errorf("the cart names %s %q (%v), want %q", pastDueBill, got, err, spanish)
+	}
 	b.tap("cart-choice-" + pastDueBill)
 	if checked, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`document.querySelector('[data-testid="cart-choice-`+pastDueBill+`"]').checked`)); err != nil || checked {
 		t.Fatalf("after a tap the bill is still ticked (%v)", err)

@@ -58,7 +58,7 @@ func (s *Server) showBillCardOff(w http.ResponseWriter, r *http.Request, id stri
 		s.fail(w, r, err)
 		return
 	}
-	rows := s.rows()
+	rows := s.rows(langFrom(r.Context()))
 	fig, err := b.Figures(rows.today, rows.params)
 	if err != nil {
 		s.fail(w, r, err)

@@ -10,6 +10,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/i18n"
 	"github.com/villagehall/appliance/kiosk/view"
 )
 
@@ -207,7 +208,7 @@ func (s *Server) renderCart(w http.ResponseWriter, r *http.Request, status int, 
 		s.fail(w, r, err)
 		return
 	}
-	_, rows, more, err := s.cartBills(s.rows(), a.Number)
+	_, rows, more, err := s.cartBills(s.rows(langFrom(r.Context())), a.Number)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -240,7 +241,7 @@ func (s *Server) submitCart(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	chosen := r.PostForm["bill"]
-	bills, rows, _, err := s.cartBills(s.rows(), number)
+	bills, rows, _, err := s.cartBills(s.rows(langFrom(r.Context())), number)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -267,7 +268,7 @@ func (s *Server) submitCart(w http.ResponseWriter, r *http.Request) {
 // showAccountCardOff answers every step of a cart when this kiosk takes
 // no cards: what each bill owes, to pay at the clerk's window.
 func (s *Server) showAccountCardOff(w http.ResponseWriter, r *http.Request, number string) {
-	rows := s.rows()
+	rows := s.rows(langFrom(r.Context()))
 	_, payable, err := s.payableBills(rows, number)
 	if err != nil {
 		s.fail(w, r, err)
@@ -300,7 +301,7 @@ func (s *Server) loadCart(f checkoutForm) (payable, error) {
 	if err != nil {
 		return nil, err // not from a form the kiosk signed
 	}
-	c := &cartPayment{s: s, account: f.get("number"), parts: parts, rows: s.rows()}
+	c := &cartPayment{s: s, account: f.get("number"), parts: parts, rows: s.rows(f.lang)}
 	for _, p := range parts {
 		b, err := s.ledger.Bill(p.BillID)
 		if err != nil {
@@ -386,12 +387,13 @@ func (c *cartPayment) payload(ref string, card *domain.CardShown) domain.Payload
 	return &domain.PayBills{Account: c.account, Bills: slices.Clone(c.parts), Tender: domain.Card, Reference: ref, Card: card}
 }
 
-// cartReceipt lists the bills a receipt paid, each with its description.
-func (s *Server) cartReceipt(v *view.Receipt, rc domain.Receipt) error {
+// cartReceipt lists the bills a receipt paid, each with its description
+// in language lang.
+func (s *Server) cartReceipt(lang i18n.Lang, v *view.Receipt, rc domain.Receipt) error {
 	for _, l := range rc.Lines {
 		line := view.ReceiptLine{BillID: l.BillID, Amount: l.Amount, Allocation: l.Allocation, Balance: l.Balance}
 		if b, err := s.ledger.Bill(l.BillID); err == nil {
-			line.Description = b.Description
+			line.Description = billDescription(lang, b)
 			line.Shown = b.Shown()
 		}
 		v.Lines = append(v.Lines, line)

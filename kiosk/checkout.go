@@ -76,7 +76,7 @@ type checkout struct {
 	cardOff func(s *Server, w http.ResponseWriter, r *http.Request)
 	// receipt adds what the receipt page shows of the payable (a status
 	// letter's claim, a tax bill's roll year) to v.
-	receipt func(s *Server, v *view.Receipt, rc domain.Receipt) error
+	receipt func(s *Server, l i18n.Lang, v *view.Receipt, rc domain.Receipt) error
 }
 
 // checkouts are the payables of the kiosk, which the receipt page looks

@@ -42,7 +42,7 @@ func (s *Server) showFindPage(w http.ResponseWriter, r *http.Request) {
 		}
 		if near := find.Near(parcels, f.Query); len(near) > 0 {
 			f.Suggested = true
-			rows := s.rows()
+			rows := s.rows(langFrom(r.Context()))
 			for _, pc := range near {
 				g, err := s.parcelGroup(p, rows, pc)
 				if err != nil {
@@ -70,7 +70,7 @@ func (s *Server) showFindPage(w http.ResponseWriter, r *http.Request) {
 		redirect(w, r, matchURL(m))
 		return
 	}
-	rows := s.rows()
+	rows := s.rows(langFrom(r.Context()))
 	for _, b := range m.Bills {
 		g := view.Group{Kind: "bill", Key: b.ID, Title: p.T("title.bill", "id", b.ID), URL: billURL(b.ID)}
 		row, err := rows.row(b)

@@ -431,7 +431,7 @@ func seededLedger() *fakeLedger {
 	d := domain.MustDate
 	m := domain.MustMoney
 	for _, b := range []domain.Bill{
-		{ID: pastDueBill, Account: "100101", Parcel: "0601-141-2001", Description: "Water and sewer, first quarter", BilledOn: d("2026-03-01"), Principal: m("200.00")},
+		{ID: pastDueBill, Account: "100101", Parcel: "0601-141-2001", Description: "Water and sewer, first quarter", DescriptionES: "Agua y alcantarillado, primer trimestre", BilledOn: d("2026-03-01"), Principal: m("200.00")},
 		{ID: currentBill, Account: "100101", Parcel: "0601-141-2001", Description: "Sidewalk snow removal", BilledOn: d("2026-10-05"), Principal: m("80.00")},
 		{ID: paidBill, Account: "100102", Parcel: "0601-141-2002", Description: "Water and sewer, second quarter", BilledOn: d("2026-06-01"), Principal: m("120.00"),
 			Payments: []domain.BillPayment{{CommandID: "old-1", Receipt: "hall-clerk-000007", At: domain.NewDateTime(d("2026-06-15"), 9, 30, 0), Amount: m("120.00"), Tender: domain.Cash}}},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/find"
+	"github.com/villagehall/appliance/kiosk/i18n"
 	"github.com/villagehall/appliance/kiosk/view"
 )
 
@@ -210,7 +211,7 @@ func (p *letterFee) payload(ref string, card *domain.CardShown) domain.Payload {
 // letterClaim fills in a status letter's claim: from the stored request
 // once it has posted, else from the rule itself on the receipt's intake
 // time, which gives the same dates.
-func (s *Server) letterClaim(v *view.Receipt, rc domain.Receipt) error {
+func (s *Server) letterClaim(_ i18n.Lang, v *view.Receipt, rc domain.Receipt) error {
 	v.Requester = rc.Payer
 	if sr, err := s.reads.StatusRequest(rc.Number); err == nil {
 		v.Address, v.ReceivedOn, v.ReadyBy, v.Requester = sr.Address, sr.ReceivedOn, sr.ReadyBy, sr.Requester

@@ -17,7 +17,7 @@ func (s *Server) showParcelPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := s.page(r, selfURL(r), "title.parcel", "parcel", pc.ID)
-	rows := s.rows()
+	rows := s.rows(langFrom(r.Context()))
 	g, err := s.parcelGroup(p, rows, pc)
 	if err == nil {
 		err = s.groupDue(p, rows, &g)

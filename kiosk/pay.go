@@ -42,7 +42,7 @@ func (s *Server) showPayPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	rows := s.rows()
+	rows := s.rows(langFrom(r.Context()))
 	fig, err := b.Figures(rows.today, rows.params)
 	if err != nil {
 		s.fail(w, r, err)
@@ -79,7 +79,7 @@ func (s *Server) submitPayAmount(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	rows := s.rows()
+	rows := s.rows(langFrom(r.Context()))
 	fig, err := b.Figures(rows.today, rows.params)
 	if err != nil {
 		s.fail(w, r, err)
@@ -258,7 +258,7 @@ func (s *Server) loadBillPayment(f checkoutForm) (payable, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &billPayment{s: s, bill: b, pay: amount, rows: s.rows()}, nil
+	return &billPayment{s: s, bill: b, pay: amount, rows: s.rows(f.lang)}, nil
 }
 
 func (p *billPayment) amount() domain.Money { return p.pay }
@@ -333,10 +333,10 @@ func (p *billPayment) payload(ref string, card *domain.CardShown) domain.Payload
 }
 
 // billReceipt names the bill a receipt paid and links to it.
-func (s *Server) billReceipt(v *view.Receipt, rc domain.Receipt) error {
+func (s *Server) billReceipt(l i18n.Lang, v *view.Receipt, rc domain.Receipt) error {
 	v.BillURL = billURL(rc.BillID)
 	if b, err := s.ledger.Bill(rc.BillID); err == nil {
-		v.Description = b.Description
+		v.Description = billDescription(l, b)
 		v.BillShown = b.Shown()
 	}
 	return nil

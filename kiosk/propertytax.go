@@ -10,6 +10,7 @@ import (
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/find"
+	"github.com/villagehall/appliance/kiosk/i18n"
 	"github.com/villagehall/appliance/kiosk/view"
 )
 
@@ -318,7 +319,7 @@ func (p *taxPayment) payload(ref string, card *domain.CardShown) domain.Payload 
 
 // taxReceipt fills in the roll year, county and option of a property tax
 // receipt from its bill.
-func (s *Server) taxReceipt(v *view.Receipt, rc domain.Receipt) error {
+func (s *Server) taxReceipt(_ i18n.Lang, v *view.Receipt, rc domain.Receipt) error {
 	t, err := s.reads.TaxBill(rc.BillID)
 	if err != nil {
 		return nil // the receipt still shows what was paid

@@ -128,7 +128,7 @@ func (s *Server) receiptView(r *http.Request, rc domain.Receipt, email *view.Rec
 		}
 	}
 	if k, ok := checkoutOf(rc.Kind); ok {
-		if err := k.receipt(s, &v, rc); err != nil {
+		if err := k.receipt(s, p.Lang(), &v, rc); err != nil {
 			return p, v, err
 		}
 	}

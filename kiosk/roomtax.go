@@ -8,6 +8,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/kiosk/i18n"
 	"github.com/villagehall/appliance/kiosk/view"
 )
 
@@ -158,7 +159,7 @@ func (p *roomTaxPayment) payload(ref string, card *domain.CardShown) domain.Payl
 }
 
 // roomTaxReceipt names the return a receipt paid toward.
-func (s *Server) roomTaxReceipt(v *view.Receipt, rc domain.Receipt) error {
+func (s *Server) roomTaxReceipt(_ i18n.Lang, v *view.Receipt, rc domain.Receipt) error {
 	if _, q, err := domain.ParseQuarterlyReturnID(rc.BillID); err == nil {
 		v.Description = q.String()
 	}

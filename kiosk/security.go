@@ -206,6 +206,10 @@ type checkoutForm struct {
 	values    map[string]string // by field name
 	commandID string
 	session   string
+	// lang is the language of the request that brought the form: what
+	// the confirmation is shown in. It is not signed; it changes no
+	// payment.
+	lang i18n.Lang
 }
 
 // get returns the value of a field of the form.
@@ -229,7 +233,7 @@ func (s *Server) newForm(r *http.Request, k *checkout, values ...string) (checko
 	if err != nil {
 		return checkoutForm{}, fmt.Errorf("new command id: %w", err)
 	}
-	f := checkoutForm{checkout: k, values: make(map[string]string, len(values)), commandID: id.String(), session: sessionFrom(r.Context())}
+	f := checkoutForm{checkout: k, values: make(map[string]string, len(values)), commandID: id.String(), session: sessionFrom(r.Context()), lang: langFrom(r.Context())}
 	for i, name := range k.fields {
 		f.values[name] = values[i]
 	}
@@ -258,7 +262,7 @@ func (s *Server) signForm(f checkoutForm) string {
 // so a re-spelled amount ("12.5" for "12.50") is a changed form too. The
 // form is returned either way, for the refusal's "back" link.
 func (s *Server) verifyForm(r *http.Request, k *checkout, src url.Values, cmdField string) (checkoutForm, bool) {
-	f := checkoutForm{checkout: k, values: make(map[string]string, len(k.fields)), commandID: src.Get(cmdField), session: sessionFrom(r.Context())}
+	f := checkoutForm{checkout: k, values: make(map[string]string, len(k.fields)), commandID: src.Get(cmdField), session: sessionFrom(r.Context()), lang: langFrom(r.Context())}
 	ok := f.commandID != "" && len(f.commandID) <= 64 && f.session != ""
 	for _, name := range k.fields {
 		v := src.Get(name)

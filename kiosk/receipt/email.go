@@ -39,7 +39,7 @@ func Text(p view.Page, v view.Receipt) string {
 	line(p.T(v.TimeLabel()) + ": " + p.DateTime(v.At))
 	line(p.T("receipt.status") + ": " + p.T("receipt.status_"+string(v.Status)))
 	if v.BillID != "" {
-		line(p.T("receipt.bill") + ": " + v.BillID)
+		line(p.T("receipt.bill") + ": " + v.BillID + described(v.Description))
 	}
 	if v.Parcel != "" {
 		line(p.T("receipt.parcel") + ": " + v.Parcel)
@@ -51,7 +51,7 @@ func Text(p view.Page, v view.Receipt) string {
 	line(p.T("receipt.tender") + ": " + tender)
 	line(p.T("receipt.amount") + ": " + p.Money(v.Amount))
 	for _, l := range v.Lines {
-		line("  " + p.T("receipt.bill") + " " + l.BillID + ": " + p.Money(l.Amount))
+		line("  " + p.T("receipt.bill") + " " + l.BillID + described(l.Description) + ": " + p.Money(l.Amount))
 	}
 	if !v.Letter() {
 		line(p.T("receipt.balance") + " " + p.Money(v.Balance))
@@ -78,4 +78,13 @@ func Text(p view.Page, v view.Receipt) string {
 		line(p.T("receipt.questions_window", "number", v.Number))
 	}
 	return b.String()
+}
+
+// described writes what a bill is for after its number (" · Weed
+// cutting", in the page's language as the receipt holds it), "" for none.
+func described(what string) string {
+	if what == "" {
+		return ""
+	}
+	return " · " + what
 }

@@ -47,8 +47,35 @@ func (m *Module) Mount(o *staff.Office) error {
 
 // BillCSVHeader is the layout of a bill import (docs/clerks-guide.md):
 // a header line naming these columns in any order; bill_id is optional
-// (the node numbers bills without one).
-var BillCSVHeader = []string{"account", "parcel", "description", "billed_on", "amount", "bill_id"}
+// (the node numbers bills without one), and so is description_es, the
+// description in Spanish that the resident kiosk shows on its Spanish
+// pages (ledger format 7).
+var BillCSVHeader = []string{"account", "parcel", "description", "billed_on", "amount", "bill_id", "description_es"}
+
+// formatReader is implemented by a ledger that knows the replicated
+// ledger's format (replica.Node).
+type formatReader interface{ LedgerFormat() int }
+
+// spanish reports whether the ledger records bills' Spanish descriptions:
+// from ledger format 7 (domain.DocumentsFormat). Before, a node of an
+// earlier release would not know the field, so the import refuses the
+// description_es column's values and the form shows the field disabled.
+// A ledger that does not say its format is this build's.
+func (m *Module) spanish() bool {
+	if f, ok := m.o.Ledger().(formatReader); ok {
+		return f.LedgerFormat() >= domain.DocumentsFormat
+	}
+	return true
+}
+
+// errSpanishFormat is the message of a Spanish description given before
+// the ledger records them; where names the import line ("Line 3: ").
+func errSpanishFormat(where string) error {
+	if where == "" {
+		return domain.Errorf(domain.EINVALID, "", "Spanish descriptions can be recorded once every node of the cluster runs ledger format %d; leave it empty for now.", domain.DocumentsFormat)
+	}
+	return domain.Errorf(domain.EINVALID, "", "%sSpanish descriptions can be imported once every node of the cluster runs ledger format %d; leave the description_es column empty for now.", where, domain.DocumentsFormat)
+}
 
 // ledgerReader checks new bills against the ledger's current state.
 type ledgerReader struct{ l domain.Ledger }
@@ -68,15 +95,19 @@ func (r ledgerReader) ParcelExists(id string) (bool, error) {
 
 // showNewBillPage is the form to type a bill.
 func (m *Module) showNewBillPage(w http.ResponseWriter, r *http.Request) {
-	f := BillForm{BilledOn: m.o.Today().String(), Account: r.URL.Query().Get("account")}
+	f := BillForm{BilledOn: m.o.Today().String(), Account: r.URL.Query().Get("account"), Spanish: m.spanish()}
 	m.o.Render(w, r, http.StatusOK, NewBillPage(m.o.Frame(r, "New bill"), f))
 }
 
 // submitBill creates the bill typed in the form, or shows the form again
 // with what is wrong.
 func (m *Module) submitBill(w http.ResponseWriter, r *http.Request) {
-	f := BillForm{Account: m.o.Form(r, "account"), Parcel: m.o.Form(r, "parcel"), Description: m.o.Form(r, "description"), BilledOn: m.o.Form(r, "billed_on"), Amount: m.o.Form(r, "amount")}
-	nb, err := parseNewBill(f.Account, f.Parcel, f.Description, f.BilledOn, f.Amount, "pending", 0)
+	f := BillForm{Account: m.o.Form(r, "account"), Parcel: m.o.Form(r, "parcel"), Description: m.o.Form(r, "description"), DescriptionES: m.o.Form(r, "description_es"),
+		BilledOn: m.o.Form(r, "billed_on"), Amount: m.o.Form(r, "amount"), Spanish: m.spanish()}
+	nb, err := parseNewBill(f.Account, f.Parcel, f.Description, f.DescriptionES, f.BilledOn, f.Amount, "pending", 0)
+	if err == nil && nb.DescriptionES != "" && !f.Spanish {
+		err = errSpanishFormat("")
+	}
 	if err == nil {
 		if errs := domain.CheckNewBills([]domain.NewBill{nb}, ledgerReader{m.o.Ledger()}); len(errs) > 0 {
 			err = errs[0]
@@ -102,9 +133,10 @@ func (m *Module) submitBill(w http.ResponseWriter, r *http.Request) {
 	m.o.Redirect(w, r, "/staff/bills/"+nb.ID+"?created=1")
 }
 
-// parseNewBill reads one bill's fields as typed or imported.
-func parseNewBill(account, parcel, description, billedOn, amount, id string, line int) (domain.NewBill, error) {
-	nb := domain.NewBill{ID: id, Account: account, Parcel: parcel, Description: description, Line: line}
+// parseNewBill reads one bill's fields as typed or imported;
+// descriptionES is its Spanish description, "" for none.
+func parseNewBill(account, parcel, description, descriptionES, billedOn, amount, id string, line int) (domain.NewBill, error) {
+	nb := domain.NewBill{ID: id, Account: account, Parcel: parcel, Description: description, DescriptionES: strings.TrimSpace(descriptionES), Line: line}
 	where := ""
 	if line > 0 {
 		where = fmt.Sprintf("Line %d: ", line)
@@ -126,8 +158,11 @@ func parseNewBill(account, parcel, description, billedOn, amount, id string, lin
 }
 
 // parseBillCSV reads an import file. It returns the bills and every error
-// with its line number; line 1 is the header.
-func parseBillCSV(rd io.Reader) ([]domain.NewBill, []error) {
+// with its line number; line 1 is the header. spanish says whether the
+// ledger records Spanish descriptions (ledger format 7): before, a line
+// that gives one is an error, so that the node never sends a field the
+// cluster cannot apply.
+func parseBillCSV(rd io.Reader, spanish bool) ([]domain.NewBill, []error) {
 	f, errs := staff.OpenCSV(rd, BillCSVHeader[:5], BillCSVHeader)
 	if errs != nil {
 		return nil, errs
@@ -138,7 +173,10 @@ func parseBillCSV(rd io.Reader) ([]domain.NewBill, []error) {
 		if id == "" {
 			id = fmt.Sprintf("pending-%d", line)
 		}
-		nb, err := parseNewBill(get("account"), get("parcel"), get("description"), get("billed_on"), get("amount"), id, line)
+		nb, err := parseNewBill(get("account"), get("parcel"), get("description"), get("description_es"), get("billed_on"), get("amount"), id, line)
+		if err == nil && nb.DescriptionES != "" && !spanish {
+			err = errSpanishFormat(fmt.Sprintf("Line %d: ", line))
+		}
 		if err != nil {
 			errs = append(errs, err)
 			return
@@ -172,12 +210,12 @@ func (m *Module) submitImport(w http.ResponseWriter, r *http.Request) {
 		m.o.Fail(w, r, err)
 		return
 	}
-	bills, errs := parseBillCSV(strings.NewReader(v.CSV))
+	bills, errs := parseBillCSV(strings.NewReader(v.CSV), m.spanish())
 	errs = append(errs, domain.CheckNewBills(bills, ledgerReader{m.o.Ledger()})...)
 	sort.SliceStable(errs, func(i, j int) bool { return staff.ErrLine(errs[i]) < staff.ErrLine(errs[j]) })
 	total := domain.Cents(0)
 	for _, b := range bills {
-		v.Rows = append(v.Rows, ImportRow{Line: b.Line, ID: b.ID, Account: b.Account, Parcel: b.Parcel, Description: b.Description, BilledOn: b.BilledOn.String(), Amount: b.Principal.String()})
+		v.Rows = append(v.Rows, ImportRow{Line: b.Line, ID: b.ID, Account: b.Account, Parcel: b.Parcel, Description: b.Description, DescriptionES: b.DescriptionES, BilledOn: b.BilledOn.String(), Amount: b.Principal.String()})
 		total = total.Add(b.Principal)
 	}
 	v.Total = total.String()
@@ -209,7 +247,7 @@ func (m *Module) submitImport(w http.ResponseWriter, r *http.Request) {
 	}
 	v.Rows = v.Rows[:0]
 	for _, b := range bills {
-		v.Rows = append(v.Rows, ImportRow{Line: b.Line, ID: b.ID, Account: b.Account, Parcel: b.Parcel, Description: b.Description, BilledOn: b.BilledOn.String(), Amount: b.Principal.String()})
+		v.Rows = append(v.Rows, ImportRow{Line: b.Line, ID: b.ID, Account: b.Account, Parcel: b.Parcel, Description: b.Description, DescriptionES: b.DescriptionES, BilledOn: b.BilledOn.String(), Amount: b.Principal.String()})
 	}
 	v.Imported, v.CommandID, v.CSV = true, res.CommandID, ""
 	m.o.Render(w, r, http.StatusOK, ImportPage(m.o.Frame(r, "Import bills"), v))
@@ -224,7 +262,7 @@ func (m *Module) billView(b domain.Bill) (Bill, error) {
 	if err != nil {
 		return Bill{}, err
 	}
-	v := Bill{ID: b.ID, Shown: b.Shown(), Account: b.Account, Parcel: b.Parcel, Description: b.Description, BilledOn: b.BilledOn.String(), Principal: b.Principal.String(),
+	v := Bill{ID: b.ID, Shown: b.Shown(), Account: b.Account, Parcel: b.Parcel, Description: b.Description, DescriptionES: b.DescriptionES, BilledOn: b.BilledOn.String(), Principal: b.Principal.String(),
 		DueOn: fig.DueOn.String(), Interest: fig.Interest.String(), Penalty: fig.Penalty.String(), Paid: fig.Paid.String(), Balance: fig.Balance.String(), Status: string(fig.Status), TaxRollOn: fig.TaxRollOn.String()}
 	created := Posting{On: b.BilledOn.String(), What: "Billed: " + b.Description, Amount: b.Principal.String(), CommandID: "(demo or earlier data)"}
 	if o, ok, err := m.o.Reads().BillOrigin(b.ID); err == nil && ok {

@@ -36,6 +36,35 @@ func TestCreateBill(t *testing.T) {
 	}
 }
 
+// TestCreateBillSpanish: the new-bill form takes an optional Spanish
+// description, which the bill keeps and its page shows beside the English
+// one; a bill given none shows only the English.
+func TestCreateBillSpanish(t *testing.T) {
+	h := stafftest.New(t)
+	c := h.SignedIn("jdoe", domain.RoleClerk)
+	if f := c.Get("/staff/bills/new"); !f.Has("bill-description-es") {
+		t.Fatal("the form has no Spanish description")
+	}
+	form := url.Values{"account": {"100101"}, "parcel": {"0601-141-2001"}, "description": {"Weed cutting, 2 hours"}, "description_es": {"Corte de maleza, 2 horas"}, "billed_on": {"2026-11-02"}, "amount": {"90.00"}}
+	p := c.Post("/staff/bills", form)
+	if p.Status != http.StatusSeeOther {
+		t.Fatalf("create: %d %q", p.Status, p.Text("bill-error"))
+	}
+	id := strings.TrimPrefix(strings.TrimSuffix(p.Location, "?created=1"), "/staff/bills/")
+	if b, err := h.Ledger.Bill(id); err != nil || b.DescriptionES != "Corte de maleza, 2 horas" {
+		t.Fatalf("bill %s: %q %v", id, b.DescriptionES, err)
+	}
+	p = c.Get(p.Location)
+	if p.Text("bill-description") != "Weed cutting, 2 hours" || p.Text("bill-description-es") != "Corte de maleza, 2 horas" {
+		t.Errorf("bill page: %q / %q", p.Text("bill-description"), p.Text("bill-description-es"))
+	}
+	form.Del("description_es")
+	p = c.Get(c.Post("/staff/bills", form).Location)
+	if p.Text("bill-description") != "Weed cutting, 2 hours" || p.Has("bill-description-es") {
+		t.Errorf("a bill without Spanish shows %q", p.Text("bill-description-es"))
+	}
+}
+
 func TestImportBills(t *testing.T) {
 	h := stafftest.New(t)
 	c := h.SignedIn("jdoe", domain.RoleClerk)

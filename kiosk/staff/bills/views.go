@@ -6,10 +6,13 @@ import staffview "github.com/villagehall/appliance/kiosk/staff/view"
 // handlers fill them with text already formatted; the templ components
 // only lay them out.
 
-// BillForm is the new-bill form.
+// BillForm is the new-bill form. DescriptionES is the optional Spanish
+// description; Spanish says whether the ledger records one (format 7),
+// else the field is shown disabled.
 type BillForm struct {
-	Account, Parcel, Description, BilledOn, Amount string
-	Error                                          string
+	Account, Parcel, Description, DescriptionES, BilledOn, Amount string
+	Spanish                                                       bool
+	Error                                                         string
 }
 
 // Import is the bill import page: the file, and after a dry run or an
@@ -28,13 +31,16 @@ type Import struct {
 
 // ImportRow is one bill of an import.
 type ImportRow struct {
-	Line                                               int
-	ID, Account, Parcel, Description, BilledOn, Amount string
+	Line                                                              int
+	ID, Account, Parcel, Description, DescriptionES, BilledOn, Amount string
 }
 
 // Bill is a bill with its §5.10 figures today and its postings.
 type Bill struct {
 	ID, Account, Parcel, Description, BilledOn, Principal string
+	// DescriptionES is the Spanish description the resident kiosk shows
+	// on its Spanish pages, "" for none.
+	DescriptionES string
 	// Shown is the bill's number for people ("2026-000123"), or its ID
 	// for a bill made before the ledger gave numbers.
 	Shown                                           string
