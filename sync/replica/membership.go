@@ -408,9 +408,17 @@ func (n *Node) placeLeader() {
 	}
 }
 
+// handOverLag is how far behind the leader a voter may be and still be
+// handed leadership: raft's transfer brings the target up to the leader's
+// last entry before it asks it to stand, so this only passes over a voter
+// still far behind (one rebuilt, or back from a long outage). A narrow
+// window passed over a caught-up kiosk whenever a burst of payments was in
+// flight at the moment of asking, and the backup kept leadership.
+const handOverLag = 1024
+
 // handOverTo picks the voter that a leader avoiding leadership (self, at
 // village hall or not, its ledger applied up to applied) hands over to:
-// a follower that answered and is caught up within 64 entries, the most
+// a follower that answered and is caught up within handOverLag entries, the most
 // caught up of those that may lead; else, when self is not at the hall,
 // the most caught up of the hall's. A hall node never hands leadership
 // out of the hall, and no node hands it to one that avoids it as much.
@@ -430,7 +438,7 @@ func handOverTo(view ClusterView, self string, selfAtHall bool, applied uint64) 
 		if m.ID == self || m.Suffrage != raft.Voter.String() || m.State != raft.Follower.String() || rank(m) == 0 {
 			continue
 		}
-		if m.AppliedIndex+64 < applied {
+		if m.AppliedIndex+handOverLag < applied {
 			continue // not caught up yet
 		}
 		if !ok || rank(m) > rank(best) || rank(m) == rank(best) && m.AppliedIndex > best.AppliedIndex {
