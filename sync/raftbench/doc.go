@@ -18,8 +18,8 @@
 //     the outbox and the ledger stay in Badger).
 //
 // Each is loaded at concurrency 1 and 16 through two paths: "submit"
-// (Node.NewCommand and Node.Submit on the leader: the outbox, the forwarder,
-// raft and the FSM, which is what the kiosk waits for) and "apply"
+// (Node.NewCommand and Node.Submit on the leader: straight into raft, then
+// the FSM, which is what the clerk's window waits for) and "apply"
 // (raft.Apply of an encoded command on the leader: raft and the FSM alone).
 // ws-bare commits the same encoded pay_bill bytes with raft.Apply on
 // either path. For each path and concurrency the setups run one after the

@@ -28,9 +28,10 @@ type path struct {
 }
 
 var (
-	// submit is the path the kiosk takes: NewCommand (a synced receipt
-	// sequence), Submit (a synced outbox entry), the node's forwarder
-	// (raft.Apply, then a synced outbox update per command) and the FSM.
+	// submit is the path a command taken on the leading node takes:
+	// NewCommand (a receipt sequence) and Submit, which on the leader
+	// proposes it straight to raft (a follower's goes through its synced
+	// outbox and the forwarder) and waits for the FSM's answer.
 	submit = path{name: "submit", op: submitOp}
 	// apply is raft and the FSM alone: raft.Apply of an encoded pay_bill
 	// on the leader, as the forwarder does.

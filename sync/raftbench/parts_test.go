@@ -17,10 +17,9 @@ import (
 // (ws-badger) apart, at concurrency 1 and 16, to show where its time goes:
 //
 //   - newcommand: Node.NewCommand alone. It allocates the receipt sequence
-//     with one synced Badger write, under the outbox's mutex.
-//   - submit-only: Node.Submit of commands made beforehand: the synced
-//     outbox entry, the forwarder (raft.Apply, then one synced outbox
-//     update per command, one after another) and the FSM.
+//     in memory, under the outbox's mutex.
+//   - submit-only: Node.Submit of commands made beforehand: on the leader,
+//     raft.Apply straight from Submit and the FSM.
 //   - synced-write: one synced Badger update of a 512-byte value, in a
 //     store opened with the appliance's options, from concurrent writers
 //     that hold no lock: what Badger's group commit allows.

@@ -92,6 +92,7 @@ type FSM struct {
 	ca      *x509.Certificate
 	caSum   [32]byte
 	cluster string
+	checked checkedEntries // entries whose signature is known good here (signed.go)
 	keysMu  sync.RWMutex
 	keys    map[[32]byte]*nodeKey
 }

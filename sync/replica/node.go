@@ -299,6 +299,11 @@ func (n *Node) open() error {
 		return err
 	}
 
+	if k, err := n.recoverProposals(); err != nil {
+		return fmt.Errorf("recover the commands this node proposed: %w", err)
+	} else if k > 0 {
+		n.log.Info("queued commands this node proposed before it stopped, not known to be applied", "commands", k)
+	}
 	pend, err := n.box.pending(0)
 	if err != nil {
 		return fmt.Errorf("read outbox: %w", err)

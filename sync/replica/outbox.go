@@ -19,10 +19,13 @@ import (
 // The outbox is this node's durable queue of commands taken here (kiosk or
 // staff) and not yet known to be applied. It lives in the node's local
 // Badger store (beside the raft log, under its own prefix) and is never
-// replicated. A command is written, synced, before anything else happens to
-// it, so from the moment Submit returns — posted or provisional — it cannot
-// be lost; the forwarder resubmits it under the same id until the ledger
-// answers, and the FSM's dedupe makes every resubmission safe.
+// replicated. A command taken on a follower is written, synced, before
+// anything else happens to it, so from the moment Submit returns — posted
+// or provisional — it cannot be lost; the forwarder resubmits it under the
+// same id until the ledger answers, and the FSM's dedupe makes every
+// resubmission safe. A leader's own commands go straight into its raft log
+// and come here only when the log does not answer for them in time
+// (direct.go).
 const (
 	prefixOutbox = "o/"
 )
@@ -136,6 +139,15 @@ func (o *outbox) nextSeq(floor uint64) (uint64, error) {
 	}
 	o.stamped[o.seq] = time.Now()
 	return o.seq, nil
+}
+
+// answered forgets a sequence handed out for a command that the ledger
+// answered without it passing through the outbox (the leader's own,
+// submitDirect).
+func (o *outbox) answered(seq uint64) {
+	o.mu.Lock()
+	delete(o.stamped, seq)
+	o.mu.Unlock()
 }
 
 // marks returns the highest sequence this node has handed out, and the

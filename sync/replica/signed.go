@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/dgraph-io/badger/v4"
 
@@ -253,7 +254,7 @@ func (f *FSM) openEntry(data []byte) (opened, error) {
 		k = &nodeKey{Node: node, Role: role, DER: env.cert, cert: cert}
 		o.newKey = k
 	}
-	if !pki.CheckSignature(k.cert, entryDigest(f.caSum, f.cluster, env.command, env.keySum, env.role), env.sig) {
+	if !f.checked.take(data) && !pki.CheckSignature(k.cert, entryDigest(f.caSum, f.cluster, env.command, env.keySum, env.role), env.sig) {
 		return o, &unsigned{fmt.Sprintf("its signature is not %s's", k.Node)}
 	}
 	o.role = domain.NodeRole(k.Role)
@@ -374,7 +375,55 @@ func (n *Node) encodeEntry(cmd domain.Command) ([]byte, error) {
 		return data, nil
 	}
 	cert := n.cfg.Identity.Certificate()
-	return sealEntry(n.cfg.Identity, data, n.staffRole(cmd), !n.fsm.knowsKey(sha256.Sum256(cert.Raw)))
+	entry, err := sealEntry(n.cfg.Identity, data, n.staffRole(cmd), !n.fsm.knowsKey(sha256.Sum256(cert.Raw)))
+	if err == nil {
+		n.fsm.checked.add(entry)
+	}
+	return entry, err
+}
+
+// checkedEntries remembers, by their SHA-256, the entries whose signature
+// this node knows to be good and that it has not yet applied: those it
+// signed itself, and those a follower forwarded, which it verified before
+// proposing them. Its FSM need not check those signatures again: every
+// replica checks each entry's signature, and the ECDSA verification is the
+// largest part of applying a payment. Skipping it changes no outcome (the
+// bytes are the very ones signed or verified here; the certificate, its
+// revocation and the signer's rights are still checked at apply). It is
+// bounded: past checkedEntriesMax the oldest are forgotten, and those
+// entries are verified as any other.
+type checkedEntries struct {
+	mu   sync.Mutex
+	sums map[[32]byte]struct{}
+	old  map[[32]byte]struct{} // the generation before sums
+}
+
+const checkedEntriesMax = 4096
+
+func (o *checkedEntries) add(entry []byte) {
+	sum := sha256.Sum256(entry)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.sums == nil || len(o.sums) >= checkedEntriesMax {
+		o.old, o.sums = o.sums, make(map[[32]byte]struct{}, 64)
+	}
+	o.sums[sum] = struct{}{}
+}
+
+// take reports whether entry's signature is known good here, and forgets it.
+func (o *checkedEntries) take(entry []byte) bool {
+	sum := sha256.Sum256(entry)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if _, ok := o.sums[sum]; ok {
+		delete(o.sums, sum)
+		return true
+	}
+	if _, ok := o.old[sum]; ok {
+		delete(o.old, sum)
+		return true
+	}
+	return false
 }
 
 // EncodeEntry returns the log entry this node would propose for cmd:
@@ -413,6 +462,7 @@ func (n *Node) openForwarded(data []byte, caller string) (domain.Command, error)
 	if err != nil {
 		return domain.Command{}, err
 	}
+	n.fsm.checked.add(data)
 	if o.cmd.Node != caller {
 		return domain.Command{}, fmt.Errorf("node %s may not forward a command taken on %s", caller, o.cmd.Node)
 	}

@@ -107,7 +107,8 @@ func (n *Node) connected() bool {
 }
 
 // Submit records cmd in the outbox (synced) and waits, at most SubmitWait
-// or until ctx ends, for the ledger to apply it. It returns the ledger's
+// or until ctx ends, for the ledger to apply it; on the leading node it
+// goes straight into the log instead (submitDirect, direct.go). It returns the ledger's
 // result; a command the rules refuse returns its *domain.Error. When the
 // ledger does not answer in time the command stays queued and Submit
 // returns a provisional result: the receipt is numbered and the payment
@@ -142,6 +143,12 @@ func (n *Node) Submit(ctx context.Context, cmd domain.Command) (domain.Result, e
 		if err := (domain.OfflinePolicy{Kinds: n.kinds, CardLimit: n.cfg.OfflineCardLimit}).Check(cmd); err != nil {
 			return domain.Result{}, err
 		}
+	}
+	if res, done, err := n.submitDirect(ctx, cmd); done {
+		if err != nil {
+			return res, err
+		}
+		return resultErr(res)
 	}
 	ch := n.addWaiter(cmd.ID)
 	defer n.removeWaiter(cmd.ID, ch)
