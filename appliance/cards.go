@@ -22,22 +22,14 @@ func (m *Main) cardsModule() staff.Module {
 	return cards.New(st, nodeCardReceipts{m.Node}, status)
 }
 
-// nodeCardReceipts reads a day's card receipts from the journal (the
-// commands applied, by intake date) and the commands' results.
+// nodeCardReceipts reads a day's card receipts from the ledger's index
+// of them (the commands applied, by intake date, and their receipts).
 type nodeCardReceipts struct{ n *replica.Node }
 
 func (c nodeCardReceipts) CardReceipts(day domain.Date) ([]domain.Receipt, error) {
 	var out []domain.Receipt
-	f := c.n.FSM()
-	err := f.Journal(func(e replica.JournalEntry) error {
-		if e.Outcome != "applied" || e.At.Date != day {
-			return nil
-		}
-		res, ok, err := f.CommandResult(e.CommandID)
-		if err != nil || !ok || res.Receipt == nil || res.Receipt.Tender != domain.Card {
-			return err
-		}
-		out = append(out, *res.Receipt)
+	err := c.n.FSM().CardReceipts(day, func(r domain.Receipt) error {
+		out = append(out, r)
 		return nil
 	})
 	return out, err

@@ -100,10 +100,18 @@ func (c nodeCluster) Cluster(ctx context.Context) (staff.ClusterView, error) {
 type nodeJournal struct{ n *replica.Node }
 
 func (j nodeJournal) Journal(fn func(staff.JournalEntry) error) error {
-	return j.n.FSM().Journal(func(e replica.JournalEntry) error {
-		return fn(staff.JournalEntry{Seq: e.Seq, Index: e.Index, CommandID: e.CommandID, Kind: e.Kind, Actor: e.Actor,
-			Node: e.Node, At: e.At, Outcome: e.Outcome, Error: e.Error, Hash: e.Hash})
-	})
+	return j.n.FSM().Journal(func(e replica.JournalEntry) error { return fn(staffEntry(e, domain.Touched{})) })
+}
+
+func (j nodeJournal) JournalEntries(q staff.JournalQuery, fn func(staff.JournalEntry) bool) (staff.JournalScan, error) {
+	rq := replica.JournalQuery{CommandID: q.CommandID, Bill: q.Bill, Account: q.Account, Kind: q.Kind, From: q.From, To: q.To, Cursor: q.Cursor, Oldest: q.Oldest, Scan: q.Scan}
+	st, err := j.n.FSM().JournalRows(rq, func(r replica.JournalRow) bool { return fn(staffEntry(r.JournalEntry, r.Touched)) })
+	return staff.JournalScan{Last: st.Last, More: st.More}, err
+}
+
+func staffEntry(e replica.JournalEntry, t domain.Touched) staff.JournalEntry {
+	return staff.JournalEntry{Seq: e.Seq, Index: e.Index, CommandID: e.CommandID, Kind: e.Kind, Actor: e.Actor,
+		Node: e.Node, At: e.At, Outcome: e.Outcome, Error: e.Error, Hash: e.Hash, Touched: t}
 }
 
 // userCommand runs `appliance user add|reset|disable|enable`. It talks to

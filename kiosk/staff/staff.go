@@ -115,12 +115,42 @@ type JournalEntry struct {
 	Outcome   string          `json:"outcome"`
 	Error     string          `json:"error,omitempty"`
 	Hash      string          `json:"hash"`
+	// Touched is what the command did to the records the office looks
+	// commands up by; JournalEntries fills it in, Journal does not.
+	Touched domain.Touched `json:"-"`
 }
 
-// Journal reads the journal in order; the appliance adapts the replicated
-// ledger's.
+// Journal reads the journal; the appliance adapts the replicated ledger's.
 type Journal interface {
+	// Journal calls fn with every entry in order (the auditors'
+	// extract, which chains them).
 	Journal(fn func(JournalEntry) error) error
+	// JournalEntries calls fn with the entries q selects, read through
+	// the ledger's indexes, until fn returns false.
+	JournalEntries(q JournalQuery, fn func(JournalEntry) bool) (JournalScan, error)
+}
+
+// JournalQuery selects journal entries. Every field set must match. A
+// listing by kind or by intake days (with no command, bill or account)
+// goes by intake day, then journal order; the others by journal order.
+type JournalQuery struct {
+	CommandID, Bill, Account string
+	Kind                     domain.Kind
+	From, To                 domain.Date // intake days, both included; zero: open
+	// Cursor is the sequence of an entry already listed (0: none): the
+	// listing goes on just past it, in its order.
+	Cursor uint64
+	Oldest bool // oldest first; else newest first
+	// Scan bounds the entries read (0: no bound); JournalScan says where
+	// the listing stopped, so a page can go on from there.
+	Scan int
+}
+
+// JournalScan says where a listing stopped: Last is the sequence of the
+// last entry read (the cursor that goes on), More that entries are left.
+type JournalScan struct {
+	Last uint64
+	More bool
 }
 
 // Config is what the clerk's office needs from the appliance.

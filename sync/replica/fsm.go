@@ -164,6 +164,10 @@ func OpenFSM(opts badger.Options, params *domain.Params, logger *slog.Logger) (*
 	if _, err := os.Stat(restoreMarker(opts.Dir)); err == nil {
 		f.incomplete = true
 	}
+	if err := f.checkJournalIndex(); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return f, nil
 }
 
@@ -367,6 +371,7 @@ func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
 		var nu *unsigned
 		if errors.As(err, &nu) {
 			res, writes := f.refuseEntry(l.Index, op.cmd, nu)
+			writes = f.indexJournal(b.txn, res, writes)
 			out[i] = res
 			b.add(append(writes, kv{keyApplied, uint64Bytes(l.Index)}, kv{keyJournal, append(uint64Bytes(f.jseq), f.head...)}))
 			applied = l.Index
@@ -381,6 +386,7 @@ func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
 		}
 		cmd := op.cmd
 		res, writes := f.applyOne(b.txn, l.Index, op, len(l.Data))
+		writes = f.indexJournal(b.txn, res, writes)
 		out[i] = res
 		f.stats.command(cmd, res)
 		writes = append(writes, kv{keyApplied, uint64Bytes(l.Index)}, kv{keyJournal, append(uint64Bytes(f.jseq), f.head...)})

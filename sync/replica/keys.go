@@ -23,6 +23,8 @@ const (
 	prefixIndex     = "xi/" // xi/<index>/<key> → ""
 	prefixAlias     = "ra/" // ra/<receipt number> → the number it posted under
 	prefixRevoked   = "rv/" // rv/<node id> → revocation (revoke.go)
+	// Node-local keys begin with a zero byte: the journal's indexes are
+	// under "\x00jx/" (journalindex.go).
 )
 
 // nodeLocal reports whether k belongs to this node alone and is not part

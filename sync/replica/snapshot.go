@@ -345,6 +345,9 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 	if err := f.loadMeta(); err != nil {
 		return fmt.Errorf("restore snapshot: %w", err)
 	}
+	if err := f.checkJournalIndex(); err != nil {
+		return fmt.Errorf("restore snapshot: %w", err)
+	}
 	if err := removeMarker(restoreMarker(f.dir)); err != nil {
 		return fmt.Errorf("restore snapshot: %w", err)
 	}

@@ -18,7 +18,9 @@ package cards
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -106,6 +108,20 @@ type Reconciliation struct {
 	Unmatched    int
 	NoStatement  bool // the node has no processor statement to read
 	CardsWorking bool
+	// The page shows Lines[First:First+linesPerPage]; Prev and Next link
+	// to the pages around it ("": none). The CSV has every line.
+	First      int
+	Prev, Next string
+}
+
+// linesPerPage is the lines of the reconciliation a page shows: a day of
+// thirty thousand card payments is reconciled whole (its totals, its
+// unmatched lines listed first) and shown a page at a time.
+const linesPerPage = 500
+
+// Shown returns the lines of the page.
+func (r Reconciliation) Shown() []Line {
+	return r.Lines[min(r.First, len(r.Lines)):min(r.First+linesPerPage, len(r.Lines))]
 }
 
 // reconcile builds the reconciliation of day from both sides.
@@ -224,6 +240,23 @@ func (m *Module) reconciliationPage(w http.ResponseWriter, r *http.Request, v st
 	if err != nil {
 		m.o.Fail(w, r, err)
 		return
+	}
+	if v := r.URL.Query().Get("from"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			m.o.Fail(w, r, domain.Errorf(domain.EINVALID, "", "%q is not a line number.", v))
+			return
+		}
+		rec.First = n
+	}
+	page := func(first int) string {
+		return "/staff/cards?" + url.Values{"day": {rec.Day.String()}, "from": {strconv.Itoa(first)}}.Encode()
+	}
+	if rec.First > 0 {
+		rec.Prev = page(max(rec.First-linesPerPage, 0))
+	}
+	if rec.First+linesPerPage < len(rec.Lines) {
+		rec.Next = page(rec.First + linesPerPage)
 	}
 	s, err := m.settlement(m.o.Who(r), rec.Day, form, msg)
 	if err != nil {

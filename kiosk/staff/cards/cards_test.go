@@ -3,10 +3,13 @@ package cards_test
 import (
 	"context"
 	"encoding/csv"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/PuerkitoBio/goquery"
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
@@ -119,5 +122,46 @@ func TestReconciliation(t *testing.T) {
 	}
 	if p := h.SignedIn("ops", domain.RoleAdministrator).Get("/staff/"); !p.Has("alert-cards") {
 		t.Error("the administrator is not told the kiosk takes no cards")
+	}
+}
+
+// TestReconciliationPages: a day of many card payments is reconciled
+// whole (its total) and shown 500 lines a page; the next links reach
+// every line once, and the CSV has them all.
+func TestReconciliationPages(t *testing.T) {
+	ledger := receipts{}
+	h := stafftest.NewWith(t, stafftest.Options{Modules: []staff.Module{cards.New(nil, ledger, nil)}})
+	day := h.Today().AddDays(-1)
+	for i := range 1203 {
+		ledger[day] = append(ledger[day], domain.Receipt{Number: fmt.Sprintf("hall-kiosk-%06d", i+1), CommandID: fmt.Sprintf("cmd-%04d", i), Amount: domain.MustMoney("1.00"), Tender: domain.Card})
+	}
+	treasurer := h.SignedIn("tina", domain.RoleTreasurer)
+	seen := map[string]bool{}
+	path, pages := "/staff/cards?day="+day.String(), 0
+	for ; path != ""; pages++ {
+		p := treasurer.Get(path)
+		if p.Status != http.StatusOK || p.Text("cards-receipts") != "$1,203.00" {
+			t.Fatalf("%s: %d, receipts %q", path, p.Status, p.Text("cards-receipts"))
+		}
+		lines := p.Doc.Find(`[data-testid="cards-line"]`)
+		if lines.Length() > 500 {
+			t.Fatalf("%s: %d lines on a page", path, lines.Length())
+		}
+		lines.Each(func(_ int, s *goquery.Selection) {
+			id := strings.TrimSpace(s.Find("td").First().Text())
+			if seen[id] {
+				t.Fatalf("%s: line %s again", path, id)
+			}
+			seen[id] = true
+		})
+		path = p.Doc.Find(`[data-testid="cards-next"]`).AttrOr("href", "")
+	}
+	if pages != 3 || len(seen) != 1203 {
+		t.Fatalf("%d pages of %d lines", pages, len(seen))
+	}
+	c := treasurer.Get("/staff/cards.csv?day=" + day.String())
+	rows, err := csv.NewReader(strings.NewReader(c.Body)).ReadAll()
+	if err != nil || len(rows) != 1+1203+2 {
+		t.Fatalf("csv: %d rows, %v", len(rows), err)
 	}
 }

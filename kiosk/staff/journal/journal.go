@@ -2,13 +2,21 @@
 // every command applied or refused, by whom, when and on which node, and
 // its CSV export: a staff.Module that reads the journal the appliance
 // passes the office (staff.Config.Journal).
+//
+// Five years of books hold millions of entries, so nothing here reads
+// the whole journal for a page: a search names a command, a bill, an
+// account, a kind or a range of days, which the ledger's indexes list
+// (staff.Journal.JournalEntries); the page shows pageSize entries with
+// links to the older and newer ones; and a filter no index answers (the
+// actor, the outcome, free text) is checked on at most scanBudget entries
+// a page, the page saying how far back it looked and linking on from
+// there. The export streams its rows.
 package journal
 
 import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -38,17 +46,34 @@ func (m *Module) Mount(o *staff.Office) error {
 	return nil
 }
 
+// pageSize is the entries a page of the journal shows.
+const pageSize = 100
+
+// scanBudget is the most entries one page reads to find its pageSize:
+// a filter no index answers ends a page early rather than read on.
+const scanBudget = 5000
+
 // journalFilter is a search of the journal.
 type journalFilter struct {
-	Actor, Kind, Outcome, Q string
-	Bill, Receipt, Account  string // what the command touched (commandFacts)
-	From, To                domain.Date
+	Actor, Kind, Outcome string
+	Q                    string // free text, as typed
+	Bill, Receipt        string // what the command touched
+	Account              string
+	From, To             domain.Date
+	Before, After        uint64 // the page's cursor: older than, newer than
 }
 
 func parseJournalFilter(q url.Values) (journalFilter, error) {
-	f := journalFilter{Actor: strings.TrimSpace(q.Get("actor")), Kind: strings.TrimSpace(q.Get("kind")), Outcome: q.Get("outcome"), Q: strings.ToLower(strings.TrimSpace(q.Get("q"))),
+	f := journalFilter{Actor: strings.TrimSpace(q.Get("actor")), Kind: strings.TrimSpace(q.Get("kind")), Outcome: q.Get("outcome"), Q: strings.TrimSpace(q.Get("q")),
 		Bill: strings.ToUpper(strings.TrimSpace(q.Get("bill"))), Receipt: strings.TrimSpace(q.Get("receipt")), Account: strings.TrimSpace(q.Get("account"))}
 	var err error
+	if v := q.Get("year"); v != "" {
+		y, err := strconv.Atoi(v)
+		if err != nil || y < 1900 || y > 9999 {
+			return f, domain.Errorf(domain.EINVALID, "", "%q is not a year like 2026.", v)
+		}
+		f.From, f.To = domain.NewDate(y, time.January, 1), domain.NewDate(y, time.December, 31)
+	}
 	if v := q.Get("from"); v != "" {
 		if f.From, err = domain.ParseDate(v); err != nil {
 			return f, err
@@ -59,124 +84,151 @@ func parseJournalFilter(q url.Values) (journalFilter, error) {
 			return f, err
 		}
 	}
+	for _, c := range []struct {
+		name string
+		to   *uint64
+	}{{"before", &f.Before}, {"after", &f.After}} {
+		if v := q.Get(c.name); v != "" {
+			if *c.to, err = strconv.ParseUint(v, 10, 64); err != nil {
+				return f, domain.Errorf(domain.EINVALID, "", "%q is not an entry number.", v)
+			}
+		}
+	}
 	return f, nil
 }
 
-func (f journalFilter) match(e staff.JournalEntry, facts map[string]commandFact) bool {
-	x := facts[e.CommandID]
+// search is a filter made ready to read: the query the ledger's indexes
+// answer, and what is checked on each entry they give.
+type search struct {
+	q       staff.JournalQuery
+	actor   string
+	outcome string
+	receipt string // the entry must name this receipt
+	text    string // lower case; free text no index resolved
+	none    bool   // the search names a receipt, bill or account the ledger lacks
+	// Found says what the free text was found to be ("receipt", "bill",
+	// "account", "command"), or "" when it is searched as text.
+	found string
+}
+
+// plan resolves a filter through direct lookups: a receipt to its bill
+// (or its command), free text that is a receipt, a bill's number or id,
+// an account or a command id to that; other free text is searched in the
+// entries read.
+func (m *Module) plan(f journalFilter) (search, error) {
+	s := search{q: staff.JournalQuery{Bill: f.Bill, Account: f.Account, Kind: domain.Kind(f.Kind), From: f.From, To: f.To}, actor: f.Actor, outcome: f.Outcome}
+	byReceipt := func(number string) (bool, error) {
+		rc, err := m.o.Ledger().Receipt(number)
+		if domain.ErrorCode(err) == domain.ENOTFOUND {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		// The receipt's bill lists its payment and a returned check of
+		// it, both naming the receipt; a receipt of no bill has only its
+		// own command.
+		s.receipt = rc.Number
+		switch {
+		case rc.BillID != "":
+			s.q.Bill = rc.BillID
+		case len(rc.Lines) > 0:
+			s.q.Bill = rc.Lines[0].BillID
+		default:
+			s.q.CommandID = rc.CommandID
+		}
+		return true, nil
+	}
+	if f.Receipt != "" {
+		ok, err := byReceipt(f.Receipt)
+		if err != nil {
+			return s, err
+		}
+		s.none = !ok
+	}
+	if f.Q == "" || s.none {
+		return s, nil
+	}
+	if s.receipt == "" {
+		if ok, err := byReceipt(f.Q); err != nil || ok {
+			s.found = "receipt"
+			return s, err
+		}
+	}
+	if id, ok, err := m.o.Reads().BillNumbered(f.Q); err != nil {
+		return s, err
+	} else if ok {
+		s.q.Bill, s.found = id, "bill"
+		return s, nil
+	}
+	if _, err := m.o.Ledger().Bill(strings.ToUpper(f.Q)); err == nil {
+		s.q.Bill, s.found = strings.ToUpper(f.Q), "bill"
+		return s, nil
+	} else if domain.ErrorCode(err) != domain.ENOTFOUND {
+		return s, err
+	}
+	if _, err := m.o.Ledger().Account(f.Q); err == nil {
+		s.q.Account, s.found = f.Q, "account"
+		return s, nil
+	} else if domain.ErrorCode(err) != domain.ENOTFOUND {
+		return s, err
+	}
+	cmd := false
+	if _, err := m.o.Journal().JournalEntries(staff.JournalQuery{CommandID: f.Q}, func(staff.JournalEntry) bool { cmd = true; return false }); err != nil {
+		return s, err
+	}
+	if cmd {
+		s.q.CommandID, s.found = f.Q, "command"
+		return s, nil
+	}
+	s.text = strings.ToLower(f.Q)
+	return s, nil
+}
+
+// match checks what the indexes do not.
+func (s search) match(e staff.JournalEntry) bool {
+	x := e.Touched
 	switch {
-	case f.Actor != "" && e.Actor != f.Actor,
-		f.Kind != "" && string(e.Kind) != f.Kind,
-		f.Outcome != "" && e.Outcome != f.Outcome,
-		!f.From.IsZero() && e.At.Date.Before(f.From),
-		!f.To.IsZero() && e.At.Date.After(f.To),
-		f.Bill != "" && !slices.ContainsFunc(strings.Fields(x.Bill), func(b string) bool { return strings.EqualFold(b, f.Bill) }),
-		f.Receipt != "" && !strings.EqualFold(x.Receipt, f.Receipt),
-		f.Account != "" && x.Account != f.Account:
+	case s.actor != "" && e.Actor != s.actor,
+		s.outcome != "" && e.Outcome != s.outcome,
+		s.receipt != "" && !strings.EqualFold(x.Receipt, s.receipt):
 		return false
 	}
-	if f.Q != "" {
-		hay := strings.ToLower(strings.Join([]string{e.CommandID, string(e.Kind), e.Actor, e.Node, e.Error, x.Bill, x.Receipt, x.Account}, " "))
-		return strings.Contains(hay, f.Q)
+	if s.text != "" {
+		hay := strings.ToLower(strings.Join([]string{e.CommandID, string(e.Kind), e.Actor, e.Node, e.Error, x.Bill(), x.Receipt, x.Account}, " "))
+		return strings.Contains(hay, s.text)
 	}
 	return true
 }
 
-// commandFact is what a command did to the records the office searches
-// by: the bill, the receipt, the account and the amount.
-type commandFact struct {
-	Bill, Receipt, Account string
-	Amount                 domain.Money
-	HasAmount              bool
-}
-
-// commandFacts maps command ids to the bill, receipt, account and amount
-// they touched, read from the ledger's own records (the journal itself
-// carries none of them): every village bill's creation and payments,
-// every payment a returned check took back, and every property tax
-// payment.
-func (m *Module) commandFacts() (map[string]commandFact, error) {
-	out := map[string]commandFact{}
-	parcels, err := m.o.Ledger().Parcels()
-	if err != nil {
-		return nil, err
-	}
-	for _, pc := range parcels {
-		bills, err := m.o.Ledger().BillsByParcel(pc.ID)
-		if err != nil {
-			return nil, err
-		}
-		for _, b := range bills {
-			if o, ok, err := m.o.Reads().BillOrigin(b.ID); err != nil {
-				return nil, err
-			} else if ok {
-				if _, seen := out[o.CommandID]; !seen {
-					// A bill import creates many bills in one command.
-					out[o.CommandID] = commandFact{Bill: b.ID, Account: b.Account, Amount: b.Principal, HasAmount: true}
-				} else {
-					out[o.CommandID] = commandFact{Account: b.Account}
-				}
-			}
-			for _, p := range b.Payments {
-				if x, ok := out[p.CommandID]; ok && x.Receipt == p.Receipt && x.HasAmount {
-					// One payment of several bills (pay_bills): every
-					// bill, and the whole amount.
-					x.Bill += " " + b.ID
-					x.Amount = x.Amount.Add(p.Amount)
-					out[p.CommandID] = x
-					continue
-				}
-				out[p.CommandID] = commandFact{Bill: b.ID, Receipt: p.Receipt, Account: b.Account, Amount: p.Amount, HasAmount: true}
-			}
-			for _, p := range b.Reversed {
-				out[p.CommandID] = commandFact{Bill: b.ID, Receipt: p.Receipt, Account: b.Account, Amount: p.Amount, HasAmount: true}
-			}
-		}
-		taxes, err := m.o.Reads().TaxBillsOfParcel(pc.ID)
-		if err != nil && domain.ErrorCode(err) != domain.ENOTFOUND {
-			return nil, err
-		}
-		for _, t := range taxes {
-			for _, p := range t.Payments {
-				out[p.CommandID] = commandFact{Bill: t.ID, Receipt: p.Receipt, Amount: p.Amount, HasAmount: true}
-			}
-		}
-	}
-	returns, err := m.o.Reads().ReturnedChecks()
-	if err != nil {
-		return nil, err
-	}
-	for _, rc := range returns {
-		out[rc.CommandID] = commandFact{Bill: rc.BillID, Receipt: rc.Payment.Receipt, Account: rc.Account, Amount: rc.Payment.Amount.Neg(), HasAmount: true}
-	}
-	return out, nil
-}
-
-// search returns the matching entries, newest first, at most limit (0:
-// all).
-func (m *Module) search(f journalFilter, facts map[string]commandFact, limit int) ([]staff.JournalEntry, int, error) {
+// page reads one page of s: newest first, older than before or (after
+// set) newer than after.
+func (m *Module) page(s search, before, after uint64) ([]staff.JournalEntry, staff.JournalScan, error) {
 	var out []staff.JournalEntry
-	total := 0
-	err := m.o.Journal().Journal(func(e staff.JournalEntry) error {
-		if f.match(e, facts) {
-			total++
-			out = append(out, e)
-			if limit > 0 && len(out) > limit {
-				out = out[1:]
-			}
-		}
-		return nil
-	})
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
+	if s.none {
+		return nil, staff.JournalScan{}, nil
 	}
-	return out, total, err
+	q := s.q
+	q.Scan, q.Cursor, q.Oldest = scanBudget, before, false
+	if after > 0 {
+		q.Cursor, q.Oldest = after, true
+	}
+	st, err := m.o.Journal().JournalEntries(q, func(e staff.JournalEntry) bool {
+		if s.match(e) {
+			out = append(out, e)
+		}
+		return len(out) < pageSize
+	})
+	if q.Oldest {
+		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+			out[i], out[j] = out[j], out[i]
+		}
+	}
+	return out, st, err
 }
-
-const journalPage = 500
 
 // showJournalPage searches the journal: every change with its actor, time
-// and command id.
+// and command id, a page at a time.
 func (m *Module) showJournalPage(w http.ResponseWriter, r *http.Request) {
 	if m.o.Journal() == nil {
 		m.o.Fail(w, r, domain.Errorf(domain.ENOTFOUND, "", "This node runs without a journal reader."))
@@ -187,37 +239,74 @@ func (m *Module) showJournalPage(w http.ResponseWriter, r *http.Request) {
 		m.o.Fail(w, r, err)
 		return
 	}
-	facts, err := m.commandFacts()
+	s, err := m.plan(f)
 	if err != nil {
 		m.o.Fail(w, r, err)
 		return
 	}
-	entries, total, err := m.search(f, facts, journalPage)
+	entries, st, err := m.page(s, f.Before, f.After)
 	if err != nil {
 		m.o.Fail(w, r, err)
 		return
 	}
 	q := r.URL.Query()
-	v := Search{Actor: f.Actor, Kind: f.Kind, Outcome: f.Outcome, Q: q.Get("q"), Bill: q.Get("bill"), Receipt: q.Get("receipt"), Account: q.Get("account"), Total: total, Shown: len(entries), CSV: "/staff/journal.csv?" + r.URL.RawQuery}
+	q.Del("before")
+	q.Del("after")
+	v := Search{Actor: f.Actor, Kind: f.Kind, Outcome: f.Outcome, Q: q.Get("q"), Bill: q.Get("bill"), Receipt: q.Get("receipt"), Account: q.Get("account"), Shown: len(entries), CSV: "/staff/journal.csv?" + q.Encode(),
+		Found: s.found, Text: s.text != "", Budget: scanBudget}
 	if !f.From.IsZero() {
 		v.From = f.From.String()
 	}
 	if !f.To.IsZero() {
 		v.To = f.To.String()
 	}
+	link := func(k string, seq uint64) string {
+		l := url.Values{}
+		for name, vals := range q {
+			l[name] = vals
+		}
+		l.Set(k, strconv.FormatUint(seq, 10))
+		return "/staff/journal?" + l.Encode()
+	}
+	// The page's ends: the newest and the oldest entry read, which are
+	// the shown ones' unless the page stopped on its budget.
+	newest, oldest := f.After, f.Before
+	if len(entries) > 0 {
+		newest, oldest = entries[0].Seq, entries[len(entries)-1].Seq
+	}
+	if f.After > 0 {
+		if st.More {
+			v.Newer = link("after", st.Last)
+		}
+		if oldest > 0 {
+			v.Older = link("before", oldest)
+		}
+	} else {
+		if st.More {
+			v.Older = link("before", st.Last)
+			v.Stopped = len(entries) < pageSize
+		}
+		if f.Before > 0 && newest > 0 {
+			v.Newer = link("after", newest)
+		}
+	}
 	for _, e := range entries {
-		x := facts[e.CommandID]
+		x := e.Touched
 		row := Row{Seq: strconv.FormatUint(e.Seq, 10), Index: strconv.FormatUint(e.Index, 10), At: e.At.String(), Actor: e.Actor, Node: e.Node, Kind: string(e.Kind), CommandID: e.CommandID, Outcome: e.Outcome, Error: e.Error,
-			Bill: x.Bill, Receipt: x.Receipt}
-		if x.HasAmount {
-			row.Amount = staff.Dollars(x.Amount)
+			Bill: x.Bill(), Receipt: x.Receipt}
+		if x.Amount != nil {
+			row.Amount = staff.Dollars(*x.Amount)
 		}
 		v.Rows = append(v.Rows, row)
 	}
 	m.o.Render(w, r, http.StatusOK, SearchPage(m.o.Frame(r, "Journal"), v))
 }
 
-// showJournalCSV exports every matching entry, oldest first.
+// showJournalCSV exports every matching entry, oldest first (by day, then
+// journal order, for a kind or a range of days). It reads csvChunk
+// entries at a time and writes them before reading on: a year's export
+// never holds the year in memory, and a slow download never holds the
+// ledger's read open (a snapshot restore waits for reads to end).
 func (m *Module) showJournalCSV(w http.ResponseWriter, r *http.Request) {
 	if m.o.Journal() == nil {
 		m.o.Fail(w, r, domain.Errorf(domain.ENOTFOUND, "", "This node runs without a journal reader."))
@@ -228,27 +317,40 @@ func (m *Module) showJournalCSV(w http.ResponseWriter, r *http.Request) {
 		m.o.Fail(w, r, err)
 		return
 	}
-	facts, err := m.commandFacts()
+	s, err := m.plan(f)
 	if err != nil {
 		m.o.Fail(w, r, err)
 		return
 	}
 	cw := m.o.CSV(w, fmt.Sprintf("journal-%s.csv", m.o.Today()))
 	_ = cw.Write(CSVHeader)
-	err = m.o.Journal().Journal(func(e staff.JournalEntry) error {
-		if !f.match(e, facts) {
-			return nil
+	q := s.q
+	q.Oldest, q.Scan = true, csvChunk
+	for more := !s.none; more && err == nil; {
+		var chunk []staff.JournalEntry
+		var st staff.JournalScan
+		st, err = m.o.Journal().JournalEntries(q, func(e staff.JournalEntry) bool {
+			if s.match(e) {
+				chunk = append(chunk, e)
+			}
+			return true
+		})
+		for _, e := range chunk {
+			if err != nil {
+				break
+			}
+			x := e.Touched
+			amount := ""
+			if x.Amount != nil {
+				amount = x.Amount.String()
+			}
+			// The intake time with the village's offset (RFC 3339), so a
+			// spreadsheet or another system reads the instant, not a guess.
+			at := e.At.Time(m.o.Location()).Format(time.RFC3339)
+			err = cw.Write([]string{strconv.FormatUint(e.Seq, 10), strconv.FormatUint(e.Index, 10), at, e.Actor, e.Node, string(e.Kind), e.CommandID, e.Outcome, e.Error, e.Hash, x.Bill(), x.Receipt, x.Account, amount})
 		}
-		x := facts[e.CommandID]
-		amount := ""
-		if x.HasAmount {
-			amount = x.Amount.String()
-		}
-		// The intake time with the village's offset (RFC 3339), so a
-		// spreadsheet or another system reads the instant, not a guess.
-		at := e.At.Time(m.o.Location()).Format(time.RFC3339)
-		return cw.Write([]string{strconv.FormatUint(e.Seq, 10), strconv.FormatUint(e.Index, 10), at, e.Actor, e.Node, string(e.Kind), e.CommandID, e.Outcome, e.Error, e.Hash, x.Bill, x.Receipt, x.Account, amount})
-	})
+		more, q.Cursor = st.More, st.Last
+	}
 	if ferr := cw.Flush(); err == nil {
 		err = ferr
 	}
@@ -256,3 +358,6 @@ func (m *Module) showJournalCSV(w http.ResponseWriter, r *http.Request) {
 		m.o.Log().Error("journal export", "err", err)
 	}
 }
+
+// csvChunk is the entries the export reads at a time.
+const csvChunk = 2000

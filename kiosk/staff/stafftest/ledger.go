@@ -118,8 +118,96 @@ func (l *Ledger) Submit(ctx context.Context, cmd domain.Command) (domain.Result,
 		l.params = l.ledgerParams()
 	}
 	l.results[cmd.ID] = res
-	l.journal = append(l.journal, staff.JournalEntry{Seq: uint64(len(l.journal) + 1), Index: l.index, CommandID: cmd.ID, Kind: cmd.Kind, Actor: cmd.Actor, Node: cmd.Node, At: cmd.At, Outcome: "applied"})
+	l.journal = append(l.journal, staff.JournalEntry{Seq: uint64(len(l.journal) + 1), Index: l.index, CommandID: cmd.ID, Kind: cmd.Kind, Actor: cmd.Actor, Node: cmd.Node, At: cmd.At, Outcome: "applied",
+		Touched: l.touched(cmd.ID, res)})
 	return res, nil
+}
+
+// touched is what command id touched, as the replicated ledger records it
+// when the command applies (domain.TouchedBy): from its result, the bill
+// it made and the returned check it recorded.
+func (l *Ledger) touched(id string, res domain.Result) domain.Touched {
+	var made []string
+	var returned *domain.ReturnedCheckRecord
+	for k, raw := range l.st.records {
+		switch {
+		case strings.HasPrefix(k, domain.CollectionBillOrigins+"/"):
+			var o domain.BillOrigin
+			if json.Unmarshal(raw, &o) == nil && o.CommandID == id {
+				made = append(made, o.BillID)
+			}
+		case strings.HasPrefix(k, domain.CollectionReturnedChecks+"/"):
+			var r domain.ReturnedCheckRecord
+			if json.Unmarshal(raw, &r) == nil && r.CommandID == id {
+				returned = &r
+			}
+		}
+	}
+	var bill *domain.Bill
+	if len(made) == 1 {
+		if b, ok := l.st.bills[made[0]]; ok {
+			bill = &b
+		}
+	}
+	return domain.TouchedBy(res, bill, returned)
+}
+
+// JournalEntries implements staff.Journal over the whole journal, in the
+// order and with the cursor and bound the replicated ledger's indexes
+// give (sync/replica JournalRows).
+func (l *Ledger) JournalEntries(q staff.JournalQuery, fn func(staff.JournalEntry) bool) (staff.JournalScan, error) {
+	l.mu.Lock()
+	entries := slices.Clone(l.journal)
+	l.mu.Unlock()
+	dated := q.CommandID == "" && q.Bill == "" && q.Account == "" && (q.Kind != "" || !q.From.IsZero() || !q.To.IsZero())
+	order := func(a, b staff.JournalEntry) int {
+		c := 0
+		if dated {
+			c = a.At.Date.Compare(b.At.Date)
+		}
+		if c == 0 {
+			c = int(a.Seq) - int(b.Seq)
+		}
+		if !q.Oldest {
+			c = -c
+		}
+		return c
+	}
+	slices.SortStableFunc(entries, order)
+	var out staff.JournalScan
+	start := 0
+	if q.Cursor > 0 {
+		i := slices.IndexFunc(entries, func(e staff.JournalEntry) bool { return e.Seq == q.Cursor })
+		if i < 0 {
+			return out, domain.Errorf(domain.EINVALID, "", "The journal has no entry %d to go on from.", q.Cursor)
+		}
+		start = i + 1
+	}
+	read := 0
+	for i := start; i < len(entries); i++ {
+		e := entries[i]
+		if q.Scan > 0 && read >= q.Scan {
+			out.More = true
+			return out, nil
+		}
+		read++
+		out.Last = e.Seq
+		d := e.At.Date
+		switch {
+		case q.CommandID != "" && e.CommandID != q.CommandID,
+			q.Bill != "" && !e.Touched.TouchesBill(q.Bill),
+			q.Account != "" && e.Touched.Account != q.Account,
+			q.Kind != "" && e.Kind != q.Kind,
+			!q.From.IsZero() && d.Before(q.From),
+			!q.To.IsZero() && d.After(q.To):
+			continue
+		}
+		if !fn(e) {
+			out.More = i+1 < len(entries)
+			return out, nil
+		}
+	}
+	return out, nil
 }
 
 // Journal implements staff.Journal.

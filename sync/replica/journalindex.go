@@ -1,0 +1,315 @@
+package replica
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/villagehall/appliance/domain"
+)
+
+// The journal's indexes: what the office's journal search and the card
+// reconciliation read instead of walking the whole journal.
+//
+// They are derived data of this node alone, under a key prefix that
+// begins with a zero byte (nodeLocal): the state hash and snapshots skip
+// them, so they change no ledger format and replicas that keep them and
+// replicas that do not hash alike. The FSM writes an entry's index keys
+// in the transaction that writes the entry (indexJournal, called from
+// ApplyBatch), so the indexes never lag the journal. When the stored
+// version differs from journalIndexVersion (a new release indexes
+// otherwise, an older one wrote none, a restore dropped them), they are
+// rebuilt from the journal in one walk (rebuildJournalIndex).
+//
+// Keys, each ending with the entry's journal sequence (8 bytes big-endian)
+// so that a prefix lists entries in journal order, forwards or backwards:
+//
+//	\x00jx/v                          → the indexes' version (8 bytes)
+//	\x00jx/c/<command id>/<seq>       → domain.Touched of the entry (JSON; empty: none)
+//	\x00jx/a/<account>/<seq>          → ""
+//	\x00jx/b/<BILL ID>/<seq>          → "" (the id upper-cased)
+//	\x00jx/k/<kind>/<day>/<seq>       → ""
+//	\x00jx/d/<day>/<seq>              → ""
+//	\x00jx/card/<day>/<seq>           → the card receipt (domain.Receipt JSON)
+//
+// <day> is the command's intake date ("2026-04-01"), in the village's
+// time as every command carries it. The kind and day indexes sort by day
+// before sequence, so a day range is one key range.
+const (
+	prefixJX        = "\x00jx/"
+	prefixJXCommand = prefixJX + "c/"
+	prefixJXAccount = prefixJX + "a/"
+	prefixJXBill    = prefixJX + "b/"
+	prefixJXKind    = prefixJX + "k/"
+	prefixJXDay     = prefixJX + "d/"
+	prefixJXCard    = prefixJX + "card/"
+
+	// journalIndexVersion is the layout of the keys above and of what
+	// they hold; raise it whenever either changes, and every node
+	// rebuilds its indexes at its next start.
+	journalIndexVersion = 1
+)
+
+var keyJXVersion = []byte(prefixJX + "v")
+
+// jxKey is an index key: prefix, the indexed value and "/", then seq.
+func jxKey(prefix, value string, seq uint64) []byte {
+	k := make([]byte, 0, len(prefix)+len(value)+9)
+	k = append(k, prefix...)
+	k = append(k, value...)
+	k = append(k, '/')
+	return binary.BigEndian.AppendUint64(k, seq)
+}
+
+// jxSeq returns the sequence that ends an index key.
+func jxSeq(k []byte) uint64 { return binary.BigEndian.Uint64(k[len(k)-8:]) }
+
+// journalIndexWrites are the index keys of journal entry e, whose command
+// touched t and, when it applied, had result res.
+func journalIndexWrites(e journalEntry, res domain.Result, t domain.Touched) []kv {
+	day := e.At.Date.String()
+	touched := []byte{}
+	if t.Bills != nil || t.Receipt != "" || t.Account != "" || t.Amount != nil {
+		touched, _ = json.Marshal(t)
+	}
+	out := []kv{
+		{jxKey(prefixJXCommand, e.CommandID, e.Seq), touched},
+		{jxKey(prefixJXKind, string(e.Kind)+"/"+day, e.Seq), []byte{}},
+		{jxKey(prefixJXDay, day, e.Seq), []byte{}},
+	}
+	if t.Account != "" {
+		out = append(out, kv{jxKey(prefixJXAccount, t.Account, e.Seq), []byte{}})
+	}
+	for _, b := range t.Bills {
+		out = append(out, kv{jxKey(prefixJXBill, strings.ToUpper(b), e.Seq), []byte{}})
+	}
+	if e.Outcome == "applied" && res.Receipt != nil && res.Receipt.Tender == domain.Card {
+		body, _ := json.Marshal(res.Receipt)
+		out = append(out, kv{jxKey(prefixJXCard, day, e.Seq), body})
+	}
+	return out
+}
+
+// indexJournal adds to an entry's writes the index keys of the journal
+// link among them, if it has one (a second delivery of a command and a
+// checkpoint write none). res is the entry's result; the records the
+// command made are read from writes, then from txn.
+//
+// The keys go in the entry's own transaction. An entry already at the
+// most a transaction holds keeps only the keys that fit: the ledger's
+// limits (tooBig) leave room for the few an entry has, so this only
+// guards against a panic on a store opened with other options.
+func (f *FSM) indexJournal(txn *badger.Txn, res domain.Result, writes []kv) []kv {
+	var e journalEntry
+	found := false
+	for i := len(writes) - 1; i >= 0; i-- {
+		if k := writes[i].k; len(k) == len(prefixJournal)+8 && bytes.HasPrefix(k, []byte(prefixJournal)) {
+			if err := json.Unmarshal(writes[i].v, &e); err != nil {
+				panic(fmt.Sprintf("replica: read back journal entry: %v", err))
+			}
+			found = true
+			break
+		}
+	}
+	if !found {
+		return writes
+	}
+	t := domain.Touched{}
+	if e.Outcome == "applied" && res.Error == nil {
+		t = touchedAtApply(txn, e.CommandID, res, writes)
+	}
+	ix := journalIndexWrites(e, res, t)
+	var size int64
+	for _, w := range writes {
+		size += int64(len(w.k) + len(w.v) + 12)
+	}
+	room := f.db.MaxBatchCount() - txnBaseCount - int64(len(writes)) - 1
+	for n := range ix {
+		size += int64(len(ix[n].k) + len(ix[n].v) + 12)
+		if int64(n) >= room || size+txnBaseSize >= f.db.MaxBatchSize() {
+			f.log.Warn("journal entry indexed in part: its command writes nearly all a transaction holds", "seq", e.Seq, "kept", n, "of", len(ix))
+			ix = ix[:n]
+			break
+		}
+	}
+	return append(writes, ix...)
+}
+
+// touchedAtApply finds what a command touched among its own writes: the
+// bill it made (a BillOrigin naming it) and the returned check it
+// recorded.
+func touchedAtApply(txn *badger.Txn, commandID string, res domain.Result, writes []kv) domain.Touched {
+	origins := recordKey(domain.CollectionBillOrigins, "")
+	returns := recordKey(domain.CollectionReturnedChecks, "")
+	var made []string
+	var returned *domain.ReturnedCheckRecord
+	for _, w := range writes {
+		switch {
+		case w.v == nil:
+		case bytes.HasPrefix(w.k, origins):
+			var o domain.BillOrigin
+			if json.Unmarshal(w.v, &o) == nil && o.CommandID == commandID {
+				made = append(made, o.BillID)
+			}
+		case bytes.HasPrefix(w.k, returns):
+			var r domain.ReturnedCheckRecord
+			if json.Unmarshal(w.v, &r) == nil && r.CommandID == commandID {
+				returned = &r
+			}
+		}
+	}
+	var bill *domain.Bill
+	if len(made) == 1 {
+		k := key(prefixBill, made[0])
+		for _, w := range writes {
+			if bytes.Equal(w.k, k) && w.v != nil {
+				var b domain.Bill
+				if json.Unmarshal(w.v, &b) == nil {
+					bill = &b
+				}
+			}
+		}
+		if bill == nil {
+			if b, ok, err := getJSON[domain.Bill](txn, k); err == nil && ok {
+				bill = &b
+			}
+		}
+	}
+	return domain.TouchedBy(res, bill, returned)
+}
+
+// checkJournalIndex rebuilds the journal's indexes unless the store holds
+// them at this build's version. The caller holds the store to itself
+// (OpenFSM before the FSM is handed out, Restore under its locks).
+func (f *FSM) checkJournalIndex() error {
+	var v uint64
+	err := f.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(keyJXVersion)
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return item.Value(func(b []byte) error {
+			if len(b) == 8 {
+				v = binary.BigEndian.Uint64(b)
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("read the journal index version: %w", err)
+	}
+	if v == journalIndexVersion || f.db.Opts().ReadOnly {
+		// A store opened read-only (a backup being verified) is read
+		// as it is: its indexes serve no page.
+		return nil
+	}
+	return f.rebuildJournalIndex(v)
+}
+
+// rebuildJournalIndex drops the journal's indexes and writes them again
+// from one walk of the journal; the version goes last, so a node stopped
+// half way rebuilds again at its next start.
+func (f *FSM) rebuildJournalIndex(was uint64) error {
+	start := time.Now()
+	if err := f.db.DropPrefix([]byte(prefixJX)); err != nil {
+		return fmt.Errorf("drop the journal indexes: %w", err)
+	}
+	wb := f.db.NewWriteBatch()
+	defer wb.Cancel()
+	n := 0
+	err := f.db.View(func(txn *badger.Txn) error {
+		made, returned, err := touchedRecords(txn)
+		if err != nil {
+			return err
+		}
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefixJournal), PrefetchValues: true, PrefetchSize: 256})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			var e journalEntry
+			if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &e) }); err != nil {
+				return fmt.Errorf("journal entry %x: %w", it.Item().Key(), err)
+			}
+			var res domain.Result
+			t := domain.Touched{}
+			if e.Outcome == "applied" {
+				rec, ok, err := getJSON[struct {
+					Result domain.Result `json:"result"`
+				}](txn, key(prefixCommand, e.CommandID))
+				if err != nil {
+					return err
+				}
+				if ok {
+					res = rec.Result
+				}
+				var bill *domain.Bill
+				if ids := made[e.CommandID]; len(ids) == 1 {
+					b, ok, err := getJSON[domain.Bill](txn, key(prefixBill, ids[0]))
+					if err != nil {
+						return err
+					}
+					if ok {
+						bill = &b
+					}
+				}
+				t = domain.TouchedBy(res, bill, returned[e.CommandID])
+			}
+			for _, w := range journalIndexWrites(e, res, t) {
+				if err := wb.Set(w.k, w.v); err != nil {
+					return err
+				}
+			}
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("rebuild the journal indexes: %w", err)
+	}
+	if err := wb.Set(keyJXVersion, uint64Bytes(journalIndexVersion)); err != nil {
+		return fmt.Errorf("rebuild the journal indexes: %w", err)
+	}
+	if err := wb.Flush(); err != nil {
+		return fmt.Errorf("rebuild the journal indexes: %w", err)
+	}
+	f.log.Info("rebuilt the journal indexes", "entries", n, "took", time.Since(start).Round(time.Millisecond), "version", journalIndexVersion, "was", was)
+	return nil
+}
+
+// touchedRecords reads the records a rebuild needs beside the journal:
+// the bills each command made (at most two kept: TouchedBy names a bill
+// only of a command that made one) and each command's returned check.
+func touchedRecords(txn *badger.Txn) (map[string][]string, map[string]*domain.ReturnedCheckRecord, error) {
+	made := map[string][]string{}
+	returned := map[string]*domain.ReturnedCheckRecord{}
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: recordKey(domain.CollectionBillOrigins, ""), PrefetchValues: true, PrefetchSize: 256})
+	for it.Rewind(); it.Valid(); it.Next() {
+		var o domain.BillOrigin
+		if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &o) }); err != nil {
+			it.Close()
+			return nil, nil, fmt.Errorf("bill origin %s: %w", it.Item().Key(), err)
+		}
+		if ids := made[o.CommandID]; len(ids) < 2 {
+			made[o.CommandID] = append(ids, o.BillID)
+		}
+	}
+	it.Close()
+	it = txn.NewIterator(badger.IteratorOptions{Prefix: recordKey(domain.CollectionReturnedChecks, ""), PrefetchValues: true})
+	defer it.Close()
+	for it.Rewind(); it.Valid(); it.Next() {
+		var r domain.ReturnedCheckRecord
+		if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &r) }); err != nil {
+			return nil, nil, fmt.Errorf("returned check %s: %w", it.Item().Key(), err)
+		}
+		returned[r.CommandID] = &r
+	}
+	return made, returned, nil
+}

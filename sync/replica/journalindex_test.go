@@ -1,0 +1,461 @@
+package replica
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/villagehall/appliance/domain"
+)
+
+// indexLedger is a random series of commands and, for each command id,
+// what it touches when it applies (worked out from the commands, not
+// from the ledger): the oracle the indexes are checked against.
+type indexLedger struct {
+	cmds    []domain.Command
+	touched map[string]domain.Touched
+}
+
+func money(s string) *domain.Money { m := domain.MustMoney(s); return &m }
+
+func randomIndexLedger(seed uint64, n int) indexLedger {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	l := indexLedger{touched: map[string]domain.Touched{}}
+	s := seedCommand()
+	sd := s.Payload.(*domain.SeedDemo)
+	sd.Parcels = append(sd.Parcels, domain.Parcel{ID: "0601-141-2002", Address: "143 W Main St", County: domain.Dane, Owner: "B"})
+	sd.Accounts = append(sd.Accounts, domain.Account{Number: "100102", Name: "B", Parcels: []string{"0601-141-2002"}})
+	sd.Bills = append(sd.Bills,
+		domain.Bill{ID: "C1", Account: "100102", Parcel: "0601-141-2002", Description: "water", BilledOn: domain.MustDate("2026-03-02"), Principal: domain.MustMoney("900.00")},
+		domain.Bill{ID: "C2", Account: "100102", Parcel: "0601-141-2002", Description: "weeds", BilledOn: domain.MustDate("2026-03-05"), Principal: domain.MustMoney("800.00")})
+	// Format 3: payments of several bills, and payments kept as records
+	// of their own.
+	raise := domain.Command{ID: "lf3", Kind: domain.KindLedgerFormat, At: s.At, Node: "n1", Payload: &domain.LedgerFormatChange{To: 3}}
+	drawer := domain.Command{ID: "drawer", Kind: domain.KindDrawerOpen, At: domain.NewDateTime(domain.MustDate("2026-03-31"), 8, 0, 0), Node: "n1", Actor: "clerk",
+		Payload: &domain.DrawerOpen{DrawerID: "D1", Float: domain.MustMoney("10.00")}}
+	l.cmds = append(l.cmds, raise, s, drawer)
+	account := map[string]string{"B1": "100101", "B2": "100101", "B3": "100101", "C1": "100102", "C2": "100102"}
+	parcel := map[string]string{"100101": "0601-141-2001", "100102": "0601-141-2002"}
+	bills := []string{"B1", "B2", "B3", "C1", "C2"}
+	type check struct{ bill, receipt, amount string }
+	var checks []check
+	seq := uint64(1)
+	clock := domain.MustDate("2026-04-01")
+	for i := range n {
+		seq++
+		id := fmt.Sprintf("c%04d", i)
+		// Intake days move on through the series; one command in ten
+		// comes from a node that was offline a few days.
+		if rng.IntN(3) == 0 {
+			clock = clock.AddDays(1)
+		}
+		day := clock
+		if rng.IntN(10) == 0 {
+			day = clock.AddDays(-1 - rng.IntN(4))
+		}
+		dt := domain.NewDateTime(day, 8+rng.IntN(9), rng.IntN(60), 0)
+		at := dt.String()
+		amount := fmt.Sprintf("%d.%02d", 1+rng.IntN(20), rng.IntN(100))
+		bill := bills[rng.IntN(len(bills))]
+		var c domain.Command
+		switch r := rng.IntN(20); {
+		case r < 8: // a card payment
+			c = payCommand(id, seq, bill, amount, at)
+			l.touched[id] = domain.Touched{Bills: []string{bill}, Receipt: c.ReceiptNumber(), Account: account[bill], Amount: money(amount)}
+		case r < 11: // a check at the window
+			c = domain.Command{ID: id, Kind: domain.KindWindowPayment, At: dt, Node: "n1", Seq: seq, Actor: "clerk",
+				Payload: &domain.WindowPayment{DrawerID: "D1", BillID: bill, Amount: domain.MustMoney(amount), Tender: domain.Check, Tendered: domain.MustMoney(amount), Reference: "1" + id[1:]}}
+			l.touched[id] = domain.Touched{Bills: []string{bill}, Receipt: c.ReceiptNumber(), Account: account[bill], Amount: money(amount)}
+			checks = append(checks, check{bill, c.ReceiptNumber(), amount})
+		case r < 13: // two bills of one account in one payment
+			acct := []string{"100101", "100102"}[rng.IntN(2)]
+			var two []string
+			for _, b := range bills {
+				if account[b] == acct && len(two) < 2 {
+					two = append(two, b)
+				}
+			}
+			c = domain.Command{ID: id, Kind: domain.KindPayBills, At: dt, Node: "n1", Seq: seq, Actor: "clerk", Payload: &domain.PayBills{Account: acct, Tender: domain.Card, Reference: "sim",
+				Bills: []domain.BillAmount{{BillID: two[0], Amount: domain.MustMoney(amount)}, {BillID: two[1], Amount: domain.MustMoney("1.00")}}}}
+			total := domain.MustMoney(amount).Add(domain.MustMoney("1.00"))
+			l.touched[id] = domain.Touched{Bills: two, Receipt: c.ReceiptNumber(), Account: acct, Amount: &total}
+		case r < 15: // new bills: one names its bill, two name none
+			acct := []string{"100101", "100102"}[rng.IntN(2)]
+			nb := []domain.NewBill{{ID: "N" + id, Account: acct, Parcel: parcel[acct], Description: "dumpster", BilledOn: dt.Date, Principal: domain.MustMoney(amount)}}
+			if rng.IntN(2) == 0 {
+				nb = append(nb, domain.NewBill{ID: "M" + id, Account: acct, Parcel: parcel[acct], Description: "dumpster", BilledOn: dt.Date, Principal: domain.MustMoney("5.00")})
+				l.touched[id] = domain.Touched{}
+			} else {
+				l.touched[id] = domain.Touched{Bills: []string{"N" + id}, Account: acct, Amount: money(amount)}
+			}
+			for _, b := range nb {
+				account[b.ID] = acct
+			}
+			c = domain.Command{ID: id, Kind: domain.KindCreateBills, At: dt, Node: "n1", Actor: "clerk", Payload: &domain.CreateBills{Bills: nb, Source: "form"}}
+		case r < 17 && len(checks) > 0: // a check comes back
+			ch := checks[0]
+			checks = checks[1:]
+			c = domain.Command{ID: id, Kind: domain.KindReturnCheck, At: domain.NewDateTime(domain.MustDate("2026-10-30"), 9, 0, 0), Node: "n1", Actor: "treasurer",
+				Payload: &domain.ReturnCheck{ReturnID: "R" + id, BillID: ch.bill, Receipt: ch.receipt, FeeBillID: "F" + id}}
+			back := domain.MustMoney(ch.amount).Neg()
+			l.touched[id] = domain.Touched{Bills: []string{ch.bill}, Receipt: ch.receipt, Account: account[ch.bill], Amount: &back}
+		case r < 19 && len(l.cmds) > 3: // a second delivery, journaled once
+			c = l.cmds[3+rng.IntN(len(l.cmds)-3)]
+		default: // refused: no such bill
+			c = payCommand(id, seq, "NOPE", amount, at)
+		}
+		l.cmds = append(l.cmds, c)
+	}
+	return l
+}
+
+func (l indexLedger) apply(t *testing.T, f *FSM) {
+	t.Helper()
+	logs := logsOf(t, 1, l.cmds...)
+	for len(logs) > 0 {
+		n := min(len(logs), 17)
+		f.ApplyBatch(logs[:n])
+		logs = logs[n:]
+	}
+}
+
+// walk is every journal entry, with what the oracle says it touched.
+func (l indexLedger) walk(t *testing.T, f *FSM) []JournalRow {
+	t.Helper()
+	var out []JournalRow
+	err := f.Journal(func(e JournalEntry) error {
+		row := JournalRow{JournalEntry: e}
+		if e.Outcome == "applied" {
+			row.Touched = l.touched[e.CommandID]
+		}
+		out = append(out, row)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// byIndexOrder sorts rows as q lists them, newest first unless Oldest.
+func byIndexOrder(q JournalQuery, rows []JournalRow) {
+	dated := q.CommandID == "" && q.Bill == "" && q.Account == "" && (q.Kind != "" || !q.From.IsZero() || !q.To.IsZero())
+	slices.SortFunc(rows, func(a, b JournalRow) int {
+		c := 0
+		if dated {
+			c = a.At.Date.Compare(b.At.Date)
+		}
+		if c == 0 {
+			c = int(a.Seq) - int(b.Seq)
+		}
+		if !q.Oldest {
+			c = -c
+		}
+		return c
+	})
+}
+
+func rowsOf(t *testing.T, f *FSM, q JournalQuery) []JournalRow {
+	t.Helper()
+	var out []JournalRow
+	if _, err := f.JournalRows(q, func(r JournalRow) bool { out = append(out, r); return true }); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func indexQueries() []JournalQuery {
+	qs := []JournalQuery{
+		{}, {Oldest: true},
+		{Bill: "B1"}, {Bill: "c1"}, {Bill: "B2", Oldest: true}, {Bill: "NOPE"},
+		{Account: "100101"}, {Account: "100102", Oldest: true},
+		{Kind: domain.KindPayBill}, {Kind: domain.KindPayBills, Oldest: true}, {Kind: domain.KindCreateBills}, {Kind: domain.KindReturnCheck},
+		{From: domain.MustDate("2026-05-01"), To: domain.MustDate("2026-06-15")},
+		{From: domain.MustDate("2026-07-01"), Oldest: true},
+		{To: domain.MustDate("2026-04-30")},
+		{Kind: domain.KindPayBill, From: domain.MustDate("2026-05-01"), To: domain.MustDate("2026-05-31")},
+		{Account: "100101", Kind: domain.KindPayBills, From: domain.MustDate("2026-06-01")},
+		{Bill: "C2", To: domain.MustDate("2026-08-01"), Oldest: true},
+		{CommandID: "c0003"}, {CommandID: "seed"},
+	}
+	return qs
+}
+
+func checkAgainstWalk(t *testing.T, f *FSM, walk []JournalRow) {
+	t.Helper()
+	for _, q := range indexQueries() {
+		var want []JournalRow
+		for _, r := range walk {
+			if q.match(r) {
+				want = append(want, r)
+			}
+		}
+		byIndexOrder(q, want)
+		got := rowsOf(t, f, q)
+		if len(got) != len(want) {
+			t.Fatalf("%+v: %d entries, the walk finds %d", q, len(got), len(want))
+		}
+		for i := range want {
+			if got[i].JournalEntry != want[i].JournalEntry || !reflect.DeepEqual(got[i].Touched, want[i].Touched) {
+				t.Fatalf("%+v: entry %d is %+v, the walk says %+v", q, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// TestJournalIndexAgreesWithAWalk: after a random series of payments,
+// payments of two bills, new bills, returned checks, refusals and second
+// deliveries, every listing the indexes give is what filtering a walk of
+// the whole journal gives, in the same order, with what each command
+// touched.
+func TestJournalIndexAgreesWithAWalk(t *testing.T) {
+	for _, seed := range []uint64{1, 2, 3} {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			l := randomIndexLedger(seed, 300)
+			f := openFSM(t, t.TempDir())
+			defer f.Close()
+			l.apply(t, f)
+			walk := l.walk(t, f)
+			applied := 0
+			for _, r := range walk {
+				if r.Outcome == "applied" {
+					applied++
+				}
+			}
+			if len(walk) < 250 || applied < 150 || applied == len(walk) {
+				t.Fatalf("the series journaled %d entries, %d applied: too few to test with", len(walk), applied)
+			}
+			checkAgainstWalk(t, f, walk)
+		})
+	}
+}
+
+// jxDump is every key and value of the journal's indexes.
+func jxDump(t *testing.T, f *FSM) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := f.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefixJX), PrefetchValues: true})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			v, err := it.Item().ValueCopy(nil)
+			if err != nil {
+				return err
+			}
+			out[string(it.Item().KeyCopy(nil))] = string(v)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func sameDump(t *testing.T, what string, got, want map[string]string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d index keys, want %d", what, len(got), len(want))
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Fatalf("%s: index key %q holds %q, want %q", what, k, got[k], v)
+		}
+	}
+}
+
+// TestJournalIndexRebuiltAtOpen: a store whose index version is missing
+// or another build's, and whose indexes lost keys, has them rebuilt when
+// it opens, exactly as applying wrote them; one at this version is left
+// alone.
+func TestJournalIndexRebuiltAtOpen(t *testing.T) {
+	dir := t.TempDir()
+	l := randomIndexLedger(4, 200)
+	f := openFSM(t, dir)
+	l.apply(t, f)
+	want := jxDump(t, f)
+	hash := stateHash(t, f)
+	if _, ok := want[string(keyJXVersion)]; !ok {
+		t.Fatal("a new ledger has no index version")
+	}
+	f.Close()
+
+	lose := func(t *testing.T, version []byte) {
+		t.Helper()
+		f := openFSM(t, dir)
+		defer f.Close()
+		err := f.db.Update(func(txn *badger.Txn) error {
+			n := 0
+			for k := range want {
+				if k != string(keyJXVersion) && n%3 == 0 {
+					if err := txn.Delete([]byte(k)); err != nil {
+						return err
+					}
+				}
+				n++
+			}
+			if version == nil {
+				return txn.Delete(keyJXVersion)
+			}
+			return txn.Set(keyJXVersion, version)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, version := range map[string][]byte{"removed": nil, "older": uint64Bytes(journalIndexVersion - 1), "newer": uint64Bytes(journalIndexVersion + 1)} {
+		t.Run(name, func(t *testing.T) {
+			lose(t, version)
+			f := openFSM(t, dir)
+			defer f.Close()
+			sameDump(t, "rebuilt", jxDump(t, f), want)
+			if stateHash(t, f) != hash {
+				t.Fatal("the rebuild changed the state hash")
+			}
+		})
+	}
+	t.Run("current", func(t *testing.T) {
+		lose(t, uint64Bytes(journalIndexVersion))
+		f := openFSM(t, dir)
+		defer f.Close()
+		if got := jxDump(t, f); len(got) >= len(want) {
+			t.Fatalf("a store at this version was rebuilt (%d keys of %d)", len(got), len(want))
+		}
+	})
+}
+
+// TestJournalIndexAfterRestore: a node that restores a snapshot (which
+// carries no node-local keys) holds the snapshot's journal indexed, not
+// what it had before.
+func TestJournalIndexAfterRestore(t *testing.T) {
+	l := randomIndexLedger(5, 200)
+	src := openFSM(t, t.TempDir())
+	defer src.Close()
+	l.apply(t, src)
+	snap, err := src.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sink memSink
+	if err := snap.Persist(&sink); err != nil {
+		t.Fatal(err)
+	}
+	snap.Release()
+	if bytes.Contains(sink.Bytes(), []byte(prefixJX)) {
+		t.Fatal("the snapshot carries the journal indexes")
+	}
+
+	dst := openFSM(t, filepath.Join(t.TempDir(), "state"))
+	defer dst.Close()
+	other := randomIndexLedger(6, 50)
+	other.apply(t, dst)
+	if err := dst.Restore(io.NopCloser(bytes.NewReader(sink.Bytes()))); err != nil {
+		t.Fatal(err)
+	}
+	sameDump(t, "restored", jxDump(t, dst), jxDump(t, src))
+	checkAgainstWalk(t, dst, l.walk(t, dst))
+}
+
+// TestJournalPaging: paging through a listing, a few entries a page and
+// in either direction, or reading a bounded number of entries a page,
+// gives every entry exactly once and in order.
+func TestJournalPaging(t *testing.T) {
+	l := randomIndexLedger(7, 300)
+	f := openFSM(t, t.TempDir())
+	defer f.Close()
+	l.apply(t, f)
+	seqs := func(rows []JournalRow) []uint64 {
+		var out []uint64
+		for _, r := range rows {
+			out = append(out, r.Seq)
+		}
+		return out
+	}
+	for _, q := range indexQueries() {
+		all := seqs(rowsOf(t, f, q))
+		for _, page := range []int{1, 7, 100} {
+			for _, scan := range []int{0, 3} {
+				var got []uint64
+				pq := q
+				pq.Scan = scan
+				for pages := 0; ; pages++ {
+					if pages > 2000 {
+						t.Fatalf("%+v: paging does not end", q)
+					}
+					var rows []JournalRow
+					st, err := f.JournalRows(pq, func(r JournalRow) bool { rows = append(rows, r); return len(rows) < page })
+					if err != nil {
+						t.Fatal(err)
+					}
+					got = append(got, seqs(rows)...)
+					if !st.More {
+						break
+					}
+					pq.Cursor = st.Last
+				}
+				if !slices.Equal(got, all) {
+					t.Fatalf("%+v, %d a page, scan %d: pages give %v, the listing %v", q, page, scan, got, all)
+				}
+			}
+		}
+		// Back again: from the last entry of the listing, the other
+		// direction gives the rest in reverse.
+		if len(all) > 2 {
+			back := q
+			back.Oldest, back.Cursor = !q.Oldest, all[len(all)-1]
+			got := seqs(rowsOf(t, f, back))
+			want := slices.Clone(all[:len(all)-1])
+			slices.Reverse(want)
+			if !slices.Equal(got, want) {
+				t.Fatalf("%+v backwards from %d: %v, want %v", q, back.Cursor, got, want)
+			}
+		}
+	}
+}
+
+// TestCardReceiptsOfADay: the card receipts the index gives for a day are
+// those a walk of the journal and the commands' results gives.
+func TestCardReceiptsOfADay(t *testing.T) {
+	l := randomIndexLedger(8, 400)
+	f := openFSM(t, t.TempDir())
+	defer f.Close()
+	l.apply(t, f)
+	walk := map[domain.Date][]domain.Receipt{}
+	err := f.Journal(func(e JournalEntry) error {
+		if e.Outcome != "applied" {
+			return nil
+		}
+		res, ok, err := f.CommandResult(e.CommandID)
+		if err != nil || !ok || res.Receipt == nil || res.Receipt.Tender != domain.Card {
+			return err
+		}
+		walk[e.At.Date] = append(walk[e.At.Date], *res.Receipt)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	days := 0
+	for d := domain.MustDate("2026-03-01"); d.Before(domain.MustDate("2027-03-01")); d = d.AddDays(1) {
+		var got []domain.Receipt
+		if err := f.CardReceipts(d, func(r domain.Receipt) error { got = append(got, r); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) > 0 {
+			days++
+		}
+		if len(got) != len(walk[d]) || (len(got) > 0 && !reflect.DeepEqual(got, walk[d])) {
+			t.Fatalf("%s: %d card receipts, the walk finds %d", d, len(got), len(walk[d]))
+		}
+	}
+	if days < 20 {
+		t.Fatalf("card receipts on %d days: too few to test with", days)
+	}
+}
