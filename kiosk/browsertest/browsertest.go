@@ -22,6 +22,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 )
 
@@ -114,7 +116,15 @@ func New(t testing.TB, opts ...Options) context.Context {
 		cancelAlloc()
 		cancelTimeout()
 	})
-	if err := chromedp.Do(bctx, chromedp.EmulateViewport(int64(o.Width), int64(o.Height))); err != nil {
+	// The tab behaves as the kiosk's screen does, a window that has the
+	// focus. A headless tab has none, and with the Chromium Debian ships
+	// now (148) an autofocused field there gets no focus event, which is
+	// what opens the on-screen keyboard.
+	focused := chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true})
+		return err
+	})
+	if err := chromedp.Do(bctx, chromedp.EmulateViewport(int64(o.Width), int64(o.Height)), focused); err != nil {
 		t.Fatalf("start Chromium (%s): %v", path, err)
 	}
 	return context.WithValue(bctx, dirKey{}, Dir(t))
