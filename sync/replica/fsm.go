@@ -162,6 +162,9 @@ func OpenFSM(opts badger.Options, params *domain.Params, logger *slog.Logger) (*
 	}
 	if _, err := os.Stat(restoreMarker(opts.Dir)); err == nil {
 		f.incomplete = true
+	} else if err := f.reindexIfStale(); err != nil {
+		db.Close()
+		return nil, err
 	}
 	return f, nil
 }
@@ -383,7 +386,7 @@ func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
 		out[i] = res
 		f.stats.command(cmd, res)
 		writes = append(writes, kv{keyApplied, uint64Bytes(l.Index)}, kv{keyJournal, append(uint64Bytes(f.jseq), f.head...)})
-		b.add(writes)
+		f.addIndexed(b, writes) // with the parcels' and bills' index writes (parcelindex.go)
 		applied = l.Index
 		if cmd.Kind == domain.KindResolution && res.Error == nil {
 			// Later entries compute with the new parameters, on every
