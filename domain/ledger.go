@@ -363,6 +363,19 @@ type Ledger interface {
 	Params() *Params
 	Consistency() Consistency
 	Records
+	Lookups
+}
+
+// Lookups are the questions a ledger answers from indexes it keeps, so
+// that a page finds a parcel or a year's bills without reading them all
+// (lookup.go).
+type Lookups interface {
+	// FindParcels returns the parcels q names, in id order, at most
+	// q.Bound() of them.
+	FindParcels(q ParcelQuery) ([]Parcel, error)
+	// BillsOfYear returns a page of the bills q names, in id order, with
+	// their payments.
+	BillsOfYear(q BillQuery) ([]Bill, error)
 }
 
 // Consistency says how fresh a read is, so every page can say so honestly.

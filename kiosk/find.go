@@ -35,12 +35,12 @@ func (s *Server) showFindPage(w http.ResponseWriter, r *http.Request) {
 	if m.Count() == 0 {
 		// Nothing matched exactly: offer the addresses the query almost
 		// names, as a list to choose from, never as a jump to one of them.
-		parcels, err := s.ledger.Parcels()
+		near, err := find.Near(s.ledger, f.Query)
 		if err != nil {
 			s.fail(w, r, err)
 			return
 		}
-		if near := find.Near(parcels, f.Query); len(near) > 0 {
+		if len(near) > 0 {
 			f.Suggested = true
 			rows := s.rows(langFrom(r.Context()))
 			for _, pc := range near {

@@ -223,6 +223,22 @@ func (l *fakeLedger) Parcels() ([]domain.Parcel, error) {
 	return out, nil
 }
 
+// FindParcels answers a parcel lookup by walking the parcels, as the
+// replicated ledger's indexes must answer it.
+func (l *fakeLedger) FindParcels(q domain.ParcelQuery) ([]domain.Parcel, error) {
+	parcels, err := l.Parcels()
+	return domain.FilterParcels(parcels, q), err
+}
+
+// BillsOfYear answers a bill lookup by walking the bills.
+func (l *fakeLedger) BillsOfYear(q domain.BillQuery) ([]domain.Bill, error) {
+	bills, err := l.billsWhere(func(domain.Bill) bool { return true })
+	if err != nil {
+		return nil, err
+	}
+	return domain.FilterBills(bills, q, l.Params())
+}
+
 func (l *fakeLedger) Account(number string) (domain.Account, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -17,11 +17,13 @@ import (
 	"github.com/villagehall/appliance/kiosk/search"
 )
 
-// Ledger is what a search reads of the ledger (domain.Ledger has it).
+// Ledger is what a search reads of the ledger (domain.Ledger has it):
+// parcels come from the ledger's word indexes (domain.ParcelQuery), never
+// from a walk of them all.
 type Ledger interface {
 	Bill(id string) (domain.Bill, error)
 	Account(number string) (domain.Account, error)
-	Parcels() ([]domain.Parcel, error)
+	FindParcels(q domain.ParcelQuery) ([]domain.Parcel, error)
 }
 
 // Matches is what a search found, by kind.
@@ -75,7 +77,7 @@ func Search(l Ledger, q string) (Matches, error) {
 			m.Accounts = append(m.Accounts, a)
 		}
 	}
-	parcels, err := l.Parcels()
+	parcels, err := exactCandidates(l, q)
 	if err != nil {
 		return m, err
 	}
@@ -90,6 +92,43 @@ func Search(l Ledger, q string) (Matches, error) {
 		}
 	}
 	return m, nil
+}
+
+// exactCandidates returns, in id order, the parcels whose number is q's
+// letters and digits or whose address has every word of q: the only ones
+// that can match q exactly (the parcel id and addressMatches tests).
+func exactCandidates(l Ledger, q string) ([]domain.Parcel, error) {
+	var out []domain.Parcel
+	if key := domain.NumberWord(q); key != "" {
+		byNumber, err := l.FindParcels(domain.ParcelQuery{Field: domain.ParcelNumber, Words: []string{key}})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, byNumber...)
+	}
+	if addr := domain.AddressWords(q); len(addr) >= 2 {
+		byAddress, err := l.FindParcels(domain.ParcelQuery{Field: domain.ParcelAddress, Words: addr})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, byAddress...)
+	}
+	slices.SortFunc(out, func(a, b domain.Parcel) int { return strings.Compare(a.ID, b.ID) })
+	return slices.CompactFunc(out, func(a, b domain.Parcel) bool { return a.ID == b.ID }), nil
+}
+
+// houseNumbers returns the words of a query that are numbers: an address
+// it names, exactly or despite typos, has each of them as a word
+// (addressMatches, fuzzyAddressMatches, search.Suggest), so the ledger's
+// address index finds every candidate from them.
+func houseNumbers(words []string) []string {
+	var out []string
+	for _, w := range words {
+		if w != "" && w[0] >= '0' && w[0] <= '9' {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // present turns a lookup's error into found or not; only errors other than
@@ -152,7 +191,13 @@ func addressMatches(query []string, address string) bool {
 // best first (search.Suggest). It looks at addresses only: the public
 // kiosk never searches by, nor shows, an owner's name.
 func Suggest(l Ledger, q string) ([]string, error) {
-	parcels, err := l.Parcels()
+	// search.Suggest offers only addresses with q's house number, its
+	// first word: those are the candidates.
+	words := domain.AddressWords(q)
+	if len(words) == 0 || len(houseNumbers(words[:1])) == 0 {
+		return nil, nil
+	}
+	parcels, err := l.FindParcels(domain.ParcelQuery{Field: domain.ParcelAddress, Words: words[:1]})
 	if err != nil {
 		return nil, err
 	}

@@ -64,7 +64,9 @@ func (l ledger) Account(n string) (domain.Account, error) {
 	return domain.Account{}, domain.Errorf(domain.ENOTFOUND, "", "no account %s", n)
 }
 
-func (l ledger) Parcels() ([]domain.Parcel, error) { return l.parcels, nil }
+func (l ledger) FindParcels(q domain.ParcelQuery) ([]domain.Parcel, error) {
+	return domain.FilterParcels(l.parcels, q), nil
+}
 
 func testLedger() ledger {
 	return ledger{

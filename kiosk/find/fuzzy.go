@@ -124,7 +124,7 @@ func distance(a, b string) int {
 // optional) or by street address; when nothing matches exactly, by an
 // address despite typos and odd abbreviations (Near).
 func Parcels(l Ledger, q string) ([]domain.Parcel, error) {
-	parcels, err := l.Parcels()
+	parcels, err := exactCandidates(l, q)
 	if err != nil {
 		return nil, err
 	}
@@ -139,18 +139,29 @@ func Parcels(l Ledger, q string) ([]domain.Parcel, error) {
 	if len(out) > 0 {
 		return out, nil
 	}
-	return Near(parcels, q), nil
+	return Near(l, q)
 }
 
-// Near returns those of parcels whose address q names despite typos and
-// odd abbreviations (fuzzyAddressMatches).
-func Near(parcels []domain.Parcel, q string) []domain.Parcel {
+// Near returns the parcels whose address q names despite typos and odd
+// abbreviations (fuzzyAddressMatches), in id order. A typo in a house
+// number would name another house, so every number of q must be a word
+// of the address: the candidates are the parcels the address index has
+// under q's numbers, and only they are scored.
+func Near(l Ledger, q string) ([]domain.Parcel, error) {
 	query := normalizeTolerant(q)
+	numbers := houseNumbers(query)
+	if len(numbers) == 0 {
+		return nil, nil
+	}
+	candidates, err := l.FindParcels(domain.ParcelQuery{Field: domain.ParcelAddress, Words: numbers})
+	if err != nil {
+		return nil, err
+	}
 	var out []domain.Parcel
-	for _, pc := range parcels {
+	for _, pc := range candidates {
 		if fuzzyAddressMatches(query, pc.Address) {
 			out = append(out, pc)
 		}
 	}
-	return out
+	return out, nil
 }

@@ -113,7 +113,7 @@ func houseNumber(norm string) string {
 // Gutiérrez" name "Ana Gutierrez"). Only the clerk's office searches this
 // way; the public kiosk never does.
 func OwnerMatches(q, owner string) bool {
-	query, words := nameWords(q), nameWords(owner)
+	query, words := domain.NameWords(q), domain.NameWords(owner)
 	if len(query) == 0 || len(words) == 0 {
 		return false
 	}
@@ -123,25 +123,6 @@ func OwnerMatches(q, owner string) bool {
 		}
 	}
 	return true
-}
-
-// nameWords splits a name into lower-case words without accents.
-func nameWords(s string) []string {
-	plain := strings.Map(func(r rune) rune {
-		if r, ok := unaccented[r]; ok {
-			return r
-		}
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			return unicode.ToLower(r)
-		}
-		return ' '
-	}, s)
-	return strings.Fields(plain)
-}
-
-var unaccented = map[rune]rune{
-	'á': 'a', 'é': 'e', 'í': 'i', 'ó': 'o', 'ú': 'u', 'ü': 'u', 'ñ': 'n',
-	'Á': 'a', 'É': 'e', 'Í': 'i', 'Ó': 'o', 'Ú': 'u', 'Ü': 'u', 'Ñ': 'n',
 }
 
 // distance is the optimal string alignment distance between a and b:

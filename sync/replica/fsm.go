@@ -163,8 +163,11 @@ func OpenFSM(opts badger.Options, params *domain.Params, logger *slog.Logger) (*
 	}
 	if _, err := os.Stat(restoreMarker(opts.Dir)); err == nil {
 		f.incomplete = true
-	}
-	if err := f.checkJournalIndex(); err != nil {
+	} else if err := f.reindexIfStale(); err != nil {
+		db.Close()
+		return nil, err
+	} else if err := f.checkJournalIndex(); err != nil {
+		// A restore under way indexes what it brings when it ends.
 		db.Close()
 		return nil, err
 	}
@@ -390,7 +393,7 @@ func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
 		out[i] = res
 		f.stats.command(cmd, res)
 		writes = append(writes, kv{keyApplied, uint64Bytes(l.Index)}, kv{keyJournal, append(uint64Bytes(f.jseq), f.head...)})
-		b.add(writes)
+		f.addIndexed(b, writes) // with the parcels' and bills' index writes (parcelindex.go)
 		applied = l.Index
 		if cmd.Kind == domain.KindResolution && res.Error == nil {
 			// Later entries compute with the new parameters, on every

@@ -29,6 +29,16 @@ func (n *Node) Parcel(id string) (domain.Parcel, error) { return n.fsm.Parcel(id
 // Parcels returns every parcel.
 func (n *Node) Parcels() ([]domain.Parcel, error) { return n.fsm.Parcels() }
 
+// FindParcels returns the parcels a lookup names, from this node's
+// indexes (parcelindex.go).
+func (n *Node) FindParcels(q domain.ParcelQuery) ([]domain.Parcel, error) {
+	return n.fsm.FindParcels(q)
+}
+
+// BillsOfYear returns a page of a tax-roll year's bills, from this node's
+// indexes (parcelindex.go).
+func (n *Node) BillsOfYear(q domain.BillQuery) ([]domain.Bill, error) { return n.fsm.BillsOfYear(q) }
+
 // Account returns an account.
 func (n *Node) Account(number string) (domain.Account, error) { return n.fsm.Account(number) }
 

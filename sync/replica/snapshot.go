@@ -345,7 +345,11 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 	if err := f.loadMeta(); err != nil {
 		return fmt.Errorf("restore snapshot: %w", err)
 	}
+	// The snapshot holds no node-local keys: index what it brought.
 	if err := f.checkJournalIndex(); err != nil {
+		return fmt.Errorf("restore snapshot: %w", err)
+	}
+	if err := f.reindexIfStale(); err != nil {
 		return fmt.Errorf("restore snapshot: %w", err)
 	}
 	if err := removeMarker(restoreMarker(f.dir)); err != nil {

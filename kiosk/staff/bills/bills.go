@@ -308,8 +308,13 @@ func (m *Module) showBillPage(w http.ResponseWriter, r *http.Request) {
 	m.o.Render(w, r, http.StatusOK, BillPage(m.o.Frame(r, "Bill "+b.Shown()), v))
 }
 
+// maxAccountHits is how many parcels an accounts search lists; a search
+// that matches more asks for more of the name or address.
+const maxAccountHits = 100
+
 // showFindAccountPage finds an account by its number, a bill number, a
-// parcel number, an address or an owner's name.
+// parcel number, or the words of an address or an owner's name, each
+// word whole or its start (staff.FindParcels).
 func (m *Module) showFindAccountPage(w http.ResponseWriter, r *http.Request) {
 	q := strings.TrimSpace(r.URL.Query().Get("number"))
 	if q == "" {
@@ -328,17 +333,13 @@ func (m *Module) showFindAccountPage(w http.ResponseWriter, r *http.Request) {
 		m.o.Redirect(w, r, "/staff/bills/"+url.PathEscape(b.ID))
 		return
 	}
-	parcels, err := m.o.Ledger().Parcels()
+	parcels, more, err := staff.FindParcels(m.o.Ledger(), q, maxAccountHits, domain.ParcelAddress, domain.ParcelOwner)
 	if err != nil {
 		m.o.Fail(w, r, err)
 		return
 	}
-	v := FindAccount{Q: q, Searched: true}
-	nq, lq := domain.NormalizeAddress(q), strings.ToLower(q)
+	v := FindAccount{Q: q, Searched: true, More: more}
 	for _, pc := range parcels {
-		if pc.ID != q && !strings.Contains(domain.NormalizeAddress(pc.Address), nq) && !strings.Contains(strings.ToLower(pc.Owner), lq) {
-			continue
-		}
 		bills, err := m.o.Ledger().BillsByParcel(pc.ID)
 		if err != nil {
 			m.o.Fail(w, r, err)

@@ -1,8 +1,10 @@
 package bills_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -154,5 +156,42 @@ func TestFindAccount(t *testing.T) {
 	}
 	if p := c.Get("/staff/accounts?number=nobody+here"); !p.Has("account-none") {
 		t.Fatal("no 'nothing matches'")
+	}
+}
+
+// TestFindAccountByWords: the accounts search reads owner names and
+// addresses by their words, each whole or its start, in any order and
+// without accents, and lists a bounded number of parcels with a note
+// when more match.
+func TestFindAccountByWords(t *testing.T) {
+	h := stafftest.New(t)
+	h.Ledger.PutParcel(domain.Parcel{ID: "0601-200-0001", Address: "7 Oak Lane", County: domain.Dane, Owner: "María Gutiérrez-Soto"}, "100901")
+	c := h.SignedIn("jdoe", domain.RoleClerk)
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{"gut", []string{"0601-141-2001", "0601-200-0001"}},
+		{"gutierrez ana", []string{"0601-141-2001"}},
+		{"Soto María", []string{"0601-200-0001"}},
+		{"main", []string{"0601-141-2001", "0601-141-2002"}},
+		{"11 main street", []string{"0601-141-2002"}},
+		{"oak ln", []string{"0601-200-0001"}},
+		{"0601 200 0001", []string{"0601-200-0001"}},
+		{"tierrez", nil}, // the middle of a word names nothing
+	} {
+		p := c.Get("/staff/accounts?number=" + url.QueryEscape(tc.q))
+		var got []string
+		p.Doc.Find(`tr[data-parcel]`).Each(func(_ int, s *goquery.Selection) { got = append(got, s.AttrOr("data-parcel", "")) })
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%q found %v, want %v", tc.q, got, tc.want)
+		}
+	}
+	for i := range 105 {
+		h.Ledger.PutParcel(domain.Parcel{ID: fmt.Sprintf("0601-300-%04d", i), Address: fmt.Sprintf("%d Elm St", i+1), County: domain.Green, Owner: "Elm Holdings"}, fmt.Sprintf("2%05d", i))
+	}
+	p := c.Get("/staff/accounts?number=elm")
+	if n := p.Doc.Find(`tr[data-parcel]`).Length(); n != 100 || !p.Has("account-more") {
+		t.Fatalf("a search matching 105 parcels lists %d, note %v", n, p.Has("account-more"))
 	}
 }

@@ -95,6 +95,7 @@ type FindAccount struct {
 	Q        string
 	Searched bool
 	Results  []ParcelHit
+	More     bool // more parcels match than Results lists
 }
 
 // ParcelHit is a parcel that matches a search, with the accounts billed

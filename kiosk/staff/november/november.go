@@ -94,7 +94,7 @@ func (m *Module) novemberAlerts() ([]staffview.Alert, error) {
 			return nil, err
 		}
 		if len(items) > 0 {
-			_, total := runRows(items, "certify")
+			total := runTotal(items, "certify")
 			out = append(out, staffview.Alert{TestID: "alert-november-roll", URL: url, Due: domain.TaxRollDay(year).String(), Count: len(items),
 				Text: fmt.Sprintf("The %d tax roll is not certified: %d bill(s), %s, unpaid at the end of %s are not on the roll until the November run certifies them (§5.10).", year, len(items), total, domain.TaxRollDay(year))})
 		}
@@ -102,29 +102,51 @@ func (m *Module) novemberAlerts() ([]staffview.Alert, error) {
 	return out, nil
 }
 
-// novemberPreview lists every bill of the ledger that belongs in a step
-// of the year's run, with its parcel's county.
+// novemberPreview lists the bills that belong in a step of the year's run
+// (domain.NovemberItemOn), in bill id order, each with its parcel's
+// county, address and owner, then for the certification the special
+// assessment installments it extends on the roll. It reads only the
+// year's bills, a page at a time, from the ledger's index of bills by
+// tax-roll year (domain.BillQuery): of every standing for the penalty
+// step, which asks what was unpaid on November 1 (a bill paid since
+// still owes its penalty); only the open ones for the certification,
+// since a bill paid in full by its latest payment, or certified already,
+// has no balance to certify.
 func (m *Module) novemberPreview(year int, step string) ([]domain.RunItem, error) {
-	parcels, err := m.o.Ledger().Parcels()
-	if err != nil {
-		return nil, err
+	q := domain.BillQuery{Year: year, Limit: domain.MaxBillPage}
+	if step == "certify" {
+		q.Standings = []domain.BillStanding{domain.BillOpen}
 	}
+	params, today := m.o.Ledger().Params(), m.o.Today()
+	parcels := map[string]domain.Parcel{}
 	var out []domain.RunItem
-	for _, pc := range parcels {
-		bills, err := m.o.Ledger().BillsByParcel(pc.ID)
+	for {
+		bills, err := m.o.Ledger().BillsOfYear(q)
 		if err != nil {
 			return nil, err
 		}
 		for _, b := range bills {
-			it, ok, err := domain.NovemberItemOn(b, step, year, m.o.Today(), m.o.Ledger().Params())
+			it, ok, err := domain.NovemberItemOn(b, step, year, today, params)
 			if err != nil {
 				return nil, fmt.Errorf("bill %s: %w", b.ID, err)
 			}
-			if ok {
-				it.County, it.Address, it.Owner = pc.County, pc.Address, pc.Owner
-				out = append(out, it)
+			if !ok {
+				continue
 			}
+			pc, seen := parcels[b.Parcel]
+			if !seen {
+				if pc, err = m.o.Ledger().Parcel(b.Parcel); err != nil && domain.ErrorCode(err) != domain.ENOTFOUND {
+					return nil, err
+				}
+				parcels[b.Parcel] = pc
+			}
+			it.County, it.Address, it.Owner = pc.County, pc.Address, pc.Owner
+			out = append(out, it)
 		}
+		if len(bills) < q.Bound() {
+			break
+		}
+		q.After = bills[len(bills)-1].ID
 	}
 	if step == "certify" {
 		// Special assessment installments not paid by their date are
@@ -152,19 +174,47 @@ func runAmount(it domain.RunItem, step string) domain.Money {
 	return it.Balance
 }
 
-func runRows(items []domain.RunItem, step string) ([]RunRow, string) {
+// runTotal is what a step posts over all its lines.
+func runTotal(items []domain.RunItem, step string) string {
 	total := domain.Cents(0)
-	var rows []RunRow
 	for _, it := range items {
-		amt := runAmount(it, step)
-		total = total.Add(amt)
+		total = total.Add(runAmount(it, step))
+	}
+	return total.String()
+}
+
+// pageSize is how many lines of a step a page lists at once: a year's run
+// can have thousands.
+const pageSize = 100
+
+// pagedRun lays out page (from 1) of a step's lines, with the count and
+// total of every line; link gives the address of another page.
+func pagedRun(items []domain.RunItem, step string, page int, link func(page int) string) RunTable {
+	t := RunTable{Count: len(items), Total: runTotal(items, step), Pages: max(1, (len(items)+pageSize-1)/pageSize)}
+	t.Page = min(max(page, 1), t.Pages)
+	if t.Page > 1 {
+		t.PrevURL = link(t.Page - 1)
+	}
+	if t.Page < t.Pages {
+		t.NextURL = link(t.Page + 1)
+	}
+	for _, it := range items[(t.Page-1)*pageSize : min(t.Page*pageSize, len(items))] {
 		url := "/staff/bills/" + it.BillID
 		if it.Assessment != "" {
 			url = "/staff/assessment/" + it.Assessment
 		}
-		rows = append(rows, RunRow{BillID: it.BillID, Account: it.Account, Parcel: it.Parcel, County: it.County.Title(), Owner: it.Owner, Principal: it.Principal.String(), Interest: it.Interest.String(), Penalty: it.Penalty.String(), Amount: amt.String(), URL: url})
+		t.Rows = append(t.Rows, RunRow{BillID: it.BillID, Account: it.Account, Parcel: it.Parcel, County: it.County.Title(), Owner: it.Owner, Principal: it.Principal.String(), Interest: it.Interest.String(), Penalty: it.Penalty.String(), Amount: runAmount(it, step).String(), URL: url})
 	}
-	return rows, total.String()
+	return t
+}
+
+// pageParam reads a page number from the query; anything else is page 1.
+func pageParam(r *http.Request, name string) int {
+	n, err := strconv.Atoi(r.URL.Query().Get(name))
+	if err != nil || n < 1 {
+		return 1
+	}
+	return n
 }
 
 // showNovemberPage previews the year's November run, or shows what was
@@ -189,7 +239,11 @@ func (m *Module) showNovemberPage(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	v.Penalties, v.PenaltyTotal = runRows(pen, "penalties")
+	link := func(penPage, rollPage int) string {
+		return fmt.Sprintf("/staff/november?year=%d&pen=%d&roll=%d", year, penPage, rollPage)
+	}
+	penPage, rollPage := pageParam(r, "pen"), pageParam(r, "roll")
+	v.Penalties = pagedRun(pen, "penalties", penPage, func(n int) string { return link(n, rollPage) + "#penalties" })
 	cert := run.Certified
 	if !v.Certified {
 		if cert, err = m.novemberPreview(year, "certify"); err != nil {
@@ -197,7 +251,7 @@ func (m *Module) showNovemberPage(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	v.Roll, v.RollTotal = runRows(cert, "certify")
+	v.Roll = pagedRun(cert, "certify", rollPage, func(n int) string { return link(penPage, n) + "#roll" })
 	for _, c := range []domain.County{domain.Dane, domain.Green} {
 		n, total := 0, domain.Cents(0)
 		for _, it := range cert {
@@ -233,12 +287,13 @@ func (m *Module) submitNovemberStep(w http.ResponseWriter, r *http.Request) {
 		m.o.Fail(w, r, err)
 		return
 	}
-	rows, total := runRows(items, step)
+	total := runTotal(items, step)
 	if m.o.Form(r, "confirm") != "yes" {
 		// A step posts every line at once and cannot be undone: show what
-		// it will post first.
-		v := NovemberConfirm{Year: year, Step: step, Rows: rows, Total: total, Count: len(rows), PenaltyDay: domain.PenaltyDay(year).String(), TaxRollDay: domain.TaxRollDay(year).String(),
-			Today: m.o.Today().String()}
+		// it will post first, with every line's count and total and the
+		// first page of lines (the run page pages through them all).
+		v := NovemberConfirm{Year: year, Step: step, Table: pagedRun(items, step, 1, func(int) string { return fmt.Sprintf("/staff/november?year=%d", year) }), Total: total, Count: len(items),
+			PenaltyDay: domain.PenaltyDay(year).String(), TaxRollDay: domain.TaxRollDay(year).String(), Today: m.o.Today().String()}
 		for _, c := range []domain.County{domain.Dane, domain.Green} {
 			n, sum := 0, domain.Cents(0)
 			for _, it := range items {
@@ -252,8 +307,8 @@ func (m *Module) submitNovemberStep(w http.ResponseWriter, r *http.Request) {
 		m.o.Render(w, r, http.StatusOK, NovemberConfirmPage(m.o.Frame(r, fmt.Sprintf("Confirm the November run %d (§5.10)", year)), v))
 		return
 	}
-	if m.o.Form(r, "count") != strconv.Itoa(len(rows)) || m.o.Form(r, "total") != total {
-		m.o.Fail(w, r, domain.Errorf(domain.ECONFLICT, "§5.10", "The run changed since you confirmed it (now %d bills, %s): review it again.", len(rows), total))
+	if m.o.Form(r, "count") != strconv.Itoa(len(items)) || m.o.Form(r, "total") != total {
+		m.o.Fail(w, r, domain.Errorf(domain.ECONFLICT, "§5.10", "The run changed since you confirmed it (now %d bills, %s): review it again.", len(items), total))
 		return
 	}
 	in := domain.NovemberStep{Op: step, Year: year}

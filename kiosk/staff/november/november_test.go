@@ -2,6 +2,7 @@ package november_test
 
 import (
 	"encoding/csv"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -121,5 +122,83 @@ func TestNovemberRun(t *testing.T) {
 	}
 	if resp, _ := c.HTTP.Get(h.Srv.URL + "/staff/november/2025/dane.csv"); resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("uncertified year's CSV: %d", resp.StatusCode)
+	}
+}
+
+// TestNovemberPreviewPaged: a run of hundreds of bills is listed a page
+// at a time; following the pages lists every line exactly once, and the
+// count and total shown on every page are those of all the lines, as the
+// rule figures them bill by bill.
+func TestNovemberPreviewPaged(t *testing.T) {
+	h := stafftest.New(t)
+	h.Ledger.ClearBills()
+	p := h.Ledger.Params()
+	want := map[string]bool{}
+	sum := domain.Cents(0)
+	for i := range 250 {
+		b := domain.Bill{ID: fmt.Sprintf("B-2026-%04d", i), Account: "100101", Parcel: []string{"0601-141-2001", "0601-141-2002"}[i%2], Description: "Water",
+			BilledOn: domain.MustDate("2026-03-01").AddDays(i % 90), Principal: domain.Cents(int64(1000 + 37*i))}
+		if i%7 == 0 { // paid in full in the spring: no penalty
+			b.Payments = []domain.BillPayment{{CommandID: "pay", Receipt: "r", At: domain.NewDateTime(domain.MustDate("2026-06-01"), 10, 0, 0), Amount: b.Principal.Add(domain.Cents(5000)), Tender: domain.Cash}}
+		}
+		if i%11 == 0 { // another year's bill
+			b.BilledOn = domain.MustDate("2025-03-01")
+		}
+		h.Ledger.PutBill(b)
+		it, ok, err := domain.NovemberItem(b, "penalties", 2026, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			want[b.ID] = true
+			sum = sum.Add(it.Penalty)
+		}
+	}
+	tr := h.SignedIn("treasurer", domain.RoleTreasurer)
+	seen := map[string]int{}
+	pages := 0
+	for next := "/staff/november?year=2026"; next != ""; pages++ {
+		page := tr.Get(next)
+		if page.Status != http.StatusOK || pages > 10 {
+			t.Fatalf("%s: %d after %d pages", next, page.Status, pages)
+		}
+		rows := page.Doc.Find(`[data-testid="penalties"] tr[data-bill]`)
+		if rows.Length() > 100 {
+			t.Fatalf("a page lists %d lines", rows.Length())
+		}
+		rows.Each(func(_ int, s *goquery.Selection) { seen[s.AttrOr("data-bill", "")]++ })
+		if got := page.Text("penalties-total"); got != sum.String() {
+			t.Fatalf("page %d shows the total %s, the lines sum to %s", pages+1, got, sum)
+		}
+		if got := page.Text("penalties-count"); !strings.HasPrefix(got, fmt.Sprint(len(want), " ")) {
+			t.Fatalf("page %d shows %q lines, want %d", pages+1, got, len(want))
+		}
+		next = page.Doc.Find(`[data-testid="penalties-next"]`).AttrOr("href", "")
+	}
+	if pages != (len(want)+99)/100 {
+		t.Errorf("%d pages for %d lines", pages, len(want))
+	}
+	for id := range want {
+		if seen[id] != 1 {
+			t.Errorf("%s listed %d times", id, seen[id])
+		}
+	}
+	for id := range seen {
+		if !want[id] {
+			t.Errorf("%s listed, but it owes no penalty", id)
+		}
+	}
+	back := tr.Get("/staff/november?year=2026&pen=2")
+	if prev := back.Doc.Find(`[data-testid="penalties-prev"]`).AttrOr("href", ""); !strings.Contains(prev, "pen=1") {
+		t.Errorf("page 2's previous link: %q", prev)
+	}
+	// The step posts every line, not only the page shown.
+	tr.NovemberStep(2026, "penalties")
+	var run domain.NovemberRun
+	if err := h.Ledger.Get(domain.CollectionNovemberRuns, "2026", &run); err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Penalties) != len(want) || run.PenaltyTotal.String() != sum.String() {
+		t.Fatalf("posted %d penalties, %s; want %d, %s", len(run.Penalties), run.PenaltyTotal, len(want), sum)
 	}
 }

@@ -10,16 +10,26 @@ type November struct {
 	CanRun, MayPost, MayCertify bool
 	PenaltiesPosted, Certified  bool
 	PenaltiesAt, CertifiedAt    string
-	Penalties, Roll             []RunRow
-	PenaltyTotal, RollTotal     string
+	Penalties, Roll             RunTable
 	Counties                    []CountyTotal
+}
+
+// RunTable is a page of a step's lines, with the count and total of all
+// of them and the addresses of the pages before and after (empty at
+// either end).
+type RunTable struct {
+	Rows             []RunRow
+	Count            int
+	Total            string
+	Page, Pages      int
+	PrevURL, NextURL string
 }
 
 // NovemberConfirm is a step of the November run shown before it posts.
 type NovemberConfirm struct {
 	Year                          int
-	Step                          string // "penalties" | "certify"
-	Rows                          []RunRow
+	Step                          string   // "penalties" | "certify"
+	Table                         RunTable // the first page of lines
 	Count                         int
 	Total                         string
 	Counties                      []CountyTotal

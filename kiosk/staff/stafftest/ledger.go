@@ -287,6 +287,22 @@ func (l *Ledger) Parcels() ([]domain.Parcel, error) {
 	return slices.Collect(maps.Values(l.st.parcels)), nil
 }
 
+// FindParcels answers a parcel lookup by walking the parcels, as the
+// replicated ledger's indexes must answer it.
+func (l *Ledger) FindParcels(q domain.ParcelQuery) ([]domain.Parcel, error) {
+	parcels, err := l.Parcels()
+	return domain.FilterParcels(parcels, q), err
+}
+
+// BillsOfYear answers a bill lookup by walking the bills.
+func (l *Ledger) BillsOfYear(q domain.BillQuery) ([]domain.Bill, error) {
+	bills, err := l.bills(func(domain.Bill) bool { return true })
+	if err != nil {
+		return nil, err
+	}
+	return domain.FilterBills(bills, q, l.Params())
+}
+
 func (l *Ledger) Account(n string) (domain.Account, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -6,7 +6,12 @@ import (
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/search"
+	"github.com/villagehall/appliance/kiosk/staff"
 )
+
+// maxWindowParcels bounds the parcels a name or address typed at the
+// window lists bills for: more than that is not one payer.
+const maxWindowParcels = 50
 
 // findWindowBill reads what the clerk typed in the window's bill box: a
 // bill number as residents say it ("B 2026 0113", "2026-0113") becomes
@@ -29,7 +34,7 @@ func (m *Module) findWindowBill(f PaymentForm) PaymentForm {
 			return f
 		}
 	}
-	parcels, err := m.o.Ledger().Parcels()
+	parcels, err := m.o.Ledger().FindParcels(domain.ParcelQuery{Field: domain.ParcelOwner, Words: domain.NameWords(q), Prefix: true, Limit: maxWindowParcels})
 	if err != nil {
 		return f
 	}
@@ -65,8 +70,9 @@ func (m *Module) findWindowBill(f PaymentForm) PaymentForm {
 
 // windowLookup finds the bills a payer at the window may mean when what
 // the clerk typed is not a bill number: the bills of an account number,
-// or of the parcels whose address matches (domain.NormalizeAddress, so
-// "141 w main street" finds 141 W Main St). Open bills come first.
+// or of the parcel numbered q or the parcels whose address has every word
+// of q, whole or its start (staff.FindParcels, so "141 w main street"
+// finds 141 W Main St). Open bills come first.
 func (m *Module) windowLookup(q string) ([]WindowMatch, error) {
 	q = strings.TrimSpace(q)
 	var bills []domain.Bill
@@ -74,15 +80,12 @@ func (m *Module) windowLookup(q string) ([]WindowMatch, error) {
 		if bills, err = m.o.Ledger().BillsByAccount(a.Number); err != nil {
 			return nil, err
 		}
-	} else if nq := domain.NormalizeAddress(q); nq != "" {
-		parcels, err := m.o.Ledger().Parcels()
+	} else if domain.NormalizeAddress(q) != "" {
+		parcels, _, err := staff.FindParcels(m.o.Ledger(), q, maxWindowParcels, domain.ParcelAddress)
 		if err != nil {
 			return nil, err
 		}
 		for _, pc := range parcels {
-			if pc.ID != q && !strings.Contains(domain.NormalizeAddress(pc.Address), nq) {
-				continue
-			}
 			more, err := m.o.Ledger().BillsByParcel(pc.ID)
 			if err != nil {
 				return nil, err

@@ -27,3 +27,18 @@ func TestWindowFindsBill(t *testing.T) {
 		t.Errorf("an unknown name: bill card %v, error %q", p.Has("window-bill-card"), p.Text("window-error"))
 	}
 }
+
+// TestWindowLookupByAddressWords: what is not a bill number or an owner
+// lists the bills of the parcels whose address has its words, whole or
+// their start.
+func TestWindowLookupByAddressWords(t *testing.T) {
+	h := stafftest.New(t)
+	c := h.SignedIn("jdoe", domain.RoleClerk)
+	c.Post("/staff/window/open", url.Values{"float": {"100.00"}})
+	for _, q := range []string{"10 main street", "10 Main"} {
+		p := c.Get("/staff/window?bill=" + url.QueryEscape(q))
+		if !strings.Contains(p.Body, "B-2026-0101") {
+			t.Errorf("%q: B-2026-0101 of 10 Main St is not offered (%s)", q, p.Text("window-error"))
+		}
+	}
+}

@@ -1,0 +1,418 @@
+package replica
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/villagehall/appliance/domain"
+)
+
+// The indexes of parcels and bills (domain.Lookups): parcels by the words
+// of their owner's name, address and number, bills by tax-roll year and
+// standing. They are derived data, node-local (keys that begin with a
+// zero byte, nodeLocal): the state hash and snapshots skip them, so they
+// need no ledger format and replicas of different releases hash alike.
+// The FSM writes them in the transaction that writes the parcel or bill
+// (indexWrites); a store whose indexes are missing or of another version
+// is indexed again from its records when it opens and after a snapshot is
+// restored (reindex).
+//
+//	\x00px/v                                  → version (8 bytes BE)
+//	\x00px/w/<field>/<word>\x00<parcel id>    → ""  (field: o owner, a address, n number)
+//	\x00px/r/<parcel id>                      → the parcel's word keys, "<field>/<word>" a line
+//	\x00px/y/<year>/<standing>/<bill id>      → ""
+//	\x00px/s/<bill id>                        → "<year>/<standing>" (what to remove on a change)
+//
+// Words hold no zero byte (domain.NameWords, AddressWords and NumberWord
+// keep letters and digits), so "\x00" ends a word and a scan of
+// "<field>/<prefix>" finds every word that starts with prefix.
+const (
+	prefixLookup       = "\x00px/"
+	prefixParcelWord   = prefixLookup + "w/"
+	prefixParcelWords  = prefixLookup + "r/"
+	prefixBillYear     = prefixLookup + "y/"
+	prefixBillStanding = prefixLookup + "s/"
+)
+
+var keyLookupVersion = []byte(prefixLookup + "v")
+
+// lookupVersion is the version of the indexes' keys and of what they hold:
+// raise it whenever either changes, and every node indexes its ledger
+// again when it next opens.
+const lookupVersion = 1
+
+// fieldCode is a parcel field's letter in the index keys.
+var fieldCode = map[domain.ParcelField]string{domain.ParcelOwner: "o", domain.ParcelAddress: "a", domain.ParcelNumber: "n"}
+
+// parcelWordKeys returns the word keys ("<field>/<word>") of a parcel.
+func parcelWordKeys(p domain.Parcel) []string {
+	var out []string
+	for _, f := range []domain.ParcelField{domain.ParcelOwner, domain.ParcelAddress, domain.ParcelNumber} {
+		for _, w := range p.Words(f) {
+			out = append(out, fieldCode[f]+"/"+w)
+		}
+	}
+	return out
+}
+
+// billEntry returns a bill's entry in the year index ("<year>/<standing>").
+func billEntry(b domain.Bill, p *domain.Params) (string, error) {
+	y, err := b.RollYear(p)
+	if err != nil {
+		return "", err
+	}
+	s, err := b.Standing(p)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%04d/%s", y, s), nil
+}
+
+// lookupKeys returns the writes that index a parcel or bill written with
+// value v (nil: deleted), after removing what its earlier version put in
+// the indexes, whose entries read reads (the transaction the record is
+// written in). A record whose indexes cannot be computed (a bill billed
+// before the parameters know its due days) is left out of them and logged:
+// the lookups then miss it, which a rule never depends on.
+func (f *FSM) lookupKeys(read func(k []byte) ([]byte, bool, error), k, v []byte) ([]kv, error) {
+	switch {
+	case bytes.HasPrefix(k, []byte(prefixParcel)):
+		id := string(k[len(prefixParcel):])
+		var words []string
+		if v != nil {
+			var p domain.Parcel
+			if err := json.Unmarshal(v, &p); err != nil {
+				return nil, fmt.Errorf("index parcel %s: %w", id, err)
+			}
+			words = parcelWordKeys(p)
+		}
+		old, _, err := read(key(prefixParcelWords, id))
+		if err != nil {
+			return nil, err
+		}
+		var was []string
+		if len(old) > 0 {
+			was = strings.Split(string(old), "\n")
+		}
+		if slices.Equal(was, words) {
+			return nil, nil
+		}
+		var out []kv
+		for _, w := range was {
+			if !slices.Contains(words, w) {
+				out = append(out, kv{parcelWordKey(w, id), nil})
+			}
+		}
+		for _, w := range words {
+			if !slices.Contains(was, w) {
+				out = append(out, kv{parcelWordKey(w, id), []byte{}})
+			}
+		}
+		if len(words) == 0 {
+			return append(out, kv{key(prefixParcelWords, id), nil}), nil
+		}
+		return append(out, kv{key(prefixParcelWords, id), []byte(strings.Join(words, "\n"))}), nil
+	case bytes.HasPrefix(k, []byte(prefixBill)):
+		id := string(k[len(prefixBill):])
+		entry := ""
+		if v != nil {
+			var b domain.Bill
+			if err := json.Unmarshal(v, &b); err != nil {
+				return nil, fmt.Errorf("index bill %s: %w", id, err)
+			}
+			e, err := billEntry(b, f.Params())
+			if err != nil {
+				f.log.Warn("bill left out of the year index", "bill", id, "err", err)
+			}
+			entry = e
+		}
+		old, _, err := read(key(prefixBillStanding, id))
+		if err != nil {
+			return nil, err
+		}
+		if string(old) == entry {
+			return nil, nil
+		}
+		var out []kv
+		if len(old) > 0 {
+			out = append(out, kv{key(prefixBillYear, string(old), "/", id), nil})
+		}
+		if entry == "" {
+			return append(out, kv{key(prefixBillStanding, id), nil}), nil
+		}
+		return append(out, kv{key(prefixBillYear, entry, "/", id), []byte{}}, kv{key(prefixBillStanding, id), []byte(entry)}), nil
+	}
+	return nil, nil
+}
+
+func parcelWordKey(word, id string) []byte { return key(prefixParcelWord, word, "\x00", id) }
+
+// indexed reports whether a ledger record's key is one the indexes follow.
+func indexed(k []byte) bool {
+	return bytes.HasPrefix(k, []byte(prefixParcel)) || bytes.HasPrefix(k, []byte(prefixBill))
+}
+
+// txnRead reads a key of txn: its value, or false when it is absent.
+func txnRead(txn *badger.Txn) func(k []byte) ([]byte, bool, error) {
+	return func(k []byte) ([]byte, bool, error) {
+		item, err := txn.Get(k)
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return nil, false, nil
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		v, err := item.ValueCopy(nil)
+		return v, err == nil, err
+	}
+}
+
+// addIndexed adds an entry's writes to the batch with the index writes of
+// the parcels and bills among them, in the same transaction. An entry
+// whose index writes would not fit in one transaction with it (a roll
+// import near the ledger's limit on what a command writes: every parcel
+// has several words) commits without them and with the indexes' version
+// removed, then they follow in transactions of their own and the version
+// comes back last: a crash in between leaves a store that is indexed
+// again when it opens.
+func (f *FSM) addIndexed(b *batch, writes []kv) {
+	var idx []kv
+	for _, w := range writes {
+		if !indexed(w.k) {
+			continue
+		}
+		more, err := f.lookupKeys(txnRead(b.txn), w.k, w.v)
+		if err != nil {
+			panic(fmt.Sprintf("replica: %v", err))
+		}
+		idx = append(idx, more...)
+	}
+	if len(idx) == 0 {
+		b.add(writes)
+		return
+	}
+	all := append(slices.Clip(writes), idx...)
+	if b.fits(all) {
+		b.add(all)
+		return
+	}
+	b.add(append(slices.Clip(writes), kv{keyLookupVersion, nil}))
+	b.commit()
+	wb := f.db.NewWriteBatch()
+	defer wb.Cancel()
+	for _, w := range append(idx, kv{keyLookupVersion, uint64Bytes(lookupVersion)}) {
+		var err error
+		if w.v == nil {
+			err = wb.Delete(w.k)
+		} else {
+			err = wb.Set(w.k, w.v)
+		}
+		if err != nil {
+			panic(fmt.Sprintf("replica: write indexes: %v", err))
+		}
+	}
+	if err := wb.Flush(); err != nil {
+		panic(fmt.Sprintf("replica: write indexes: %v", err))
+	}
+	// The batch's next transaction must read what was just written.
+	b.txn.Discard()
+	b.txn = f.db.NewTransaction(true)
+}
+
+// fits reports whether writes fit in one fresh transaction (batch.add's
+// estimate).
+func (b *batch) fits(writes []kv) bool {
+	size, count := txnBaseSize, int64(txnBaseCount)
+	for _, w := range writes {
+		size += int64(len(w.k) + len(w.v) + 12)
+		count++
+	}
+	return size < b.maxSize && count < b.max
+}
+
+// reindexIfStale indexes the ledger again when its indexes are missing or
+// of another version than this build's.
+func (f *FSM) reindexIfStale() error {
+	var have []byte
+	err := f.db.View(func(txn *badger.Txn) error {
+		v, _, err := txnRead(txn)(keyLookupVersion)
+		have = v
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("read index version: %w", err)
+	}
+	if bytes.Equal(have, uint64Bytes(lookupVersion)) {
+		return nil
+	}
+	return f.reindex()
+}
+
+// reindex drops the indexes and writes them again from a walk of every
+// parcel and bill, then the version. It runs with nothing else using the
+// store (at open, and in Restore).
+func (f *FSM) reindex() error {
+	start := time.Now()
+	if err := f.db.DropPrefix([]byte(prefixLookup)); err != nil {
+		return fmt.Errorf("drop indexes: %w", err)
+	}
+	wb := f.db.NewWriteBatch()
+	defer wb.Cancel()
+	parcels, bills := 0, 0
+	absent := func([]byte) ([]byte, bool, error) { return nil, false, nil }
+	err := f.db.View(func(txn *badger.Txn) error {
+		for _, prefix := range []string{prefixParcel, prefixBill} {
+			it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefix), PrefetchValues: true, PrefetchSize: 256})
+			for it.Rewind(); it.Valid(); it.Next() {
+				k := it.Item().KeyCopy(nil)
+				v, err := it.Item().ValueCopy(nil)
+				if err != nil {
+					it.Close()
+					return err
+				}
+				writes, err := f.lookupKeys(absent, k, v)
+				if err != nil {
+					it.Close()
+					return err
+				}
+				for _, w := range writes {
+					if w.v == nil {
+						continue
+					}
+					if err := wb.Set(w.k, w.v); err != nil {
+						it.Close()
+						return err
+					}
+				}
+				if prefix == prefixParcel {
+					parcels++
+				} else {
+					bills++
+				}
+			}
+			it.Close()
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("index the ledger: %w", err)
+	}
+	if err := wb.Set(keyLookupVersion, uint64Bytes(lookupVersion)); err != nil {
+		return fmt.Errorf("index the ledger: %w", err)
+	}
+	if err := wb.Flush(); err != nil {
+		return fmt.Errorf("index the ledger: %w", err)
+	}
+	if err := f.syncState(); err != nil {
+		return err
+	}
+	f.log.Info("indexed the ledger's parcels and bills", "parcels", parcels, "bills", bills, "took", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// FindParcels returns the parcels q names (domain.ParcelQuery), from the
+// word index: for each word the parcels having it, or a word it starts,
+// then those having every word, in id order.
+func (f *FSM) FindParcels(q domain.ParcelQuery) ([]domain.Parcel, error) {
+	code, ok := fieldCode[q.Field]
+	if !ok || len(q.Words) == 0 {
+		return nil, nil
+	}
+	var out []domain.Parcel
+	err := f.view(func(txn *badger.Txn) error {
+		var ids map[string]bool
+		for _, w := range q.Words {
+			if w == "" || strings.ContainsRune(w, 0) {
+				ids = nil
+				break
+			}
+			prefix := code + "/" + w
+			if !q.Prefix {
+				prefix += "\x00"
+			}
+			has := map[string]bool{}
+			it := txn.NewIterator(badger.IteratorOptions{Prefix: key(prefixParcelWord, prefix)})
+			for it.Rewind(); it.Valid(); it.Next() {
+				k := it.Item().Key()
+				id := string(k[bytes.IndexByte(k[len(prefixParcelWord):], 0)+len(prefixParcelWord)+1:])
+				if ids == nil || ids[id] {
+					has[id] = true
+				}
+			}
+			it.Close()
+			ids = has
+			if len(ids) == 0 {
+				break
+			}
+		}
+		sorted := make([]string, 0, len(ids))
+		for id := range ids {
+			sorted = append(sorted, id)
+		}
+		slices.Sort(sorted)
+		if n := q.Bound(); len(sorted) > n {
+			sorted = sorted[:n]
+		}
+		for _, id := range sorted {
+			p, ok, err := getJSON[domain.Parcel](txn, key(prefixParcel, id))
+			if err != nil {
+				return err
+			}
+			if ok {
+				out = append(out, p)
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// BillsOfYear returns a page of the bills q names (domain.BillQuery),
+// from the year index: for each standing asked, the bill ids after the
+// cursor, merged in id order.
+func (f *FSM) BillsOfYear(q domain.BillQuery) ([]domain.Bill, error) {
+	n := q.Bound()
+	var out []domain.Bill
+	err := f.view(func(txn *badger.Txn) error {
+		var ids []string
+		for _, s := range domain.BillStandings {
+			if !q.Takes(s) {
+				continue
+			}
+			prefix := key(prefixBillYear, fmt.Sprintf("%04d/%s/", q.Year, s))
+			it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+			got := 0
+			for it.Seek(append(slices.Clip(prefix), q.After...)); it.Valid() && got < n; it.Next() {
+				id := string(it.Item().Key()[len(prefix):])
+				if id <= q.After {
+					continue
+				}
+				ids = append(ids, id)
+				got++
+			}
+			it.Close()
+		}
+		slices.Sort(ids)
+		if len(ids) > n {
+			ids = ids[:n]
+		}
+		for _, id := range ids {
+			b, ok, err := getJSON[domain.Bill](txn, key(prefixBill, id))
+			if err != nil {
+				return err
+			}
+			if ok {
+				out = append(out, b)
+			}
+		}
+		return nil
+	})
+	return f.withPayments(out, err)
+}
