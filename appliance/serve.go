@@ -654,6 +654,9 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	if cfg.Logger, err = newLogger(stderr, cfg.LogFormat, cfg.LogLevel); err != nil {
 		return err
 	}
+	if err := servePprof(cfg.Logger); err != nil {
+		return err
+	}
 	m := NewMain()
 	m.Config = cfg
 	if err := m.Run(ctx); err != nil {
