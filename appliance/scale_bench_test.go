@@ -46,11 +46,15 @@ const (
 	// on the first of its own month (January to October), each its own
 	// file of at most domain.MaxBillsPerCommand bills.
 	scaleBatches = 10
+	// scaleBillsPerFile is how many bills one import takes: the clerk's
+	// import page makes one command of a file, and the ledger refuses a
+	// command that writes more than about 10,000 records (five a bill).
+	scaleBillsPerFile = 1000
 	// scaleRequests is how many times each route is timed.
 	scaleRequests = 20
 	// scaleBuildVersion names how the cached ledger is built: change it
 	// when the build changes, so that an old cache is not reused.
-	scaleBuildVersion = 2
+	scaleBuildVersion = 3
 )
 
 // scaleSize is the ledger of one run, from SCALE.
@@ -314,18 +318,22 @@ func buildScaleLedger(b *testing.B, z scaleSize, dir string) {
 			day := domain.NewDate(year, time.Month(k+1), 1)
 			clock.set(day, 9)
 			var batch []domain.NewBill
-			cmd, err := m.Node.NewCommand(domain.KindCreateBills, "clerk")
-			if err != nil {
-				b.Fatal(err)
-			}
-			for i := k * perBatch; i < (k+1)*perBatch; i++ {
-				nb := scaleBill(i, year, k)
-				nb.ID, nb.Line = staff.BillID(&cmd, len(batch)+1), len(batch)+2
-				batch = append(batch, nb)
-			}
-			cmd.Payload = &domain.CreateBills{Bills: batch, Source: fmt.Sprintf("bills-%d-%02d.csv", year, k+1)}
-			if res, err := m.Node.Submit(ctx, cmd); err != nil || res.Error != nil {
-				b.Fatalf("bills %d/%d: %v %v", year, k, err, res.Error)
+			for from := k * perBatch; from < (k+1)*perBatch; from += scaleBillsPerFile {
+				cmd, err := m.Node.NewCommand(domain.KindCreateBills, "clerk")
+				if err != nil {
+					b.Fatal(err)
+				}
+				var file []domain.NewBill
+				for i := from; i < min((k+1)*perBatch, from+scaleBillsPerFile); i++ {
+					nb := scaleBill(i, year, k)
+					nb.ID, nb.Line = staff.BillID(&cmd, len(file)+1), len(file)+2
+					file = append(file, nb)
+				}
+				cmd.Payload = &domain.CreateBills{Bills: file, Source: fmt.Sprintf("bills-%d-%02d-%d.csv", year, k+1, from)}
+				if res, err := m.Node.Submit(ctx, cmd); err != nil || res.Error != nil {
+					b.Fatalf("bills %d/%d: %v %v", year, k, err, res.Error)
+				}
+				batch = append(batch, file...)
 			}
 			if year == scaleFirstYear+scaleYears-2 && k == 0 {
 				built.Bill, built.Account = batch[0].ID, batch[0].Account
@@ -538,20 +546,23 @@ func (s *scaleRun) importFifthYear() time.Duration {
 	year := scaleFirstYear + scaleYears - 1
 	perBatch := s.z.Parcels / scaleBatches
 	for k := range scaleBatches {
-		var csv strings.Builder
-		csv.WriteString("account,parcel,description,billed_on,amount\n")
-		for i := k * perBatch; i < (k+1)*perBatch; i++ {
-			nb := scaleBill(i, year, k)
-			fmt.Fprintf(&csv, "%s,%s,%s,%s,%s\n", nb.Account, nb.Parcel, nb.Description, nb.BilledOn, nb.Principal)
+		for from := k * perBatch; from < (k+1)*perBatch; from += scaleBillsPerFile {
+			to := min((k+1)*perBatch, from+scaleBillsPerFile)
+			var csv strings.Builder
+			csv.WriteString("account,parcel,description,billed_on,amount\n")
+			for i := from; i < to; i++ {
+				nb := scaleBill(i, year, k)
+				fmt.Fprintf(&csv, "%s,%s,%s,%s,%s\n", nb.Account, nb.Parcel, nb.Description, nb.BilledOn, nb.Principal)
+			}
+			c.get("/staff/bills/import")
+			p := c.post("/staff/bills/import", url.Values{"csv": {csv.String()}, "name": {fmt.Sprintf("bills-%d-%02d-%d.csv", year, k+1, from)}, "mode": {"import"}})
+			if done := p.text("import-done"); p.status != http.StatusOK || !strings.HasPrefix(done, fmt.Sprintf("Imported %d bills", to-from)) {
+				s.b.Fatalf("bill import %d: %d %q %s", k, p.status, done, p.text("import-errors"))
+			}
+			p.doc.Find(`[data-testid="import-rows"] tbody tr`).Each(func(_ int, row *goquery.Selection) {
+				s.year5 = append(s.year5, strings.TrimSpace(row.Find("td").Eq(1).Text()))
+			})
 		}
-		c.get("/staff/bills/import")
-		p := c.post("/staff/bills/import", url.Values{"csv": {csv.String()}, "name": {fmt.Sprintf("bills-%d-%02d.csv", year, k+1)}, "mode": {"import"}})
-		if done := p.text("import-done"); p.status != http.StatusOK || !strings.HasPrefix(done, fmt.Sprintf("Imported %d bills", perBatch)) {
-			s.b.Fatalf("bill import %d: %d %q %s", k, p.status, done, p.text("import-errors"))
-		}
-		p.doc.Find(`[data-testid="import-rows"] tbody tr`).Each(func(_ int, row *goquery.Selection) {
-			s.year5 = append(s.year5, strings.TrimSpace(row.Find("td").Eq(1).Text()))
-		})
 	}
 	if len(s.year5) != s.z.Parcels {
 		s.b.Fatalf("the import pages listed %d bills, want %d", len(s.year5), s.z.Parcels)
@@ -798,13 +809,16 @@ func scaleSizeText(n int) string {
 	return fmt.Sprintf("%d B", n)
 }
 
-// scaleRSS samples a process's VmRSS every 50 ms and keeps the largest
-// per phase, and its VmHWM when each phase ended.
+// scaleRSS samples a process's memory every 50 ms and keeps, per
+// phase, the largest VmRSS seen, the split of that peak into anonymous
+// memory (the Go heap, stacks, Badger's own allocations) and file pages
+// by what maps them (from /proc/PID/smaps), and VmHWM when the phase
+// ended.
 type scaleRSS struct {
 	pid    int
 	mu     sync.Mutex
 	order  []string
-	peak   map[string]int64
+	peak   map[string]scaleMem
 	hwm    map[string]int64
 	cur    string
 	halt   chan struct{}
@@ -812,8 +826,13 @@ type scaleRSS struct {
 	stopMu sync.Once
 }
 
+// scaleMem is a process's resident memory, in bytes: in all, anonymous,
+// and file pages of Badger's tables (.sst), memtable logs (.mem), value
+// logs (.vlog) and the rest (the executable, mostly).
+type scaleMem struct{ rss, anon, sst, mem, vlog, other int64 }
+
 func watchScaleRSS(pid int) *scaleRSS {
-	w := &scaleRSS{pid: pid, peak: map[string]int64{}, hwm: map[string]int64{}, halt: make(chan struct{})}
+	w := &scaleRSS{pid: pid, peak: map[string]scaleMem{}, hwm: map[string]int64{}, halt: make(chan struct{})}
 	w.wg.Go(func() {
 		for {
 			select {
@@ -821,30 +840,47 @@ func watchScaleRSS(pid int) *scaleRSS {
 				return
 			case <-time.After(50 * time.Millisecond):
 			}
-			rss, _ := scaleStatus(pid)
-			w.mu.Lock()
-			if w.cur != "" && rss > w.peak[w.cur] {
-				w.peak[w.cur] = rss
-			}
-			w.mu.Unlock()
+			w.sample()
 		}
 	})
 	return w
 }
 
+// sample reads VmRSS, and smaps when it is a new peak of the phase.
+func (w *scaleRSS) sample() {
+	rss, _ := scaleStatus(w.pid)
+	w.mu.Lock()
+	cur, peak := w.cur, w.peak[w.cur]
+	w.mu.Unlock()
+	if cur == "" || rss <= peak.rss {
+		return
+	}
+	m := scaleMem{rss: rss}
+	if rss > peak.rss+2<<20 || peak.anon == 0 {
+		m = scaleSmaps(w.pid)
+	} else {
+		m = peak
+		m.rss = rss
+	}
+	w.mu.Lock()
+	if w.cur == cur && m.rss > w.peak[cur].rss {
+		w.peak[cur] = m
+	}
+	w.mu.Unlock()
+}
+
 // phase ends the phase under way (noting VmHWM) and starts name.
 func (w *scaleRSS) phase(name string) {
-	rss, hwm := scaleStatus(w.pid)
+	w.sample()
+	_, hwm := scaleStatus(w.pid)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.cur != "" {
 		w.hwm[w.cur] = hwm
-		w.peak[w.cur] = max(w.peak[w.cur], rss)
 	}
 	w.cur = name
 	if name != "" {
 		w.order = append(w.order, name)
-		w.peak[name] = rss
 	}
 }
 
@@ -853,11 +889,47 @@ func (w *scaleRSS) stop() { w.stopMu.Do(func() { close(w.halt); w.wg.Wait() }) }
 func (w *scaleRSS) print() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	fmt.Println("| phase | peak VmRSS sampled | VmHWM at its end | target |")
-	fmt.Println("|---|---|---|---|")
+	fmt.Println("| phase | peak VmRSS sampled | of it anonymous | .sst pages | .mem pages | .vlog pages | other files | VmHWM at its end | target |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|")
 	for _, p := range w.order {
-		fmt.Printf("| %s | %.0f MiB | %.0f MiB | ≤ 160 MiB |\n", p, mib(w.peak[p]), mib(w.hwm[p]))
+		m := w.peak[p]
+		fmt.Printf("| %s | %.0f MiB | %.0f MiB | %.0f MiB | %.0f MiB | %.0f MiB | %.0f MiB | %.0f MiB | ≤ 160 MiB |\n", p, mib(m.rss), mib(m.anon), mib(m.sst), mib(m.mem), mib(m.vlog), mib(m.other), mib(w.hwm[p]))
 	}
+}
+
+// scaleSmaps sums /proc/PID/smaps' Rss by what each mapping maps.
+func scaleSmaps(pid int) scaleMem {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps", pid))
+	if err != nil {
+		return scaleMem{}
+	}
+	var m scaleMem
+	into := &m.anon
+	for line := range strings.Lines(string(raw)) {
+		f := strings.Fields(line)
+		if len(f) >= 5 && strings.Contains(f[0], "-") && !strings.HasSuffix(f[0], ":") {
+			into = &m.anon
+			if len(f) >= 6 && strings.HasPrefix(f[5], "/") {
+				switch path := f[5]; {
+				case strings.HasSuffix(path, ".sst"):
+					into = &m.sst
+				case strings.HasSuffix(path, ".mem"):
+					into = &m.mem
+				case strings.HasSuffix(path, ".vlog"):
+					into = &m.vlog
+				default:
+					into = &m.other
+				}
+			}
+			continue
+		}
+		if len(f) == 3 && f[0] == "Rss:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			*into += kb << 10
+			m.rss += kb << 10
+		}
+	}
+	return m
 }
 
 // scaleStatus reads VmRSS and VmHWM of pid, in bytes.
