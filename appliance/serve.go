@@ -282,18 +282,6 @@ func (m *Main) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// Badger reads its tables through memory maps, and a page read stays
-	// resident until the kernel wants it back: a raft snapshot, which
-	// copies the whole ledger, left the node holding every table (on
-	// five years of books, 400 MiB of a 540 MiB peak). Give them back
-	// once the file-backed memory is over budget (docs/benchmarks.md).
-	pctx, stopPages := context.WithCancel(context.Background())
-	m.pagesDone = make(chan struct{})
-	m.stopPages = stopPages
-	go func() {
-		defer close(m.pagesDone)
-		badgerstore.BoundTablePages(pctx, badgerstore.TablePagesBudget, tablePagesEvery, cfg.DataDir)
-	}()
 	if err := m.checkParamsFile(); err != nil {
 		m.Node.Close()
 		return err
@@ -386,6 +374,18 @@ func (m *Main) Run(ctx context.Context) error {
 		m.Close()
 		return err
 	}
+	// Badger reads its tables through memory maps, and a page read stays
+	// resident until the kernel wants it back: a raft snapshot, which
+	// copies the whole ledger, left the node holding every table (on
+	// five years of books, 400 MiB of a 540 MiB peak). Give them back
+	// once the file-backed memory is over budget (docs/benchmarks.md).
+	pctx, stopPages := context.WithCancel(context.Background())
+	m.pagesDone = make(chan struct{})
+	m.stopPages = stopPages
+	go func() {
+		defer close(m.pagesDone)
+		badgerstore.BoundTablePages(pctx, badgerstore.TablePagesBudget, tablePagesEvery, cfg.DataDir)
+	}()
 	cfg.Logger.Info("serving", "node", cfg.NodeID, "kiosk", "http://"+m.Addr(), "staff", m.StaffAddr(), "data", cfg.DataDir)
 	return nil
 }
