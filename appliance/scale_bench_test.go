@@ -722,7 +722,7 @@ func (s *scaleRun) scaleRoutes() []scaleRoute {
 		{"general ledger CSV, whole year", "treasurer", fmt.Sprintf("/staff/books.csv?year=%d", lastBuilt), exportTarget, false},
 		{"check register", "treasurer", "/staff/check-register", pageTarget, false},
 		{"claims", "treasurer", "/staff/claims", pageTarget, false},
-		{"November run preview", "treasurer", fmt.Sprintf("/staff/november?year=%d", year5), runTarget, false},
+		{"November run preview", "treasurer", fmt.Sprintf("/staff/november?year=%d", year5), pageTarget, false},
 		{"audit extract, whole year", "auditor", fmt.Sprintf("/staff/audit/%d/extract.zip", lastBuilt), exportTarget, false},
 		{"card reconciliation, a built day", "treasurer", "/staff/cards?day=" + d.CardDay, pageTarget, false},
 		{"card reconciliation CSV, a built day", "treasurer", "/staff/cards.csv?day=" + d.CardDay, pageTarget, false},
