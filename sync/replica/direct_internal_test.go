@@ -1,8 +1,10 @@
 package replica
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -126,5 +128,78 @@ func TestCheckedEntriesAreBoundedAndTakenOnce(t *testing.T) {
 	}
 	if c.take([]byte("never added")) {
 		t.Fatal("an entry never added is taken as checked")
+	}
+}
+
+// TestCommandCommittedWhileTheLedgerClosesIsNoRefusal: a leader's command
+// whose entry committed as its ledger closed is not applied until the
+// node starts again; Submit answers it as queued (a provisional receipt),
+// never as refused, so that a kiosk does not refund a card for a payment
+// that posts at the next start.
+func TestCommandCommittedWhileTheLedgerClosesIsNoRefusal(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Date(2026, 4, 10, 10, 0, 0, 0, time.UTC)
+	hold, release := make(chan struct{}), make(chan struct{})
+	var held atomic.Bool
+	n, err := Open(Config{
+		ID: "n1", Dir: dir, Params: params, Now: func() time.Time { return now },
+		Logger: quietLogger(), Bootstrap: true, SubmitWait: 5 * time.Second,
+		Pause: func(point string) {
+			if point == "submit.direct" {
+				held.Store(true)
+			}
+			if point == "fsm.apply" && held.Load() {
+				select {
+				case hold <- struct{}{}:
+					<-release
+				default:
+				}
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := n.WaitLeader(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for n.Consistency().Level != domain.Current {
+		time.Sleep(20 * time.Millisecond)
+	}
+	held.Store(false)
+	seedNode(t, n)
+	held.Store(false)
+	cmd, err := n.NewCommand(domain.KindPayBill, "kiosk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Payload = &domain.PayBill{BillID: "B1", Amount: domain.MustMoney("1.00"), Tender: domain.Card, Reference: "closing"}
+	type answer struct {
+		res domain.Result
+		err error
+	}
+	answered := make(chan answer, 1)
+	go func() {
+		res, err := n.Submit(context.Background(), cmd)
+		answered <- answer{res, err}
+	}()
+	select {
+	case <-hold: // the entry committed; the FSM is about to apply it
+	case <-time.After(10 * time.Second):
+		t.Fatal("the payment never reached the FSM")
+	}
+	n.fsm.mu.Lock()
+	n.fsm.closed = true // as Close does first
+	n.fsm.mu.Unlock()
+	close(release)
+	a := <-answered
+	if a.err != nil || a.res.Receipt == nil || a.res.Receipt.Status != domain.Provisional {
+		t.Fatalf("Submit while the ledger closed: %+v, %v; want a provisional receipt, not a refusal", a.res, a.err)
+	}
+	if e, ok, err := n.box.get(cmd.Seq); err != nil || !ok || e.State != statePending {
+		t.Fatalf("the outbox entry: %+v, %v, %v; want pending", e, ok, err)
 	}
 }
