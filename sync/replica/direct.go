@@ -80,10 +80,11 @@ func (n *Node) submitDirect(ctx context.Context, cmd domain.Command) (res domain
 		return res, false, nil
 	}
 	res = rs[0]
-	if res.Error != nil && (res.Error == errClosing || n.fsm.Halted() != nil) {
-		// Committed but not applied here (the node is closing, or its
-		// ledger halted until an upgrade): it applies later from the
-		// log, so it is no refusal. The outbox answers for it meanwhile.
+	if res.Error != nil && n.fsm.Halted() != nil {
+		// Committed but not applied here (the ledger halted until an
+		// upgrade; a closing one answers through answers' error): it
+		// applies later from the log, so it is no refusal. The outbox
+		// answers for it meanwhile.
 		return n.queue(cmd)
 	}
 	n.box.answered(cmd.Seq)

@@ -316,6 +316,11 @@ func answers(cmds []domain.Command, data [][]byte, futures []raft.ApplyFuture, r
 		if res.Error != nil && res.Error.Code == domain.EUNAUTHENTICATED && !signed(data[i]) {
 			return results, errSignAgain
 		}
+		if res.Error == errClosing {
+			// Committed, and applied when the node starts again: no
+			// refusal to record; the command stays queued.
+			return results, errClosing
+		}
 		results = append(results, res)
 	}
 	return results, nil
