@@ -163,6 +163,10 @@ func OpenFSM(opts badger.Options, params *domain.Params, logger *slog.Logger) (*
 	}
 	if _, err := os.Stat(restoreMarker(opts.Dir)); err == nil {
 		f.incomplete = true
+	} else if opts.ReadOnly {
+		// A store opened to be read (verify, a backup's check) is not
+		// changed; its node-local indexes are rebuilt when a node opens
+		// it to serve.
 	} else if err := f.reindexIfStale(); err != nil {
 		db.Close()
 		return nil, err
