@@ -195,6 +195,21 @@ func (s *memSink) ID() string    { return "mem" }
 func (s *memSink) Cancel() error { s.cancelled = true; return nil }
 func (s *memSink) Close() error  { return nil }
 
+// snapshotOf persists a snapshot of f and returns its bytes.
+func snapshotOf(t *testing.T, f *FSM) []byte {
+	t.Helper()
+	snap, err := f.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Release()
+	var sink memSink
+	if err := snap.Persist(&sink); err != nil {
+		t.Fatal(err)
+	}
+	return sink.Bytes()
+}
+
 func TestSnapshotRestore(t *testing.T) {
 	logs := testLog(t)
 	src := openFSM(t, t.TempDir())

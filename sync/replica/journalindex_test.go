@@ -339,16 +339,8 @@ func TestJournalIndexAfterRestore(t *testing.T) {
 	src := openFSM(t, t.TempDir())
 	defer src.Close()
 	l.apply(t, src)
-	snap, err := src.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sink memSink
-	if err := snap.Persist(&sink); err != nil {
-		t.Fatal(err)
-	}
-	snap.Release()
-	if bytes.Contains(sink.Bytes(), []byte(prefixJX)) {
+	data := snapshotOf(t, src)
+	if bytes.Contains(data, []byte(prefixJX)) {
 		t.Fatal("the snapshot carries the journal indexes")
 	}
 
@@ -356,7 +348,7 @@ func TestJournalIndexAfterRestore(t *testing.T) {
 	defer dst.Close()
 	other := randomIndexLedger(6, 50)
 	other.apply(t, dst)
-	if err := dst.Restore(io.NopCloser(bytes.NewReader(sink.Bytes()))); err != nil {
+	if err := dst.Restore(io.NopCloser(bytes.NewReader(data))); err != nil {
 		t.Fatal(err)
 	}
 	sameDump(t, "restored", jxDump(t, dst), jxDump(t, src))
