@@ -252,8 +252,8 @@ func TestInstallmentsToTheTaxRoll(t *testing.T) {
 	}
 	var run NovemberRun
 	p.tx.Get(CollectionNovemberRuns, "2026", &run)
-	if len(run.Certified) != 1 || run.Certified[0].Assessment != a1 || run.Certified[0].County != Green || run.Certified[0].Account != "" {
-		t.Fatalf("the run: %+v", run.Certified)
+	if it := runLine(t, p.tx, 2026, "certify", a1+"#1"); run.Lines("certify") != 1 || it.Assessment != a1 || it.County != Green || it.Account != "" {
+		t.Fatalf("the run: %+v, its line %+v", run, it)
 	}
 	b := p.assessment(1)
 	if b.Installments[0].TaxRollYear != 2026 || len(b.RollItems(2026)) != 0 {

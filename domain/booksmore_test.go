@@ -265,10 +265,10 @@ func TestBooksOfInstallmentsOnTheTaxRoll(t *testing.T) {
 	p.must(KindNovemberRun, "treas", "2026-11-02T09:00", &NovemberStep{Op: "penalties", Year: 2026})
 	p.must(KindNovemberRun, "treas", "2026-11-16T09:00", &NovemberStep{Op: "certify", Year: 2026, Assessments: []string{it.BillID}})
 	var run NovemberRun
-	if _, err := p.tx.Get(CollectionNovemberRuns, "2026", &run); err != nil || len(run.Certified) != 1 {
+	if _, err := p.tx.Get(CollectionNovemberRuns, "2026", &run); err != nil || run.Lines("certify") != 1 {
 		t.Fatalf("the run: %+v, %v", run, err)
 	}
-	it = run.Certified[0] // as certified, with its parcel's county
+	it = runLine(t, p.tx, 2026, "certify", it.BillID) // as certified, with its parcel's county
 	after := balances(t, p.tx, "2026-11-30")
 	interest := it.Balance.Sub(it.Principal)
 	if !after["SA-132"].Equal(it.Balance) || !after["SA-123"].Equal(before["SA-123"].Sub(it.Principal)) || !after["SA-48200"].Equal(before["SA-48200"].Add(interest)) {

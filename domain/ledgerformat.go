@@ -79,13 +79,25 @@ const (
 // of its year in the ledger (Bill.Number, billnumber.go). A village bill
 // may carry a description in Spanish (Bill.DescriptionES, billing.go),
 // given when it is created, for the resident kiosk's Spanish pages.
-const LedgerFormat = 7
+//
+// Format 8: what one log entry writes no longer grows with the village
+// (RunPartsFormat). The November run posts a step in parts of at most
+// RunPartBills bills, each line a record of its own, the run keeping
+// counts and totals and staying open until the last part; before, one
+// command held every line and the run's record grew with the roll, past
+// what one entry may write in a village of some thousands of bills. A
+// change too large to apply says so by its size.
+const LedgerFormat = 8
 
 // DocumentsFormat is the ledger format from which the ledger holds what
 // the documents that leave the office need: a payload field or a rule
 // that only this format applies names it, so that a format-6 ledger
 // replays exactly as it was written.
 const DocumentsFormat = 7
+
+// RunPartsFormat is the ledger format from which a November run step
+// posts in parts (NovemberStep.More, applyNovemberPart).
+const RunPartsFormat = 8
 
 // RulesFormat returns the ledger format the rules apply at inside tx: the
 // replicated ledger's format when tx knows it (the replica's transaction

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -10,7 +11,16 @@ import (
 const (
 	CollectionNovemberRuns = "november-runs" // id: cycle year → NovemberRun
 	CollectionTaxRoll      = "tax-roll"      // id: bill id → RunItem as certified
+	// CollectionNovemberItems holds each line a step posted, from ledger
+	// format 8 (RunPartsFormat): id "<year>/<step>/<bill id>" → RunItem.
+	CollectionNovemberItems = "november-items"
 )
+
+// RunPartBills is the most bills (and installments) the office puts in
+// one part of a November run step (RunPartsFormat): a part certifying
+// this many bills writes each bill, its line on the roll, its line of the
+// run and its journal lines, well within what one log entry may write.
+const RunPartBills = 200
 
 // RunItem is one bill in the November run: its §5.10 figures on the day
 // the step is taken as of.
@@ -39,6 +49,14 @@ type RunItem struct {
 // NovemberRun is one cycle year's November run: the penalties posted on or
 // after November 2, then the unpaid balances certified to the tax roll
 // after November 15.
+//
+// Before ledger format 8 a step was one command and the run record held
+// its lines (Penalties, Certified). From format 8 (RunPartsFormat) a step
+// may post in parts, each a command of at most RunPartBills lines, and
+// each line is a record of its own (CollectionNovemberItems): the run
+// keeps the counts and totals, and the step is open (PenaltiesOpen,
+// CertifyOpen) until its last part posts. So the run's size, and what
+// one entry writes, does not grow with the village's bills.
 type NovemberRun struct {
 	Year             int       `json:"year"`
 	Penalties        []RunItem `json:"penalties,omitempty"`
@@ -51,6 +69,33 @@ type NovemberRun struct {
 	CertifyCommand   string    `json:"certify_command,omitempty"`
 	CertifiedBy      string    `json:"certified_by,omitempty"`
 	CertifiedAt      DateTime  `json:"certified_at,omitzero"`
+	// From ledger format 8: the lines each step posted so far, and whether
+	// more parts of it are to come.
+	PenaltyCount   int  `json:"penalty_count,omitempty"`
+	PenaltiesOpen  bool `json:"penalties_open,omitempty"`
+	CertifiedCount int  `json:"certified_count,omitempty"`
+	CertifyOpen    bool `json:"certify_open,omitempty"`
+}
+
+// PenaltiesPosted reports whether the penalty step is complete: posted,
+// and no part of it still to come.
+func (r NovemberRun) PenaltiesPosted() bool { return r.PenaltiesCommand != "" && !r.PenaltiesOpen }
+
+// RollCertified reports whether the certification is complete.
+func (r NovemberRun) RollCertified() bool { return r.CertifyCommand != "" && !r.CertifyOpen }
+
+// Lines returns how many lines a step posted so far ("penalties" or
+// "certify").
+func (r NovemberRun) Lines(step string) int {
+	if step == "penalties" {
+		return max(r.PenaltyCount, len(r.Penalties))
+	}
+	return max(r.CertifiedCount, len(r.Certified))
+}
+
+// NovemberItemKey is the id of a step's line in CollectionNovemberItems.
+func NovemberItemKey(year int, step, billID string) string {
+	return fmt.Sprintf("%d/%s/%s", year, step, billID)
 }
 
 // NovemberStep posts the penalties or certifies the tax roll for a cycle
@@ -63,6 +108,10 @@ type NovemberStep struct {
 	// InstallmentKey) certification extends on the roll (§5.14(12),
 	// ledger format 2).
 	Assessments []string `json:"assessments,omitempty"`
+	// More says that more parts of this step follow: the step stays open
+	// after this one (ledger format 8; before, the field is not read and
+	// every command is the whole step).
+	More bool `json:"more,omitempty"`
 }
 
 // PenaltyDay and TaxRollDay return November 2 and November 15 of a cycle
@@ -157,6 +206,9 @@ func applyNovemberStep(tx Tx, c Command, p *Params, res *Result) error {
 		return err
 	}
 	run.Year = in.Year
+	if RulesFormat(tx) >= RunPartsFormat {
+		return applyNovemberPart(tx, c, in, run, p, res)
+	}
 	seen := map[string]bool{}
 	var items []RunItem
 	total := Cents(0)
@@ -249,6 +301,139 @@ func applyNovemberStep(tx Tx, c Command, p *Params, res *Result) error {
 	return tx.Put(CollectionNovemberRuns, id, run)
 }
 
+// applyNovemberPart is applyNovemberStep from ledger format 8
+// (RunPartsFormat): the command is one part of a step, at most
+// RunPartBills lines, and the step stays open while its parts say More.
+// The step's own checks come first (its day, the order of the steps, a
+// step complete already), then each line as before; a bill already in
+// the open penalty step refuses the part, as one certified already does.
+// Each line is a record of its own (CollectionNovemberItems), and the run
+// adds the part's count and total.
+func applyNovemberPart(tx Tx, c Command, in *NovemberStep, run NovemberRun, p *Params, res *Result) error {
+	switch in.Op {
+	case "penalties":
+		if c.At.Date.Before(PenaltyDay(in.Year)) {
+			return Errorf(ECONFLICT, sectionReceivable, "Penalties for %d are posted on or after %s.", in.Year, PenaltyDay(in.Year))
+		}
+		if run.PenaltiesPosted() {
+			return Errorf(ECONFLICT, sectionReceivable, "The %d penalties were already posted (%s).", in.Year, run.PenaltiesAt)
+		}
+	case "certify":
+		if !MayCertify(in.Year, c.At, p) {
+			return Errorf(ECONFLICT, sectionReceivable, "The %d tax roll is certified after November 15 ends (the office's closing time that day).", in.Year)
+		}
+		if run.PenaltiesOpen {
+			return Errorf(ECONFLICT, sectionReceivable, "Finish posting the %d penalties (%d lines posted so far) before certifying the tax roll.", in.Year, run.PenaltyCount)
+		}
+		if !run.PenaltiesPosted() {
+			return Errorf(ECONFLICT, sectionReceivable, "Post the %d penalties before certifying the tax roll.", in.Year)
+		}
+		if run.RollCertified() {
+			return Errorf(ECONFLICT, sectionReceivable, "The %d tax roll was already certified (%s).", in.Year, run.CertifiedAt)
+		}
+	default:
+		return Errorf(EINVALID, sectionReceivable, "Unknown November run step %q.", in.Op)
+	}
+	if n := len(in.Bills) + len(in.Assessments); n > RunPartBills {
+		return Errorf(EINVALID, sectionReceivable, "A part of the November run holds at most %d bills; this one lists %d. Post the step in parts.", RunPartBills, n)
+	}
+	if len(in.Assessments) > 0 && in.Op != "certify" {
+		return Errorf(EINVALID, "§5.14(12)", "Special assessment installments are extended on the tax roll when it is certified.")
+	}
+	seen := map[string]bool{}
+	var items []RunItem
+	total := Cents(0)
+	for _, bid := range in.Bills {
+		if seen[bid] {
+			continue
+		}
+		seen[bid] = true
+		b, ok, err := loadBill(tx, bid, true)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return Errorf(ENOTFOUND, sectionReceivable, "There is no bill %q.", bid)
+		}
+		if in.Op == "penalties" {
+			var had RunItem
+			if ok, err := tx.Get(CollectionNovemberItems, NovemberItemKey(in.Year, in.Op, bid), &had); err != nil {
+				return err
+			} else if ok {
+				return Errorf(ECONFLICT, sectionReceivable, "Bill %s's %d penalty was posted in an earlier part of this step; preview the run again.", bid, in.Year)
+			}
+		}
+		it, belongs, err := NovemberItemOn(b, in.Op, in.Year, c.At.Date, p)
+		if err != nil {
+			return err
+		}
+		if !belongs {
+			return Errorf(ECONFLICT, sectionReceivable, "Bill %s does not belong in this step any more; preview the run again.", bid)
+		}
+		if pc, ok, err := tx.Parcel(b.Parcel); err != nil {
+			return err
+		} else if ok {
+			it.County, it.Address, it.Owner = pc.County, pc.Address, pc.Owner
+		}
+		it.CommandID = c.ID
+		items = append(items, it)
+		if in.Op == "certify" {
+			b.Certified = &Certification{Year: in.Year, At: c.At, Command: c.ID, Amount: it.Balance}
+			if _, err := storeBill(tx, b, p); err != nil {
+				return err
+			}
+			total = total.Add(it.Balance)
+		} else {
+			total = total.Add(it.Penalty)
+		}
+	}
+	if len(in.Assessments) > 0 {
+		more, sum, err := certifyInstallments(tx, c, in.Year, in.Assessments)
+		if err != nil {
+			return err
+		}
+		items, total = append(items, more...), total.Add(sum)
+	}
+	for _, it := range items {
+		if in.Op == "certify" {
+			if err := tx.Put(CollectionTaxRoll, it.BillID, it); err != nil {
+				return err
+			}
+		}
+		if err := tx.Put(CollectionNovemberItems, NovemberItemKey(in.Year, in.Op, it.BillID), it); err != nil {
+			return err
+		}
+	}
+	var count int
+	var sum Money
+	if in.Op == "penalties" {
+		if run.PenaltiesCommand == "" {
+			run.PenaltiesCommand, run.PenaltiesBy, run.PenaltiesAt = c.ID, c.Actor, c.At
+		}
+		run.PenaltyCount += len(items)
+		run.PenaltyTotal = run.PenaltyTotal.Add(total)
+		run.PenaltiesOpen = in.More
+		count, sum = run.PenaltyCount, run.PenaltyTotal
+		res.Note = fmt.Sprintf("%d penalties posted, %s", len(items), total)
+	} else {
+		if run.CertifyCommand == "" {
+			run.CertifyCommand, run.CertifiedBy, run.CertifiedAt = c.ID, c.Actor, c.At
+		}
+		run.CertifiedCount += len(items)
+		run.CertifiedTotal = run.CertifiedTotal.Add(total)
+		run.CertifyOpen = in.More
+		count, sum = run.CertifiedCount, run.CertifiedTotal
+		res.Note = fmt.Sprintf("%d bills certified to the tax roll, %s", len(items), total)
+	}
+	switch {
+	case in.More:
+		res.Note += "; more parts of this step follow"
+	case count > len(items):
+		res.Note += fmt.Sprintf("; the step is complete: %d lines, %s", count, sum)
+	}
+	return tx.Put(CollectionNovemberRuns, strconv.Itoa(in.Year), run)
+}
+
 // KindNovemberRun posts the penalties, or certifies the tax roll (§5.10).
 const KindNovemberRun Kind = "november_run"
 
@@ -284,7 +469,22 @@ func novemberRunLines(l *Lines, tx Tx, c Command, res Result) string {
 		return ""
 	}
 	var run NovemberRun
-	if _, err := tx.Get(CollectionNovemberRuns, strconv.Itoa(in.Year), &run); err != nil {
+	if RulesFormat(tx) >= RunPartsFormat {
+		// The part's lines, as it recorded them on the roll.
+		for _, id := range append(slices.Clone(in.Bills), in.Assessments...) {
+			var it RunItem
+			if ok, err := tx.Get(CollectionTaxRoll, id, &it); err != nil || !ok {
+				if err == nil {
+					err = fmt.Errorf("books: the roll's line of %s is missing", id)
+				}
+				l.err = err
+				return ""
+			}
+			if it.CommandID == c.ID && !slices.ContainsFunc(run.Certified, func(had RunItem) bool { return had.BillID == id }) {
+				run.Certified = append(run.Certified, it)
+			}
+		}
+	} else if _, err := tx.Get(CollectionNovemberRuns, strconv.Itoa(in.Year), &run); err != nil {
 		l.err = err
 		return ""
 	}

@@ -1,6 +1,10 @@
 package domain
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 func TestNovemberStep(t *testing.T) {
 	tx := newStaffTx()
@@ -33,7 +37,7 @@ func TestNovemberStep(t *testing.T) {
 	var run NovemberRun
 	tx.Get(CollectionNovemberRuns, "2026", &run)
 	// 200.00: interest months start Apr 1 … Nov 1 (8 × 3.00), penalty 3.00.
-	if len(run.Certified) != 1 || run.CertifiedTotal.String() != "227.00" || run.PenaltyTotal.String() != "3.00" || run.Certified[0].County != Dane {
+	if run.Lines("certify") != 1 || run.CertifiedTotal.String() != "227.00" || run.PenaltyTotal.String() != "3.00" || runLine(t, tx, 2026, "certify", "B-1").County != Dane {
 		t.Fatalf("run = %+v", run)
 	}
 	var item RunItem
@@ -109,5 +113,104 @@ func TestTaxRollIsWhatTheLedgerCertified(t *testing.T) {
 	old.bills["B-1"] = bill
 	if _, err := Apply(old, pay("2026-11-20T10:00", "100.00"), 9, p); ErrorCode(err) != ECONFLICT {
 		t.Fatalf("format 1: a payment after November 15: %v", err)
+	}
+}
+
+// runLine returns the line a step of the year's November run posted for
+// id, as the ledger records it: a record of its own (ledger format 8).
+func runLine(t *testing.T, tx Tx, year int, step, id string) RunItem {
+	t.Helper()
+	var it RunItem
+	if ok, err := tx.Get(CollectionNovemberItems, NovemberItemKey(year, step, id), &it); err != nil || !ok {
+		t.Fatalf("the %d %s line of %s: found %v, %v", year, step, id, ok, err)
+	}
+	return it
+}
+
+// TestNovemberStepInParts (§5.10, ledger format 8): a step posts in parts
+// of at most RunPartBills bills. The step stays open until the part that
+// says no more follow: a bill is posted by one part only, the roll is not
+// certified while penalties remain, each line is a record of its own and
+// the run adds the parts' counts and totals. A part over the size is
+// refused before anything is read.
+func TestNovemberStepInParts(t *testing.T) {
+	tx := newStaffTx()
+	for _, id := range []string{"B-1", "B-2", "B-3"} {
+		tx.bills[id] = Bill{ID: id, Account: "100101", Parcel: "0601-141-2001", BilledOn: MustDate("2026-03-01"), Principal: MustMoney("200.00")}
+	}
+	step := func(op, at string, more bool, bills ...string) Command {
+		c := staffCmd(KindNovemberRun, "treasurer", at)
+		c.Payload = &NovemberStep{Op: op, Year: 2026, Bills: bills, More: more}
+		return c
+	}
+	run := func() NovemberRun {
+		var r NovemberRun
+		tx.Get(CollectionNovemberRuns, "2026", &r)
+		return r
+	}
+	first := step("penalties", "2026-11-02T09:00", true, "B-1", "B-2")
+	if res := mustRun(t, tx, first); !strings.Contains(res.Note, "2 penalties posted, 6.00; more parts of this step follow") {
+		t.Fatalf("first part: %q", res.Note)
+	}
+	if r := run(); r.PenaltiesPosted() || !r.PenaltiesOpen || r.Lines("penalties") != 2 || r.PenaltiesCommand != first.ID {
+		t.Fatalf("after the first part: %+v", r)
+	}
+	refused(t, tx, step("certify", "2026-11-16T09:00", false, "B-1"), ECONFLICT, "Finish posting the 2026 penalties (2 lines posted so far)")
+	refused(t, tx, step("penalties", "2026-11-02T09:05", false, "B-3", "B-2"), ECONFLICT, "Bill B-2's 2026 penalty was posted in an earlier part")
+	var big []string
+	for i := range RunPartBills + 1 {
+		big = append(big, fmt.Sprintf("B-%d", 100+i))
+	}
+	refused(t, tx, step("penalties", "2026-11-02T09:05", false, big...), EINVALID, "at most 200 bills")
+	if res := mustRun(t, tx, step("penalties", "2026-11-02T09:10", false, "B-3")); !strings.Contains(res.Note, "the step is complete: 3 lines, 9.00") {
+		t.Fatalf("last part: %q", res.Note)
+	}
+	if r := run(); !r.PenaltiesPosted() || r.PenaltyTotal.String() != "9.00" || r.Lines("penalties") != 3 || len(r.Penalties) != 0 {
+		t.Fatalf("after the last part: %+v", r)
+	}
+	if it := runLine(t, tx, 2026, "penalties", "B-3"); it.Penalty.String() != "3.00" || it.County != Dane {
+		t.Fatalf("the penalty line of B-3: %+v", it)
+	}
+	refused(t, tx, step("penalties", "2026-11-03T09:00", false), ECONFLICT, "already posted")
+
+	cert := step("certify", "2026-11-16T09:00", true, "B-1")
+	mustRun(t, tx, cert)
+	if b := tx.bill(t, "B-1"); b.Certified == nil || b.Certified.Command != cert.ID {
+		t.Fatalf("B-1 after the first certify part: %+v", b.Certified)
+	}
+	if b := tx.bill(t, "B-2"); b.Certified != nil {
+		t.Fatalf("B-2 certified by a part that did not list it: %+v", b.Certified)
+	}
+	refused(t, tx, step("certify", "2026-11-16T09:05", false, "B-1", "B-2"), ECONFLICT, "Bill B-1 does not belong in this step any more")
+	mustRun(t, tx, step("certify", "2026-11-16T09:10", false, "B-2", "B-3"))
+	r := run()
+	if !r.RollCertified() || r.Lines("certify") != 3 || r.CertifiedTotal.String() != "681.00" || r.CertifyCommand != cert.ID {
+		t.Fatalf("after certification: %+v", r)
+	}
+	refused(t, tx, step("certify", "2026-11-17T09:00", false), ECONFLICT, "already certified")
+	var item RunItem
+	if ok, _ := tx.Get(CollectionTaxRoll, "B-3", &item); !ok || item.Balance.String() != "227.00" {
+		t.Fatalf("B-3 on the tax roll: %+v", item)
+	}
+}
+
+// TestNovemberStepBeforeParts: at ledger format 7 a command is the whole
+// step whatever it says of more parts (a field the format does not read),
+// and the run's record holds its lines, as the ledger was written then.
+func TestNovemberStepBeforeParts(t *testing.T) {
+	tx := newStaffTx()
+	tx.format = DocumentsFormat
+	tx.bills["B-1"] = Bill{ID: "B-1", Account: "100101", Parcel: "0601-141-2001", BilledOn: MustDate("2026-03-01"), Principal: MustMoney("200.00")}
+	c := staffCmd(KindNovemberRun, "treasurer", "2026-11-02T09:00")
+	c.Payload = &NovemberStep{Op: "penalties", Year: 2026, Bills: []string{"B-1"}, More: true}
+	mustRun(t, tx, c)
+	var run NovemberRun
+	tx.Get(CollectionNovemberRuns, "2026", &run)
+	if !run.PenaltiesPosted() || run.PenaltiesOpen || run.PenaltyCount != 0 || len(run.Penalties) != 1 {
+		t.Fatalf("format 7 run: %+v", run)
+	}
+	var it RunItem
+	if ok, _ := tx.Get(CollectionNovemberItems, NovemberItemKey(2026, "penalties", "B-1"), &it); ok {
+		t.Fatal("format 7 wrote a line record of its own")
 	}
 }

@@ -126,7 +126,33 @@ func (x Reads) StatusLetter(claim string) (StatusLetterDoc, error) {
 // NovemberRun returns the November run of a cycle year (§5.10), if any
 // step of it ran.
 func (x Reads) NovemberRun(year int) (NovemberRun, bool, error) {
-	return get[NovemberRun](x.r, CollectionNovemberRuns, strconv.Itoa(year))
+	run, ok, err := get[NovemberRun](x.r, CollectionNovemberRuns, strconv.Itoa(year))
+	run.Year = year // a run not begun is the year's all the same
+	return run, ok, err
+}
+
+// NovemberItems returns the lines a step of run posted ("penalties" or
+// "certify"): those the run's record holds, before ledger format 8, then
+// those recorded one by one (RunPartsFormat), in bill id order.
+func (x Reads) NovemberItems(run NovemberRun, step string) ([]RunItem, error) {
+	items := run.Certified
+	if step == "penalties" {
+		items = run.Penalties
+	}
+	more, err := all[RunItem](x.r, CollectionNovemberItems, NovemberItemKey(run.Year, step, ""))
+	return append(slices.Clip(items), more...), err
+}
+
+// NovemberPosted returns the bills (and installments) of a step of the
+// year's run posted one by one (RunPartsFormat), by id.
+func (x Reads) NovemberPosted(year int, step string) (map[string]bool, error) {
+	prefix := NovemberItemKey(year, step, "")
+	posted := map[string]bool{}
+	err := x.r.List(CollectionNovemberItems, prefix, func(id string, _ []byte) error {
+		posted[strings.TrimPrefix(id, prefix)] = true
+		return nil
+	})
+	return posted, err
 }
 
 // RefundState returns what was done about the refund due of a payment

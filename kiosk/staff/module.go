@@ -92,6 +92,17 @@ func (o *Office) Alert(f AlertFunc) { o.s.alerts = append(o.s.alerts, f) }
 // Ledger returns the replicated ledger.
 func (o *Office) Ledger() domain.Ledger { return o.s.ledger }
 
+// LedgerFormat returns the replicated ledger's format as this node applies
+// it (replica.Node says it); a ledger that does not say is this build's
+// newest. A page offers what a format brings only once the ledger is at
+// that format, since a node of an earlier release would not apply it.
+func (o *Office) LedgerFormat() int {
+	if f, ok := o.s.ledger.(interface{ LedgerFormat() int }); ok {
+		return f.LedgerFormat()
+	}
+	return domain.LedgerFormat
+}
+
 // Reads returns the ledger's records in the domain's words.
 func (o *Office) Reads() domain.Reads { return o.s.reads }
 

@@ -639,7 +639,7 @@ func (f *FSM) applyOne(txn *badger.Txn, index uint64, op opened, size int) (doma
 		// The limit is the ledger's, not the local store's, so every
 		// replica refuses the same command here; applying it would fail
 		// the transaction and crash-loop the node on this entry.
-		err = domain.Errorf(domain.EINVALID, "", "This change writes %d records, too many to apply at once; split it into smaller ones.", len(ov.writes))
+		err = errTooBig(ov, size, f.Format())
 	}
 	var writes []kv
 	if err != nil {
@@ -791,6 +791,22 @@ func (f *FSM) tooBig(ov *overlay, cmdSize int) bool {
 		count++
 	}
 	return size >= ledgerMaxCommandBytes || count >= ledgerMaxCommandWrites
+}
+
+// errTooBig is the refusal of a command tooBig: from ledger format 8 it
+// names the size, which is what a single large record (a list of every
+// bill) exceeds; before, the count of records, as earlier releases
+// recorded it.
+func errTooBig(ov *overlay, cmdSize, format int) error {
+	if format < domain.RunPartsFormat {
+		return domain.Errorf(domain.EINVALID, "", "This change writes %d records, too many to apply at once; split it into smaller ones.", len(ov.writes))
+	}
+	size := min(cmdSize, maxKeptPayload)
+	for k, v := range ov.writes {
+		size += len(k) + len(v)
+	}
+	return domain.Errorf(domain.EINVALID, "", "This change writes %d records (%d KiB), more than one entry of the ledger may write (%d records, %d KiB); split it into smaller ones.",
+		len(ov.writes), size>>10, ledgerMaxCommandWrites, ledgerMaxCommandBytes>>10)
 }
 
 // journal returns the journal write for a command's outcome and moves the

@@ -78,7 +78,7 @@ func (m *Module) novemberAlerts() ([]staffview.Alert, error) {
 	}
 	url := fmt.Sprintf("/staff/november?year=%d", year)
 	var out []staffview.Alert
-	if run.PenaltiesCommand == "" {
+	if !run.PenaltiesPosted() {
 		items, err := m.novemberPreview(year, "penalties")
 		if err != nil {
 			return nil, err
@@ -88,7 +88,7 @@ func (m *Module) novemberAlerts() ([]staffview.Alert, error) {
 				Text: fmt.Sprintf("The %d November penalties are not posted: %d bill(s) unpaid on November 1 owe the penalty since %s (§5.10).", year, len(items), domain.PenaltyDay(year))})
 		}
 	}
-	if run.CertifyCommand == "" && domain.MayCertify(year, now, m.o.Ledger().Params()) {
+	if !run.RollCertified() && domain.MayCertify(year, now, m.o.Ledger().Params()) {
 		items, err := m.novemberPreview(year, "certify")
 		if err != nil {
 			return nil, err
@@ -111,11 +111,19 @@ func (m *Module) novemberAlerts() ([]staffview.Alert, error) {
 // step, which asks what was unpaid on November 1 (a bill paid since
 // still owes its penalty); only the open ones for the certification,
 // since a bill paid in full by its latest payment, or certified already,
-// has no balance to certify.
+// has no balance to certify. A penalty step part of which is posted
+// (domain.RunPartsFormat) lists the bills it has yet to post.
 func (m *Module) novemberPreview(year int, step string) ([]domain.RunItem, error) {
 	q := domain.BillQuery{Year: year, Limit: domain.MaxBillPage}
 	if step == "certify" {
 		q.Standings = []domain.BillStanding{domain.BillOpen}
+	}
+	var posted map[string]bool
+	if step == "penalties" {
+		var err error
+		if posted, err = m.o.Reads().NovemberPosted(year, step); err != nil {
+			return nil, err
+		}
 	}
 	params, today := m.o.Ledger().Params(), m.o.Today()
 	parcels := map[string]domain.Parcel{}
@@ -130,7 +138,7 @@ func (m *Module) novemberPreview(year int, step string) ([]domain.RunItem, error
 			if err != nil {
 				return nil, fmt.Errorf("bill %s: %w", b.ID, err)
 			}
-			if !ok {
+			if !ok || posted[b.ID] {
 				continue
 			}
 			pc, seen := parcels[b.Parcel]
@@ -229,27 +237,29 @@ func (m *Module) showNovemberPage(w http.ResponseWriter, r *http.Request) {
 	who := m.o.Who(r)
 	now := domain.DateTimeOf(m.o.Now().In(m.o.Location()))
 	v := November{Year: year, PenaltyDay: domain.PenaltyDay(year).String(), TaxRollDay: domain.TaxRollDay(year).String(), CanRun: staff.Allowed(who.Role, staff.CapNovemberRun),
-		PenaltiesPosted: run.PenaltiesCommand != "", Certified: run.CertifyCommand != "", PenaltiesAt: run.PenaltiesAt.String(), CertifiedAt: run.CertifiedAt.String()}
+		PenaltiesPosted: run.PenaltiesPosted(), Certified: run.RollCertified(), PenaltiesAt: run.PenaltiesAt.String(), CertifiedAt: run.CertifiedAt.String()}
+	if run.PenaltiesOpen {
+		v.PenaltiesPart = partPosted(run.Lines("penalties"), run.PenaltyTotal, run.PenaltiesAt)
+	}
+	if run.CertifyOpen {
+		v.RollPart = partPosted(run.Lines("certify"), run.CertifiedTotal, run.CertifiedAt)
+	}
 	v.MayPost = !now.Date.Before(domain.PenaltyDay(year)) && !v.PenaltiesPosted
 	v.MayCertify = domain.MayCertify(year, now, m.o.Ledger().Params()) && v.PenaltiesPosted && !v.Certified
-	pen := run.Penalties
-	if !v.PenaltiesPosted {
-		if pen, err = m.novemberPreview(year, "penalties"); err != nil {
-			m.o.Fail(w, r, err)
-			return
-		}
+	pen, err := m.stepLines(run, "penalties", v.PenaltiesPosted)
+	if err != nil {
+		m.o.Fail(w, r, err)
+		return
 	}
 	link := func(penPage, rollPage int) string {
 		return fmt.Sprintf("/staff/november?year=%d&pen=%d&roll=%d", year, penPage, rollPage)
 	}
 	penPage, rollPage := pageParam(r, "pen"), pageParam(r, "roll")
 	v.Penalties = pagedRun(pen, "penalties", penPage, func(n int) string { return link(n, rollPage) + "#penalties" })
-	cert := run.Certified
-	if !v.Certified {
-		if cert, err = m.novemberPreview(year, "certify"); err != nil {
-			m.o.Fail(w, r, err)
-			return
-		}
+	cert, err := m.stepLines(run, "certify", v.Certified)
+	if err != nil {
+		m.o.Fail(w, r, err)
+		return
 	}
 	v.Roll = pagedRun(cert, "certify", rollPage, func(n int) string { return link(penPage, n) + "#roll" })
 	for _, c := range []domain.County{domain.Dane, domain.Green} {
@@ -263,6 +273,21 @@ func (m *Module) showNovemberPage(w http.ResponseWriter, r *http.Request) {
 		v.Counties = append(v.Counties, CountyTotal{County: c.Title(), Key: string(c), Count: n, Total: total.String()})
 	}
 	m.o.Render(w, r, http.StatusOK, NovemberPage(m.o.Frame(r, fmt.Sprintf("November run %d (§5.10)", year)), v))
+}
+
+// stepLines are the lines the run page lists for a step: what it posted
+// once it is complete, else the preview of what it will post (for a step
+// part of which is posted, what remains).
+func (m *Module) stepLines(run domain.NovemberRun, step string, complete bool) ([]domain.RunItem, error) {
+	if complete {
+		return m.o.Reads().NovemberItems(run, step)
+	}
+	return m.novemberPreview(run.Year, step)
+}
+
+// partPosted says what the parts of a step posted so far hold.
+func partPosted(lines int, total domain.Money, at domain.DateTime) string {
+	return fmt.Sprintf("Part of this step is posted: %d lines, %s, since %s. The lines below remain; post them to finish the step.", lines, total, at)
 }
 
 // submitNovemberStep posts the penalties or certifies the roll for the
@@ -311,19 +336,51 @@ func (m *Module) submitNovemberStep(w http.ResponseWriter, r *http.Request) {
 		m.o.Fail(w, r, domain.Errorf(domain.ECONFLICT, "§5.10", "The run changed since you confirmed it (now %d bills, %s): review it again.", len(items), total))
 		return
 	}
-	in := domain.NovemberStep{Op: step, Year: year}
-	for _, it := range items {
-		if it.Assessment != "" {
-			in.Assessments = append(in.Assessments, it.BillID)
-			continue
+	for i, part := range runParts(step, year, items, m.o.LedgerFormat()) {
+		if _, err := m.o.SubmitWith(r, domain.KindNovemberRun, func(c *domain.Command) { c.Payload = part }); err != nil {
+			if i > 0 {
+				// The parts before this one posted: the run page lists
+				// what remains, and confirming again posts it.
+				err = domain.Errorf(domain.ErrorCode(err), "§5.10", "%s %d of the step's parts posted before this one was not; review the run again to post the rest.", domain.ErrorMessage(err), i)
+			}
+			m.o.Fail(w, r, err)
+			return
 		}
-		in.Bills = append(in.Bills, it.BillID)
-	}
-	if _, err := m.o.SubmitWith(r, domain.KindNovemberRun, func(c *domain.Command) { c.Payload = &in }); err != nil {
-		m.o.Fail(w, r, err)
-		return
 	}
 	m.o.Redirect(w, r, fmt.Sprintf("/staff/november?year=%d", year))
+}
+
+// runParts splits a step's lines into the commands that post it: from
+// ledger format 8 (domain.RunPartsFormat) parts of at most
+// domain.RunPartBills lines, each but the last saying more follow, so
+// that no log entry writes more than the ledger takes at once, however
+// many bills the village has; a step with no line left (its last part
+// was not posted) is one empty part that completes it. Before, the whole
+// step is one command.
+func runParts(step string, year int, items []domain.RunItem, format int) []*domain.NovemberStep {
+	size := len(items)
+	if format >= domain.RunPartsFormat {
+		size = domain.RunPartBills
+	}
+	var parts []*domain.NovemberStep
+	for start := 0; start == 0 || start < len(items); start += size {
+		in := &domain.NovemberStep{Op: step, Year: year}
+		for _, it := range items[start:min(start+size, len(items))] {
+			if it.Assessment != "" {
+				in.Assessments = append(in.Assessments, it.BillID)
+				continue
+			}
+			in.Bills = append(in.Bills, it.BillID)
+		}
+		parts = append(parts, in)
+		if size == 0 {
+			break
+		}
+	}
+	for _, in := range parts[:len(parts)-1] {
+		in.More = true
+	}
+	return parts
 }
 
 // novemberStepOpen refuses, before the confirm page, a step the ledger
@@ -339,13 +396,13 @@ func (m *Module) novemberStepOpen(year int, step string) error {
 	switch {
 	case step == "penalties" && now.Date.Before(domain.PenaltyDay(year)):
 		return domain.Errorf(domain.ECONFLICT, "§5.10", "Penalties for %d are posted on or after %s.", year, domain.PenaltyDay(year))
-	case step == "penalties" && run.PenaltiesCommand != "":
+	case step == "penalties" && run.PenaltiesPosted():
 		return domain.Errorf(domain.ECONFLICT, "§5.10", "The %d penalties were already posted (%s).", year, run.PenaltiesAt)
 	case step == "certify" && !domain.MayCertify(year, now, m.o.Ledger().Params()):
 		return domain.Errorf(domain.ECONFLICT, "§5.10", "The %d tax roll is certified after November 15 ends (the office's closing time that day).", year)
-	case step == "certify" && run.PenaltiesCommand == "":
+	case step == "certify" && !run.PenaltiesPosted():
 		return domain.Errorf(domain.ECONFLICT, "§5.10", "Post the %d penalties before certifying the tax roll.", year)
-	case step == "certify" && run.CertifyCommand != "":
+	case step == "certify" && run.RollCertified():
 		return domain.Errorf(domain.ECONFLICT, "§5.10", "The %d tax roll was already certified (%s).", year, run.CertifiedAt)
 	}
 	return nil
@@ -361,13 +418,18 @@ func (m *Module) showTaxRollCSV(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	run, _, err := m.o.Reads().NovemberRun(year)
-	if err != nil || run.CertifyCommand == "" {
+	if err != nil || !run.RollCertified() {
 		m.o.Fail(w, r, domain.Errorf(domain.ENOTFOUND, "§5.10", "The %d tax roll is not certified yet.", year))
+		return
+	}
+	certified, err := m.o.Reads().NovemberItems(run, "certify")
+	if err != nil {
+		m.o.Fail(w, r, err)
 		return
 	}
 	cw := m.o.CSV(w, fmt.Sprintf("tax-roll-%d-%s.csv", year, county))
 	_ = cw.Write(TaxRollCSVHeader)
-	for _, it := range run.Certified {
+	for _, it := range certified {
 		if it.County != county {
 			continue
 		}

@@ -1,6 +1,7 @@
 package november_test
 
 import (
+	"context"
 	"encoding/csv"
 	"fmt"
 	"net/http"
@@ -135,7 +136,7 @@ func TestNovemberPreviewPaged(t *testing.T) {
 	p := h.Ledger.Params()
 	want := map[string]bool{}
 	sum := domain.Cents(0)
-	for i := range 250 {
+	for i := range 500 {
 		b := domain.Bill{ID: fmt.Sprintf("B-2026-%04d", i), Account: "100101", Parcel: []string{"0601-141-2001", "0601-141-2002"}[i%2], Description: "Water",
 			BilledOn: domain.MustDate("2026-03-01").AddDays(i % 90), Principal: domain.Cents(int64(1000 + 37*i))}
 		if i%7 == 0 { // paid in full in the spring: no penalty
@@ -192,13 +193,82 @@ func TestNovemberPreviewPaged(t *testing.T) {
 	if prev := back.Doc.Find(`[data-testid="penalties-prev"]`).AttrOr("href", ""); !strings.Contains(prev, "pen=1") {
 		t.Errorf("page 2's previous link: %q", prev)
 	}
-	// The step posts every line, not only the page shown.
+	// The step posts every line, not only the page shown, in parts of
+	// at most domain.RunPartBills lines (more than one here).
+	if len(want) <= domain.RunPartBills {
+		t.Fatalf("%d lines fit in one part", len(want))
+	}
 	tr.NovemberStep(2026, "penalties")
-	var run domain.NovemberRun
-	if err := h.Ledger.Get(domain.CollectionNovemberRuns, "2026", &run); err != nil {
+	run, _, err := domain.ReadsOf(h.Ledger).NovemberRun(2026)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if len(run.Penalties) != len(want) || run.PenaltyTotal.String() != sum.String() {
-		t.Fatalf("posted %d penalties, %s; want %d, %s", len(run.Penalties), run.PenaltyTotal, len(want), sum)
+	if !run.PenaltiesPosted() || run.Lines("penalties") != len(want) || run.PenaltyTotal.String() != sum.String() {
+		t.Fatalf("posted %d penalties, %s (complete: %v); want %d, %s", run.Lines("penalties"), run.PenaltyTotal, run.PenaltiesPosted(), len(want), sum)
+	}
+	lines, err := domain.ReadsOf(h.Ledger).NovemberItems(run, "penalties")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range lines {
+		if !want[it.BillID] {
+			t.Errorf("%s posted, but it owes no penalty", it.BillID)
+		}
+		delete(want, it.BillID)
+	}
+	if len(want) != 0 {
+		t.Errorf("not posted: %v", want)
+	}
+}
+
+// TestNovemberStepFinishedAfterAPart: a step whose posting stopped after a
+// part (the node restarted, or a part was refused) says what is posted;
+// the run page lists only the bills left, and confirming again posts them
+// and completes the step; certification waits for that.
+func TestNovemberStepFinishedAfterAPart(t *testing.T) {
+	h := stafftest.New(t)
+	h.Ledger.ClearBills()
+	for i := range 3 {
+		h.Ledger.PutBill(domain.Bill{ID: fmt.Sprintf("B-%d", i+1), Account: "100101", Parcel: "0601-141-2001", Description: "Water", BilledOn: domain.MustDate("2026-03-01"), Principal: domain.MustMoney("100.00")})
+	}
+	tr := h.SignedIn("treasurer", domain.RoleTreasurer)
+	cmd, err := h.Ledger.NewCommand(domain.KindNovemberRun, "treasurer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Payload = &domain.NovemberStep{Op: "penalties", Year: 2026, Bills: []string{"B-2"}, More: true}
+	if _, err := h.Ledger.Submit(context.Background(), cmd); err != nil {
+		t.Fatal(err)
+	}
+	p := tr.Get("/staff/november?year=2026")
+	if got := p.Text("penalties-part"); !strings.Contains(got, "1 lines, 1.50") || p.Has("penalties-posted") {
+		t.Fatalf("a step part of which is posted: %q", got)
+	}
+	var left []string
+	p.Doc.Find(`[data-testid="penalties"] tr[data-bill]`).Each(func(_ int, s *goquery.Selection) { left = append(left, s.AttrOr("data-bill", "")) })
+	if strings.Join(left, " ") != "B-1 B-3" || p.Text("penalties-total") != "3.00" {
+		t.Fatalf("the lines left: %v, %s", left, p.Text("penalties-total"))
+	}
+	h.SetClock(time.Date(2026, 11, 16, 9, 0, 0, 0, h.Loc))
+	tr.Login("treasurer", stafftest.Password)
+	tr.Get("/staff/november?year=2026")
+	c := tr.Post("/staff/november", url.Values{"year": {"2026"}, "step": {"certify"}})
+	if c.Status != http.StatusConflict || !strings.Contains(c.Text("error"), "Post the 2026 penalties before certifying") {
+		t.Fatalf("certify with penalties left: %d %q", c.Status, c.Text("error"))
+	}
+	tr.NovemberStep(2026, "penalties")
+	run, _, err := domain.ReadsOf(h.Ledger).NovemberRun(2026)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !run.PenaltiesPosted() || run.Lines("penalties") != 3 || run.PenaltyTotal.String() != "4.50" {
+		t.Fatalf("after finishing: %+v", run)
+	}
+	if p := tr.Get("/staff/november?year=2026"); !p.Has("penalties-posted") || p.Doc.Find(`[data-testid="penalties"] tr[data-bill]`).Length() != 3 {
+		t.Fatalf("the posted step lists %d lines", p.Doc.Find(`[data-testid="penalties"] tr[data-bill]`).Length())
+	}
+	tr.NovemberStep(2026, "certify")
+	if csv := tr.Get("/staff/november/2026/dane.csv"); strings.Count(csv.Body, "\n") != 4 {
+		t.Fatalf("the Dane roll:\n%s", csv.Body)
 	}
 }

@@ -10,8 +10,11 @@ type November struct {
 	CanRun, MayPost, MayCertify bool
 	PenaltiesPosted, Certified  bool
 	PenaltiesAt, CertifiedAt    string
-	Penalties, Roll             RunTable
-	Counties                    []CountyTotal
+	// PenaltiesPart and RollPart say what a step posted so far while
+	// parts of it remain (domain.RunPartsFormat); empty otherwise.
+	PenaltiesPart, RollPart string
+	Penalties, Roll         RunTable
+	Counties                []CountyTotal
 }
 
 // RunTable is a page of a step's lines, with the count and total of all
