@@ -52,20 +52,13 @@ func (m *Module) Mount(o *staff.Office) error {
 // pages (ledger format 7).
 var BillCSVHeader = []string{"account", "parcel", "description", "billed_on", "amount", "bill_id", "description_es"}
 
-// formatReader is implemented by a ledger that knows the replicated
-// ledger's format (replica.Node).
-type formatReader interface{ LedgerFormat() int }
-
 // spanish reports whether the ledger records bills' Spanish descriptions:
 // from ledger format 7 (domain.DocumentsFormat). Before, a node of an
 // earlier release would not know the field, so the import refuses the
 // description_es column's values and the form shows the field disabled.
 // A ledger that does not say its format is this build's.
 func (m *Module) spanish() bool {
-	if f, ok := m.o.Ledger().(formatReader); ok {
-		return f.LedgerFormat() >= domain.DocumentsFormat
-	}
-	return true
+	return m.o.LedgerFormat() >= domain.DocumentsFormat
 }
 
 // errSpanishFormat is the message of a Spanish description given before

@@ -95,19 +95,12 @@ func (m *Module) showAppropriation(w http.ResponseWriter, r *http.Request) {
 	m.o.Render(w, r, http.StatusOK, appropriationPage(m.o.Frame(r, fmt.Sprintf("%s in %d", a.Line, year)), v))
 }
 
-// formatReader is implemented by a ledger that knows the replicated
-// ledger's format (replica.Node).
-type formatReader interface{ LedgerFormat() int }
-
 // payrollIsClaim reports whether the ledger pays an employment's payroll
 // by a claim and refuses the expense kind: from ledger format 6
 // (domain.ReconciledFormat). A ledger that does not say its format is
 // this build's.
 func (m *Module) payrollIsClaim() bool {
-	if f, ok := m.o.Ledger().(formatReader); ok {
-		return f.LedgerFormat() >= domain.ReconciledFormat
-	}
-	return true
+	return m.o.LedgerFormat() >= domain.ReconciledFormat
 }
 
 // submitExpense takes the treasurer's payroll expense, which a ledger
@@ -214,8 +207,5 @@ func (m *Module) submitClose(w http.ResponseWriter, r *http.Request) {
 // day it names: from ledger format 7 (domain.DocumentsFormat), since a
 // node of an earlier release refuses the field.
 func (m *Module) noticeNamesHearing() bool {
-	if f, ok := m.o.Ledger().(formatReader); ok {
-		return f.LedgerFormat() >= domain.DocumentsFormat
-	}
-	return true
+	return m.o.LedgerFormat() >= domain.DocumentsFormat
 }

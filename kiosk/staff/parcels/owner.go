@@ -9,20 +9,13 @@ import (
 	"github.com/villagehall/appliance/kiosk/staff"
 )
 
-// formatReader is implemented by a ledger that knows the replicated
-// ledger's format (replica.Node).
-type formatReader interface{ LedgerFormat() int }
-
 // mailing reports whether the ledger records owners' mailing addresses:
 // from ledger format 7 (domain.DocumentsFormat). Before, a node of an
 // earlier release would not know the field, so the roll refuses the
 // mail_ columns and the forms are shown disabled. A ledger that does not
 // say its format is this build's.
 func (m *Module) mailing() bool {
-	if f, ok := m.o.Ledger().(formatReader); ok {
-		return f.LedgerFormat() >= domain.DocumentsFormat
-	}
-	return true
+	return m.o.LedgerFormat() >= domain.DocumentsFormat
 }
 
 // mailingText writes an address on one line, "" for none.

@@ -111,20 +111,13 @@ type claimsView struct {
 	CanEnter    bool
 }
 
-// formatReader is implemented by a ledger that knows the replicated
-// ledger's format (replica.Node).
-type formatReader interface{ LedgerFormat() int }
-
 // payrollClaims reports whether the ledger takes claims that pay an
 // employment's payroll: from ledger format 6 (domain.ReconciledFormat).
 // Until every node applies that format the field is not offered, as a
 // node of an earlier release would refuse it. A ledger that does not say
 // its format is this build's.
 func (m *Module) payrollClaims() bool {
-	if f, ok := m.o.Ledger().(formatReader); ok {
-		return f.LedgerFormat() >= domain.ReconciledFormat
-	}
-	return true
+	return m.o.LedgerFormat() >= domain.ReconciledFormat
 }
 
 func (m *Module) showClaims(w http.ResponseWriter, r *http.Request) {

@@ -265,20 +265,13 @@ func (m *Module) boardVote(r *http.Request) (*domain.BudgetVoteRecord, error) {
 	return v, nil
 }
 
-// formatReader is implemented by a ledger that knows the replicated
-// ledger's format (replica.Node).
-type formatReader interface{ LedgerFormat() int }
-
 // votes reports whether the ledger records the board's approval of an
 // award as a vote at a meeting: from ledger format 6
 // (domain.ReconciledFormat). Before, a node of an earlier release would
 // not know the field, so the form asks for the motion in free text as it
 // did. A ledger that does not say its format is this build's.
 func (m *Module) votes() bool {
-	if f, ok := m.o.Ledger().(formatReader); ok {
-		return f.LedgerFormat() >= domain.ReconciledFormat
-	}
-	return true
+	return m.o.LedgerFormat() >= domain.ReconciledFormat
 }
 
 func (m *Module) orderReceive(r *http.Request, id string) error {

@@ -425,10 +425,6 @@ func chargeProblem(err error) string {
 	return "the card was declined."
 }
 
-// formatReader is implemented by a ledger that knows the replicated
-// ledger's format (the replicated node).
-type formatReader interface{ LedgerFormat() int }
-
 // cardShown returns what the receipt shows of the card (brand and last
 // four digits), or nil while the cluster's ledger is below the format
 // that records it, as the kiosk does.
@@ -436,7 +432,7 @@ func (m *Module) cardShown(a terminal.Approval) *domain.CardShown {
 	if a.Card == nil || a.Card.Check() != nil {
 		return nil
 	}
-	if f, ok := m.o.Ledger().(formatReader); ok && f.LedgerFormat() < domain.CardShownSince {
+	if m.o.LedgerFormat() < domain.CardShownSince {
 		return nil
 	}
 	return &domain.CardShown{Brand: a.Card.Brand, Last4: a.Card.Last4}

@@ -281,14 +281,6 @@ func (m *Module) settlementOf(r *http.Request, get func(string) string) (domain.
 	return m.o.Reads().Settlement(county, year, period, m.o.Today())
 }
 
-// keepsShare reports whether the ledger records the village's own share
-// of a settlement as kept (ledger format 6): a ledger that does not say
-// its format is this build's.
-func keepsShare(l domain.Ledger) bool {
-	f, ok := l.(interface{ LedgerFormat() int })
-	return !ok || f.LedgerFormat() >= domain.ReconciledFormat
-}
-
 func (m *Module) showSettlement(w http.ResponseWriter, r *http.Request) {
 	m.settlementPage(w, r, http.StatusOK, "")
 }
@@ -317,7 +309,7 @@ func (m *Module) settlementPage(w http.ResponseWriter, r *http.Request, status i
 		switch left := sh.Share.Sub(sh.Paid); {
 		case !sh.Retained:
 			v.Payees = append(v.Payees, view.Option{Value: sh.Jurisdiction, Label: fmt.Sprintf("%s (%s left)", sh.Name, dollars(sh.Unsettled)), Selected: sh.Jurisdiction == picked})
-		case keepsShare(m.o.Ledger()) && left.IsPositive():
+		case m.o.LedgerFormat() >= domain.ReconciledFormat && left.IsPositive(): // the village's own share is recorded as kept
 			v.Payees = append(v.Payees, view.Option{Value: sh.Jurisdiction, Label: fmt.Sprintf("%s: its own share, kept (%s left to record)", sh.Name, dollars(left)), Selected: sh.Jurisdiction == picked})
 		}
 	}
