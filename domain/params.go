@@ -311,9 +311,20 @@ func (p *Params) Complete() error {
 // At returns, for each parameter, the value of its latest row effective on
 // or before d (never the first: a later resolution supersedes an earlier
 // one).
-func (p *Params) At(d Date) Values {
+func (p *Params) At(d Date) Values { return p.first(d, len(paramDefs)) }
+
+// receivableAt is At for §5.10's three parameters only (the first three of
+// paramDefs): the receivable's account asks for them once a month of
+// every bill it figures, and the other rows are not its business.
+func (p *Params) receivableAt(d Date) Values { return p.first(d, receivableParams) }
+
+// receivableParams is how many of paramDefs, from the first, are §5.10's.
+const receivableParams = 3
+
+// first returns the values in force on d of the first n parameters.
+func (p *Params) first(d Date, n int) Values {
 	var v Values
-	for i := range paramDefs {
+	for i := range paramDefs[:n] {
 		rows := p.rows[paramDefs[i].name]
 		// The number of rows effective on or before d; the last of them rules.
 		n, _ := slices.BinarySearchFunc(rows, d, func(r paramRow, d Date) int {

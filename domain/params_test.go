@@ -186,3 +186,21 @@ func FuzzParseParams(f *testing.F) {
 		}
 	})
 }
+
+// TestReceivableParamsComeFirst: the receivable's account reads only the
+// first receivableParams parameters (receivableAt), so they must be
+// §5.10's, and the values it gets must be At's for them.
+func TestReceivableParamsComeFirst(t *testing.T) {
+	for i, d := range paramDefs {
+		if got := strings.HasPrefix(d.name, "receivable_"); got != (i < receivableParams) {
+			t.Fatalf("parameter %d is %s: §5.10's are the first %d", i, d.name, receivableParams)
+		}
+	}
+	p := DefaultParams()
+	for _, d := range []Date{MustDate("2020-01-01"), MustDate("2026-11-02"), MustDate("2031-06-30")} {
+		all, some := p.At(d), p.receivableAt(d)
+		if some.ReceivableDueDays != all.ReceivableDueDays || !some.ReceivableInterest.Decimal().Equal(all.ReceivableInterest.Decimal()) || !some.ReceivablePenalty.Decimal().Equal(all.ReceivablePenalty.Decimal()) || some.has != all.has&(1<<receivableParams-1) {
+			t.Fatalf("on %s: receivableAt %+v, At %+v", d, some, all)
+		}
+	}
+}

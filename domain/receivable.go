@@ -188,7 +188,7 @@ func computeReceivable(in ReceivableInput, p *Params, from *BillSummary) (Receiv
 	if err := in.validate(); err != nil {
 		return r, st, err
 	}
-	v := p.At(in.BilledOn)
+	v := p.receivableAt(in.BilledOn)
 	if err := v.require(sectionReceivable, in.BilledOn, "receivable_due_days"); err != nil {
 		return r, st, err
 	}
@@ -319,7 +319,7 @@ func (a *receivableAccount) postThrough(d Date) error {
 			if !a.principal.IsPositive() {
 				continue // paid on or before November 1: no penalty
 			}
-			v := a.p.At(a.r.PenaltyOn)
+			v := a.p.receivableAt(a.r.PenaltyOn)
 			if err := v.require(sectionReceivable, a.r.PenaltyOn, "receivable_penalty"); err != nil {
 				return err
 			}
@@ -328,7 +328,7 @@ func (a *receivableAccount) postThrough(d Date) error {
 			a.r.Penalty = a.r.Penalty.Add(amt)
 			a.r.Postings = append(a.r.Postings, Posting{On: a.r.PenaltyOn, Kind: PostingPenalty, Base: a.principal, Amount: amt})
 		case monthNext:
-			v := a.p.At(start)
+			v := a.p.receivableAt(start)
 			if err := v.require(sectionReceivable, start, "receivable_interest"); err != nil {
 				return err
 			}
