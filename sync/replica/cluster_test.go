@@ -187,6 +187,7 @@ func TestStrangersAreRefused(t *testing.T) {
 	c := synctest.New(t, 3, nil)
 	leader := c.Leader(10 * time.Second)
 	leader.Seed(1)
+	settled(t, leader.Node)
 	c.Converge(10 * time.Second)
 	before := leader.Node.FSM().Applied()
 
@@ -245,6 +246,7 @@ func TestMalformedForwardIsRejected(t *testing.T) {
 	c := synctest.New(t, 3, nil)
 	leader := c.Leader(10 * time.Second)
 	leader.Seed(1)
+	settled(t, leader.Node)
 	c.Converge(10 * time.Second)
 	before := leader.Node.FSM().Applied()
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: c.Members[1].Identity.ClientTLS()}, Timeout: 5 * time.Second}
@@ -409,6 +411,20 @@ func TestBackupHandsLeadershipToTheHall(t *testing.T) {
 	}
 	if _, err := c.Leader(time.Second).Pay(synctest.BillID(0), "1.00"); err != nil {
 		t.Fatalf("pay after the transfer: %v", err)
+	}
+}
+
+// settled waits until the leader n has done what it appends on its own
+// once it leads: the ledger's format raised to this build's and its
+// parameters seeded. A test that counts what was applied after a moment
+// takes that moment after these (on a loaded machine the seeding can come
+// after a test's first commands).
+func settled(t *testing.T, n *replica.Node) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); n.FSM().Format() < domain.LedgerFormat || !n.FSM().Seeded(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the leader did not raise the format (%d) and seed its parameters (%v) within 20 s", n.FSM().Format(), n.FSM().Seeded())
+		}
 	}
 }
 
