@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash"
 	"io"
@@ -368,7 +369,8 @@ func WriteExtract(w io.Writer, reads domain.Reads, journal staff.Journal, year i
 // journal order, with the hash of the entry before it (the year's entry
 // before it, or the last entry of an earlier year), and returns the
 // span of the journal the entries make. It reads the part of the journal
-// span names, journalChunk entries at a time: the entries before it are
+// span names, journalChunk entries at a time, the next part while this
+// one is written (ahead): the entries before it are
 // all of earlier years (the last one's hash is span.Prev), those after it
 // of later years. Between, an entry of an earlier year (an offline
 // command that reached the journal late) moves the link on, as the walk
@@ -376,40 +378,86 @@ func WriteExtract(w io.Writer, reads domain.Reads, journal staff.Journal, year i
 func yearJournal(journal staff.Journal, span staff.JournalYear, year int, fn func(e staff.JournalEntry, prev string) error) (JournalSpan, error) {
 	js := JournalSpan{Prev: span.Prev}
 	prev := span.Prev
-	if span.First != 0 {
-		var part []staff.JournalEntry
-		for from := span.First; from <= span.Last; from += journalChunk {
-			part = part[:0]
+	read := func(hand func([]staff.JournalEntry) error) error {
+		for from := span.First; span.First != 0 && from <= span.Last; from += journalChunk {
+			var part []staff.JournalEntry
 			err := journal.JournalRange(from, min(span.Last, from+journalChunk-1), func(e staff.JournalEntry) error {
 				part = append(part, e)
 				return nil
 			})
-			if err != nil {
-				return js, err
+			if err == nil {
+				err = hand(part)
 			}
-			for _, e := range part {
-				switch y := e.At.Date.Year(); {
-				case y < year:
-					prev, js.Prev = e.Hash, e.Hash
-					continue
-				case y > year:
-					continue
-				}
-				if js.Entries == 0 {
-					js.FirstSeq = e.Seq
-				}
-				if err := fn(e, prev); err != nil {
-					return js, err
-				}
-				js.Entries++
-				js.LastSeq, js.Head, prev = e.Seq, e.Hash, e.Hash
+			if err != nil {
+				return err
 			}
 		}
+		return nil
 	}
+	err := ahead(read, func(part []staff.JournalEntry) error {
+		for _, e := range part {
+			switch y := e.At.Date.Year(); {
+			case y < year:
+				prev, js.Prev = e.Hash, e.Hash
+				continue
+			case y > year:
+				continue
+			}
+			if js.Entries == 0 {
+				js.FirstSeq = e.Seq
+			}
+			if err := fn(e, prev); err != nil {
+				return err
+			}
+			js.Entries++
+			js.LastSeq, js.Head, prev = e.Seq, e.Hash, e.Hash
+		}
+		return nil
+	})
 	if js.Entries == 0 {
 		js.Head = js.Prev
 	}
-	return js, nil
+	return js, err
+}
+
+// ahead calls read in a goroutine of its own, which hands each part it
+// reads over to use, in this one: the next part is read while this one
+// is written out. read must not change a part once it has handed it over.
+// The first error of either ends both, and is returned.
+func ahead[T any](read func(hand func(T) error) error, use func(T) error) error {
+	parts := make(chan T, 1)
+	quit := make(chan struct{})
+	errStop := errors.New("the writing stopped")
+	var rerr error
+	go func() {
+		defer close(parts)
+		defer func() {
+			if p := recover(); p != nil {
+				rerr = fmt.Errorf("panic: %v", p)
+			}
+		}()
+		rerr = read(func(p T) error {
+			select {
+			case parts <- p:
+				return nil
+			case <-quit:
+				return errStop
+			}
+		})
+	}()
+	var uerr error
+	for p := range parts {
+		if uerr != nil {
+			continue
+		}
+		if uerr = use(p); uerr != nil {
+			close(quit)
+		}
+	}
+	if uerr != nil {
+		return uerr
+	}
+	return rerr
 }
 
 // trialBalance writes the books' trial balance as of December 31 of
@@ -443,8 +491,9 @@ func trialBalance(f *extractFile, reads domain.Reads, year int) error {
 // into one entry a month, dated its last day, after the other entries of
 // that day, so the file still sums to the trial balance's movement.
 //
-// The entries are read bookChunk at a time, in date order: a month's
-// sum is written once the entries have passed its last day.
+// The entries are read bookChunk at a time, in date order, the next part
+// while this one is written (ahead): a month's sum is written once the
+// entries have passed its last day.
 func generalLedger(f *extractFile, reads domain.Reads, year int) error {
 	w := f.csvWriter([]string{"date", "entry", "raft_index", "command_id", "kind", "section", "account", "fund", "debit", "credit", "memo", "entry_memo"})
 	n := 0
@@ -470,7 +519,10 @@ func generalLedger(f *extractFile, reads domain.Reads, year int) error {
 			}
 		}
 	}
-	err := reads.BookEntriesBy(domain.NewDate(year, 1, 1), domain.NewDate(year, 12, 31), "", bookChunk, func(part []domain.BookEntry) error {
+	read := func(hand func([]domain.BookEntry) error) error {
+		return reads.BookEntriesBy(domain.NewDate(year, 1, 1), domain.NewDate(year, 12, 31), "", bookChunk, hand)
+	}
+	err := ahead(read, func(part []domain.BookEntry) error {
 		for _, e := range part {
 			if !slices.ContainsFunc(e.Lines, func(l domain.BookLine) bool { return strings.HasPrefix(l.Section, "§5.22") }) {
 				flush(e.Date)
