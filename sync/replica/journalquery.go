@@ -153,7 +153,7 @@ func (f *FSM) JournalRows(q JournalQuery, fn func(JournalRow) bool) (JournalScan
 			}
 			from = r.keyOf(e)
 		}
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: r.prefix, Reverse: !q.Oldest, PrefetchValues: r.journal || q.CommandID != "", PrefetchSize: 100})
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: r.prefix, Reverse: !q.Oldest, PrefetchValues: r.journal || r.days(), PrefetchSize: 100})
 		defer it.Close()
 		switch {
 		case q.Oldest && from != nil && bytes.Compare(from, r.lo) >= 0:
@@ -181,7 +181,7 @@ func (f *FSM) JournalRows(q JournalQuery, fn func(JournalRow) bool) (JournalScan
 				return nil
 			}
 			read++
-			row, ok, err := f.journalRow(txn, it.Item(), r, q.CommandID != "", entries)
+			row, ok, err := f.journalRow(txn, it.Item(), r, entries)
 			if err != nil {
 				return err
 			}
@@ -201,10 +201,12 @@ func (f *FSM) JournalRows(q JournalQuery, fn func(JournalRow) bool) (JournalScan
 }
 
 // journalRow reads the entry an index item names, with what its command
-// touched. ok is false when the index names an entry the journal lacks
-// (it cannot, but a listing skips it rather than fail). entries reads
-// the entry of an index's item (nil: a read of its own).
-func (f *FSM) journalRow(txn *badger.Txn, item *badger.Item, r jxRange, touchedInItem bool, entries *entryReader) (JournalRow, bool, error) {
+// touched: from the item itself when the index is the day index, which
+// keeps it, else from the entry's day key. ok is false when the index
+// names an entry the journal lacks (it cannot, but a listing skips it
+// rather than fail). entries reads the entry of an index's item (nil: a
+// read of its own).
+func (f *FSM) journalRow(txn *badger.Txn, item *badger.Item, r jxRange, entries *entryReader) (JournalRow, bool, error) {
 	var row JournalRow
 	if r.journal {
 		if err := item.Value(func(v []byte) error { return json.Unmarshal(v, &row.JournalEntry) }); err != nil {
@@ -227,14 +229,14 @@ func (f *FSM) journalRow(txn *badger.Txn, item *badger.Item, r jxRange, touchedI
 		}
 		return json.Unmarshal(v, &row.Touched)
 	}
-	if touchedInItem {
+	if r.days() {
 		return row, true, item.Value(decode)
 	}
 	if row.Outcome != "applied" {
 		// A refused command touched nothing (journalIndexWrites).
 		return row, true, nil
 	}
-	t, err := txn.Get(jxKey(prefixJXCommand, row.CommandID, row.Seq))
+	t, err := txn.Get(jxKey(prefixJXDay, row.At.Date.String(), row.Seq))
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return row, true, nil
 	}
@@ -243,6 +245,10 @@ func (f *FSM) journalRow(txn *badger.Txn, item *badger.Item, r jxRange, touchedI
 	}
 	return row, true, t.Value(decode)
 }
+
+// days reports whether the range is of the day index, whose items keep
+// what their entries touched.
+func (r jxRange) days() bool { return bytes.Equal(r.prefix, []byte(prefixJXDay)) }
 
 // entryReader reads journal entries by sequence for a listing that asks
 // for them mostly in journal order (a day's entries, then the next
@@ -314,7 +320,7 @@ func (f *FSM) JournalRow(seq uint64) (JournalRow, bool, error) {
 		if err != nil {
 			return err
 		}
-		row, found, err = f.journalRow(txn, item, jxRange{journal: true}, false, nil)
+		row, found, err = f.journalRow(txn, item, jxRange{journal: true}, nil)
 		return err
 	})
 	return row, found, err
