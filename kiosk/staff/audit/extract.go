@@ -220,14 +220,11 @@ func WriteExtract(w io.Writer, reads domain.Reads, journal staff.Journal, year i
 	// The journal of the year, with the link before it: the same walk
 	// for each file, which the second takes the span's figures from.
 	err = x.file(JournalLines, func(f *extractFile) error {
+		// A line is the entry as json.Marshal writes it, then "\n".
+		enc := json.NewEncoder(f)
 		_, err := yearJournal(journal, span, year, func(e staff.JournalEntry, prev string) error {
-			line, err := json.Marshal(journalLine{Seq: e.Seq, Index: e.Index, CommandID: e.CommandID, Kind: e.Kind, Actor: e.Actor, Node: e.Node, At: e.At, Outcome: e.Outcome, Error: e.Error, Prev: prev, Hash: e.Hash})
-			if err != nil {
-				return err
-			}
 			f.rows++
-			_, err = f.Write(append(line, '\n'))
-			return err
+			return enc.Encode(journalLine{Seq: e.Seq, Index: e.Index, CommandID: e.CommandID, Kind: e.Kind, Actor: e.Actor, Node: e.Node, At: e.At, Outcome: e.Outcome, Error: e.Error, Prev: prev, Hash: e.Hash})
 		})
 		return err
 	})
@@ -380,7 +377,7 @@ func yearJournal(journal staff.Journal, span staff.JournalYear, year int, fn fun
 	prev := span.Prev
 	read := func(hand func([]staff.JournalEntry) error) error {
 		for from := span.First; span.First != 0 && from <= span.Last; from += journalChunk {
-			var part []staff.JournalEntry
+			part := make([]staff.JournalEntry, 0, min(span.Last-from+1, journalChunk))
 			err := journal.JournalRange(from, min(span.Last, from+journalChunk-1), func(e staff.JournalEntry) error {
 				part = append(part, e)
 				return nil
