@@ -80,7 +80,6 @@ type journalLine struct {
 // goes to the archive and to its checksum as it comes, so that no file is
 // held in memory, and its bytes and records are counted.
 type extractFile struct {
-	name  string
 	w     io.Writer
 	sum   hash.Hash
 	bytes int
@@ -150,7 +149,7 @@ func (x *extract) file(name string, write func(f *extractFile) error) error {
 	}
 	pr, pw := io.Pipe()
 	buf := bufio.NewWriterSize(pw, 64<<10)
-	f := &extractFile{name: name, w: buf, sum: sha256.New()}
+	f := &extractFile{w: buf, sum: sha256.New()}
 	done := make(chan error, 1)
 	go func() {
 		err := writeFile(f, write)
@@ -183,8 +182,9 @@ func writeFile(f *extractFile, write func(f *extractFile) error) (err error) {
 	return write(f)
 }
 
-// journalChunk is the journal entries the extract reads at a time: each
-// part is read in a read of its own and written before the next is read.
+// journalChunk is the journal entries the extract reads at a time, each
+// part in a read of the ledger of its own: at most two parts are held,
+// the one being written and the next.
 const journalChunk = 2000
 
 // bookChunk is the journal entries of the books read at a time.
