@@ -177,7 +177,7 @@ func pagedReconciliation(day domain.Date, first int, p ReceiptsPage) Reconciliat
 		rc := p.Receipts[i]
 		rec.Lines = append(rec.Lines, Line{CommandID: rc.CommandID, Receipt: &rc, Problem: noCharge})
 	}
-	rec.Expected = rec.Receipts.Sub(domain.Money{}).Sub(rec.Fees)
+	rec.Expected = rec.Receipts.Sub(rec.Fees) // no refunds, no fees: no statement
 	rec.Difference = rec.PaidOut.Sub(rec.Expected)
 	return rec
 }
