@@ -22,8 +22,12 @@ func (m *Main) cardsModule() staff.Module {
 	return cards.New(st, nodeCardReceipts{m.Node}, status)
 }
 
+var _ cards.DayReceipts = nodeCardReceipts{}
+
 // nodeCardReceipts reads a day's card receipts from the ledger's index
-// of them (the commands applied, by intake date, and their receipts).
+// of them (the commands applied, by intake date, and their receipts),
+// and a page of them with the day's count and total from the journal's
+// tallies.
 type nodeCardReceipts struct{ n *replica.Node }
 
 func (c nodeCardReceipts) CardReceipts(day domain.Date) ([]domain.Receipt, error) {
@@ -33,4 +37,9 @@ func (c nodeCardReceipts) CardReceipts(day domain.Date) ([]domain.Receipt, error
 		return nil
 	})
 	return out, err
+}
+
+func (c nodeCardReceipts) CardReceiptsPage(day domain.Date, from, n int) (cards.ReceiptsPage, error) {
+	p, err := c.n.FSM().CardReceiptsPage(day, from, n)
+	return cards.ReceiptsPage{Count: p.Count, Total: p.Total, Receipts: p.Receipts}, err
 }

@@ -109,6 +109,15 @@ func (j nodeJournal) JournalEntries(q staff.JournalQuery, fn func(staff.JournalE
 	return staff.JournalScan{Last: st.Last, More: st.More}, err
 }
 
+func (j nodeJournal) JournalYear(year int) (staff.JournalYear, error) {
+	s, err := j.n.FSM().JournalSpan(year)
+	return staff.JournalYear{First: s.First, Last: s.Last, Prev: s.Prev}, err
+}
+
+func (j nodeJournal) JournalRange(from, to uint64, fn func(staff.JournalEntry) error) error {
+	return j.n.FSM().JournalRange(from, to, func(e replica.JournalEntry) error { return fn(staffEntry(e, domain.Touched{})) })
+}
+
 func staffEntry(e replica.JournalEntry, t domain.Touched) staff.JournalEntry {
 	return staff.JournalEntry{Seq: e.Seq, Index: e.Index, CommandID: e.CommandID, Kind: e.Kind, Actor: e.Actor,
 		Node: e.Node, At: e.At, Outcome: e.Outcome, Error: e.Error, Hash: e.Hash, Touched: t}

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -122,31 +123,56 @@ func (x Reads) YearActuals(year int) (YearActuals, error) {
 	if err != nil {
 		return out, err
 	}
-	entries, err := x.BookEntries(NewDate(year, 1, 1), NewDate(year, 12, 31), "")
+	// Each line account's totals of each day of the year (CollectionBookDays,
+	// kept as the lines post), less the close of the year on its last day:
+	// what the year's entries posted to it, without reading the entries.
+	closed, err := x.closeOfYear(year)
 	if err != nil {
 		return out, err
 	}
+	last := NewDate(year, 12, 31)
 	byID := map[string]*Actual{}
-	for _, e := range entries {
-		if e.Kind == KindYearEndClose {
+	seen := map[string]bool{}
+	for _, acct := range ch.Accounts {
+		a, _ := ch.Account(acct.Code)
+		if seen[a.Code] || !a.Type.Line() {
 			continue
 		}
-		for _, l := range e.Lines {
-			a, ok := ch.Account(l.Account)
-			if !ok || !a.Type.Line() {
-				continue
+		seen[a.Code] = true
+		err := x.r.List(CollectionBookDays, fmt.Sprintf("%s/%04d-", a.Code, year), func(id string, raw []byte) error {
+			_, day, _ := strings.Cut(id, "/")
+			d, err := ParseDate(day)
+			if err != nil || d.Year() != year {
+				return nil
 			}
-			id := actualID(year, int(e.Date.Month()), l.Account)
+			var t AccountTotals
+			if err := json.Unmarshal(raw, &t); err != nil {
+				return err
+			}
+			if d == last {
+				c := closed[a.Code]
+				t.Debit, t.Credit = t.Debit.Sub(c.Debit), t.Credit.Sub(c.Credit)
+			}
+			// Every line debits or credits a positive amount, so a day
+			// with neither posted nothing but the close.
+			if t.Debit.IsZero() && t.Credit.IsZero() {
+				return nil
+			}
+			id = actualID(year, int(d.Month()), a.Code)
 			m, ok := byID[id]
 			if !ok {
-				m = &Actual{Year: year, Month: int(e.Date.Month()), Account: l.Account}
+				m = &Actual{Year: year, Month: int(d.Month()), Account: a.Code}
 				byID[id] = m
 			}
 			if a.Type == AccountRevenue {
-				m.Receipts = m.Receipts.Add(l.Credit).Sub(l.Debit)
+				m.Receipts = m.Receipts.Add(t.Credit).Sub(t.Debit)
 			} else {
-				m.Expended = m.Expended.Add(l.Debit).Sub(l.Credit)
+				m.Expended = m.Expended.Add(t.Debit).Sub(t.Credit)
 			}
+			return nil
+		})
+		if err != nil {
+			return out, err
 		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(byID)) {

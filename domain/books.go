@@ -2,6 +2,7 @@ package domain
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -700,14 +701,55 @@ func (x Reads) TrialBalance(asOf Date) (TrialBalance, error) {
 
 // BookEntries returns the journal entries of the books dated from from to
 // to (inclusive), in date and log order; account, when set, keeps the
-// entries with a line to it.
+// entries with a line to it. Entries are kept by date ("<date>/<index>"),
+// so it reads those days only: from from to the first entry after to.
 func (x Reads) BookEntries(from, to Date, account string) ([]BookEntry, error) {
-	var out []BookEntry
-	err := x.r.List(CollectionBookEntries, "", func(id string, raw []byte) error {
+	out, _, err := x.bookEntries(from, to, account, from.String(), 0)
+	return out, err
+}
+
+// BookEntriesBy calls fn with the entries BookEntries returns, in its
+// order, at most n at a time: each part is read in a read of its own and
+// fn is called between reads, so that an export writing them to a slow
+// reader holds neither a read of the ledger open (a snapshot restore
+// waits for reads to end) nor more than n entries in memory.
+func (x Reads) BookEntriesBy(from, to Date, account string, n int, fn func([]BookEntry) error) error {
+	next := from.String()
+	for {
+		part, more, err := x.bookEntries(from, to, account, next, max(n, 1))
+		if err != nil {
+			return err
+		}
+		if len(part) > 0 {
+			if err := fn(part); err != nil {
+				return err
+			}
+		}
+		if more == "" {
+			return nil
+		}
+		next = more
+	}
+}
+
+// bookEntries reads the entries BookEntries returns whose ids are not
+// before start, at most n of them when n > 0. next is where the entries
+// after them start, "" when there are none.
+func (x Reads) bookEntries(from, to Date, account, start string, n int) (out []BookEntry, next string, err error) {
+	err = listFrom(x.r, CollectionBookEntries, "", start, func(id string, raw []byte) error {
 		day, _, _ := strings.Cut(id, "/")
 		d, err := ParseDate(day)
-		if err != nil || d.Before(from) || d.After(to) {
+		switch {
+		case err != nil || d.Before(from):
 			return nil
+		case d.After(to):
+			// Ids begin with their date as YYYY-MM-DD, so every id
+			// after this one is dated after to as well.
+			return errStopList
+		}
+		if n > 0 && len(out) == n {
+			next = id
+			return errStopList
 		}
 		var e BookEntry
 		if err := json.Unmarshal(raw, &e); err != nil {
@@ -719,7 +761,10 @@ func (x Reads) BookEntries(from, to Date, account string) ([]BookEntry, error) {
 		out = append(out, e)
 		return nil
 	})
-	return out, err
+	if errors.Is(err, errStopList) {
+		err = nil
+	}
+	return out, next, err
 }
 
 // The close of a period. The treasurer closes the books through a month's

@@ -341,6 +341,19 @@ type Records interface {
 	Keys(index, prefix string) ([]string, error)
 }
 
+// RecordsFrom is Records that can also start a listing at an id: the
+// replicated store seeks to it, so that a read of a few days of a
+// collection keyed by date ("<date>/<index>", CollectionBookEntries)
+// reads those days, not the years before them. Reads use it when the
+// Records they are given has it (listFrom), and walk past the earlier ids
+// otherwise.
+type RecordsFrom interface {
+	// ListFrom calls fn with the raw JSON of every record of collection
+	// whose id starts with prefix and is not before from, in id order,
+	// until fn returns an error.
+	ListFrom(collection, prefix, from string, fn func(id string, raw []byte) error) error
+}
+
 // Ledger is what the kiosk and the staff pages need of the replicated
 // ledger: submit a command and read records. The sync layer implements it;
 // the kiosk declares nothing about Raft or Badger.

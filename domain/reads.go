@@ -2,6 +2,7 @@ package domain
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,6 +51,26 @@ func all[T any](r Records, collection, prefix string) ([]T, error) {
 	})
 	return out, err
 }
+
+// listFrom calls fn with every record of collection whose id starts with
+// prefix and is not before from, in id order, until fn returns an error:
+// through r's ListFrom when it has one (RecordsFrom), else through List,
+// passing over the ids before from.
+func listFrom(r Records, collection, prefix, from string, fn func(id string, raw []byte) error) error {
+	if rf, ok := r.(RecordsFrom); ok {
+		return rf.ListFrom(collection, prefix, from, fn)
+	}
+	return r.List(collection, prefix, func(id string, raw []byte) error {
+		if id < from {
+			return nil
+		}
+		return fn(id, raw)
+	})
+}
+
+// errStopList ends a listing early: the callback of List returns it once
+// the records it wants are behind it, and the caller reads it as success.
+var errStopList = errors.New("the listing has what it wants")
 
 // lastPart is the record id at the end of an index key ("<date>/<id>").
 func lastPart(k string) string { return k[strings.LastIndexByte(k, '/')+1:] }

@@ -333,20 +333,37 @@ func (x Reads) yearActivity(year int, accounts []ChartAccount) (map[string]Accou
 		}
 		out[a.Code] = t
 	}
-	last := NewDate(year, 12, 31)
-	closes, err := x.BookEntries(last, last, "")
+	closed, err := x.closeOfYear(year)
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range closes {
+	for code, c := range closed {
+		if t, ok := out[code]; ok {
+			t.Debit, t.Credit = t.Debit.Sub(c.Debit), t.Credit.Sub(c.Credit)
+			out[code] = t
+		}
+	}
+	return out, nil
+}
+
+// closeOfYear returns, by account, what the close of year (§5.05) posted:
+// the lines of the year_end_close entries dated its December 31, read
+// from that day's entries alone.
+func (x Reads) closeOfYear(year int) (map[string]AccountTotals, error) {
+	last := NewDate(year, 12, 31)
+	entries, err := x.BookEntries(last, last, "")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]AccountTotals{}
+	for _, e := range entries {
 		if e.Kind != KindYearEndClose {
 			continue
 		}
 		for _, l := range e.Lines {
-			if t, ok := out[l.Account]; ok {
-				t.Debit, t.Credit = t.Debit.Sub(l.Debit), t.Credit.Sub(l.Credit)
-				out[l.Account] = t
-			}
+			t := out[l.Account]
+			t.Debit, t.Credit = t.Debit.Add(l.Debit), t.Credit.Add(l.Credit)
+			out[l.Account] = t
 		}
 	}
 	return out, nil

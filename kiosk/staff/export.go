@@ -12,7 +12,10 @@ import (
 // the files are opened in a spreadsheet by the county, the auditors and
 // the treasurer, and some of their cells (bill descriptions, owners'
 // names, addresses) come from imports and forms.
-type csvExport struct{ w *csv.Writer }
+type csvExport struct {
+	w    *csv.Writer
+	safe []string // the cells of the record being written, reused
+}
 
 // startCSV sets the headers of a CSV download named filename and returns
 // its writer.
@@ -22,13 +25,15 @@ func startCSV(w http.ResponseWriter, filename string) *csvExport {
 	return &csvExport{w: csv.NewWriter(w)}
 }
 
-// Write writes one record, each cell through safeCell.
+// Write writes one record, each cell through safeCell. The cells are
+// copied into a slice the writer keeps: a year's export writes some
+// hundreds of thousands of records.
 func (e *csvExport) Write(record []string) error {
-	safe := make([]string, len(record))
-	for i, cell := range record {
-		safe[i] = safeCell(cell)
+	e.safe = e.safe[:0]
+	for _, cell := range record {
+		e.safe = append(e.safe, safeCell(cell))
 	}
-	return e.w.Write(safe)
+	return e.w.Write(e.safe)
 }
 
 // Flush writes what is buffered and returns the first write error.

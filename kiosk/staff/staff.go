@@ -128,6 +128,26 @@ type Journal interface {
 	// JournalEntries calls fn with the entries q selects, read through
 	// the ledger's indexes, until fn returns false.
 	JournalEntries(q JournalQuery, fn func(JournalEntry) bool) (JournalScan, error)
+	// JournalYear returns the part of the journal that holds the
+	// entries of intake year year (JournalYear), so that the auditors'
+	// extract reads that part only.
+	JournalYear(year int) (JournalYear, error)
+	// JournalRange calls fn with the entries of sequence from to to,
+	// both included, in journal order, until fn returns an error.
+	JournalRange(from, to uint64, fn func(JournalEntry) error) error
+}
+
+// JournalYear is the part of the journal that holds the entries of an
+// intake year: First is the sequence of the earliest entry of that year
+// or a later one, Last of the latest entry of that year or an earlier one
+// (0 when there is none). Every entry before First is of an earlier year,
+// every entry after Last of a later one; the entries between may be of
+// any year (a node's offline commands reach the journal days after their
+// intake). Prev is the hash of the entry just before First, or of the
+// journal's last entry when First is 0; empty at the journal's beginning.
+type JournalYear struct {
+	First, Last uint64
+	Prev        string
 }
 
 // JournalQuery selects journal entries. Every field set must match. A

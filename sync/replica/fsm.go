@@ -174,6 +174,9 @@ func OpenFSM(opts badger.Options, params *domain.Params, logger *slog.Logger) (*
 		// A restore under way indexes what it brings when it ends.
 		db.Close()
 		return nil, err
+	} else if err := f.checkJournalTally(); err != nil {
+		db.Close()
+		return nil, err
 	}
 	return f, nil
 }
@@ -378,7 +381,7 @@ func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
 		var nu *unsigned
 		if errors.As(err, &nu) {
 			res, writes := f.refuseEntry(l.Index, op.cmd, nu)
-			writes = f.indexJournal(b.txn, res, writes)
+			writes = f.indexJournal(b.txn, res, f.indexJournalTally(b.txn, res, writes))
 			out[i] = res
 			b.add(append(writes, kv{keyApplied, uint64Bytes(l.Index)}, kv{keyJournal, append(uint64Bytes(f.jseq), f.head...)}))
 			applied = l.Index
@@ -393,7 +396,7 @@ func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
 		}
 		cmd := op.cmd
 		res, writes := f.applyOne(b.txn, l.Index, op, len(l.Data))
-		writes = f.indexJournal(b.txn, res, writes)
+		writes = f.indexJournal(b.txn, res, f.indexJournalTally(b.txn, res, writes)) // journalindex.go, journaltally.go
 		out[i] = res
 		f.stats.command(cmd, res)
 		writes = append(writes, kv{keyApplied, uint64Bytes(l.Index)}, kv{keyJournal, append(uint64Bytes(f.jseq), f.head...)})

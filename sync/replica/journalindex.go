@@ -31,16 +31,19 @@ import (
 // so that a prefix lists entries in journal order, forwards or backwards:
 //
 //	\x00jx/v                          → the indexes' version (8 bytes)
-//	\x00jx/c/<command id>/<seq>       → domain.Touched of the entry (JSON; empty: none)
+//	\x00jx/c/<command id>/<seq>       → ""
 //	\x00jx/a/<account>/<seq>          → ""
 //	\x00jx/b/<BILL ID>/<seq>          → "" (the id upper-cased)
 //	\x00jx/k/<kind>/<day>/<seq>       → ""
-//	\x00jx/d/<day>/<seq>              → ""
+//	\x00jx/d/<day>/<seq>              → domain.Touched of the entry (JSON; empty: none)
 //	\x00jx/card/<day>/<seq>           → the card receipt (domain.Receipt JSON)
 //
 // <day> is the command's intake date ("2026-04-01"), in the village's
 // time as every command carries it. The kind and day indexes sort by day
-// before sequence, so a day range is one key range.
+// before sequence, so a day range is one key range. What an entry touched
+// is kept with its day key: a listing of days (a year's export) reads it
+// as it goes, in the journal's order; any other listing looks it up by the
+// entry's day and sequence, which it has read.
 const (
 	prefixJX        = "\x00jx/"
 	prefixJXCommand = prefixJX + "c/"
@@ -53,7 +56,7 @@ const (
 	// journalIndexVersion is the layout of the keys above and of what
 	// they hold; raise it whenever either changes, and every node
 	// rebuilds its indexes at its next start.
-	journalIndexVersion = 1
+	journalIndexVersion = 2
 )
 
 var keyJXVersion = []byte(prefixJX + "v")
@@ -79,9 +82,9 @@ func journalIndexWrites(e journalEntry, res domain.Result, t domain.Touched) []k
 		touched, _ = json.Marshal(t)
 	}
 	out := []kv{
-		{jxKey(prefixJXCommand, e.CommandID, e.Seq), touched},
+		{jxKey(prefixJXCommand, e.CommandID, e.Seq), []byte{}},
 		{jxKey(prefixJXKind, string(e.Kind)+"/"+day, e.Seq), []byte{}},
-		{jxKey(prefixJXDay, day, e.Seq), []byte{}},
+		{jxKey(prefixJXDay, day, e.Seq), touched},
 	}
 	if t.Account != "" {
 		out = append(out, kv{jxKey(prefixJXAccount, t.Account, e.Seq), []byte{}})

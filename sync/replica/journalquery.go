@@ -153,7 +153,7 @@ func (f *FSM) JournalRows(q JournalQuery, fn func(JournalRow) bool) (JournalScan
 			}
 			from = r.keyOf(e)
 		}
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: r.prefix, Reverse: !q.Oldest, PrefetchValues: r.journal || q.CommandID != "", PrefetchSize: 100})
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: r.prefix, Reverse: !q.Oldest, PrefetchValues: r.journal || r.days(), PrefetchSize: 100})
 		defer it.Close()
 		switch {
 		case q.Oldest && from != nil && bytes.Compare(from, r.lo) >= 0:
@@ -165,6 +165,8 @@ func (f *FSM) JournalRows(q JournalQuery, fn func(JournalRow) bool) (JournalScan
 		default:
 			it.Seek(r.hi)
 		}
+		entries := &entryReader{txn: txn, reverse: !q.Oldest}
+		defer entries.close()
 		read := 0
 		for ; it.Valid(); it.Next() {
 			k := it.Item().Key()
@@ -179,7 +181,7 @@ func (f *FSM) JournalRows(q JournalQuery, fn func(JournalRow) bool) (JournalScan
 				return nil
 			}
 			read++
-			row, ok, err := f.journalRow(txn, it.Item(), r, q.CommandID != "")
+			row, ok, err := f.journalRow(txn, it.Item(), r, entries)
 			if err != nil {
 				return err
 			}
@@ -199,16 +201,23 @@ func (f *FSM) JournalRows(q JournalQuery, fn func(JournalRow) bool) (JournalScan
 }
 
 // journalRow reads the entry an index item names, with what its command
-// touched. ok is false when the index names an entry the journal lacks
-// (it cannot, but a listing skips it rather than fail).
-func (f *FSM) journalRow(txn *badger.Txn, item *badger.Item, r jxRange, touchedInItem bool) (JournalRow, bool, error) {
+// touched: from the item itself when the index is the day index, which
+// keeps it, else from the entry's day key. ok is false when the index
+// names an entry the journal lacks (it cannot, but a listing skips it
+// rather than fail). entries reads the entry of an index's item (nil: a
+// read of its own).
+func (f *FSM) journalRow(txn *badger.Txn, item *badger.Item, r jxRange, entries *entryReader) (JournalRow, bool, error) {
 	var row JournalRow
 	if r.journal {
 		if err := item.Value(func(v []byte) error { return json.Unmarshal(v, &row.JournalEntry) }); err != nil {
 			return row, false, fmt.Errorf("journal entry %x: %w", item.Key(), err)
 		}
 	} else {
-		e, ok, err := getJSON[journalEntry](txn, journalKey(jxSeq(item.Key())))
+		if entries == nil {
+			entries = &entryReader{txn: txn}
+			defer entries.close()
+		}
+		e, ok, err := entries.get(jxSeq(item.Key()))
 		if err != nil || !ok {
 			return row, false, err
 		}
@@ -220,10 +229,14 @@ func (f *FSM) journalRow(txn *badger.Txn, item *badger.Item, r jxRange, touchedI
 		}
 		return json.Unmarshal(v, &row.Touched)
 	}
-	if touchedInItem {
+	if r.days() {
 		return row, true, item.Value(decode)
 	}
-	t, err := txn.Get(jxKey(prefixJXCommand, row.CommandID, row.Seq))
+	if row.Outcome != "applied" {
+		// A refused command touched nothing (journalIndexWrites).
+		return row, true, nil
+	}
+	t, err := txn.Get(jxKey(prefixJXDay, row.At.Date.String(), row.Seq))
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return row, true, nil
 	}
@@ -231,6 +244,67 @@ func (f *FSM) journalRow(txn *badger.Txn, item *badger.Item, r jxRange, touchedI
 		return row, false, err
 	}
 	return row, true, t.Value(decode)
+}
+
+// days reports whether the range is of the day index, whose items keep
+// what their entries touched.
+func (r jxRange) days() bool { return bytes.Equal(r.prefix, []byte(prefixJXDay)) }
+
+// entryReader reads journal entries by sequence for a listing that asks
+// for them mostly in journal order (a day's entries, then the next
+// day's), or mostly in reverse: it keeps an iterator over the journal
+// where the last entry was, and steps to the next one asked for when it
+// is a few entries on, instead of looking each up afresh. A lookup finds
+// the key's block anew (the store's block cache is small: it would
+// decompress the same block again for each entry of it); a step reads on
+// in the block it has.
+type entryReader struct {
+	txn     *badger.Txn
+	reverse bool
+	it      *badger.Iterator
+}
+
+// entryReaderSteps is the most entries the reader steps over to reach
+// the next one asked for before it seeks instead.
+const entryReaderSteps = 32
+
+func (r *entryReader) get(seq uint64) (journalEntry, bool, error) {
+	k := journalKey(seq)
+	if r.it == nil {
+		r.it = r.txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefixJournal), Reverse: r.reverse})
+		r.it.Seek(k)
+	} else {
+		for n := 0; ; n++ {
+			if !r.it.Valid() {
+				r.it.Seek(k)
+				break
+			}
+			c := bytes.Compare(r.it.Item().Key(), k)
+			if c == 0 {
+				break
+			}
+			if (c > 0) != r.reverse || n == entryReaderSteps {
+				// Past it, or too far before it.
+				r.it.Seek(k)
+				break
+			}
+			r.it.Next()
+		}
+	}
+	var e journalEntry
+	if !r.it.Valid() || !bytes.Equal(r.it.Item().Key(), k) {
+		return e, false, nil
+	}
+	if err := r.it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &e) }); err != nil {
+		return e, false, fmt.Errorf("decode %s: %w", k, err)
+	}
+	return e, true, nil
+}
+
+func (r *entryReader) close() {
+	if r.it != nil {
+		r.it.Close()
+	}
 }
 
 // JournalRow returns the entry of sequence seq with what its command
@@ -246,7 +320,7 @@ func (f *FSM) JournalRow(seq uint64) (JournalRow, bool, error) {
 		if err != nil {
 			return err
 		}
-		row, found, err = f.journalRow(txn, item, jxRange{journal: true}, false)
+		row, found, err = f.journalRow(txn, item, jxRange{journal: true}, nil)
 		return err
 	})
 	return row, found, err

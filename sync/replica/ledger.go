@@ -12,6 +12,8 @@ import (
 // from this node's replica; Consistency says how current it is.
 var _ domain.Ledger = (*Node)(nil)
 
+var _ domain.RecordsFrom = (*Node)(nil)
+
 // Bill returns a bill.
 func (n *Node) Bill(id string) (domain.Bill, error) { return n.fsm.Bill(id) }
 
@@ -48,6 +50,12 @@ func (n *Node) Get(collection, id string, v any) error { return n.fsm.Get(collec
 // List lists records of a named collection by id prefix.
 func (n *Node) List(collection, prefix string, fn func(id string, raw []byte) error) error {
 	return n.fsm.List(collection, prefix, fn)
+}
+
+// ListFrom lists records of a named collection by id prefix, from an id
+// on (domain.RecordsFrom).
+func (n *Node) ListFrom(collection, prefix, from string, fn func(id string, raw []byte) error) error {
+	return n.fsm.ListFrom(collection, prefix, from, fn)
 }
 
 // Keys lists the keys of a named index by prefix.

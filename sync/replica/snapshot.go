@@ -349,6 +349,9 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 	if err := f.checkJournalIndex(); err != nil {
 		return fmt.Errorf("restore snapshot: %w", err)
 	}
+	if err := f.checkJournalTally(); err != nil {
+		return fmt.Errorf("restore snapshot: %w", err)
+	}
 	if err := f.reindexIfStale(); err != nil {
 		return fmt.Errorf("restore snapshot: %w", err)
 	}

@@ -246,6 +246,27 @@ func (f *FSM) List(collection, prefix string, fn func(id string, raw []byte) err
 	})
 }
 
+// ListFrom calls fn with every record of collection whose id starts with
+// prefix and is not before from, in id order (domain.RecordsFrom): the
+// listing seeks to from instead of walking the ids before it.
+func (f *FSM) ListFrom(collection, prefix, from string, fn func(id string, raw []byte) error) error {
+	if !validName(collection) {
+		return domain.Errorf(domain.EINVALID, "", "bad collection name %q", collection)
+	}
+	base := recordKey(collection, "")
+	return f.view(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: recordKey(collection, prefix), PrefetchValues: true, PrefetchSize: 64})
+		defer it.Close()
+		for it.Seek(recordKey(collection, max(prefix, from))); it.Valid(); it.Next() {
+			id := string(it.Item().Key()[len(base):])
+			if err := it.Item().Value(func(v []byte) error { return fn(id, v) }); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 // Keys returns the keys of index that start with prefix, in order.
 func (f *FSM) Keys(index, prefix string) ([]string, error) {
 	if !validName(index) {

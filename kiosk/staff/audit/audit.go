@@ -6,7 +6,6 @@
 package audit
 
 import (
-	"bytes"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -95,21 +94,42 @@ func (m *Module) submitEngagement(w http.ResponseWriter, r *http.Request) {
 }
 
 // showExtract serves the extract of a year as a zip (a page and an API
-// call: the auditors' scripts fetch it with a token).
+// call: the auditors' scripts fetch it with a token), streamed as it is
+// written. An error before the archive's first bytes leave is answered as
+// any other; one after is logged, and the archive ends without its
+// directory, which no zip reader opens.
 func (m *Module) showExtract(w http.ResponseWriter, r *http.Request) {
 	year, err := strconv.Atoi(r.PathValue("year"))
 	if err != nil || year < 1900 || year > 9999 {
 		m.o.Fail(w, r, domain.Errorf(domain.ENOTFOUND, "§5.15", "There is no year %q.", r.PathValue("year")))
 		return
 	}
-	var buf bytes.Buffer
-	if err := WriteExtract(&buf, m.o.Reads(), m.o.Journal(), year, m.o.Now()); err != nil {
-		m.o.Fail(w, r, err)
-		return
+	out := &download{w: w, name: fmt.Sprintf("belleville-audit-extract-%d.zip", year)}
+	if err := WriteExtract(out, m.o.Reads(), m.o.Journal(), year, m.o.Now()); err != nil {
+		if !out.started {
+			m.o.Fail(w, r, err)
+			return
+		}
+		m.o.Log().Error("audit extract", "year", year, "err", err)
 	}
-	w.Header().Set("Content-Type", "application/zip")
-	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="belleville-audit-extract-%d.zip"`, year))
-	w.Write(buf.Bytes())
+}
+
+// download is a zip download whose headers are set when its first bytes
+// are written, so that an error before then can still be answered with
+// an error page.
+type download struct {
+	w       http.ResponseWriter
+	name    string
+	started bool
+}
+
+func (d *download) Write(p []byte) (int, error) {
+	if !d.started {
+		d.started = true
+		d.w.Header().Set("Content-Type", "application/zip")
+		d.w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s"`, d.name))
+	}
+	return d.w.Write(p)
 }
 
 func (m *Module) apiEngagements(w http.ResponseWriter, r *http.Request) {

@@ -2,11 +2,13 @@ package audit
 
 import (
 	"archive/zip"
-	"bytes"
+	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"maps"
 	"slices"
@@ -74,26 +76,119 @@ type journalLine struct {
 	Hash      string          `json:"hash"`
 }
 
-// extractFile is one file being written: its bytes and its row count.
+// extractFile is one file of the archive being written: what is written
+// goes to the archive and to its checksum as it comes, so that no file is
+// held in memory, and its bytes and records are counted.
 type extractFile struct {
-	name string
-	buf  bytes.Buffer
-	rows int
+	w     io.Writer
+	sum   hash.Hash
+	bytes int
+	rows  int
 }
 
+func (f *extractFile) Write(p []byte) (int, error) {
+	n, err := f.w.Write(p)
+	f.sum.Write(p[:n])
+	f.bytes += n
+	return n, err
+}
+
+// csv writes header and rows as the file's records.
 func (f *extractFile) csv(header []string, rows [][]string) error {
-	w := staff.NewCSV(&f.buf)
-	if err := w.Write(header); err != nil {
-		return err
-	}
+	w := f.csvWriter(header)
 	for _, r := range rows {
-		if err := w.Write(r); err != nil {
-			return err
-		}
+		w.Write(r)
 	}
-	f.rows = len(rows)
 	return w.Flush()
 }
+
+// csvWriter starts the file's CSV with its header.
+func (f *extractFile) csvWriter(header []string) *rowWriter {
+	w := &rowWriter{f: f, w: staff.NewCSV(f)}
+	w.err = w.w.Write(header)
+	return w
+}
+
+// rowWriter writes a file's records and counts them; the first error
+// sticks, and Flush returns it.
+type rowWriter struct {
+	f   *extractFile
+	w   *staff.CSVWriter
+	err error
+}
+
+func (w *rowWriter) Write(rec []string) {
+	if w.err == nil {
+		w.err = w.w.Write(rec)
+		w.f.rows++
+	}
+}
+
+func (w *rowWriter) Flush() error {
+	if err := w.w.Flush(); w.err == nil {
+		w.err = err
+	}
+	return w.err
+}
+
+// extract is an archive being written: its files, one at a time, then
+// the manifest of them.
+type extract struct {
+	zw *zip.Writer
+	m  Manifest
+}
+
+// file writes the file name with write, and notes it in the manifest.
+// write runs in a goroutine of its own and hands what it writes through
+// a pipe to this one, which compresses it into the archive: reading the
+// ledger and compressing go on at once, on two cores where there are two.
+func (x *extract) file(name string, write func(f *extractFile) error) error {
+	fw, err := x.zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate, Modified: x.m.Generated})
+	if err != nil {
+		return err
+	}
+	pr, pw := io.Pipe()
+	buf := bufio.NewWriterSize(pw, 64<<10)
+	f := &extractFile{w: buf, sum: sha256.New()}
+	done := make(chan error, 1)
+	go func() {
+		err := writeFile(f, write)
+		if err == nil {
+			err = buf.Flush()
+		}
+		pw.CloseWithError(err)
+		done <- err
+	}()
+	_, cerr := io.Copy(fw, pr)
+	pr.CloseWithError(cerr) // a producer still writing stops
+	if err := <-done; err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if cerr != nil {
+		return fmt.Errorf("%s: %w", name, cerr)
+	}
+	x.m.Files = append(x.m.Files, ManifestFile{Name: name, SHA256: hex.EncodeToString(f.sum.Sum(nil)), Bytes: f.bytes, Rows: f.rows})
+	return nil
+}
+
+// writeFile calls write, answering a panic as an error: it runs outside
+// the request's goroutine, where nothing would recover it.
+func writeFile(f *extractFile, write func(f *extractFile) error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	return write(f)
+}
+
+// journalChunk is the journal entries the extract reads at a time, each
+// part in a read of the ledger of its own: at most two parts are held,
+// the one being written and the next.
+const journalChunk = 2000
+
+// bookChunk is the journal entries of the books read at a time.
+const bookChunk = 1000
 
 // WriteExtract writes the extract of year to w: the journal (JSON lines
 // and CSV), the books' trial balance as of December 31, the general
@@ -104,76 +199,77 @@ func (f *extractFile) csv(header []string, rows [][]string) error {
 // whole, else the ledger's own count (domain.YearActuals). generated
 // dates the archive's entries, so the same ledger and the same moment
 // give the same bytes.
+//
+// The archive is written as it is read: the long files (the journal, the
+// general ledger) a part at a time, each part read in a read of the
+// ledger of its own, so that neither the year nor a slow download's wait
+// is held in memory or in an open read. The journal is read from the part
+// of it that holds the year's entries (staff.JournalYear), twice: once
+// for each of its two files. An error once the archive has started leaves
+// it without its directory, which no zip reader opens.
 func WriteExtract(w io.Writer, reads domain.Reads, journal staff.Journal, year int, generated time.Time) error {
-	var files []*extractFile
-	add := func(name string) *extractFile {
-		f := &extractFile{name: name}
-		files = append(files, f)
-		return f
-	}
-	m := Manifest{Village: "Village of Belleville", Year: year, Generated: generated.UTC()}
-
-	// The journal of the year, with the link before it.
-	jl, jc := add(JournalLines), add("journal.csv")
-	var rows [][]string
-	prev := ""
 	if journal == nil {
 		return domain.Errorf(domain.EUNAVAILABLE, "§5.15", "This node runs without a journal reader: ask for the extract at a node of the cluster.")
 	}
-	err := journal.Journal(func(e staff.JournalEntry) error {
-		switch y := e.At.Date.Year(); {
-		case y < year:
-			prev = e.Hash
-			m.Journal.Prev = e.Hash
-			return nil
-		case y > year:
-			return nil
-		}
-		if m.Journal.Entries == 0 {
-			m.Journal.FirstSeq = e.Seq
-		}
-		line, err := json.Marshal(journalLine{Seq: e.Seq, Index: e.Index, CommandID: e.CommandID, Kind: e.Kind, Actor: e.Actor, Node: e.Node, At: e.At, Outcome: e.Outcome, Error: e.Error, Prev: prev, Hash: e.Hash})
-		if err != nil {
-			return err
-		}
-		jl.buf.Write(append(line, '\n'))
-		rows = append(rows, []string{strconv.FormatUint(e.Seq, 10), strconv.FormatUint(e.Index, 10), e.At.String(), e.Actor, e.Node, string(e.Kind), e.CommandID, e.Outcome, e.Error, e.Hash})
-		m.Journal.Entries++
-		m.Journal.LastSeq, m.Journal.Head, prev = e.Seq, e.Hash, e.Hash
-		return nil
+	span, err := journal.JournalYear(year)
+	if err != nil {
+		return err
+	}
+	x := &extract{zw: zip.NewWriter(w), m: Manifest{Village: "Village of Belleville", Year: year, Generated: generated.UTC()}}
+
+	// The journal of the year, with the link before it: the same walk
+	// for each file, which the second takes the span's figures from.
+	err = x.file(JournalLines, func(f *extractFile) error {
+		// A line is the entry as json.Marshal writes it, then "\n".
+		enc := json.NewEncoder(f)
+		_, err := yearJournal(journal, span, year, func(e staff.JournalEntry, prev string) error {
+			f.rows++
+			return enc.Encode(journalLine{Seq: e.Seq, Index: e.Index, CommandID: e.CommandID, Kind: e.Kind, Actor: e.Actor, Node: e.Node, At: e.At, Outcome: e.Outcome, Error: e.Error, Prev: prev, Hash: e.Hash})
+		})
+		return err
 	})
 	if err != nil {
 		return err
 	}
-	if m.Journal.Entries == 0 {
-		m.Journal.Head = m.Journal.Prev
-	}
-	jl.rows = m.Journal.Entries
-	if err := jc.csv([]string{"seq", "raft_index", "at", "actor", "node", "kind", "command_id", "outcome", "error", "hash"}, rows); err != nil {
+	err = x.file("journal.csv", func(f *extractFile) error {
+		w := f.csvWriter([]string{"seq", "raft_index", "at", "actor", "node", "kind", "command_id", "outcome", "error", "hash"})
+		js, err := yearJournal(journal, span, year, func(e staff.JournalEntry, _ string) error {
+			w.Write([]string{strconv.FormatUint(e.Seq, 10), strconv.FormatUint(e.Index, 10), e.At.String(), e.Actor, e.Node, string(e.Kind), e.CommandID, e.Outcome, e.Error, e.Hash})
+			return w.err
+		})
+		x.m.Journal = js
+		if err != nil {
+			return err
+		}
+		return w.Flush()
+	})
+	if err != nil {
 		return err
 	}
 
-	if err := trialBalance(add("trial-balance.csv"), reads, year); err != nil {
+	if err := x.file("trial-balance.csv", func(f *extractFile) error { return trialBalance(f, reads, year) }); err != nil {
 		return err
 	}
-	if err := generalLedger(add("general-ledger.csv"), reads, year); err != nil {
+	if err := x.file("general-ledger.csv", func(f *extractFile) error { return generalLedger(f, reads, year) }); err != nil {
 		return err
 	}
 	acts, err := reads.YearActuals(year)
 	if err != nil {
 		return err
 	}
-	if err := budgetToActual(add("budget-to-actual.csv"), reads, acts); err != nil {
+	if err := x.file("budget-to-actual.csv", func(f *extractFile) error { return budgetToActual(f, reads, acts) }); err != nil {
 		return err
 	}
-	rows = nil
+	var rows [][]string
 	for _, a := range acts.Months {
 		if a.Receipts.IsZero() {
 			continue
 		}
 		rows = append(rows, []string{itoa(a.Year), fmt.Sprintf("%02d", a.Month), a.Account, a.Receipts.String(), acts.From})
 	}
-	if err := add("receipts.csv").csv([]string{"year", "month", "account", "receipts", "from"}, rows); err != nil {
+	if err := x.file("receipts.csv", func(f *extractFile) error {
+		return f.csv([]string{"year", "month", "account", "receipts", "from"}, rows)
+	}); err != nil {
 		return err
 	}
 
@@ -190,7 +286,9 @@ func WriteExtract(w io.Writer, reads domain.Reads, journal staff.Journal, year i
 		rows = append(rows, []string{c.ID, c.Line, c.Unit, c.Vendor, c.Invoice, c.InvoiceDate.String(), c.Amount.String(), c.Order, c.Description, c.Status,
 			strings.TrimLeft(c.Check, "0"), strings.Join(certs, "; ")})
 	}
-	if err := add("claims.csv").csv([]string{"claim", "appropriation", "unit", "vendor", "invoice", "invoice_date", "amount", "order", "description", "status", "check", "certifications"}, rows); err != nil {
+	if err := x.file("claims.csv", func(f *extractFile) error {
+		return f.csv([]string{"claim", "appropriation", "unit", "vendor", "invoice", "invoice_date", "amount", "order", "description", "status", "check", "certifications"}, rows)
+	}); err != nil {
 		return err
 	}
 
@@ -208,7 +306,9 @@ func WriteExtract(w io.Writer, reads domain.Reads, journal staff.Journal, year i
 			rows = append(rows, []string{c.On.String(), itoa(c.Number), c.Payee, c.Purpose, c.Line, c.Amount.String(), c.Claim, c.Run, strings.Join(c.Signatures, " "), void})
 		}
 	}
-	if err := add("check-register.csv").csv([]string{"date", "check_number", "payee", "purpose", "appropriation", "amount", "claim", "run", "signatures", "void"}, rows); err != nil {
+	if err := x.file("check-register.csv", func(f *extractFile) error {
+		return f.csv([]string{"date", "check_number", "payee", "purpose", "appropriation", "amount", "claim", "run", "signatures", "void"}, rows)
+	}); err != nil {
 		return err
 	}
 
@@ -223,7 +323,9 @@ func WriteExtract(w io.Writer, reads domain.Reads, journal staff.Journal, year i
 		}
 		rows = append(rows, []string{d.ID, d.At.String(), d.Depository, d.By, d.Cash.String(), d.CheckTotal.String(), d.Total.String(), strings.Join(d.Drawers, " ")})
 	}
-	if err := add("deposits.csv").csv([]string{"deposit", "at", "depository", "by", "cash", "checks", "total", "drawers"}, rows); err != nil {
+	if err := x.file("deposits.csv", func(f *extractFile) error {
+		return f.csv([]string{"deposit", "at", "depository", "by", "cash", "checks", "total", "drawers"}, rows)
+	}); err != nil {
 		return err
 	}
 
@@ -240,34 +342,119 @@ func WriteExtract(w io.Writer, reads domain.Reads, journal staff.Journal, year i
 		rows = append(rows, []string{v.ID, v.Security, v.Institution, v.Ground, v.Fund, v.Amount.String(), v.PurchasedOn.String(), v.MaturesOn.String(), v.Rate,
 			v.Interest.String(), dateOrEmpty(v.RedeemedOn)})
 	}
-	if err := add("investments.csv").csv([]string{"investment", "security", "institution", "legal_ground", "fund", "amount", "purchased_on", "matures_on", "rate_percent", "interest_received", "redeemed_on"}, rows); err != nil {
+	if err := x.file("investments.csv", func(f *extractFile) error {
+		return f.csv([]string{"investment", "security", "institution", "legal_ground", "fund", "amount", "purchased_on", "matures_on", "rate_percent", "interest_received", "redeemed_on"}, rows)
+	}); err != nil {
 		return err
 	}
 
-	zw := zip.NewWriter(w)
-	put := func(name string, b []byte) error {
-		fw, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate, Modified: m.Generated})
-		if err != nil {
-			return err
-		}
-		_, err = fw.Write(b)
-		return err
-	}
-	for _, f := range files {
-		sum := sha256.Sum256(f.buf.Bytes())
-		m.Files = append(m.Files, ManifestFile{Name: f.name, SHA256: hex.EncodeToString(sum[:]), Bytes: f.buf.Len(), Rows: f.rows})
-		if err := put(f.name, f.buf.Bytes()); err != nil {
-			return err
-		}
-	}
-	man, err := json.MarshalIndent(m, "", "  ")
+	man, err := json.MarshalIndent(x.m, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := put(ManifestName, append(man, '\n')); err != nil {
+	fw, err := x.zw.CreateHeader(&zip.FileHeader{Name: ManifestName, Method: zip.Deflate, Modified: x.m.Generated})
+	if err != nil {
 		return err
 	}
-	return zw.Close()
+	if _, err := fw.Write(append(man, '\n')); err != nil {
+		return err
+	}
+	return x.zw.Close()
+}
+
+// yearJournal calls fn with each journal entry of intake year year, in
+// journal order, with the hash of the entry before it (the year's entry
+// before it, or the last entry of an earlier year), and returns the
+// span of the journal the entries make. It reads the part of the journal
+// span names, journalChunk entries at a time, the next part while this
+// one is written (ahead): the entries before it are
+// all of earlier years (the last one's hash is span.Prev), those after it
+// of later years. Between, an entry of an earlier year (an offline
+// command that reached the journal late) moves the link on, as the walk
+// of the whole journal did; one of a later year is passed over.
+func yearJournal(journal staff.Journal, span staff.JournalYear, year int, fn func(e staff.JournalEntry, prev string) error) (JournalSpan, error) {
+	js := JournalSpan{Prev: span.Prev}
+	prev := span.Prev
+	read := func(hand func([]staff.JournalEntry) error) error {
+		for from := span.First; span.First != 0 && from <= span.Last; from += journalChunk {
+			part := make([]staff.JournalEntry, 0, min(span.Last-from+1, journalChunk))
+			err := journal.JournalRange(from, min(span.Last, from+journalChunk-1), func(e staff.JournalEntry) error {
+				part = append(part, e)
+				return nil
+			})
+			if err == nil {
+				err = hand(part)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	err := ahead(read, func(part []staff.JournalEntry) error {
+		for _, e := range part {
+			switch y := e.At.Date.Year(); {
+			case y < year:
+				prev, js.Prev = e.Hash, e.Hash
+				continue
+			case y > year:
+				continue
+			}
+			if js.Entries == 0 {
+				js.FirstSeq = e.Seq
+			}
+			if err := fn(e, prev); err != nil {
+				return err
+			}
+			js.Entries++
+			js.LastSeq, js.Head, prev = e.Seq, e.Hash, e.Hash
+		}
+		return nil
+	})
+	if js.Entries == 0 {
+		js.Head = js.Prev
+	}
+	return js, err
+}
+
+// ahead calls read in a goroutine of its own, which hands each part it
+// reads over to use, in this one: the next part is read while this one
+// is written out. read must not change a part once it has handed it over.
+// The first error of either ends both, and is returned.
+func ahead[T any](read func(hand func(T) error) error, use func(T) error) error {
+	parts := make(chan T, 1)
+	quit := make(chan struct{})
+	errStop := errors.New("the writing stopped")
+	var rerr error
+	go func() {
+		defer close(parts)
+		defer func() {
+			if p := recover(); p != nil {
+				rerr = fmt.Errorf("panic: %v", p)
+			}
+		}()
+		rerr = read(func(p T) error {
+			select {
+			case parts <- p:
+				return nil
+			case <-quit:
+				return errStop
+			}
+		})
+	}()
+	var uerr error
+	for p := range parts {
+		if uerr != nil {
+			continue
+		}
+		if uerr = use(p); uerr != nil {
+			close(quit)
+		}
+	}
+	if uerr != nil {
+		return uerr
+	}
+	return rerr
 }
 
 // trialBalance writes the books' trial balance as of December 31 of
@@ -298,52 +485,70 @@ func trialBalance(f *extractFile, reads domain.Reads, year int) error {
 // return's figures and its memos name the operator, which are
 // confidential (§5.22(8)); the auditors read the returns themselves at
 // the appliance, each read journaled. Their lines are summed by account
-// into one entry a month, dated its last day, so the file still sums to
-// the trial balance's movement.
+// into one entry a month, dated its last day, after the other entries of
+// that day, so the file still sums to the trial balance's movement.
+//
+// The entries are read bookChunk at a time, in date order, the next part
+// while this one is written (ahead): a month's sum is written once the
+// entries have passed its last day.
 func generalLedger(f *extractFile, reads domain.Reads, year int) error {
-	all, err := reads.BookEntries(domain.NewDate(year, 1, 1), domain.NewDate(year, 12, 31), "")
-	if err != nil {
-		return err
-	}
-	var entries []domain.BookEntry
-	roomTax := map[int]*domain.BookEntry{}
-	for _, e := range all {
-		if !slices.ContainsFunc(e.Lines, func(l domain.BookLine) bool { return strings.HasPrefix(l.Section, "§5.22") }) {
-			entries = append(entries, e)
-			continue
-		}
-		month := int(e.Date.Month())
-		sum, ok := roomTax[month]
-		if !ok {
-			last := domain.NewDate(year, time.Month(month), 1).AddMonths(1).AddDays(-1)
-			sum = &domain.BookEntry{Date: last, Memo: fmt.Sprintf("room tax returns of %04d-%02d, summed: returns are confidential (§5.22(8))", year, month)}
-			roomTax[month] = sum
-		}
-		for _, l := range e.Lines {
-			i := slices.IndexFunc(sum.Lines, func(x domain.BookLine) bool { return x.Account == l.Account })
-			if i < 0 {
-				sum.Lines = append(sum.Lines, domain.BookLine{Account: l.Account, Fund: l.Fund, Section: "§5.22"})
-				i = len(sum.Lines) - 1
-			}
-			sum.Lines[i].Debit, sum.Lines[i].Credit = sum.Lines[i].Debit.Add(l.Debit), sum.Lines[i].Credit.Add(l.Credit)
-		}
-	}
-	for _, month := range slices.Sorted(maps.Keys(roomTax)) {
-		entries = append(entries, *roomTax[month])
-	}
-	slices.SortStableFunc(entries, func(a, b domain.BookEntry) int { return a.Date.Compare(b.Date) })
-	var rows [][]string
-	for n, e := range entries {
+	w := f.csvWriter([]string{"date", "entry", "raft_index", "command_id", "kind", "section", "account", "fund", "debit", "credit", "memo", "entry_memo"})
+	n := 0
+	write := func(e domain.BookEntry) {
+		n++
 		index := ""
 		if e.Index != 0 {
 			index = strconv.FormatUint(e.Index, 10)
 		}
 		for _, l := range e.Lines {
-			rows = append(rows, []string{e.Date.String(), itoa(n + 1), index, e.CommandID, string(e.Kind), l.Section,
+			w.Write([]string{e.Date.String(), itoa(n), index, e.CommandID, string(e.Kind), l.Section,
 				l.Account, l.Fund, moneyOrEmpty(l.Debit), moneyOrEmpty(l.Credit), l.Memo, e.Memo})
 		}
 	}
-	return f.csv([]string{"date", "entry", "raft_index", "command_id", "kind", "section", "account", "fund", "debit", "credit", "memo", "entry_memo"}, rows)
+	roomTax := map[int]*domain.BookEntry{}
+	// flush writes the sums of the months whose last day is before day
+	// (every month's, for the zero Date), in month order.
+	flush := func(day domain.Date) {
+		for _, month := range slices.Sorted(maps.Keys(roomTax)) {
+			if sum := roomTax[month]; day.IsZero() || sum.Date.Before(day) {
+				write(*sum)
+				delete(roomTax, month)
+			}
+		}
+	}
+	read := func(hand func([]domain.BookEntry) error) error {
+		return reads.BookEntriesBy(domain.NewDate(year, 1, 1), domain.NewDate(year, 12, 31), "", bookChunk, hand)
+	}
+	err := ahead(read, func(part []domain.BookEntry) error {
+		for _, e := range part {
+			if !slices.ContainsFunc(e.Lines, func(l domain.BookLine) bool { return strings.HasPrefix(l.Section, "§5.22") }) {
+				flush(e.Date)
+				write(e)
+				continue
+			}
+			month := int(e.Date.Month())
+			sum, ok := roomTax[month]
+			if !ok {
+				last := domain.NewDate(year, time.Month(month), 1).AddMonths(1).AddDays(-1)
+				sum = &domain.BookEntry{Date: last, Memo: fmt.Sprintf("room tax returns of %04d-%02d, summed: returns are confidential (§5.22(8))", year, month)}
+				roomTax[month] = sum
+			}
+			for _, l := range e.Lines {
+				i := slices.IndexFunc(sum.Lines, func(x domain.BookLine) bool { return x.Account == l.Account })
+				if i < 0 {
+					sum.Lines = append(sum.Lines, domain.BookLine{Account: l.Account, Fund: l.Fund, Section: "§5.22"})
+					i = len(sum.Lines) - 1
+				}
+				sum.Lines[i].Debit, sum.Lines[i].Credit = sum.Lines[i].Debit.Add(l.Debit), sum.Lines[i].Credit.Add(l.Credit)
+			}
+		}
+		return w.err
+	})
+	if err != nil {
+		return err
+	}
+	flush(domain.Date{})
+	return w.Flush()
 }
 
 // budgetToActual writes every line account of the year: by fund, unit

@@ -37,6 +37,29 @@ type Receipts interface {
 	CardReceipts(day domain.Date) ([]domain.Receipt, error)
 }
 
+// DayReceipts is Receipts that also counts a day's card receipts and
+// reads them a page at a time. The appliance's ledger keeps each day's
+// count and total as the receipts post, so a day of thirty thousand card
+// payments with no processor's statement to match (every receipt is a
+// line of its own, and unmatched) is shown a page at a time without
+// reading the day whole.
+type DayReceipts interface {
+	Receipts
+	// CardReceiptsPage returns the count and total of the card receipts
+	// whose intake date is day, and at most n of them (all when n is
+	// 0) from the from-th on (0 the first), in the order CardReceipts
+	// gives them.
+	CardReceiptsPage(day domain.Date, from, n int) (ReceiptsPage, error)
+}
+
+// ReceiptsPage is a page of a day's card receipts, with the day's count
+// and total.
+type ReceiptsPage struct {
+	Count    int
+	Total    domain.Money
+	Receipts []domain.Receipt
+}
+
 // Module mounts the reconciliation page, its CSV and the start-page alert.
 type Module struct {
 	statement terminal.Statement           // nil: this node drives no terminal with a statement
@@ -112,6 +135,10 @@ type Reconciliation struct {
 	// to the pages around it ("": none). The CSV has every line.
 	First      int
 	Prev, Next string
+	// paged is set when Lines holds the page's lines only, of count
+	// lines in all (pagedReconciliation).
+	paged bool
+	count int
 }
 
 // linesPerPage is the lines of the reconciliation a page shows: a day of
@@ -121,7 +148,38 @@ const linesPerPage = 500
 
 // Shown returns the lines of the page.
 func (r Reconciliation) Shown() []Line {
+	if r.paged {
+		return r.Lines
+	}
 	return r.Lines[min(r.First, len(r.Lines)):min(r.First+linesPerPage, len(r.Lines))]
+}
+
+// LineCount returns how many lines the reconciliation has in all.
+func (r Reconciliation) LineCount() int {
+	if r.paged {
+		return r.count
+	}
+	return len(r.Lines)
+}
+
+// noCharge is the problem of a receipt no transaction matches.
+const noCharge = "receipt in the ledger, no charge at the processor"
+
+// pagedReconciliation is the reconciliation of a day with no processor's
+// statement, from the day's count and total and the receipts of one page
+// of it, the page's lines starting at first. It is what reconcile makes
+// of the day's receipts alone: every receipt a line of its own (a
+// command has one receipt), unmatched, in the receipts' order; the
+// deposit expected is their total.
+func pagedReconciliation(day domain.Date, first int, p ReceiptsPage) Reconciliation {
+	rec := Reconciliation{Day: day, First: first, NoStatement: true, paged: true, count: p.Count, Receipts: p.Total, Unmatched: p.Count}
+	for i := range p.Receipts {
+		rc := p.Receipts[i]
+		rec.Lines = append(rec.Lines, Line{CommandID: rc.CommandID, Receipt: &rc, Problem: noCharge})
+	}
+	rec.Expected = rec.Receipts.Sub(rec.Fees) // no refunds, no fees: no statement
+	rec.Difference = rec.PaidOut.Sub(rec.Expected)
+	return rec
 }
 
 // reconcile builds the reconciliation of day from both sides.
@@ -180,7 +238,7 @@ func reconcile(day domain.Date, rcs []domain.Receipt, txns []terminal.Transactio
 			}
 			l.Problem = "charged at the processor, no receipt in the ledger"
 		case l.Transaction == nil:
-			l.Problem = "receipt in the ledger, no charge at the processor"
+			l.Problem = noCharge
 		case !l.Receipt.Amount.Equal(l.Transaction.Amount):
 			l.Problem = "amounts differ"
 		}
@@ -195,16 +253,40 @@ func reconcile(day domain.Date, rcs []domain.Receipt, txns []terminal.Transactio
 	return rec
 }
 
-// load reads both sides of the day v names (default yesterday: a day's
-// transactions are complete once it has ended).
-func (m *Module) load(r *http.Request, v string) (Reconciliation, error) {
-	day := m.o.Today().AddDays(-1)
-	if v != "" {
-		d, err := domain.ParseDate(v)
+// day reads the day v names (default yesterday: a day's transactions
+// are complete once it has ended).
+func (m *Module) day(v string) (domain.Date, error) {
+	if v == "" {
+		return m.o.Today().AddDays(-1), nil
+	}
+	d, err := domain.ParseDate(v)
+	if err != nil {
+		return domain.Date{}, domain.Errorf(domain.EINVALID, "", "%q is not a date like 2026-11-30.", v)
+	}
+	return d, nil
+}
+
+// paged returns the ledger's receipts when a reconciliation reads them a
+// page at a time: with no processor's statement to match, from a ledger
+// that counts its days (DayReceipts).
+func (m *Module) paged() (DayReceipts, bool) {
+	dr, ok := m.receipts.(DayReceipts)
+	return dr, ok && m.statement == nil
+}
+
+// load reads both sides of the day v names, the page's lines from first
+// on.
+func (m *Module) load(r *http.Request, v string, first int) (Reconciliation, error) {
+	day, err := m.day(v)
+	if err != nil {
+		return Reconciliation{}, err
+	}
+	if dr, ok := m.paged(); ok {
+		p, err := dr.CardReceiptsPage(day, first, linesPerPage)
 		if err != nil {
-			return Reconciliation{}, domain.Errorf(domain.EINVALID, "", "%q is not a date like 2026-11-30.", v)
+			return Reconciliation{}, err
 		}
-		day = d
+		return pagedReconciliation(day, first, p), nil
 	}
 	rcs, err := m.receipts.CardReceipts(day)
 	if err != nil {
@@ -213,6 +295,7 @@ func (m *Module) load(r *http.Request, v string) (Reconciliation, error) {
 	if m.statement == nil {
 		rec := reconcile(day, rcs, nil)
 		rec.NoStatement = true
+		rec.First = first
 		return rec, nil
 	}
 	loc := m.o.Location()
@@ -225,7 +308,9 @@ func (m *Module) load(r *http.Request, v string) (Reconciliation, error) {
 	if err != nil {
 		return Reconciliation{}, domain.Errorf(domain.EUNAVAILABLE, "", "The card processor's statement cannot be read now: %v", err)
 	}
-	return reconcile(day, rcs, txns), nil
+	rec := reconcile(day, rcs, txns)
+	rec.First = first
+	return rec, nil
 }
 
 func (m *Module) showReconciliationPage(w http.ResponseWriter, r *http.Request) {
@@ -236,18 +321,19 @@ func (m *Module) showReconciliationPage(w http.ResponseWriter, r *http.Request) 
 // msg and the values of form beside the settlement form when a
 // settlement was refused.
 func (m *Module) reconciliationPage(w http.ResponseWriter, r *http.Request, v string, status int, msg string, form map[string]string) {
-	rec, err := m.load(r, v)
-	if err != nil {
-		m.o.Fail(w, r, err)
-		return
-	}
+	first := 0
 	if v := r.URL.Query().Get("from"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
 			m.o.Fail(w, r, domain.Errorf(domain.EINVALID, "", "%q is not a line number.", v))
 			return
 		}
-		rec.First = n
+		first = n
+	}
+	rec, err := m.load(r, v, first)
+	if err != nil {
+		m.o.Fail(w, r, err)
+		return
 	}
 	page := func(first int) string {
 		return "/staff/cards?" + url.Values{"day": {rec.Day.String()}, "from": {strconv.Itoa(first)}}.Encode()
@@ -255,7 +341,7 @@ func (m *Module) reconciliationPage(w http.ResponseWriter, r *http.Request, v st
 	if rec.First > 0 {
 		rec.Prev = page(max(rec.First-linesPerPage, 0))
 	}
-	if rec.First+linesPerPage < len(rec.Lines) {
+	if rec.First+linesPerPage < rec.LineCount() {
 		rec.Next = page(rec.First + linesPerPage)
 	}
 	s, err := m.settlement(m.o.Who(r), rec.Day, form, msg)
@@ -267,29 +353,96 @@ func (m *Module) reconciliationPage(w http.ResponseWriter, r *http.Request, v st
 }
 
 func (m *Module) exportReconciliation(w http.ResponseWriter, r *http.Request) {
-	rec, err := m.load(r, r.URL.Query().Get("day"))
+	if dr, ok := m.paged(); ok {
+		m.exportPaged(w, r, dr)
+		return
+	}
+	rec, err := m.load(r, r.URL.Query().Get("day"), 0)
 	if err != nil {
 		m.o.Fail(w, r, err)
 		return
 	}
 	c := m.o.CSV(w, "cards-"+rec.Day.String()+".csv")
-	_ = c.Write([]string{"day", "command_id", "receipt", "receipt_amount", "transaction", "type", "amount", "fee", "net", "problem"})
+	_ = c.Write(csvHeader)
 	for _, l := range rec.Lines {
-		row := []string{rec.Day.String(), l.CommandID, "", "", "", "", "", "", "", l.Problem}
-		if l.Receipt != nil {
-			row[2], row[3] = l.Receipt.Number, l.Receipt.Amount.String()
-		}
-		if t := l.Transaction; t != nil {
-			row[4], row[5], row[6], row[7], row[8] = t.ID, t.Type, t.Amount.String(), t.Fee.String(), t.Net.String()
-		}
-		_ = c.Write(row)
+		_ = c.Write(csvLine(rec.Day, l))
 	}
 	for _, p := range rec.Payouts {
 		_ = c.Write([]string{rec.Day.String(), "", "", "", p.ID, "payout", p.Amount.String(), p.Fee.String(), p.Net.String(), ""})
 	}
+	writeTotals(c, rec)
+	_ = c.Flush()
+}
+
+// csvPart is the receipts the CSV of a day with no statement reads at a
+// time, each part in a read of its own, written before the next.
+const csvPart = 2000
+
+// exportPaged writes the CSV of a day with no processor's statement from
+// the ledger's count of the day and its receipts a part at a time: the
+// lines and totals the whole day's reconciliation would give, the day
+// never held whole. It lists as many receipts as the count it started
+// with (a receipt of the day that posts meanwhile comes after them).
+func (m *Module) exportPaged(w http.ResponseWriter, r *http.Request, dr DayReceipts) {
+	day, err := m.day(r.URL.Query().Get("day"))
+	if err != nil {
+		m.o.Fail(w, r, err)
+		return
+	}
+	p, err := dr.CardReceiptsPage(day, 0, csvPart)
+	if err != nil {
+		m.o.Fail(w, r, err)
+		return
+	}
+	rec := pagedReconciliation(day, 0, p)
+	c := m.o.CSV(w, "cards-"+day.String()+".csv")
+	_ = c.Write(csvHeader)
+	for n := 0; ; {
+		for _, l := range rec.Lines {
+			if n == rec.count {
+				break
+			}
+			if err = c.Write(csvLine(day, l)); err != nil {
+				break
+			}
+			n++
+		}
+		if err != nil || n >= rec.count || len(rec.Lines) == 0 {
+			break
+		}
+		if p, err = dr.CardReceiptsPage(day, n, csvPart); err != nil {
+			break
+		}
+		rec.Lines = pagedReconciliation(day, n, p).Lines
+	}
+	if err == nil {
+		writeTotals(c, rec)
+		err = c.Flush()
+	}
+	if err != nil {
+		m.o.Log().Error("card reconciliation export", "day", day, "err", err)
+	}
+}
+
+var csvHeader = []string{"day", "command_id", "receipt", "receipt_amount", "transaction", "type", "amount", "fee", "net", "problem"}
+
+// csvLine is a line of the reconciliation in its CSV.
+func csvLine(day domain.Date, l Line) []string {
+	row := []string{day.String(), l.CommandID, "", "", "", "", "", "", "", l.Problem}
+	if l.Receipt != nil {
+		row[2], row[3] = l.Receipt.Number, l.Receipt.Amount.String()
+	}
+	if t := l.Transaction; t != nil {
+		row[4], row[5], row[6], row[7], row[8] = t.ID, t.Type, t.Amount.String(), t.Fee.String(), t.Net.String()
+	}
+	return row
+}
+
+// writeTotals writes the CSV's closing rows: the deposit expected and
+// what was paid out.
+func writeTotals(c *staff.CSVWriter, rec Reconciliation) {
 	_ = c.Write([]string{rec.Day.String(), "", "", "", "", "expected_deposit", rec.Expected.String(), rec.Fees.String(), "", ""})
 	_ = c.Write([]string{rec.Day.String(), "", "", "", "", "paid_out", rec.PaidOut.String(), "", rec.Difference.String(), differenceWord(rec)})
-	_ = c.Flush()
 }
 
 func differenceWord(rec Reconciliation) string {

@@ -165,3 +165,74 @@ func TestReconciliationPages(t *testing.T) {
 		t.Fatalf("csv: %d rows, %v", len(rows), err)
 	}
 }
+
+// dayReceipts is the ledger's side with the day's count and total kept
+// apart and its receipts read a page at a time (cards.DayReceipts), as
+// the appliance's ledger gives them.
+type dayReceipts struct {
+	receipts
+	pages *int // pages read
+}
+
+func (r dayReceipts) CardReceiptsPage(day domain.Date, from, n int) (cards.ReceiptsPage, error) {
+	*r.pages++
+	all := r.receipts[day]
+	p := cards.ReceiptsPage{Count: len(all)}
+	for _, rc := range all {
+		p.Total = p.Total.Add(rc.Amount)
+	}
+	p.Receipts = all[min(from, len(all)):min(from+n, len(all))]
+	return p, nil
+}
+
+// TestReconciliationPagedAsWhole: on a node with no processor's
+// statement, a ledger that counts its days and reads a page of receipts
+// at a time gives every page of a day of 2,345 card payments, and its
+// CSV, exactly as reconciling the whole day does, and never reads the
+// day whole.
+func TestReconciliationPagedAsWhole(t *testing.T) {
+	whole := receipts{}
+	pages := 0
+	paged := dayReceipts{whole, &pages}
+	hw := stafftest.NewWith(t, stafftest.Options{Modules: []staff.Module{cards.New(nil, whole, nil)}})
+	hp := stafftest.NewWith(t, stafftest.Options{Modules: []staff.Module{cards.New(nil, paged, nil)}})
+	day := hw.Today().AddDays(-1)
+	if hp.Today() != hw.Today() {
+		t.Fatal("the two offices' clocks differ")
+	}
+	for i := range 2345 {
+		whole[day] = append(whole[day], domain.Receipt{Number: fmt.Sprintf("hall-kiosk-%06d", i+1), CommandID: fmt.Sprintf("cmd-%04d", i),
+			Amount: domain.MustMoney(fmt.Sprintf("%d.%02d", 1+i%40, i%100)), Tender: domain.Card})
+	}
+	tw, tp := hw.SignedIn("tina", domain.RoleTreasurer), hp.SignedIn("tina", domain.RoleTreasurer)
+	parts := []string{"cards-lines", "cards-receipts", "cards-expected", "cards-paid-out", "cards-difference", "cards-unmatched", "cards-pager", "cards-no-statement"}
+	for _, path := range []string{"/staff/cards?day=" + day.String(), "/staff/cards?day=" + day.String() + "&from=500", "/staff/cards?day=" + day.String() + "&from=2000",
+		"/staff/cards?day=" + day.String() + "&from=2345", "/staff/cards?day=" + day.String() + "&from=9000", "/staff/cards?day=" + day.AddDays(-1).String()} {
+		pw, pp := tw.Get(path), tp.Get(path)
+		if pw.Status != http.StatusOK || pp.Status != http.StatusOK {
+			t.Fatalf("%s: %d and %d", path, pw.Status, pp.Status)
+		}
+		for _, id := range parts {
+			if pw.Text(id) != pp.Text(id) {
+				t.Errorf("%s, %s: paged %q, whole %q", path, id, pp.Text(id), pw.Text(id))
+			}
+		}
+		for _, link := range []string{"cards-prev", "cards-next"} {
+			a, b := pw.Doc.Find(`[data-testid="`+link+`"]`).AttrOr("href", ""), pp.Doc.Find(`[data-testid="`+link+`"]`).AttrOr("href", "")
+			if a != b {
+				t.Errorf("%s, %s: paged %q, whole %q", path, link, b, a)
+			}
+		}
+	}
+	if p := tp.Get("/staff/cards?day=" + day.String()); p.Text("cards-receipts") == "" || p.Doc.Find(`[data-testid="cards-line"]`).Length() != 500 {
+		t.Fatalf("the first page: receipts %q, %d lines", p.Text("cards-receipts"), p.Doc.Find(`[data-testid="cards-line"]`).Length())
+	}
+	pages = 0
+	cw, cp := tw.Get("/staff/cards.csv?day="+day.String()), tp.Get("/staff/cards.csv?day="+day.String())
+	if cw.Status != http.StatusOK || cp.Body != cw.Body || !strings.Contains(cp.Body, "hall-kiosk-002345") {
+		t.Fatalf("the CSVs differ (%d bytes paged, %d whole)", len(cp.Body), len(cw.Body))
+	}
+	if pages < 2 {
+		t.Fatalf("the paged CSV read the day in %d parts", pages)
+	}
+}

@@ -223,6 +223,45 @@ func (l *Ledger) Journal(fn func(staff.JournalEntry) error) error {
 	return nil
 }
 
+// JournalYear implements staff.Journal from a walk of the journal.
+func (l *Ledger) JournalYear(year int) (staff.JournalYear, error) {
+	l.mu.Lock()
+	entries := slices.Clone(l.journal)
+	l.mu.Unlock()
+	var out staff.JournalYear
+	before := ""
+	for _, e := range entries {
+		y := e.At.Date.Year()
+		if y >= year && out.First == 0 {
+			out.First, out.Prev = e.Seq, before
+		}
+		if y <= year {
+			out.Last = e.Seq
+		}
+		before = e.Hash
+	}
+	if out.First == 0 {
+		out.Prev = before
+	}
+	return out, nil
+}
+
+// JournalRange implements staff.Journal.
+func (l *Ledger) JournalRange(from, to uint64, fn func(staff.JournalEntry) error) error {
+	l.mu.Lock()
+	entries := slices.Clone(l.journal)
+	l.mu.Unlock()
+	for _, e := range entries {
+		if e.Seq < from || e.Seq > to {
+			continue
+		}
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (l *Ledger) JournalLen() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
