@@ -261,7 +261,7 @@ bench-memory:
 ## cached in bin/bench-scale/ by size, then the real binary serving a copy
 ## with GOMEMLIMIT=64MiB: the fifth year imported through the pages, 30,000
 ## payments through the API from 4 clients, every route asked 20 times, the
-## November run taken, peak RSS per phase; heap profiles in bin/profiles/.
+## November run taken, peak RSS per phase; heap profiles and the node's log in bin/profiles/.
 ## SCALE=0.1 builds a tenth (a few minutes); the first full build takes a while
 SCALE ?= 1
 bench-scale:

@@ -461,11 +461,20 @@ func startScaleNode(b *testing.B, bin, dir string) *scaleNode {
 	n := &scaleNode{budgetNode: budgetNode{http: freeAddr(b), https: freeAddr(b), log: &strings.Builder{}}}
 	n.cmd = exec.Command(bin, "serve", "--data", dir, "--http", n.http, "--https", n.https)
 	n.cmd.Env = append(os.Environ(), "GOMEMLIMIT=64MiB")
-	if os.Getenv("BENCH_SCALE_PROFILES") != "" {
+	n.cmd.Stdout, n.cmd.Stderr = n.log, n.log
+	if dir := os.Getenv("BENCH_SCALE_PROFILES"); dir != "" {
 		n.pprof = freeAddr(b)
 		n.cmd.Env = append(n.cmd.Env, pprofEnv+"="+n.pprof)
+		// The node's log is kept beside the profiles: a route that fails
+		// is read there after the run.
+		f, err := os.Create(filepath.Join(dir, "scale-node.log"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { f.Close() })
+		n.cmd.Stdout = io.MultiWriter(n.log, f)
+		n.cmd.Stderr = n.cmd.Stdout
 	}
-	n.cmd.Stdout, n.cmd.Stderr = n.log, n.log
 	start := time.Now()
 	if err := n.cmd.Start(); err != nil {
 		b.Fatal(err)
