@@ -836,14 +836,11 @@ func (f *FSM) StateHash() (string, error) {
 // hashState hashes every replicated key and value txn sees.
 func hashState(txn *badger.Txn) (string, error) {
 	h := sha256.New()
-	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64})
+	it := replicatedKeys(txn)
 	defer it.Close()
 	var n [8]byte
-	for it.Rewind(); it.Valid(); it.Next() {
+	for it.Seek(firstReplicated); it.Valid(); it.Next() {
 		item := it.Item()
-		if nodeLocal(item.Key()) {
-			continue
-		}
 		binary.BigEndian.PutUint64(n[:], uint64(len(item.Key())))
 		h.Write(n[:])
 		h.Write(item.Key())

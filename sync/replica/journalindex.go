@@ -18,11 +18,12 @@ import (
 // reconciliation read instead of walking the whole journal.
 //
 // They are derived data of this node alone, under a key prefix that
-// begins with a zero byte (nodeLocal): the state hash and snapshots skip
-// them, so they change no ledger format and replicas that keep them and
-// replicas that do not hash alike. The FSM writes an entry's index keys
-// in the transaction that writes the entry (indexJournal, called from
-// ApplyBatch), so the indexes never lag the journal. When the stored
+// begins with a zero byte (firstReplicated): the state hash and
+// snapshots skip them, so they change no ledger format and replicas that
+// keep them and replicas that do not hash alike. The FSM writes an
+// entry's index keys in the transaction that writes the entry
+// (indexJournal, called from ApplyBatch), so the indexes never lag the
+// journal. When the stored
 // version differs from journalIndexVersion (a new release indexes
 // otherwise, an older one wrote none, a restore dropped them), they are
 // rebuilt from the journal in one walk (rebuildJournalIndex).

@@ -17,8 +17,9 @@ import (
 // The indexes of parcels and bills (domain.Lookups): parcels by the words
 // of their owner's name, address and number, bills by tax-roll year and
 // standing. They are derived data, node-local (keys that begin with a
-// zero byte, nodeLocal): the state hash and snapshots skip them, so they
-// need no ledger format and replicas of different releases hash alike.
+// zero byte, firstReplicated): the state hash and snapshots skip them, so
+// they need no ledger format and replicas of different releases hash
+// alike.
 // The FSM writes them in the transaction that writes the parcel or bill
 // (indexWrites); a store whose indexes are missing or of another version
 // is indexed again from its records when it opens and after a snapshot is
