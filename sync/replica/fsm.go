@@ -69,6 +69,7 @@ type FSM struct {
 	incomplete bool                         // a restore did not finish; see restoreMarker
 	digests    digestRing                   // state hashes at recent checkpoints
 	onDigest   func(index uint64, h string) // test hook: a checkpoint's hash is ready
+	rebuildN   int                          // records an index rebuild reads a transaction; 0: rebuildBatch (tests set fewer)
 	bg         sync.WaitGroup               // checkpoint hashes in progress
 	// beforeCommit, if set, runs before each commit of ApplyBatch (tests
 	// inject a crash between two commits of one batch).
@@ -855,14 +856,11 @@ func (f *FSM) StateHash() (string, error) {
 // hashState hashes every replicated key and value txn sees.
 func hashState(txn *badger.Txn) (string, error) {
 	h := sha256.New()
-	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64})
+	it := replicatedKeys(txn)
 	defer it.Close()
 	var n [8]byte
-	for it.Rewind(); it.Valid(); it.Next() {
+	for it.Seek(firstReplicated); it.Valid(); it.Next() {
 		item := it.Item()
-		if nodeLocal(item.Key()) {
-			continue
-		}
 		binary.BigEndian.PutUint64(n[:], uint64(len(item.Key())))
 		h.Write(n[:])
 		h.Write(item.Key())

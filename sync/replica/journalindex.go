@@ -18,14 +18,15 @@ import (
 // reconciliation read instead of walking the whole journal.
 //
 // They are derived data of this node alone, under a key prefix that
-// begins with a zero byte (nodeLocal): the state hash and snapshots skip
-// them, so they change no ledger format and replicas that keep them and
-// replicas that do not hash alike. The FSM writes an entry's index keys
-// in the transaction that writes the entry (indexJournal, called from
-// ApplyBatch), so the indexes never lag the journal. When the stored
-// version differs from journalIndexVersion (a new release indexes
-// otherwise, an older one wrote none, a restore dropped them), they are
-// rebuilt from the journal in one walk (rebuildJournalIndex).
+// begins with a zero byte (firstReplicated): the state hash and
+// snapshots skip them, so they change no ledger format and replicas that
+// keep them and replicas that do not hash alike. The FSM writes an
+// entry's index keys in the transaction that writes the entry
+// (indexJournal, called from ApplyBatch), so the indexes never lag the
+// journal. When the stored version differs from journalIndexVersion (a
+// new release indexes otherwise, an older one wrote none, a restore
+// dropped them), they are rebuilt from the journal in one walk, in
+// bounded batches (rebuildJournalIndex, rebuild.go).
 //
 // Keys, each ending with the entry's journal sequence (8 bytes big-endian)
 // so that a prefix lists entries in journal order, forwards or backwards:
@@ -37,6 +38,7 @@ import (
 //	\x00jx/k/<kind>/<day>/<seq>       → ""
 //	\x00jx/d/<day>/<seq>              → domain.Touched of the entry (JSON; empty: none)
 //	\x00jx/card/<day>/<seq>           → the card receipt (domain.Receipt JSON)
+//	\x00jx/t/…                        → staged by a rebuild while it runs (stageTouched)
 //
 // <day> is the command's intake date ("2026-04-01"), in the village's
 // time as every command carries it. The kind and day indexes sort by day
@@ -52,6 +54,12 @@ const (
 	prefixJXKind    = prefixJX + "k/"
 	prefixJXDay     = prefixJX + "d/"
 	prefixJXCard    = prefixJX + "card/"
+
+	// What a rebuild stages beside the journal while it runs
+	// (stageTouched), dropped when it ends.
+	prefixJXStaged   = prefixJX + "t/"
+	prefixJXMade     = prefixJXStaged + "m/" // <command id> → the one bill it made; empty: several
+	prefixJXReturned = prefixJXStaged + "r/" // <command id> → its domain.ReturnedCheckRecord
 
 	// journalIndexVersion is the layout of the keys above and of what
 	// they hold; raise it whenever either changes, and every node
@@ -219,100 +227,130 @@ func (f *FSM) checkJournalIndex() error {
 }
 
 // rebuildJournalIndex drops the journal's indexes and writes them again
-// from one walk of the journal; the version goes last, so a node stopped
-// half way rebuilds again at its next start.
+// from a walk of the journal, in bounded batches (rebuild.go); the
+// version goes last, so a node stopped half way rebuilds again at its
+// next start.
 func (f *FSM) rebuildJournalIndex(was uint64) error {
 	start := time.Now()
 	if err := f.db.DropPrefix([]byte(prefixJX)); err != nil {
 		return fmt.Errorf("drop the journal indexes: %w", err)
 	}
-	wb := f.db.NewWriteBatch()
-	defer wb.Cancel()
+	returns, err := f.stageTouched()
+	if err != nil {
+		return fmt.Errorf("rebuild the journal indexes: %w", err)
+	}
+	w := &indexWriter{db: f.db}
+	defer w.discard()
 	n := 0
-	err := f.db.View(func(txn *badger.Txn) error {
-		made, returned, err := touchedRecords(txn)
-		if err != nil {
-			return err
+	err = f.walkBatches([]byte(prefixJournal), func(txn *badger.Txn, item *badger.Item) error {
+		var e journalEntry
+		if err := item.Value(func(v []byte) error { return json.Unmarshal(v, &e) }); err != nil {
+			return fmt.Errorf("journal entry %x: %w", item.Key(), err)
 		}
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefixJournal), PrefetchValues: true, PrefetchSize: 256})
-		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
-			var e journalEntry
-			if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &e) }); err != nil {
-				return fmt.Errorf("journal entry %x: %w", it.Item().Key(), err)
+		var res domain.Result
+		t := domain.Touched{}
+		if e.Outcome == "applied" {
+			rec, ok, err := getJSON[struct {
+				Result domain.Result `json:"result"`
+			}](txn, key(prefixCommand, e.CommandID))
+			if err != nil {
+				return err
 			}
-			var res domain.Result
-			t := domain.Touched{}
-			if e.Outcome == "applied" {
-				rec, ok, err := getJSON[struct {
-					Result domain.Result `json:"result"`
-				}](txn, key(prefixCommand, e.CommandID))
+			if ok {
+				res = rec.Result
+			}
+			var bill *domain.Bill
+			id, _, err := txnRead(txn)(key(prefixJXMade, e.CommandID))
+			if err != nil {
+				return err
+			}
+			if len(id) > 0 {
+				b, ok, err := getJSON[domain.Bill](txn, key(prefixBill, string(id)))
 				if err != nil {
 					return err
 				}
 				if ok {
-					res = rec.Result
+					bill = &b
 				}
-				var bill *domain.Bill
-				if ids := made[e.CommandID]; len(ids) == 1 {
-					b, ok, err := getJSON[domain.Bill](txn, key(prefixBill, ids[0]))
-					if err != nil {
-						return err
-					}
-					if ok {
-						bill = &b
-					}
-				}
-				t = domain.TouchedBy(res, bill, returned[e.CommandID])
 			}
-			for _, w := range journalIndexWrites(e, res, t) {
-				if err := wb.Set(w.k, w.v); err != nil {
+			var returned *domain.ReturnedCheckRecord
+			if returns {
+				r, ok, err := getJSON[domain.ReturnedCheckRecord](txn, key(prefixJXReturned, e.CommandID))
+				if err != nil {
 					return err
 				}
+				if ok {
+					returned = &r
+				}
 			}
-			n++
+			t = domain.TouchedBy(res, bill, returned)
 		}
+		for _, x := range journalIndexWrites(e, res, t) {
+			if err := w.set(x.k, x.v); err != nil {
+				return err
+			}
+		}
+		n++
 		return nil
-	})
+	}, w.commit)
 	if err != nil {
 		return fmt.Errorf("rebuild the journal indexes: %w", err)
 	}
-	if err := wb.Set(keyJXVersion, uint64Bytes(journalIndexVersion)); err != nil {
+	if err := f.db.DropPrefix([]byte(prefixJXStaged)); err != nil {
 		return fmt.Errorf("rebuild the journal indexes: %w", err)
 	}
-	if err := wb.Flush(); err != nil {
+	if err := w.set(keyJXVersion, uint64Bytes(journalIndexVersion)); err != nil {
+		return fmt.Errorf("rebuild the journal indexes: %w", err)
+	}
+	if err := w.commit(); err != nil {
 		return fmt.Errorf("rebuild the journal indexes: %w", err)
 	}
 	f.log.Info("rebuilt the journal indexes", "entries", n, "took", time.Since(start).Round(time.Millisecond), "version", journalIndexVersion, "was", was)
 	return nil
 }
 
-// touchedRecords reads the records a rebuild needs beside the journal:
-// the bills each command made (at most two kept: TouchedBy names a bill
-// only of a command that made one) and each command's returned check.
-func touchedRecords(txn *badger.Txn) (map[string][]string, map[string]*domain.ReturnedCheckRecord, error) {
-	made := map[string][]string{}
-	returned := map[string]*domain.ReturnedCheckRecord{}
-	it := txn.NewIterator(badger.IteratorOptions{Prefix: recordKey(domain.CollectionBillOrigins, ""), PrefetchValues: true, PrefetchSize: 256})
-	for it.Rewind(); it.Valid(); it.Next() {
+// stageTouched writes, for the journal's rebuild, what it needs beside
+// the journal under prefixJXStaged: the bill each command made, when it
+// made exactly one (TouchedBy names a bill only then), and each command's
+// returned check. Bill origins are keyed by bill and returned checks by
+// their own id, so finding a command's would otherwise take a map of
+// every command that made a bill, held through the whole walk; staged in
+// the store, the walk reads one key an entry. It reports whether any
+// returned check was staged.
+func (f *FSM) stageTouched() (bool, error) {
+	w := &indexWriter{db: f.db}
+	defer w.discard()
+	err := f.walkBatches(recordKey(domain.CollectionBillOrigins, ""), func(_ *badger.Txn, item *badger.Item) error {
 		var o domain.BillOrigin
-		if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &o) }); err != nil {
-			it.Close()
-			return nil, nil, fmt.Errorf("bill origin %s: %w", it.Item().Key(), err)
+		if err := item.Value(func(v []byte) error { return json.Unmarshal(v, &o) }); err != nil {
+			return fmt.Errorf("bill origin %s: %w", item.Key(), err)
 		}
-		if ids := made[o.CommandID]; len(ids) < 2 {
-			made[o.CommandID] = append(ids, o.BillID)
+		k := key(prefixJXMade, o.CommandID)
+		_, seen, err := w.get(k)
+		if err != nil {
+			return err
 		}
+		if seen {
+			// A second bill of the same command: it made several.
+			return w.set(k, []byte{})
+		}
+		return w.set(k, []byte(o.BillID))
+	}, w.commit)
+	if err != nil {
+		return false, err
 	}
-	it.Close()
-	it = txn.NewIterator(badger.IteratorOptions{Prefix: recordKey(domain.CollectionReturnedChecks, ""), PrefetchValues: true})
-	defer it.Close()
-	for it.Rewind(); it.Valid(); it.Next() {
+	returns := false
+	err = f.walkBatches(recordKey(domain.CollectionReturnedChecks, ""), func(_ *badger.Txn, item *badger.Item) error {
 		var r domain.ReturnedCheckRecord
-		if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &r) }); err != nil {
-			return nil, nil, fmt.Errorf("returned check %s: %w", it.Item().Key(), err)
+		if err := item.Value(func(v []byte) error { return json.Unmarshal(v, &r) }); err != nil {
+			return fmt.Errorf("returned check %s: %w", item.Key(), err)
 		}
-		returned[r.CommandID] = &r
-	}
-	return made, returned, nil
+		v, err := item.ValueCopy(nil)
+		if err != nil {
+			return err
+		}
+		returns = true
+		return w.set(key(prefixJXReturned, r.CommandID), v)
+	}, w.commit)
+	return returns, err
 }

@@ -27,10 +27,11 @@ const (
 	// under "\x00jx/" (journalindex.go).
 )
 
-// nodeLocal reports whether k belongs to this node alone and is not part
-// of the replicated ledger: keys that begin with a zero byte (the store's
-// own marker, badgerstore.OpenDB). State hashes and snapshots skip them.
-func nodeLocal(k []byte) bool { return len(k) > 0 && k[0] == 0 }
+// firstReplicated is where the replicated ledger's keys begin. Keys that
+// begin with a zero byte belong to this node alone (the node-local
+// indexes, the store's own marker, badgerstore.OpenDB) and all sort
+// before it: state hashes and snapshots start their walk here.
+var firstReplicated = []byte{1}
 
 func recordKey(collection, id string) []byte { return key(prefixRecord, collection, "/", id) }
 

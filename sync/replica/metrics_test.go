@@ -201,6 +201,37 @@ func TestNotReadyUntilTheLogIsReplayed(t *testing.T) {
 	}
 }
 
+// TestReadyAfterRestartOnTheLatestSnapshot: a node restarted just after
+// a snapshot, with no command in its log since, has nothing to work
+// through (raft hands the FSM only its new term's no-op, which the FSM
+// never sees) and is ready once it leads.
+func TestReadyAfterRestartOnTheLatestSnapshot(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Date(2026, 4, 10, 10, 0, 0, 0, time.UTC)
+	n := openNode(t, dir, now)
+	seedNode(t, n)
+	// More entries than readyLag, so that a lag counted from zero
+	// would show.
+	for i := range readyLag + 20 {
+		cmd, err := n.NewCommand(domain.KindPayBill, "kiosk")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Payload = &domain.PayBill{BillID: "B1", Amount: domain.MustMoney("0.10"), Tender: domain.Card, Reference: fmt.Sprintf("R%d", i)}
+		submit(t, n, cmd)
+	}
+	if err := n.Raft().Snapshot().Error(); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	n = openNode(t, dir, now)
+	defer n.Close()
+	eventually(t, "the node to be ready", func() bool { ok, _ := n.Readiness(); return ok })
+}
+
 // eventually waits up to 10 s for ok.
 func eventually(t *testing.T, what string, ok func() bool) {
 	t.Helper()

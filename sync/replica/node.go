@@ -335,6 +335,12 @@ func (n *Node) open() error {
 		if a := n.fsm.Applied(); a > snapIndex {
 			n.replayTo = a
 		}
+		// Raft counts every entry up to the snapshot applied and hands
+		// the FSM only those after it. The ones after it may be none
+		// the FSM sees at all (a new term's no-op, barriers): counted
+		// from zero, a node restarted just after a snapshot was
+		// "behind" by the whole log until a command came.
+		n.fsm.seen.Store(snapIndex)
 	}
 	n.transport = cfg.Transport
 	if n.transport == nil {

@@ -394,44 +394,90 @@ func (o *outbox) lastAt() (domain.DateTime, error) {
 // before cutoff: the ledger keeps every command and receipt, so the outbox
 // needs only what is still on its way. It returns how many it deleted.
 func (o *outbox) prune(cutoff domain.DateTime) (int, error) {
-	var seqs []uint64
-	var ids []string
-	err := o.db.View(func(txn *badger.Txn) error {
-		prefix := []byte(prefixOutbox + "q/")
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: true, PrefetchSize: 64})
-		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
-			var e outboxEntry
-			if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &e) }); err != nil {
-				return err
+	return o.pruneIn(cutoff, pruneBatch)
+}
+
+// pruneBatch is how many entries one pruning transaction reads and
+// deletes. A node that was off for months, or a ledger built with a
+// moving clock, can have hundreds of thousands of entries to prune at
+// once: each batch is read, deleted and committed before the next is
+// read, so what pruning holds does not grow with them.
+const pruneBatch = 1024
+
+// outboxAge is what pruning reads of an outbox entry: not its command's
+// payload, which it would otherwise decode for every entry it deletes.
+type outboxAge struct {
+	Seq     uint64 `json:"seq"`
+	State   string `json:"state"`
+	Command struct {
+		ID string          `json:"id"`
+		At domain.DateTime `json:"at"`
+	} `json:"command"`
+}
+
+// pruneIn prunes in transactions of at most batch entries read.
+func (o *outbox) pruneIn(cutoff domain.DateTime, batch int) (int, error) {
+	prefix := []byte(prefixOutbox + "q/")
+	from := prefix
+	pruned := 0
+	for {
+		var seqs []uint64
+		var ids []string
+		read, end := 0, false
+		err := o.db.View(func(txn *badger.Txn) error {
+			it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+			defer it.Close()
+			for it.Seek(from); ; it.Next() {
+				if !it.Valid() {
+					end = true
+					return nil
+				}
+				if read == batch {
+					from = it.Item().KeyCopy(nil)
+					return nil
+				}
+				read++
+				var e outboxAge
+				if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &e) }); err != nil {
+					return err
+				}
+				if !e.Command.At.Before(cutoff) {
+					// Entries follow their sequence, which the node hands
+					// out in intake order: the rest are as recent, give or
+					// take the seconds between concurrent intakes (left
+					// for the next pruning). A start reads what it prunes
+					// and one more, not the month it keeps.
+					end = true
+					return nil
+				}
+				if e.State != statePending {
+					seqs = append(seqs, e.Seq)
+					ids = append(ids, e.Command.ID)
+				}
 			}
-			if !e.Command.At.Before(cutoff) {
-				// Entries follow their sequence, which the node hands out
-				// in intake order: the rest are as recent, give or take
-				// the seconds between concurrent intakes (left for the
-				// next pruning). A start reads what it prunes and one
-				// more, not the month it keeps.
-				break
-			}
-			if e.State != statePending {
-				seqs = append(seqs, e.Seq)
-				ids = append(ids, e.Command.ID)
-			}
+		})
+		if err != nil {
+			return pruned, err
 		}
-		return nil
-	})
-	if err != nil || len(seqs) == 0 {
-		return 0, err
+		if len(seqs) > 0 {
+			err := o.db.Update(func(txn *badger.Txn) error {
+				for i, seq := range seqs {
+					if err := txn.Delete(outboxKey(seq)); err != nil {
+						return err
+					}
+					if err := txn.Delete(outboxIDKey(ids[i])); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return pruned, err
+			}
+			pruned += len(seqs)
+		}
+		if end {
+			return pruned, nil
+		}
 	}
-	wb := o.db.NewWriteBatch()
-	defer wb.Cancel()
-	for i, seq := range seqs {
-		if err := wb.Delete(outboxKey(seq)); err != nil {
-			return 0, err
-		}
-		if err := wb.Delete(outboxIDKey(ids[i])); err != nil {
-			return 0, err
-		}
-	}
-	return len(seqs), wb.Flush()
 }

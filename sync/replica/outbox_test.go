@@ -60,6 +60,49 @@ func TestOutboxPruneKeepsPending(t *testing.T) {
 	}
 }
 
+// TestOutboxPruneInBatches prunes more old entries than one batch reads:
+// every batch deletes what it read and the next goes on from there, past
+// a pending entry, up to the first recent one.
+func TestOutboxPruneInBatches(t *testing.T) {
+	db, err := badger.Open(badgerstore.PiOptions(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	o := &outbox{db: db}
+	days := []string{"01", "02", "03", "04", "05", "06", "07"}
+	for i, day := range days {
+		c := payCommand(fmt.Sprint("old-", i), uint64(i+1), "B1", "1.00", "2026-01-"+day+"T10:00")
+		if _, _, err := o.put(c); err != nil {
+			t.Fatal(err)
+		}
+		if i != 3 { // the fourth stays pending
+			o.finish(uint64(i+1), domain.Result{CommandID: c.ID, Index: uint64(10 + i)})
+		}
+	}
+	recent := payCommand("recent", 8, "B1", "1.00", "2026-03-01T10:00")
+	if _, _, err := o.put(recent); err != nil {
+		t.Fatal(err)
+	}
+	o.finish(8, domain.Result{CommandID: recent.ID, Index: 20})
+	n, err := o.pruneIn(domain.NewDateTime(domain.MustDate("2026-02-01"), 0, 0, 0), 2)
+	if err != nil || n != 6 {
+		t.Fatalf("pruned %d, %v; want 6", n, err)
+	}
+	for seq := uint64(1); seq <= 8; seq++ {
+		_, ok, err := o.get(seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := seq == 4 || seq == 8; ok != want {
+			t.Errorf("entry %d kept: %v, want %v", seq, ok, want)
+		}
+	}
+	if n, err := o.pruneIn(domain.NewDateTime(domain.MustDate("2026-02-01"), 0, 0, 0), 2); err != nil || n != 0 {
+		t.Fatalf("pruned %d, %v a second time", n, err)
+	}
+}
+
 // TestOutboxPendingAfterLowerPut checks the pending scan's starting point:
 // a put of a lower sequence than the entries already settled (concurrent
 // Submits commit in any order) is found by the next scan.

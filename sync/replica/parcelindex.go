@@ -17,12 +17,12 @@ import (
 // The indexes of parcels and bills (domain.Lookups): parcels by the words
 // of their owner's name, address and number, bills by tax-roll year and
 // standing. They are derived data, node-local (keys that begin with a
-// zero byte, nodeLocal): the state hash and snapshots skip them, so they
-// need no ledger format and replicas of different releases hash alike.
-// The FSM writes them in the transaction that writes the parcel or bill
-// (indexWrites); a store whose indexes are missing or of another version
-// is indexed again from its records when it opens and after a snapshot is
-// restored (reindex).
+// zero byte, firstReplicated): the state hash and snapshots skip them, so
+// they need no ledger format and replicas of different releases hash
+// alike. The FSM writes them in the transaction that writes the parcel or
+// bill (indexWrites); a store whose indexes are missing or of another
+// version is indexed again from its records when it opens and after a
+// snapshot is restored, in bounded batches (reindex, rebuild.go).
 //
 //	\x00px/v                                  → version (8 bytes BE)
 //	\x00px/w/<field>/<word>\x00<parcel id>    → ""  (field: o owner, a address, n number)
@@ -256,58 +256,51 @@ func (f *FSM) reindexIfStale() error {
 }
 
 // reindex drops the indexes and writes them again from a walk of every
-// parcel and bill, then the version. It runs with nothing else using the
-// store (at open, and in Restore).
+// parcel and bill, in bounded batches (rebuild.go), then the version. It
+// runs with nothing else using the store (at open, and in Restore).
 func (f *FSM) reindex() error {
 	start := time.Now()
 	if err := f.db.DropPrefix([]byte(prefixLookup)); err != nil {
 		return fmt.Errorf("drop indexes: %w", err)
 	}
-	wb := f.db.NewWriteBatch()
-	defer wb.Cancel()
+	w := &indexWriter{db: f.db}
+	defer w.discard()
 	parcels, bills := 0, 0
 	absent := func([]byte) ([]byte, bool, error) { return nil, false, nil }
-	err := f.db.View(func(txn *badger.Txn) error {
-		for _, prefix := range []string{prefixParcel, prefixBill} {
-			it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefix), PrefetchValues: true, PrefetchSize: 256})
-			for it.Rewind(); it.Valid(); it.Next() {
-				k := it.Item().KeyCopy(nil)
-				v, err := it.Item().ValueCopy(nil)
-				if err != nil {
-					it.Close()
+	for _, prefix := range []string{prefixParcel, prefixBill} {
+		err := f.walkBatches([]byte(prefix), func(_ *badger.Txn, item *badger.Item) error {
+			var writes []kv
+			err := item.Value(func(v []byte) error {
+				var err error
+				writes, err = f.lookupKeys(absent, item.Key(), v)
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			for _, x := range writes {
+				if x.v == nil {
+					continue
+				}
+				if err := w.set(x.k, x.v); err != nil {
 					return err
-				}
-				writes, err := f.lookupKeys(absent, k, v)
-				if err != nil {
-					it.Close()
-					return err
-				}
-				for _, w := range writes {
-					if w.v == nil {
-						continue
-					}
-					if err := wb.Set(w.k, w.v); err != nil {
-						it.Close()
-						return err
-					}
-				}
-				if prefix == prefixParcel {
-					parcels++
-				} else {
-					bills++
 				}
 			}
-			it.Close()
+			if prefix == prefixParcel {
+				parcels++
+			} else {
+				bills++
+			}
+			return nil
+		}, w.commit)
+		if err != nil {
+			return fmt.Errorf("index the ledger: %w", err)
 		}
-		return nil
-	})
-	if err != nil {
+	}
+	if err := w.set(keyLookupVersion, uint64Bytes(lookupVersion)); err != nil {
 		return fmt.Errorf("index the ledger: %w", err)
 	}
-	if err := wb.Set(keyLookupVersion, uint64Bytes(lookupVersion)); err != nil {
-		return fmt.Errorf("index the ledger: %w", err)
-	}
-	if err := wb.Flush(); err != nil {
+	if err := w.commit(); err != nil {
 		return fmt.Errorf("index the ledger: %w", err)
 	}
 	if err := f.syncState(); err != nil {

@@ -399,6 +399,27 @@ func TestIndexesRebuiltAtOpen(t *testing.T) {
 	}
 }
 
+// TestIndexesRebuiltInSmallBatches: a rebuild reads the parcels and the
+// bills in batches, each in a transaction of its own; batches of 3 put
+// many boundaries inside them, and the indexes come out whole.
+func TestIndexesRebuiltInSmallBatches(t *testing.T) {
+	f := indexFSM(t, t.TempDir())
+	defer f.Close()
+	filled(t, f, 3)
+	stray := parcelWordKey("o/nobody", "0601-999-9999")
+	if err := f.db.Update(func(txn *badger.Txn) error { return txn.Set(stray, []byte{}) }); err != nil {
+		t.Fatal(err)
+	}
+	f.rebuildN = 3
+	if err := f.reindex(); err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(storedIndexKeys(t, f), string(stray)) {
+		t.Fatal("the stray key is still there")
+	}
+	checkIndexes(t, f, "after the rebuild")
+}
+
 func readKey(f *FSM, k []byte) (v []byte, ok bool, err error) {
 	err = f.db.View(func(txn *badger.Txn) error {
 		v, ok, err = txnRead(txn)(k)

@@ -177,14 +177,11 @@ func writeSnapshot(txn *badger.Txn, w io.Writer) error {
 	if _, err := body.Write(snapshotMagic); err != nil {
 		return err
 	}
-	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64})
+	it := replicatedKeys(txn)
 	defer it.Close()
 	var n [binary.MaxVarintLen64]byte
-	for it.Rewind(); it.Valid(); it.Next() {
+	for it.Seek(firstReplicated); it.Valid(); it.Next() {
 		item := it.Item()
-		if nodeLocal(item.Key()) {
-			continue
-		}
 		if _, err := body.Write(n[:binary.PutUvarint(n[:], uint64(len(item.Key())))]); err != nil {
 			return err
 		}
@@ -211,6 +208,16 @@ func writeSnapshot(txn *badger.Txn, w io.Writer) error {
 		return err
 	}
 	return bw.Flush()
+}
+
+// replicatedKeys returns an iterator for a walk of the whole ledger from
+// firstReplicated (the node-local indexes, a few keys for every journal
+// entry, are never read). It does not prefetch values: a prefetch reads
+// the next 64 values ahead, each in a goroutine of its own, into buffers
+// of their own; read in Item.Value's callback, a value is copied once,
+// into a buffer the iterator reuses.
+func replicatedKeys(txn *badger.Txn) *badger.Iterator {
+	return txn.NewIterator(badger.IteratorOptions{})
 }
 
 // snapshotRecords reads the records of a version 2 snapshot body, calling
