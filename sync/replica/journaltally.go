@@ -166,8 +166,22 @@ func (f *FSM) checkJournalTally() error {
 // rebuilds them at its next start.
 func (f *FSM) rebuildJournalTally() error {
 	start := time.Now()
-	if err := f.db.DropPrefix([]byte(prefixJT)); err != nil {
-		return fmt.Errorf("drop the journal's tallies: %w", err)
+	// DropPrefix stops the store's writes and flushes it: a new store,
+	// which holds no tallies, is spared it.
+	held := false
+	if err := f.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefixJT)})
+		defer it.Close()
+		it.Rewind()
+		held = it.Valid()
+		return nil
+	}); err != nil {
+		return fmt.Errorf("read the journal's tallies: %w", err)
+	}
+	if held {
+		if err := f.db.DropPrefix([]byte(prefixJT)); err != nil {
+			return fmt.Errorf("drop the journal's tallies: %w", err)
+		}
 	}
 	var years map[int]jySpan
 	var days map[string]CardTally
