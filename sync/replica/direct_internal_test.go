@@ -30,13 +30,20 @@ func TestProposalsInTheLogAreRecoveredAtStart(t *testing.T) {
 	}
 	first.Payload = &domain.PayBill{BillID: "B1", Amount: domain.MustMoney("1.00"), Tender: domain.Card, Reference: "first"}
 	submit(t, n, first)
+	// The sequence the leader gave the command it appended: handed out
+	// here, so that no command of the node's own (its parameters, on a
+	// busy machine seeded after the first payment) takes it meanwhile.
+	appended, err := n.NewCommand(domain.KindPayBill, "kiosk")
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := n.Close(); err != nil {
 		t.Fatal(err)
 	}
 
 	// What the leader had appended when it stopped: a payment of its own
 	// with the next sequence, and one that names another node.
-	own := domain.Command{ID: "recovered-1", Kind: domain.KindPayBill, At: first.At, Node: "n1", Seq: first.Seq + 1, Actor: "kiosk",
+	own := domain.Command{ID: "recovered-1", Kind: domain.KindPayBill, At: appended.At, Node: "n1", Seq: appended.Seq, Actor: "kiosk",
 		Payload: &domain.PayBill{BillID: "B1", Amount: domain.MustMoney("2.00"), Tender: domain.Card, Reference: "appended"}}
 	other := domain.Command{ID: "recovered-2", Kind: domain.KindPayBill, At: first.At, Node: "n2", Seq: 1, Actor: "kiosk",
 		Payload: &domain.PayBill{BillID: "B1", Amount: domain.MustMoney("3.00"), Tender: domain.Card, Reference: "not ours"}}
