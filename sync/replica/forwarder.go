@@ -72,11 +72,16 @@ func (n *Node) forward() {
 			// then, in order.
 			p.wg.Wait()
 			p.failed.Store(false)
+			// A new leader is worth trying at once: the pause is for a
+			// cluster that is not answering, not for one that just
+			// elected (a node starting up fails its first batch before
+			// it leads, and waited out the pause with a leader there).
 			wait := pause
 			pause = min(pause*2, maxPause)
 			select {
 			case <-n.done:
 				return
+			case <-n.leaderChanged():
 			case <-time.After(wait):
 			}
 			continue
