@@ -170,9 +170,9 @@ func runScale(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	defer node.stop(b)
 	s := &scaleRun{b: b, z: z, built: built, node: node, pool: scaleCAPool(b, dir), mem: mem}
-	defer s.mem.stop()
+	defer func() { s.node.stop(b) }()
+	defer func() { s.mem.stop() }()
 	fmt.Printf("the node was ready %v after it started\n", node.ready.Round(time.Millisecond))
 
 	s.mem.phase("imports")
@@ -191,6 +191,7 @@ func runScale(b *testing.B) {
 	rows = append(rows, s.timeRoutes(routes[len(routes)-1:], only)...)
 	node.heapProfile("pages")
 	s.mem.phase("")
+	restart := s.restart(dir)
 
 	fmt.Printf("\nBenchmarkScale at SCALE=%g: %d parcels, %d bills over %d roll years, %d payments built in process, %d through the API (GOMEMLIMIT=64MiB)\n",
 		z.Scale, z.Parcels, z.Parcels*scaleYears, scaleYears, z.Payments, z.APIPayments)
@@ -200,6 +201,31 @@ func runScale(b *testing.B) {
 	printScaleTable(rows)
 	fmt.Println()
 	s.mem.print()
+	fmt.Printf("\nrestarted on the ledger the run left (every entry since its latest snapshot replayed): ready after %v, peak VmRSS %.0f MiB (anonymous %.0f MiB)\n",
+		restart.ready.Round(time.Millisecond), mib(restart.peak.rss), mib(restart.peak.anon))
+}
+
+// scaleRestart is how a restart of the node went.
+type scaleRestart struct {
+	ready time.Duration
+	peak  scaleMem
+}
+
+// restart stops the node and starts it again on the ledger the run
+// left, as after a power cut or an upgrade: raft replays every entry
+// since its latest snapshot (those of the run's imports and payments,
+// unless a snapshot was taken since) before the node is ready.
+func (s *scaleRun) restart(dir string) scaleRestart {
+	s.mem.stop()
+	s.node.stop(s.b)
+	s.node = launchScaleNode(s.b, s.node.bin, dir, "scale-restart-node.log")
+	mem := watchScaleRSS(s.node.cmd.Process.Pid)
+	mem.phase("restart")
+	s.node.waitReady(s.b, 10*time.Minute)
+	mem.phase("")
+	mem.stop()
+	s.node.heapProfile("restart")
+	return scaleRestart{ready: s.node.ready, peak: mem.peak["restart"]}
 }
 
 // scaleBuilt is what the build leaves beside the data folder: what the
@@ -520,9 +546,10 @@ func indexScaleLedger(b *testing.B, bin, ledger string) {
 	if err := os.WriteFile(marker, []byte(logged.String()), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	fmt.Printf("first start on the cached ledger: ready after %v, peak VmRSS %.0f MiB (of it anonymous %.0f MiB), VmHWM %.0f MiB; stopped %v later (peak VmRSS %.0f MiB)\n%s",
-		node.ready.Round(time.Second), mib(mem.peak["first start"].rss), mib(mem.peak["first start"].anon), mib(mem.hwm["first start"]),
-		stopped.Round(time.Second), mib(mem.peak["first start: stop"].rss), logged.String())
+	up, down := mem.peak["first start"], mem.peak["first start: stop"]
+	fmt.Printf("first start on the cached ledger: ready after %v, peak VmRSS %.0f MiB (anonymous %.0f, .sst pages %.0f, .mem pages %.0f), VmHWM %.0f MiB; stopped %v later (peak VmRSS %.0f MiB, anonymous %.0f)\n%s",
+		node.ready.Round(time.Second), mib(up.rss), mib(up.anon), mib(up.sst), mib(up.mem), mib(mem.hwm["first start"]),
+		stopped.Round(time.Second), mib(down.rss), mib(down.anon), logged.String())
 }
 
 // scaleReindexed reports whether a node's log says it rebuilt its
@@ -536,6 +563,7 @@ func scaleReindexed(log string) bool {
 // serves its profiles and its log is kept there as logName.
 func launchScaleNode(b *testing.B, bin, dir, logName string) *scaleNode {
 	n := &scaleNode{budgetNode: budgetNode{http: freeAddr(b), https: freeAddr(b), log: &strings.Builder{}}, out: &syncBuffer{}}
+	n.bin = bin
 	n.cmd = exec.Command(bin, "serve", "--data", dir, "--http", n.http, "--https", n.https)
 	n.cmd.Env = append(os.Environ(), "GOMEMLIMIT=64MiB")
 	n.cmd.Stdout = io.MultiWriter(n.log, n.out)
@@ -581,6 +609,7 @@ func (n *scaleNode) waitReady(b *testing.B, within time.Duration) {
 type scaleNode struct {
 	budgetNode
 	pprof string
+	bin   string
 	start time.Time
 	out   *syncBuffer // the log, to be read while the node runs
 }

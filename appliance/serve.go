@@ -177,6 +177,42 @@ func (m *Main) Identity() *pki.Identity { return m.identity }
 // Run opens the node and starts serving. It returns once the server
 // listens; Close stops it.
 func (m *Main) Run(ctx context.Context) error {
+	if err := m.run(ctx); err != nil {
+		m.stopTablePages()
+		return err
+	}
+	return nil
+}
+
+// boundTablePages starts BoundTablePages on the data folder. Badger reads
+// its tables through memory maps, and a page read stays resident until
+// the kernel wants it back: a raft snapshot, which copies the whole
+// ledger, left the node holding every table (on five years of books,
+// 400 MiB of a 540 MiB peak), and a rebuild of the node-local indexes at
+// the first start after an upgrade, which reads the ledger and writes
+// millions of keys, did the same before the node served. The bound runs
+// from before the stores open and gives the pages back once the
+// file-backed memory is over budget (docs/benchmarks.md).
+func (m *Main) boundTablePages(dir string) {
+	pctx, stopPages := context.WithCancel(context.Background())
+	m.pagesDone = make(chan struct{})
+	m.stopPages = stopPages
+	go func() {
+		defer close(m.pagesDone)
+		badgerstore.BoundTablePages(pctx, badgerstore.TablePagesBudget, tablePagesEvery, dir)
+	}()
+}
+
+// stopTablePages stops boundTablePages, if it runs.
+func (m *Main) stopTablePages() {
+	if m.stopPages != nil {
+		m.stopPages()
+		<-m.pagesDone
+		m.stopPages = nil
+	}
+}
+
+func (m *Main) run(ctx context.Context) error {
 	cfg := &m.Config
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
@@ -233,6 +269,7 @@ func (m *Main) Run(ctx context.Context) error {
 
 		OfflineCardLimit: offlineLimit,
 	}
+	m.boundTablePages(cfg.DataDir)
 	settings, clustered, err := readSettings(cfg.DataDir)
 	if err != nil {
 		return err
@@ -374,18 +411,6 @@ func (m *Main) Run(ctx context.Context) error {
 		m.Close()
 		return err
 	}
-	// Badger reads its tables through memory maps, and a page read stays
-	// resident until the kernel wants it back: a raft snapshot, which
-	// copies the whole ledger, left the node holding every table (on
-	// five years of books, 400 MiB of a 540 MiB peak). Give them back
-	// once the file-backed memory is over budget (docs/benchmarks.md).
-	pctx, stopPages := context.WithCancel(context.Background())
-	m.pagesDone = make(chan struct{})
-	m.stopPages = stopPages
-	go func() {
-		defer close(m.pagesDone)
-		badgerstore.BoundTablePages(pctx, badgerstore.TablePagesBudget, tablePagesEvery, cfg.DataDir)
-	}()
 	cfg.Logger.Info("serving", "node", cfg.NodeID, "kiosk", "http://"+m.Addr(), "staff", m.StaffAddr(), "data", cfg.DataDir)
 	return nil
 }
@@ -659,11 +684,7 @@ func (m *Main) Close() error {
 	if m.Node != nil {
 		errs = append(errs, m.Node.Close())
 	}
-	if m.stopPages != nil {
-		m.stopPages()
-		<-m.pagesDone
-		m.stopPages = nil
-	}
+	m.stopTablePages()
 	return errors.Join(errs...)
 }
 

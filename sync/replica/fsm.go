@@ -69,6 +69,7 @@ type FSM struct {
 	incomplete bool                         // a restore did not finish; see restoreMarker
 	digests    digestRing                   // state hashes at recent checkpoints
 	onDigest   func(index uint64, h string) // test hook: a checkpoint's hash is ready
+	onSized    func(bytes int64)            // a snapshot of this size was written or restored (Node.tuneSnapshots)
 	rebuildN   int                          // records an index rebuild reads a transaction; 0: rebuildBatch (tests set fewer)
 	bg         sync.WaitGroup               // checkpoint hashes in progress
 	// beforeCommit, if set, runs before each commit of ApplyBatch (tests

@@ -25,7 +25,7 @@ import (
 // thirty thousand receipts for a page of five hundred.
 //
 // Like the journal's indexes they are derived data of this node alone,
-// under a key prefix that begins with a zero byte (nodeLocal), so they
+// under a key prefix that begins with a zero byte (firstReplicated), so they
 // change no ledger format and no state hash. The FSM writes an entry's
 // tallies in the transaction that writes the entry (indexJournalTally,
 // called from ApplyBatch before indexJournal). When the stored version

@@ -232,6 +232,52 @@ func TestReadyAfterRestartOnTheLatestSnapshot(t *testing.T) {
 	eventually(t, "the node to be ready", func() bool { ok, _ := n.Readiness(); return ok })
 }
 
+// TestSnapshotThreshold: in proportion to the latest snapshot's size,
+// within its bounds.
+func TestSnapshotThreshold(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		size int64
+		want uint64
+	}{
+		{"no snapshot yet", 0, minSnapshotThreshold},
+		{"a small ledger", 20 << 20, minSnapshotThreshold},
+		{"half a gigabyte", 512 << 20, 32768},
+		{"five years of books", 1300 << 20, maxSnapshotThreshold},
+		{"a damaged size", -1, minSnapshotThreshold},
+	} {
+		if got := snapshotThreshold(c.size); got != c.want {
+			t.Errorf("%s: snapshotThreshold(%d) = %d, want %d", c.name, c.size, got, c.want)
+		}
+	}
+}
+
+// TestSnapshotThresholdFollowsTheLedger: a node whose threshold is not
+// fixed sets raft's from each snapshot's size; one given a threshold
+// starts with it.
+func TestSnapshotThresholdFollowsTheLedger(t *testing.T) {
+	now := time.Date(2026, 4, 10, 10, 0, 0, 0, time.UTC)
+	n := openNode(t, t.TempDir(), now)
+	defer n.Close()
+	if got := n.Raft().ReloadableConfig().SnapshotThreshold; got != minSnapshotThreshold {
+		t.Fatalf("threshold at start %d, want %d", got, minSnapshotThreshold)
+	}
+	n.fsm.sized(1300 << 20)
+	eventually(t, "the threshold to follow the snapshot's size", func() bool {
+		return n.Raft().ReloadableConfig().SnapshotThreshold == maxSnapshotThreshold
+	})
+
+	fixed, err := Open(Config{ID: "n1", Dir: t.TempDir(), Params: params, Now: func() time.Time { return now },
+		Logger: quietLogger(), Bootstrap: true, SnapshotThreshold: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fixed.Close()
+	if got := fixed.Raft().ReloadableConfig().SnapshotThreshold; got != 1000 {
+		t.Fatalf("a node given a threshold of 1000 has %d", got)
+	}
+}
+
 // eventually waits up to 10 s for ok.
 func eventually(t *testing.T, what string, ok func() bool) {
 	t.Helper()

@@ -64,8 +64,9 @@ type Config struct {
 	// SubmitWait is how long Submit waits for the ledger before it gives a
 	// provisional answer (default 2 s).
 	SubmitWait time.Duration
-	// SnapshotThreshold is the number of log entries between snapshots
-	// (default 8192).
+	// SnapshotThreshold is the number of log entries between snapshots.
+	// Zero (the default) sets it from the size of the node's latest
+	// snapshot, and again after each (snapshotThreshold).
 	SnapshotThreshold uint64
 	// TrailingLogs is how many entries a snapshot leaves in the log for
 	// followers that fall behind (default 10,240); one further behind
@@ -139,6 +140,11 @@ type Node struct {
 	transport raft.Transport
 	snaps     raft.SnapshotStore
 	replayTo  uint64 // the ledger's applied index at start, when raft replays up to it (open)
+	// snapBytes is the size of the latest snapshot written or restored,
+	// and snapSized says it changed (tuneSnapshots; nil when
+	// Config.SnapshotThreshold is fixed).
+	snapBytes atomic.Int64
+	snapSized chan struct{}
 	log       *slog.Logger
 
 	pending    atomic.Int64
@@ -193,9 +199,6 @@ func Open(cfg Config) (*Node, error) {
 	if cfg.SubmitWait == 0 {
 		cfg.SubmitWait = 2 * time.Second
 	}
-	if cfg.SnapshotThreshold == 0 {
-		cfg.SnapshotThreshold = 8192
-	}
 	if cfg.MaxClockSkew == 0 {
 		cfg.MaxClockSkew = 2 * time.Minute
 	}
@@ -246,6 +249,10 @@ func Open(cfg Config) (*Node, error) {
 	go n.forward()
 	n.wg.Add(1)
 	go n.watchLeadership()
+	if cfg.SnapshotThreshold == 0 {
+		n.wg.Add(1)
+		go n.tuneSnapshots()
+	}
 	if cfg.Status != nil {
 		n.wg.Add(2)
 		go n.watchPeers()
@@ -327,10 +334,12 @@ func (n *Node) open() error {
 	// last the ledger applied before this start, a new command waits behind
 	// them (Readiness).
 	n.replayTo = 0
+	threshold := cfg.SnapshotThreshold
 	if list, err := snaps.List(); err == nil {
 		var snapIndex uint64
+		var snapSize int64
 		if len(list) > 0 {
-			snapIndex = list[0].Index
+			snapIndex, snapSize = list[0].Index, list[0].Size
 		}
 		if a := n.fsm.Applied(); a > snapIndex {
 			n.replayTo = a
@@ -341,12 +350,28 @@ func (n *Node) open() error {
 		// from zero, a node restarted just after a snapshot was
 		// "behind" by the whole log until a command came.
 		n.fsm.seen.Store(snapIndex)
+		if threshold == 0 {
+			threshold = snapshotThreshold(snapSize)
+		}
+	}
+	if threshold == 0 {
+		threshold = snapshotThreshold(0)
+	}
+	if cfg.SnapshotThreshold == 0 {
+		n.snapSized = make(chan struct{}, 1)
+		n.fsm.onSized = func(bytes int64) {
+			n.snapBytes.Store(bytes)
+			select {
+			case n.snapSized <- struct{}{}:
+			default:
+			}
+		}
 	}
 	n.transport = cfg.Transport
 	if n.transport == nil {
 		_, n.transport = raft.NewInmemTransport(raft.ServerAddress(cfg.ID))
 	}
-	rc := RaftConfig(cfg.ID, cfg.SnapshotThreshold)
+	rc := RaftConfig(cfg.ID, threshold)
 	n.timing = timingOf(rc)
 	if cfg.TrailingLogs > 0 {
 		rc.TrailingLogs = cfg.TrailingLogs
@@ -402,6 +427,58 @@ func (n *Node) reportCaughtUp() {
 		n.log.Info("raft log caught up past the entries it had lost; this node takes part in elections again",
 			"folder", lost.Dir, "from", lost.From, "to", lost.To)
 	case <-n.done:
+	}
+}
+
+// The snapshot cadence. A snapshot copies the whole ledger (1.3 GB of
+// keys and values at five years of a village's books), and raft takes
+// one every SnapshotThreshold entries. At a fixed 8,192 the copying grew
+// with the ledger: on five years of books, 30,000 payments through the
+// API took two snapshots of some 80 s each, and the payment rate halved
+// from the first 5,000 to the last (docs/benchmarks.md). In proportion
+// to the ledger, a snapshot costs each entry at most
+// snapshotBytesPerEntry bytes copied, however old the books. The bounds:
+// no more often than every 8,192 entries on a small ledger, and at most
+// every maxSnapshotThreshold, because a node replays every entry after
+// its latest snapshot at start (the ones its ledger holds are skipped,
+// but raft reads them; Readiness waits for them) and its raft log keeps
+// them all. A follower further behind than TrailingLogs still catches up
+// from the latest snapshot.
+const (
+	minSnapshotThreshold  = 8192
+	maxSnapshotThreshold  = 65536
+	snapshotBytesPerEntry = 16 << 10
+)
+
+// snapshotThreshold returns how many log entries a node lets pass
+// between snapshots of a ledger whose latest snapshot was size bytes
+// (zero: none yet).
+func snapshotThreshold(size int64) uint64 {
+	return min(max(uint64(max(size, 0))/snapshotBytesPerEntry, minSnapshotThreshold), maxSnapshotThreshold)
+}
+
+// tuneSnapshots sets raft's snapshot threshold from each snapshot's size
+// as it is written or restored (snapshotThreshold).
+func (n *Node) tuneSnapshots() {
+	defer n.wg.Done()
+	for {
+		select {
+		case <-n.done:
+			return
+		case <-n.snapSized:
+		}
+		want := snapshotThreshold(n.snapBytes.Load())
+		rc := n.raft.ReloadableConfig()
+		if rc.SnapshotThreshold == want {
+			continue
+		}
+		was := rc.SnapshotThreshold
+		rc.SnapshotThreshold = want
+		if err := n.raft.ReloadConfig(rc); err != nil {
+			n.log.Error("set the snapshot threshold", "entries", want, "err", err)
+			continue
+		}
+		n.log.Info("snapshot threshold set from the ledger's size", "entries", want, "was", was, "snapshot_bytes", n.snapBytes.Load())
 	}
 }
 

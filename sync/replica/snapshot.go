@@ -111,7 +111,8 @@ func (s *snapshot) Persist(sink raft.SnapshotSink) error {
 		sink.Cancel()
 		return fmt.Errorf("persist snapshot: %w", errSnapshotEnded)
 	}
-	if err := writeSnapshot(s.txn, sink); err != nil {
+	out := &countingWriter{w: sink}
+	if err := writeSnapshot(s.txn, out); err != nil {
 		sink.Cancel()
 		return fmt.Errorf("persist snapshot: %w", err)
 	}
@@ -123,7 +124,19 @@ func (s *snapshot) Persist(sink raft.SnapshotSink) error {
 		sink.Cancel()
 		return fmt.Errorf("persist snapshot: %w", err)
 	}
-	return sink.Close()
+	if err := sink.Close(); err != nil {
+		return err
+	}
+	s.f.sized(out.n)
+	return nil
+}
+
+// sized tells the node the size of the snapshot just written or restored
+// (Node.tuneSnapshots).
+func (f *FSM) sized(bytes int64) {
+	if f.onSized != nil {
+		f.onSized(bytes)
+	}
 }
 
 // Release ends the read transaction.
@@ -371,6 +384,7 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 		f.seen.Store(a)
 	}
 	f.log.Info("restored snapshot", "applied", f.applied.Load(), "bytes", size)
+	f.sized(size)
 	return nil
 }
 
