@@ -149,7 +149,9 @@ func runScale(b *testing.B) {
 		node = launchScaleNode(b, bin, dir, "scale-node.log")
 		mem = watchScaleRSS(node.cmd.Process.Pid)
 		mem.phase("start")
-		node.waitReady(b, 2*time.Minute)
+		// A node that rebuilds its indexes (a cache indexed by a release
+		// of another index version) takes minutes to be ready.
+		node.waitReady(b, 30*time.Minute)
 		if !scaleReindexed(node.out.String()) {
 			break
 		}
