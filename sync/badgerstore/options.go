@@ -38,9 +38,26 @@ import (
 //   - NumLevelZeroTables 2, NumLevelZeroTablesStall 4 (5, 15): compact level 0
 //     early so that few tables are open and a read looks at few of them; past
 //     4 tables writes wait instead of memory growing.
-//   - BaseTableSize 1 MiB, BaseLevelSize 4 MiB (2 MiB, 10 MiB): these
-//     databases hold megabytes, not gigabytes; smaller tables and level
-//     targets keep each compaction short and its buffers small.
+//   - BaseTableSize 256 KiB, BaseLevelSize 4 MiB (2 MiB, 10 MiB): small
+//     tables and level targets keep each compaction short and its buffers
+//     small. A table's size counts its compressed bytes, so its builder
+//     holds about three times as much uncompressed beside them, in
+//     buffers that double; a compaction keeps up to 8 and more builders in
+//     flight, and the deepest level's tables are 2^k times the base (4 MiB
+//     at five years of books from a 1 MiB base). On five years of books
+//     (bench-scale, GOMEMLIMIT=64MiB) 30,000 API payments peaked at 345
+//     MiB with a 1 MiB base (393 MiB of builders' buffers live in the
+//     heap profile) and at 196-206 MiB with 256 KiB, in two runs; the
+//     ledger holds a few hundred more table files. Compression off
+//     (builders without the copy, reads without decompressing) lowered the
+//     first start's index rebuild the most (Go heap and Badger's buffers
+//     averaging 76-92 MiB against 331), but peaked at 256 MiB in the
+//     payments (one run), takes about three times the disk (the state of
+//     five years is 376 MiB of Snappy tables, its uncompressed snapshot
+//     1.3 GB) and so writes about three times the bytes to the SD card,
+//     and in two runs of three (each with
+//     another option changed beside it) a bill import waited on Badger's
+//     stalled writes past its submit wait: not kept.
 //   - BlockCacheSize 8 MiB (256 MiB): the cache of decompressed blocks. The
 //     working set (the tail of the raft log, the current ledger) is small.
 //   - IndexCacheSize 4 MiB (0, which keeps every table's index and bloom
@@ -79,7 +96,7 @@ func PiOptions(dir string) badger.Options {
 		WithNumMemtables(2).
 		WithNumLevelZeroTables(2).
 		WithNumLevelZeroTablesStall(4).
-		WithBaseTableSize(1 << 20).
+		WithBaseTableSize(256 << 10).
 		WithBaseLevelSize(4 << 20).
 		WithBlockCacheSize(8 << 20).
 		WithIndexCacheSize(4 << 20).
