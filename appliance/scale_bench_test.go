@@ -557,7 +557,8 @@ func indexScaleLedger(b *testing.B, bin, ledger string) {
 // scaleReindexed reports whether a node's log says it rebuilt its
 // node-local indexes at start.
 func scaleReindexed(log string) bool {
-	return strings.Contains(log, "rebuilt the journal indexes") || strings.Contains(log, "indexed the ledger's parcels and bills")
+	return strings.Contains(log, "rebuilt the journal indexes") || strings.Contains(log, "rebuilt the journal's tallies") ||
+		strings.Contains(log, "indexed the ledger's parcels and bills")
 }
 
 // launchScaleNode starts the binary on dir with the unit's GOMEMLIMIT;
