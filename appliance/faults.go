@@ -22,10 +22,11 @@ import (
 //	POST /admin/faults/heal      {"peers": []}                reconnect (none named: all)
 //	POST /admin/faults/disk      {"delay": "50ms"}            slow raft's log writes
 //	GET  /admin/faults                                       the faults set
-//	POST /admin/faults/seed      domain.SeedDemo JSON         load bills into an empty ledger
+//	POST /admin/faults/seed[?command_id=ID]  domain.SeedDemo JSON  load bills into an empty ledger
 //	POST /admin/faults/pay       {"command_id", "bill", "cents"}  pay as the kiosk does
 //	GET  /admin/faults/state                                 hash, applied index, format, outbox, payments, books
 //	GET  /admin/faults/bill?id=F001                          total paid, and the consistency before and after
+//	GET  /admin/faults/result?id=ID                          a command's result in this node's ledger, if applied
 //
 // A node never runs with it at the village: it lets anyone on the machine
 // cut the node off from its peers.
@@ -65,6 +66,7 @@ func (m *Main) mountFaults(mux *http.ServeMux) {
 	mux.HandleFunc("POST /admin/faults/pay", m.loopbackOnly(m.payFaults))
 	mux.HandleFunc("GET /admin/faults/state", m.loopbackOnly(m.showFaultState))
 	mux.HandleFunc("GET /admin/faults/bill", m.loopbackOnly(m.showFaultBill))
+	mux.HandleFunc("GET /admin/faults/result", m.loopbackOnly(m.showFaultResult))
 }
 
 func (m *Main) loopbackOnly(next http.HandlerFunc) http.HandlerFunc {
@@ -177,8 +179,35 @@ func (m *Main) seedFaults(w http.ResponseWriter, r *http.Request) {
 		httperr.WriteJSON(w, domain.Errorf(domain.EUNAVAILABLE, "", "%s", err.Error()))
 		return
 	}
+	// A seed taken while this node led can be forwarded if it lost the
+	// lead before the seed entered the log; a forwarded seed is refused
+	// (replica's admit), so a harness tries again under another id.
 	cmd.ID, cmd.Payload = "faultsuite-seed", &seed
+	if id := r.URL.Query().Get("command_id"); id != "" {
+		cmd.ID = id
+	}
 	m.submitFaults(w, r, cmd)
+}
+
+// FaultResult is the answer of /admin/faults/result: whether the node's
+// ledger has applied the command, and if so whether it was refused.
+type FaultResult struct {
+	Applied bool   `json:"applied"`
+	Refused bool   `json:"refused"`
+	Error   string `json:"error,omitempty"`
+}
+
+func (m *Main) showFaultResult(w http.ResponseWriter, r *http.Request) {
+	res, ok, err := m.Node.FSM().CommandResult(r.URL.Query().Get("id"))
+	if err != nil {
+		httperr.WriteJSON(w, domain.Errorf(domain.EINTERNAL, "", "%s", err.Error()))
+		return
+	}
+	out := FaultResult{Applied: ok}
+	if ok && res.Error != nil {
+		out.Refused, out.Error = true, res.Error.Error()
+	}
+	writeFaultsJSON(w, out)
 }
 
 func (m *Main) payFaults(w http.ResponseWriter, r *http.Request) {
