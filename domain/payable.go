@@ -1,6 +1,8 @@
 package domain
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -1247,6 +1249,42 @@ func (x Reads) Claim(id string) (Claim, error) {
 // Claims returns the claims drawn on year's appropriations, by number.
 func (x Reads) Claims(year int) ([]Claim, error) {
 	return all[Claim](x.r, CollectionClaims, fmt.Sprintf("CL-%d-", year))
+}
+
+// ClaimsPage returns at most n of the claims drawn on year's
+// appropriations, newest first, beginning with claim number from and
+// counting down (from 0 or past the last: the newest), and how many claims
+// the year has numbered. It reads the page's claims only, not the year's:
+// claims are numbered in order within their year (CL-YYYY-NNNN), so the
+// page is the ids from from-n+1 to from, and the count is the year's
+// counter. The ids sort as numbers up to 9,999 claims a year, the width
+// of the number.
+func (x Reads) ClaimsPage(year, from, n int) ([]Claim, int, error) {
+	count, _, err := get[int](x.r, collectionCounters, "claims/"+yearID(year))
+	if err != nil || count == 0 || n <= 0 {
+		return nil, count, err
+	}
+	if from <= 0 || from > count {
+		from = count
+	}
+	lo := max(1, from-n+1)
+	var out []Claim
+	err = listFrom(x.r, CollectionClaims, fmt.Sprintf("CL-%d-", year), fmt.Sprintf("CL-%d-%04d", year, lo), func(_ string, raw []byte) error {
+		if len(out) > from-lo {
+			return errStopList
+		}
+		var c Claim
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return err
+		}
+		out = append(out, c)
+		return nil
+	})
+	if errors.Is(err, errStopList) {
+		err = nil
+	}
+	slices.Reverse(out)
+	return out, count, err
 }
 
 // APPolicy returns the accounts payable policy in force; ok is false

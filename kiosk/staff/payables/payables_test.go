@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
 	"github.com/villagehall/appliance/kiosk/staff/payables"
@@ -325,5 +327,46 @@ func TestPayrollClaimForm(t *testing.T) {
 	}
 	if p := clerk.Get("/staff/claims"); !strings.Contains(p.Text("claim-employment"), "$750.00 not yet charged") {
 		t.Fatalf("the form after the payroll was charged: %q", p.Text("claim-employment"))
+	}
+}
+
+// TestClaimsPaged: a year of more claims than a page shows is listed a
+// page at a time, newest first, with links to the newer and the older
+// claims, and each page reads only its own claims.
+func TestClaimsPaged(t *testing.T) {
+	h := adopted(t)
+	treas := h.SignedIn("tom", domain.RoleTreasurer)
+	const n = 230
+	for i := range n {
+		h.Submit("cleo", &domain.ClaimChange{Op: domain.ClaimEnter, Vendor: "Quill Office Supply", Invoice: fmt.Sprintf("Q-%03d", i), InvoiceDate: domain.MustDate("2027-01-30"),
+			Amount: domain.MustMoney("12.50"), Line: "100-53300", Description: "Office supplies"})
+	}
+	rows := func(p stafftest.Page) []string {
+		var ids []string
+		p.Doc.Find(`[data-testid="claims"] tbody tr td:first-child`).Each(func(_ int, s *goquery.Selection) { ids = append(ids, strings.TrimSpace(s.Text())) })
+		return ids
+	}
+	p := treas.Get("/staff/claims?year=2027")
+	if ids := rows(p); len(ids) != 100 || ids[0] != "CL-2027-0230" || ids[99] != "CL-2027-0131" {
+		t.Fatalf("the first page lists %d claims, %v … %v", len(ids), ids[:min(1, len(ids))], ids[max(0, len(ids)-1):])
+	}
+	if p.Has("claims-newer") || p.Doc.Find(`[data-testid="claims-older"]`).AttrOr("href", "") != "/staff/claims?year=2027&from=130" {
+		t.Errorf("the first page's links: %q", p.Text("claims-pager"))
+	}
+	p = treas.Get("/staff/claims?year=2027&from=30")
+	if ids := rows(p); len(ids) != 30 || ids[0] != "CL-2027-0030" || ids[29] != "CL-2027-0001" {
+		t.Fatalf("the last page lists %d claims", len(ids))
+	}
+	if p.Has("claims-older") || p.Doc.Find(`[data-testid="claims-newer"]`).AttrOr("href", "") != "/staff/claims?year=2027&from=130" {
+		t.Errorf("the last page's links: %q", p.Text("claims-pager"))
+	}
+	if got := p.Text("claims-pager"); !strings.Contains(got, "of 230") {
+		t.Errorf("the pager says %q", got)
+	}
+	if p := treas.Get("/staff/claims?year=2027&from=x"); p.Status != http.StatusUnprocessableEntity {
+		t.Errorf("from=x: %d", p.Status)
+	}
+	if ids := rows(treas.Get("/staff/claims?year=2026")); len(ids) != 0 {
+		t.Errorf("a year of no claims lists %d", len(ids))
 	}
 }
