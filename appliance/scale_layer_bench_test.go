@@ -30,7 +30,7 @@ const (
 	scaleClaimsPerRun = 100
 	// scaleLayerVersion names how the layer is built: change it when the
 	// layer changes, so that an old one is not reused.
-	scaleLayerVersion = 1
+	scaleLayerVersion = 2
 )
 
 // layerKey names the cached ledger with the layer: the base ledger's key
@@ -53,7 +53,7 @@ type scaleLayered struct {
 	CheckRun   string `json:"check_run"`   // a check run of that month
 	Operator   string `json:"operator"`    // an operator with returns
 	Return     string `json:"return"`      // one of its quarterly returns
-	ClaimYear  int    `json:"claim_year"`
+	ClaimYear  int    `json:"claim_year"`  // the year of the claims' appropriations and of the returns timed
 }
 
 // scaleLayerStart is the first day of the layer's commands: the base
@@ -89,8 +89,12 @@ func scaleLayerStart(z scaleSize) domain.Date {
 //
 // Every command is dated in the fifth roll year (its budget the autumn
 // before), after the base's last payment (scaleLayerStart), as the clock
-// only moves forward. It writes dir/built last, the base's summary with
-// the layer's.
+// only moves forward. A base that a node served since (indexed in place,
+// at the real time of that start) has entries later than that: then the
+// layer is of the year of its latest entry, each command dated just after
+// it, and the dates the commands carry (the check runs', the claims'
+// invoices) fall in the months before it; every back return is filed
+// late. It writes dir/built last, the base's summary with the layer's.
 func buildScaleLayer(b *testing.B, z scaleSize, base, dir string) {
 	partial := dir + ".partial"
 	os.RemoveAll(partial)
@@ -180,9 +184,30 @@ func buildScaleLayer(b *testing.B, z scaleSize, base, dir string) {
 	built.ClaimYear = year
 	start := time.Now()
 
+	// More lines of expenditure than the demo's three, each appropriated
+	// in the year's budget: an appropriation keeps every charge to it in
+	// its one record, so a year of this many claims on three lines makes
+	// records of megabytes, rewritten by each claim and more than one
+	// entry may write in a check run.
+	chart := &domain.ChartChange{Source: "form"}
+	for _, l := range scaleClaimLines {
+		if l.added {
+			chart.Accounts = append(chart.Accounts, domain.ChartAccount{Code: l.line, Type: domain.AccountExpenditure, Name: l.name, Fund: "100", Unit: l.unit, Major: l.major})
+		}
+	}
+	submit(domain.KindChart, "demo.agent", chart)
+
 	// The fifth year's budget, as the demo adopts a year's: its steps of
-	// that year only (the rest of the demo's history is in the base).
+	// that year only (the rest of the demo's history is in the base),
+	// with the added lines proposed beside the demo's.
 	for _, h := range demoHistory(domain.NewDate(year, time.January, 4)) {
+		if p, ok := h.Payload.(*domain.BudgetProposal); ok && p.Year == year {
+			for _, l := range scaleClaimLines {
+				if l.added {
+					p.Lines = append(p.Lines, domain.BudgetLine{Account: l.line, Amount: domain.MustMoney("50000.00")})
+				}
+			}
+		}
 		var of int
 		switch p := h.Payload.(type) {
 		case *domain.Estimate:
@@ -262,12 +287,22 @@ func buildScaleLayer(b *testing.B, z scaleSize, base, dir string) {
 			_, err := scaleSubmit(m, domain.KindClaim, "demo.treasurer", &domain.ClaimChange{Op: domain.ClaimEndorse, ID: ids[i]})
 			return err
 		})
+		// A run pays the claims of one line, so that it rewrites one
+		// appropriation.
 		run := domain.NewDate(year, month, 25)
 		clock.set(run, 10)
-		for from := 0; from < n; from += scaleClaimsPerRun {
-			res := submit(domain.KindCheckRun, "demo.treasurer", &domain.CheckRun{On: run, Account: "SRB", Claims: ids[from:min(n, from+scaleClaimsPerRun)], Signatures: signatures})
-			if month == time.June && from == 0 {
-				built.CheckMonth, built.CheckRun = run.String()[:7], res.Ref
+		byLine := map[string][]string{}
+		for i, id := range ids {
+			l := scaleClaim(entered + i).line
+			byLine[l] = append(byLine[l], id)
+		}
+		for _, l := range scaleClaimLines {
+			of := byLine[l.line]
+			for from := 0; from < len(of); from += scaleClaimsPerRun {
+				res := submit(domain.KindCheckRun, "demo.treasurer", &domain.CheckRun{On: run, Account: "SRB", Claims: of[from:min(len(of), from+scaleClaimsPerRun)], Signatures: signatures})
+				if month == time.June && built.CheckRun == "" {
+					built.CheckMonth, built.CheckRun = run.String()[:7], res.Ref
+				}
 			}
 		}
 		if built.Claim == "" {
@@ -288,21 +323,36 @@ func buildScaleLayer(b *testing.B, z scaleSize, base, dir string) {
 	}
 }
 
-// scaleClaim is the i-th claim of the layer: the demo's vendors and
-// lines, six in ten on administration, two on public works and two on
-// the parks, of 15.00 to 99.99.
+// scaleClaimLines are the lines the layer's claims are drawn on: the
+// demo's three and those the layer adds to the chart (added), under the
+// demo's units.
+var scaleClaimLines = []struct {
+	line, name, unit, major, what string
+	added                         bool
+}{
+	{"100-51400", "Administration", "ADMIN", "General government", "Office supplies", false},
+	{"100-53300", "Streets and water mains", "PW", "Public works", "Street repair materials", false},
+	{"100-55200", "Parks", "PARKS", "Culture, recreation and education", "Portable toilets, Community Park", false},
+	{"100-51410", "Clerk", "ADMIN", "General government", "Postage", true},
+	{"100-51420", "Finance", "ADMIN", "General government", "Printing of checks and forms", true},
+	{"100-51440", "Elections", "ADMIN", "General government", "Poll worker supplies", true},
+	{"100-51600", "Village hall", "ADMIN", "General government", "Village hall utilities", true},
+	{"100-53310", "Street lighting", "PW", "Public works", "Street lights", true},
+	{"100-53420", "Snow and ice control", "PW", "Public works", "Road salt and plowing", true},
+	{"100-53640", "Solid waste", "PW", "Public works", "Brush and yard waste hauling", true},
+	{"100-55210", "Community park", "PARKS", "Culture, recreation and education", "Park maintenance", true},
+	{"100-55300", "Recreation programs", "PARKS", "Culture, recreation and education", "Summer program supplies", true},
+}
+
+// scaleClaim is the i-th claim of the layer: the lines in turn, the
+// demo's vendors and others, of 15.00 to 99.99 (about 24,000.00 a line
+// over 5,000 claims, within each line's appropriation).
 func scaleClaim(i int) demoClaim {
 	vendors := []string{"Alliant Energy", "Quill Office Supply", "Sugar River Sanitation", "Belleville Feed & Seed", "Badger State Plumbing",
 		"Green County Outdoor", "Compass Minerals", "New Glarus Landscape", "Sugar River Supply", "Allied Heating & Cooling"}
-	lines := []struct{ line, what string }{
-		{"100-51400", "Office supplies"}, {"100-51400", "Postage"}, {"100-51400", "Telephone and internet"}, {"100-51400", "Printing"},
-		{"100-51400", "Village hall utilities"}, {"100-51400", "Legal notices"},
-		{"100-53300", "Street lights"}, {"100-53300", "Street repair materials"},
-		{"100-55200", "Portable toilets, Community Park"}, {"100-55200", "Park maintenance"},
-	}
-	l := lines[i%len(lines)]
+	l := scaleClaimLines[i%len(scaleClaimLines)]
 	cents := 1500 + (i*7919)%8500
-	return demoClaim{vendor: vendors[(i/len(lines))%len(vendors)], line: l.line, what: l.what, amount: domain.Cents(int64(cents)).String()}
+	return demoClaim{vendor: vendors[(i/len(scaleClaimLines))%len(vendors)], line: l.line, what: l.what, amount: domain.Cents(int64(cents)).String()}
 }
 
 // scaleRoomTax registers z.Operators() operators and files and pays
