@@ -1251,6 +1251,31 @@ func (x Reads) Claims(year int) ([]Claim, error) {
 	return all[Claim](x.r, CollectionClaims, fmt.Sprintf("CL-%d-", year))
 }
 
+// PayableClaims returns the claims drawn on year's appropriations that
+// a check run may pay (approved, not yet paid), by number. It still reads
+// every claim of the year, but decodes only the status of those it passes
+// over: a claim carries its certifications twice (its own and the
+// endorsement's), and a year of thousands of paid claims is what the
+// checks page reads.
+func (x Reads) PayableClaims(year int) ([]Claim, error) {
+	var out []Claim
+	err := x.r.List(CollectionClaims, fmt.Sprintf("CL-%d-", year), func(_ string, raw []byte) error {
+		var st struct {
+			Status string `json:"status"`
+		}
+		if err := json.Unmarshal(raw, &st); err != nil || st.Status != ClaimApproved {
+			return err
+		}
+		var c Claim
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return err
+		}
+		out = append(out, c)
+		return nil
+	})
+	return out, err
+}
+
 // ClaimsPage returns at most n of the claims drawn on year's
 // appropriations, newest first, beginning with claim number from and
 // counting down (from 0 or past the last: the newest), and how many claims

@@ -172,7 +172,7 @@ func (m *Module) claimsPage(w http.ResponseWriter, r *http.Request, status int, 
 			v.Older = page(low - 1)
 		}
 	}
-	apps, err := m.o.Reads().Appropriations(year)
+	apps, err := m.o.Reads().AppropriationBalances(year)
 	if err != nil {
 		m.o.Fail(w, r, err)
 		return

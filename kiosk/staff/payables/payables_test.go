@@ -366,7 +366,45 @@ func TestClaimsPaged(t *testing.T) {
 	if p := treas.Get("/staff/claims?year=2027&from=x"); p.Status != http.StatusUnprocessableEntity {
 		t.Errorf("from=x: %d", p.Status)
 	}
+	if ids := rows(treas.Get("/staff/claims?year=2027")); len(ids) != 100 {
+		t.Errorf("the first page lists %d claims", len(ids))
+	}
 	if ids := rows(treas.Get("/staff/claims?year=2026")); len(ids) != 0 {
 		t.Errorf("a year of no claims lists %d", len(ids))
+	}
+}
+
+// TestPayableOfMany: among many claims of a year, the checks page offers
+// only the approved ones not yet paid.
+func TestPayableOfMany(t *testing.T) {
+	h := adopted(t)
+	treas := h.SignedIn("tom", domain.RoleTreasurer)
+	var ids []string
+	for i := range 30 {
+		res := h.Submit("cleo", &domain.ClaimChange{Op: domain.ClaimEnter, Vendor: "Quill Office Supply", Invoice: fmt.Sprintf("Q-%03d", i), InvoiceDate: domain.MustDate("2027-01-30"),
+			Amount: domain.MustMoney("12.50"), Line: "100-53300", Description: "Office supplies"})
+		ids = append(ids, res.Ref)
+	}
+	h.SignedIn("pat", domain.RoleDepartmentHead)
+	for _, id := range []string{ids[3], ids[17]} {
+		for _, x := range []struct{ who, what, basis string }{
+			{"tom", domain.CertifyFundsAvailable, ""}, {"pat", domain.CertifyAuthorized, "standing order"},
+			{"pat", domain.CertifyConformity, "received"}, {"tom", domain.CertifyValid, ""},
+		} {
+			h.Submit(x.who, &domain.ClaimChange{Op: domain.ClaimCertify, ID: id, Certification: x.what, Basis: x.basis})
+		}
+	}
+	h.Submit("tom", &domain.ClaimChange{Op: domain.ClaimEndorse, ID: ids[17]})
+	var payable []string
+	treas.Get("/staff/checks").Doc.Find(`[data-testid="payable"] tbody tr`).Each(func(_ int, s *goquery.Selection) {
+		payable = append(payable, strings.TrimSpace(s.Text()))
+	})
+	if len(payable) != 1 || !strings.Contains(payable[0], ids[17]) {
+		t.Errorf("the checks page offers %q, want %s only (%s is certified, not endorsed)", payable, ids[17], ids[3])
+	}
+	// The line's balance beside the claim form is read without its
+	// charges: the two claims' funds are held.
+	if got := treas.Get("/staff/claims?year=2027").Text("claim-line"); !strings.Contains(got, "100-53300 ($39,975.00 available)") {
+		t.Errorf("the form offers %q", got)
 	}
 }
