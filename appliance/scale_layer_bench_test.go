@@ -75,10 +75,11 @@ func scaleLayerStart(z scaleSize) domain.Date {
 //     estimates, proposal, notice, hearing, adoption, dated the autumn
 //     before), the depository with its account number and check stock,
 //     and the two signatures of §5.18, as the demo's books record them;
-//   - z.Claims() claims on the fifth year's appropriations, a twelfth of
-//     them each month, entered on the 5th, given the four certifications
-//     of §5.07(3) and the treasurer's endorsement, and paid by check runs
-//     of scaleClaimsPerRun claims on the 25th;
+//   - z.Claims() claims on the fifth year's appropriations (twelve
+//     lines, nine of them added to the demo's chart and budget), as many
+//     each month, entered on the 5th, given the four certifications of
+//     §5.07(3) and the treasurer's endorsement, and paid on the 25th by
+//     check runs of one line's claims, at most scaleClaimsPerRun a run;
 //   - z.Operators() room tax operators registered in the fifth year's
 //     January, each filing its return for the quarter just ended and for
 //     every quarter of the base's years (the scale clock only moves
