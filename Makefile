@@ -258,7 +258,8 @@ bench-memory:
 ## bench-scale: every staff page and export timed on five years of books,
 ## reported as a table (never asserted): 20,000 parcels, 100,000 bills,
 ## 500,000 payments built through the product's commands in process and
-## cached in bin/bench-scale/ by size, then the real binary serving a copy
+## cached in bin/bench-scale/ by size, with a layer of 5,000 claims paid by check
+## and 40 room tax operators cached beside it, then the real binary serving a copy
 ## with GOMEMLIMIT=64MiB: the fifth year imported through the pages, 30,000
 ## payments through the API from 4 clients, every route asked 20 times, the
 ## November run taken, peak RSS per phase; heap profiles and the node's log in bin/profiles/.

@@ -124,10 +124,26 @@ func runScale(b *testing.B) {
 	} else {
 		fmt.Printf("reusing the ledger built before: %s\n", ledger)
 	}
+	// The claims, checks and room tax operators are a layer over a copy
+	// of the base ledger, cached under a key of their own, so that the
+	// base (an hour to build at full size) is reused as it is.
+	base := ledger
+	ledger = filepath.Join(cache, z.layerKey())
+	if _, err := os.Stat(filepath.Join(ledger, "built")); err != nil {
+		start := time.Now()
+		buildScaleLayer(b, z, base, ledger)
+		fmt.Printf("built the layer in %v: %s\n", time.Since(start).Round(time.Second), ledger)
+	} else {
+		fmt.Printf("reusing the layer built before: %s\n", ledger)
+	}
 	var built scaleBuilt
+	var layer scaleLayered
 	raw, err := os.ReadFile(filepath.Join(ledger, "built"))
 	if err == nil {
 		err = json.Unmarshal(raw, &built)
+	}
+	if err == nil {
+		err = json.Unmarshal(raw, &layer)
 	}
 	if err != nil {
 		b.Fatalf("the cached ledger's summary: %v", err)
@@ -172,7 +188,7 @@ func runScale(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	s := &scaleRun{b: b, z: z, built: built, node: node, pool: scaleCAPool(b, dir), mem: mem}
+	s := &scaleRun{b: b, z: z, built: built, layer: layer, node: node, pool: scaleCAPool(b, dir), mem: mem}
 	defer func() { s.node.stop(b) }()
 	defer func() { s.mem.stop() }()
 	fmt.Printf("the node was ready %v after it started\n", node.ready.Round(time.Millisecond))
@@ -197,6 +213,7 @@ func runScale(b *testing.B) {
 
 	fmt.Printf("\nBenchmarkScale at SCALE=%g: %d parcels, %d bills over %d roll years, %d payments built in process, %d through the API (GOMEMLIMIT=64MiB)\n",
 		z.Scale, z.Parcels, z.Parcels*scaleYears, scaleYears, z.Payments, z.APIPayments)
+	fmt.Printf("the layer: %d claims on %d's appropriations, each paid by a check; %d room tax operators with their quarterly returns\n", z.Claims(), s.layer.ClaimYear, z.Operators())
 	fmt.Printf("the fifth year's roll and %d bills imported through the pages in %v\n", z.Parcels, importTime.Round(time.Millisecond))
 	fmt.Printf("payments through POST /api/v1/payments from %d clients: %d in %v; %.0f/s over the first %d, %.0f/s over the last %d (target: the same)\n\n",
 		scaleAPIClients, z.APIPayments, payTime.Round(time.Millisecond), first, scaleRateWindow(z), last, scaleRateWindow(z))
@@ -642,6 +659,7 @@ type scaleRun struct {
 	b      *testing.B
 	z      scaleSize
 	built  scaleBuilt
+	layer  scaleLayered
 	node   *scaleNode
 	pool   *x509.CertPool
 	mem    *scaleRSS
@@ -823,7 +841,7 @@ const (
 
 // scaleRoutes lists every route timed, on the ledger the run built.
 func (s *scaleRun) scaleRoutes() []scaleRoute {
-	d := s.built
+	d, l := s.built, s.layer
 	lastBuilt := scaleFirstYear + scaleYears - 2
 	year5 := scaleFirstYear + scaleYears - 1
 	misspelt := strings.Replace(d.Address, "Pearl", "Perl", 1)
@@ -845,6 +863,24 @@ func (s *scaleRun) scaleRoutes() []scaleRoute {
 		{"general ledger CSV, whole year", "treasurer", fmt.Sprintf("/staff/books.csv?year=%d", lastBuilt), exportTarget, false},
 		{"check register", "treasurer", "/staff/check-register", pageTarget, false},
 		{"claims", "treasurer", "/staff/claims", pageTarget, false},
+		// The layer's claims, checks and room tax operators.
+		{"claims of the layer's year", "treasurer", fmt.Sprintf("/staff/claims?year=%d", l.ClaimYear), pageTarget, false},
+		{"claims of the layer's year, an older page", "treasurer", fmt.Sprintf("/staff/claims?year=%d&from=%d", l.ClaimYear, s.z.Claims()/2), pageTarget, false},
+		{"claim page", "treasurer", "/staff/claims/" + l.Claim, pageTarget, false},
+		{"checks (approved claims to pay)", "treasurer", "/staff/checks", pageTarget, false},
+		{"check register, a month of runs", "treasurer", "/staff/check-register?month=" + l.CheckMonth, pageTarget, false},
+		{"check register CSV, a month", "treasurer", "/staff/check-register/" + l.CheckMonth + "/register.csv", pageTarget, false},
+		{"check register PDF, a month", "treasurer", "/staff/check-register/" + l.CheckMonth + "/register.pdf", exportTarget, false},
+		{"check run", "treasurer", "/staff/checks/runs/" + l.CheckRun, pageTarget, false},
+		{"check run positive-pay CSV", "treasurer", "/staff/checks/runs/" + l.CheckRun + "/positive-pay.csv", pageTarget, false},
+		{"room tax operators", "treasurer", "/staff/room-tax/operators", pageTarget, false},
+		{"room tax operator page", "treasurer", "/staff/room-tax/operators/" + l.Operator, pageTarget, false},
+		{"room tax operator's returns", "treasurer", "/staff/room-tax/operators/" + l.Operator + "/returns?reason=administration", pageTarget, false},
+		{"room tax return", "treasurer", "/staff/room-tax/returns/" + l.Return + "?reason=administration", pageTarget, false},
+		{"room tax reports, the layer's year", "treasurer", fmt.Sprintf("/staff/room-tax/reports?year=%d", l.ClaimYear), pageTarget, false},
+		{"room tax by operator, the layer's year", "treasurer", fmt.Sprintf("/staff/room-tax/reports/by-operator?year=%d&reason=administration", l.ClaimYear), pageTarget, false},
+		{"room tax enforcement", "treasurer", "/staff/room-tax/enforcement?reason=administration", pageTarget, false},
+		{"room tax export CSV, whole year", "treasurer", fmt.Sprintf("/staff/room-tax/export.csv?year=%d&agency=DOR&official=Scale", l.ClaimYear), exportTarget, false},
 		{"November run preview", "treasurer", fmt.Sprintf("/staff/november?year=%d", year5), pageTarget, false},
 		{"audit extract, whole year", "auditor", fmt.Sprintf("/staff/audit/%d/extract.zip", lastBuilt), exportTarget, false},
 		{"card reconciliation, a built day", "treasurer", "/staff/cards?day=" + d.CardDay, pageTarget, false},

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -871,6 +872,26 @@ func accountOpen(tx Tx, code string) (bool, error) {
 // Appropriations returns the appropriations of year, by line.
 func (x Reads) Appropriations(year int) ([]Appropriation, error) {
 	return all[Appropriation](x.r, CollectionAppropriations, yearID(year)+"/")
+}
+
+// AppropriationBalances returns the appropriations of year, by line,
+// without their charges: what a page that shows what is available needs.
+// An appropriation keeps every charge to it, so a year of many claims
+// makes records of hundreds of kilobytes that such a page need not parse.
+func (x Reads) AppropriationBalances(year int) ([]Appropriation, error) {
+	var out []Appropriation
+	err := x.r.List(CollectionAppropriations, yearID(year)+"/", func(_ string, raw []byte) error {
+		var a struct {
+			Appropriation
+			Charges json.RawMessage `json:"charges,omitempty"` // passed over
+		}
+		if err := json.Unmarshal(raw, &a); err != nil {
+			return err
+		}
+		out = append(out, a.Appropriation)
+		return nil
+	})
+	return out, err
 }
 
 // Appropriation returns line's appropriation in year.

@@ -1,6 +1,8 @@
 package domain
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -1247,6 +1249,67 @@ func (x Reads) Claim(id string) (Claim, error) {
 // Claims returns the claims drawn on year's appropriations, by number.
 func (x Reads) Claims(year int) ([]Claim, error) {
 	return all[Claim](x.r, CollectionClaims, fmt.Sprintf("CL-%d-", year))
+}
+
+// PayableClaims returns the claims drawn on year's appropriations that
+// a check run may pay (approved, not yet paid), by number. It still reads
+// every claim of the year, but decodes only the status of those it passes
+// over: a claim carries its certifications twice (its own and the
+// endorsement's), and a year of thousands of paid claims is what the
+// checks page reads.
+func (x Reads) PayableClaims(year int) ([]Claim, error) {
+	var out []Claim
+	err := x.r.List(CollectionClaims, fmt.Sprintf("CL-%d-", year), func(_ string, raw []byte) error {
+		var st struct {
+			Status string `json:"status"`
+		}
+		if err := json.Unmarshal(raw, &st); err != nil || st.Status != ClaimApproved {
+			return err
+		}
+		var c Claim
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return err
+		}
+		out = append(out, c)
+		return nil
+	})
+	return out, err
+}
+
+// ClaimsPage returns at most n of the claims drawn on year's
+// appropriations, newest first, beginning with claim number from and
+// counting down (from 0 or past the last: the newest), and how many claims
+// the year has numbered. It reads the page's claims only, not the year's:
+// claims are numbered in order within their year (CL-YYYY-NNNN), so the
+// page is the ids from from-n+1 to from, and the count is the year's
+// counter. The ids sort as numbers up to 9,999 claims a year, the width
+// of the number.
+func (x Reads) ClaimsPage(year, from, n int) ([]Claim, int, error) {
+	count, _, err := get[int](x.r, collectionCounters, "claims/"+yearID(year))
+	if err != nil || count == 0 || n <= 0 {
+		return nil, count, err
+	}
+	if from <= 0 || from > count {
+		from = count
+	}
+	lo := max(1, from-n+1)
+	var out []Claim
+	err = listFrom(x.r, CollectionClaims, fmt.Sprintf("CL-%d-", year), fmt.Sprintf("CL-%d-%04d", year, lo), func(_ string, raw []byte) error {
+		if len(out) > from-lo {
+			return errStopList
+		}
+		var c Claim
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return err
+		}
+		out = append(out, c)
+		return nil
+	})
+	if errors.Is(err, errStopList) {
+		err = nil
+	}
+	slices.Reverse(out)
+	return out, count, err
 }
 
 // APPolicy returns the accounts payable policy in force; ok is false

@@ -58,6 +58,11 @@ func (n *Node) ListFrom(collection, prefix, from string, fn func(id string, raw 
 	return n.fsm.ListFrom(collection, prefix, from, fn)
 }
 
+// Latest returns the latest intake time of any command the ledger
+// applied: the node refuses to date a command earlier than it (beyond the
+// allowed skew), so whoever drives the node's clock starts it after it.
+func (n *Node) Latest() domain.DateTime { return n.fsm.Latest() }
+
 // Keys lists the keys of a named index by prefix.
 func (n *Node) Keys(index, prefix string) ([]string, error) { return n.fsm.Keys(index, prefix) }
 

@@ -42,15 +42,13 @@ func (m *Module) checksPage(w http.ResponseWriter, r *http.Request, status int, 
 	today := m.o.Today()
 	v := checksView{Today: today.String(), Error: msg, CanRun: staff.Allowed(role, staff.CapCheckRuns), CanSign: staff.Allowed(role, staff.CapSignatures)}
 	for _, y := range []int{today.Year() - 1, today.Year()} {
-		cls, err := reads.Claims(y)
+		cls, err := reads.PayableClaims(y)
 		if err != nil {
 			m.o.Fail(w, r, err)
 			return
 		}
 		for _, c := range cls {
-			if c.Status == domain.ClaimApproved {
-				v.Payable = append(v.Payable, rowOf(c))
-			}
+			v.Payable = append(v.Payable, rowOf(c))
 		}
 	}
 	deps, err := reads.Depositories()

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -101,8 +100,13 @@ type claimForm struct {
 
 type claimsView struct {
 	Year, Prev, Next int
-	Claims           []claimRow
-	Lines            []option
+	// Claims are a page of the year's, newest first: from Newest down to
+	// Oldest of Count; Newer and Older link the pages beside it.
+	Claims         []claimRow
+	Count          int
+	Newest, Oldest string
+	Newer, Older   string
+	Lines          []option
 	// Employments are the open employments whose payroll a claim may pay
 	// (ledger format 6); Payroll says the ledger takes such claims.
 	Employments []option
@@ -120,22 +124,55 @@ func (m *Module) payrollClaims() bool {
 	return m.o.LedgerFormat() >= domain.ReconciledFormat
 }
 
+// claimsPerPage is how many claims a page of the claims list shows.
+const claimsPerPage = 100
+
+// sectionClaims is the section of the claims' rules, named by the
+// page's own refusals.
+const sectionClaims = "§5.07(3)"
+
+// claimNumber is the number of a claim's id (CL-YYYY-NNNN); 0 for
+// another id.
+func claimNumber(id string) int {
+	n, _ := strconv.Atoi(id[strings.LastIndexByte(id, '-')+1:])
+	return n
+}
+
 func (m *Module) showClaims(w http.ResponseWriter, r *http.Request) {
 	m.claimsPage(w, r, http.StatusOK, claimForm{InvoiceDate: m.o.Today().String()})
 }
 
 func (m *Module) claimsPage(w http.ResponseWriter, r *http.Request, status int, f claimForm) {
 	year := m.year(r)
-	cls, err := m.o.Reads().Claims(year)
+	from := 0
+	if raw := r.URL.Query().Get("from"); raw != "" {
+		n, err := strconv.Atoi(raw)
+		if err != nil || n < 0 {
+			m.o.Fail(w, r, domain.Errorf(domain.EINVALID, sectionClaims, "%q is not a claim number.", raw))
+			return
+		}
+		from = n
+	}
+	cls, count, err := m.o.Reads().ClaimsPage(year, from, claimsPerPage)
 	if err != nil {
 		m.o.Fail(w, r, err)
 		return
 	}
-	v := claimsView{Year: year, Prev: year - 1, Next: year + 1, Form: f, CanEnter: staff.Allowed(m.o.Who(r).Role, staff.CapClaims)}
-	for _, c := range slices.Backward(cls) {
+	v := claimsView{Year: year, Prev: year - 1, Next: year + 1, Form: f, CanEnter: staff.Allowed(m.o.Who(r).Role, staff.CapClaims), Count: count}
+	for _, c := range cls {
 		v.Claims = append(v.Claims, rowOf(c))
 	}
-	apps, err := m.o.Reads().Appropriations(year)
+	if len(cls) > 0 {
+		page := func(from int) string { return fmt.Sprintf("/staff/claims?year=%d&from=%d", year, from) }
+		v.Newest, v.Oldest = cls[0].ID, cls[len(cls)-1].ID
+		if top := claimNumber(cls[0].ID); top < count {
+			v.Newer = page(min(count, top+claimsPerPage))
+		}
+		if low := claimNumber(cls[len(cls)-1].ID); low > 1 {
+			v.Older = page(low - 1)
+		}
+	}
+	apps, err := m.o.Reads().AppropriationBalances(year)
 	if err != nil {
 		m.o.Fail(w, r, err)
 		return

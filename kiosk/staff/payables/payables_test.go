@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
 	"github.com/villagehall/appliance/kiosk/staff/payables"
@@ -325,5 +327,84 @@ func TestPayrollClaimForm(t *testing.T) {
 	}
 	if p := clerk.Get("/staff/claims"); !strings.Contains(p.Text("claim-employment"), "$750.00 not yet charged") {
 		t.Fatalf("the form after the payroll was charged: %q", p.Text("claim-employment"))
+	}
+}
+
+// TestClaimsPaged: a year of more claims than a page shows is listed a
+// page at a time, newest first, with links to the newer and the older
+// claims, and each page reads only its own claims.
+func TestClaimsPaged(t *testing.T) {
+	h := adopted(t)
+	treas := h.SignedIn("tom", domain.RoleTreasurer)
+	const n = 230
+	for i := range n {
+		h.Submit("cleo", &domain.ClaimChange{Op: domain.ClaimEnter, Vendor: "Quill Office Supply", Invoice: fmt.Sprintf("Q-%03d", i), InvoiceDate: domain.MustDate("2027-01-30"),
+			Amount: domain.MustMoney("12.50"), Line: "100-53300", Description: "Office supplies"})
+	}
+	rows := func(p stafftest.Page) []string {
+		var ids []string
+		p.Doc.Find(`[data-testid="claims"] tbody tr td:first-child`).Each(func(_ int, s *goquery.Selection) { ids = append(ids, strings.TrimSpace(s.Text())) })
+		return ids
+	}
+	p := treas.Get("/staff/claims?year=2027")
+	if ids := rows(p); len(ids) != 100 || ids[0] != "CL-2027-0230" || ids[99] != "CL-2027-0131" {
+		t.Fatalf("the first page lists %d claims, %v … %v", len(ids), ids[:min(1, len(ids))], ids[max(0, len(ids)-1):])
+	}
+	if p.Has("claims-newer") || p.Doc.Find(`[data-testid="claims-older"]`).AttrOr("href", "") != "/staff/claims?year=2027&from=130" {
+		t.Errorf("the first page's links: %q", p.Text("claims-pager"))
+	}
+	p = treas.Get("/staff/claims?year=2027&from=30")
+	if ids := rows(p); len(ids) != 30 || ids[0] != "CL-2027-0030" || ids[29] != "CL-2027-0001" {
+		t.Fatalf("the last page lists %d claims", len(ids))
+	}
+	if p.Has("claims-older") || p.Doc.Find(`[data-testid="claims-newer"]`).AttrOr("href", "") != "/staff/claims?year=2027&from=130" {
+		t.Errorf("the last page's links: %q", p.Text("claims-pager"))
+	}
+	if got := p.Text("claims-pager"); !strings.Contains(got, "of 230") {
+		t.Errorf("the pager says %q", got)
+	}
+	if p := treas.Get("/staff/claims?year=2027&from=x"); p.Status != http.StatusUnprocessableEntity {
+		t.Errorf("from=x: %d", p.Status)
+	}
+	if ids := rows(treas.Get("/staff/claims?year=2027")); len(ids) != 100 {
+		t.Errorf("the first page lists %d claims", len(ids))
+	}
+	if ids := rows(treas.Get("/staff/claims?year=2026")); len(ids) != 0 {
+		t.Errorf("a year of no claims lists %d", len(ids))
+	}
+}
+
+// TestPayableOfMany: among many claims of a year, the checks page offers
+// only the approved ones not yet paid.
+func TestPayableOfMany(t *testing.T) {
+	h := adopted(t)
+	treas := h.SignedIn("tom", domain.RoleTreasurer)
+	var ids []string
+	for i := range 30 {
+		res := h.Submit("cleo", &domain.ClaimChange{Op: domain.ClaimEnter, Vendor: "Quill Office Supply", Invoice: fmt.Sprintf("Q-%03d", i), InvoiceDate: domain.MustDate("2027-01-30"),
+			Amount: domain.MustMoney("12.50"), Line: "100-53300", Description: "Office supplies"})
+		ids = append(ids, res.Ref)
+	}
+	h.SignedIn("pat", domain.RoleDepartmentHead)
+	for _, id := range []string{ids[3], ids[17]} {
+		for _, x := range []struct{ who, what, basis string }{
+			{"tom", domain.CertifyFundsAvailable, ""}, {"pat", domain.CertifyAuthorized, "standing order"},
+			{"pat", domain.CertifyConformity, "received"}, {"tom", domain.CertifyValid, ""},
+		} {
+			h.Submit(x.who, &domain.ClaimChange{Op: domain.ClaimCertify, ID: id, Certification: x.what, Basis: x.basis})
+		}
+	}
+	h.Submit("tom", &domain.ClaimChange{Op: domain.ClaimEndorse, ID: ids[17]})
+	var payable []string
+	treas.Get("/staff/checks").Doc.Find(`[data-testid="payable"] tbody tr`).Each(func(_ int, s *goquery.Selection) {
+		payable = append(payable, strings.TrimSpace(s.Text()))
+	})
+	if len(payable) != 1 || !strings.Contains(payable[0], ids[17]) {
+		t.Errorf("the checks page offers %q, want %s only (%s is certified, not endorsed)", payable, ids[17], ids[3])
+	}
+	// The line's balance beside the claim form is read without its
+	// charges: the two claims' funds are held.
+	if got := treas.Get("/staff/claims?year=2027").Text("claim-line"); !strings.Contains(got, "100-53300 ($39,975.00 available)") {
+		t.Errorf("the form offers %q", got)
 	}
 }
