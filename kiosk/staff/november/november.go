@@ -188,8 +188,8 @@ func (pv stepPreview) countyTotals() []CountyTotal {
 // penalty); the certification only open ones, since a bill paid in full,
 // or certified already, has no balance to certify. A penalty step part of
 // which is posted (domain.RunPartsFormat) lists the bills it has yet to
-// post. A parcel is read only for a line the page shows, or for its
-// county when the county totals are asked for.
+// post. A parcel is read only for a line the page shows; the county
+// totals, when asked for, walk the parcels once for their counties.
 func (m *Module) previewSteps(year int, asks ...stepAsk) ([]stepPreview, error) {
 	out := make([]stepPreview, len(asks))
 	q := domain.BillQuery{Year: year, Limit: domain.MaxBillPage, Bare: true, Standings: []domain.BillStanding{domain.BillOpen}}
@@ -216,9 +216,22 @@ func (m *Module) previewSteps(year int, asks ...stepAsk) ([]stepPreview, error) 
 		}
 		return pc, nil
 	}
+	var counties map[string]domain.County
 	county := func(id string) (domain.County, error) {
-		pc, err := parcel(id)
-		return pc.County, err
+		if counties == nil {
+			// The county totals need the county of (nearly) every
+			// line: one walk over the parcels reads them at less cost
+			// than a read of each.
+			all, err := m.o.Ledger().Parcels()
+			if err != nil {
+				return "", err
+			}
+			counties = make(map[string]domain.County, len(all))
+			for _, pc := range all {
+				counties[pc.ID] = pc.County
+			}
+		}
+		return counties[id], nil
 	}
 	for {
 		bills, err := m.o.Ledger().BillsOfYear(q)
