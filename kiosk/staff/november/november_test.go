@@ -301,7 +301,9 @@ func TestNovemberPreviewFromSummaries(t *testing.T) {
 		case 2: // paid in part after the penalty day: the penalty step reads its payments
 			pay("2026-11-05", 1000)
 		}
-		h.Ledger.PutBill(b)
+		if err := h.Ledger.PutSummarizedBill(b); err != nil {
+			t.Fatal(err)
+		}
 		bills = append(bills, b)
 	}
 	h.SetClock(time.Date(2026, 11, 16, 9, 0, 0, 0, h.Loc))

@@ -532,6 +532,25 @@ func (l *Ledger) PutBill(b domain.Bill) {
 	l.st.bills[b.ID] = b
 }
 
+// PutSummarizedBill writes a bill straight into the ledger's state as
+// ledger format 3 stores it (domain.Bill.Summarized): its record holds
+// the summary of its account, each payment is a record of its own.
+func (l *Ledger) PutSummarizedBill(b domain.Bill) error {
+	rec, err := b.Summarized(l.params)
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, pay := range b.Payments {
+		if err := (memTx{&l.st}).Put(domain.CollectionBillPayments, domain.BillPaymentID(b.ID, i), pay); err != nil {
+			return err
+		}
+	}
+	l.st.bills[b.ID] = rec
+	return nil
+}
+
 // PutParcel writes a parcel and its owner's account straight into the
 // ledger's state (the demo seed is the only command that makes parcels).
 func (l *Ledger) PutParcel(p domain.Parcel, account string) {
