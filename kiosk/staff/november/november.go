@@ -113,7 +113,7 @@ func (m *Module) novemberAlerts() ([]staffview.Alert, error) {
 
 // stepAsk says what a page needs of a step's preview: its count and total
 // always; the lines of one page in full (page from 1; 0 for none); the
-// count and total of each county, which read the parcel of every line;
+// count and total of each county, which need the county of every line;
 // and every line's id, to post the step.
 type stepAsk struct {
 	step     string // "penalties" | "certify"
@@ -140,7 +140,8 @@ type runLine struct {
 	assessment bool
 }
 
-// add counts a line of step; i is its place in the step's order.
+// add counts the step's next line, in the step's order, and keeps what a
+// asks of it.
 func (pv *stepPreview) add(a stepAsk, it domain.RunItem, county func(string) (domain.County, error)) error {
 	i := pv.Count
 	pv.Count++
