@@ -400,7 +400,8 @@ func (m *Module) showNovemberPage(w http.ResponseWriter, r *http.Request) {
 }
 
 // stepLines are the lines the run page lists for each step asked: what
-// it posted once it is complete, else the preview of what it will post
+// it posted once it is complete (the page's lines alone, unless the
+// county totals need every line), else the preview of what it will post
 // (for a step part of which is posted, what remains). The steps still to
 // post are previewed in one pass over the year's bills. A page past the
 // last is the last.
@@ -411,6 +412,21 @@ func (m *Module) stepLines(run domain.NovemberRun, asks []stepAsk, complete []bo
 	for i, a := range asks {
 		if !complete[i] {
 			todo, at = append(todo, a), append(at, i)
+			continue
+		}
+		if !a.counties {
+			// The run keeps the step's count and total: read only the
+			// page's lines.
+			pv := stepPreview{Count: run.Lines(a.step), Total: run.PenaltyTotal}
+			if a.step == "certify" {
+				pv.Total = run.CertifiedTotal
+			}
+			pv.Page = min(a.page, pages(pv.Count))
+			var err error
+			if pv.Rows, err = m.o.Reads().NovemberItemsPage(run, a.step, (pv.Page-1)*pageSize, pageSize); err != nil {
+				return nil, err
+			}
+			out[i] = pv
 			continue
 		}
 		items, err := m.o.Reads().NovemberItems(run, a.step)

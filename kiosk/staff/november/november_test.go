@@ -210,6 +210,18 @@ func TestNovemberPreviewPaged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The posted step is listed a page at a time too, with the count and
+	// total of every line.
+	posted := tr.Get("/staff/november?year=2026&pen=3")
+	var shown []string
+	posted.Doc.Find(`[data-testid="penalties"] tr[data-bill]`).Each(func(_ int, s *goquery.Selection) { shown = append(shown, s.AttrOr("data-bill", "")) })
+	var third []string
+	for _, it := range lines[200:min(300, len(lines))] {
+		third = append(third, it.BillID)
+	}
+	if !posted.Has("penalties-posted") || !slices.Equal(shown, third) || posted.Text("penalties-total") != sum.String() || !strings.HasPrefix(posted.Text("penalties-count"), fmt.Sprint(len(lines), " ")) {
+		t.Errorf("the posted step's third page: %v (%s, %q); want %v (%s, %d lines)", shown, posted.Text("penalties-total"), posted.Text("penalties-count"), third, sum, len(lines))
+	}
 	for _, it := range lines {
 		if !want[it.BillID] {
 			t.Errorf("%s posted, but it owes no penalty", it.BillID)
