@@ -2,6 +2,7 @@ package domain
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -163,6 +164,7 @@ func TestIncrementalPostingMatchesFullRecomputation(t *testing.T) {
 				if (eo == nil) != (ei == nil) || js(fo) != js(fi) {
 					rt.Fatalf("figures as of %s differ:\n format 2 %+v %v\n format 3 %+v %v", d, fo, eo, fi, ei)
 				}
+				checkBareNovemberItems(rt, inc.bills[bill.ID], bi, d)
 			}
 		}
 		// The summary a bill keeps is the account the full computation
@@ -181,6 +183,44 @@ func TestIncrementalPostingMatchesFullRecomputation(t *testing.T) {
 			}
 		}
 	})
+}
+
+// checkBareNovemberItems checks that a bill's record read alone (bare,
+// BillQuery.Bare: its summary, no payments) gives each November run
+// step's line on day on exactly as the bill read with every payment
+// (full) does, or ErrPaymentsNeeded, and that only when the summary
+// cannot answer: a payment dated after the step's day, or one taken back
+// after it that the day still counts.
+func checkBareNovemberItems(rt *rapid.T, bare, full Bill, on Date) {
+	rt.Helper()
+	if bare.Summary == nil {
+		return
+	}
+	year, err := full.RollYear(DefaultParams())
+	if err != nil {
+		rt.Fatal(err)
+	}
+	for _, step := range []string{"penalties", "certify"} {
+		want, wantIn, wantErr := NovemberItemOn(full, step, year, on, DefaultParams())
+		got, gotIn, gotErr := NovemberItemOn(bare, step, year, on, DefaultParams())
+		asOf := TaxRollDay(year)
+		if on.After(asOf) {
+			asOf = on
+		}
+		if step == "penalties" {
+			asOf = PenaltyDay(year)
+		}
+		if errors.Is(gotErr, ErrPaymentsNeeded) {
+			reversed := slices.ContainsFunc(full.Reversed, func(r ReversedPayment) bool { return !r.At.Date.After(asOf) && r.ReversedOn.After(asOf) })
+			if !bare.Summary.Latest.After(asOf) && !reversed {
+				rt.Fatalf("%s of %d as of %s: payments asked for, though the latest (%s) is not after %s and no reversal counts", step, year, on, bare.Summary.Latest, asOf)
+			}
+			continue
+		}
+		if (wantErr == nil) != (gotErr == nil) || wantIn != gotIn || js(want) != js(got) {
+			rt.Fatalf("%s of %d as of %s from the summary:\n %v %+v %v\nwith every payment:\n %v %+v %v", step, year, on, gotIn, got, gotErr, wantIn, want, wantErr)
+		}
+	}
 }
 
 // js is v in JSON, to compare records as the ledger stores them.

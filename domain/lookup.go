@@ -208,12 +208,17 @@ const MaxBillPage = 1000
 // that stand as one of Standings (every standing when empty), in bill id
 // order, those after the id After (the cursor: the last id of the page
 // before; empty for the first page), at most Limit (MaxBillPage when 0 or
-// more). The bills come with their payments.
+// more). The bills come with their payments, unless Bare.
 type BillQuery struct {
 	Year      int
 	Standings []BillStanding
 	After     string
 	Limit     int
+	// Bare asks for the bills as their records hold them: a bill stored
+	// at ledger format 3 comes with its summary and without its payments
+	// (what NovemberItemOn needs of most bills), one stored the old way
+	// with the payments its record holds.
+	Bare bool
 }
 
 // Bound returns the most bills a page of q may hold.

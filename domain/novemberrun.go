@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -150,7 +151,9 @@ func NovemberItem(b Bill, step string, year int, p *Params) (RunItem, bool, erro
 // that day, not only through November 15. Interest stops on November 15
 // and the penalty posts on November 2, so only those change the balance.
 // A day before November 15 is taken as November 15; the penalty step
-// ignores it.
+// ignores it. A bill read without its payments (BillQuery.Bare) is
+// figured from its summary, to the same cent, when the summary holds
+// what the day asks; else the answer is ErrPaymentsNeeded.
 func NovemberItemOn(b Bill, step string, year int, on Date, p *Params) (RunItem, bool, error) {
 	asOf := TaxRollDay(year)
 	switch {
@@ -162,14 +165,20 @@ func NovemberItemOn(b Bill, step string, year int, on Date, p *Params) (RunItem,
 	if b.BilledOn.After(asOf) || (step == "certify" && b.Certified != nil) {
 		return RunItem{}, false, nil
 	}
-	var payments []BillPayment
-	for _, pay := range b.Payments {
-		if !pay.At.Date.After(asOf) {
-			payments = append(payments, pay)
+	var fig Receivable
+	var err error
+	if b.allPayments() {
+		var payments []BillPayment
+		for _, pay := range b.Payments {
+			if !pay.At.Date.After(asOf) {
+				payments = append(payments, pay)
+			}
 		}
+		b.Payments = payments
+		fig, err = b.Figures(asOf, p)
+	} else {
+		fig, err = b.summaryFigures(asOf, p)
 	}
-	b.Payments = payments
-	fig, err := b.Figures(asOf, p)
 	if err != nil {
 		return RunItem{}, false, err
 	}
@@ -186,6 +195,33 @@ func NovemberItemOn(b Bill, step string, year int, on Date, p *Params) (RunItem,
 		return it, fig.Balance.IsPositive(), nil
 	}
 	return RunItem{}, false, Errorf(EINVALID, sectionReceivable, "Unknown November run step %q.", step)
+}
+
+// ErrPaymentsNeeded is NovemberItemOn's answer for a bill read without
+// its payments (its record alone, BillQuery.Bare) whose summary cannot
+// say what the step asks: read the bill with its payments and ask again.
+var ErrPaymentsNeeded = errors.New("the bill's payments are needed for its figures on that day")
+
+// summaryFigures returns what Figures(asOf) returns, for a bill read
+// without its payments (a record stored at ledger format 3): its account
+// continued from its summary to asOf, which takes exactly the steps the
+// full computation takes after the latest payment (computeReceivable).
+// That holds when every payment is dated on or before asOf, the §5.10
+// rows the summary was computed with still hold, and no payment taken
+// back by a returned check still counted on asOf (reversed after it);
+// otherwise it returns ErrPaymentsNeeded.
+func (b Bill) summaryFigures(asOf Date, p *Params) (Receivable, error) {
+	s := b.Summary
+	if s == nil || len(b.Payments) > 0 || s.Latest.After(asOf) || s.Rates != p.receivableRates(s.Latest) {
+		return Receivable{}, ErrPaymentsNeeded
+	}
+	for _, r := range b.Reversed {
+		if !r.At.Date.After(asOf) && r.ReversedOn.After(asOf) {
+			return Receivable{}, ErrPaymentsNeeded
+		}
+	}
+	r, _, err := b.account(asOf, p)
+	return r, err
 }
 
 // applyNovemberStep posts the penalties (on or after November 2) or

@@ -188,6 +188,8 @@ func TestNovemberStepInParts(t *testing.T) {
 		t.Fatalf("after certification: %+v", r)
 	}
 	refused(t, tx, step("certify", "2026-11-17T09:00", false), ECONFLICT, "already certified")
+	checkItemsPages(t, tx, r, "penalties")
+	checkItemsPages(t, tx, r, "certify")
 	var item RunItem
 	if ok, _ := tx.Get(CollectionTaxRoll, "B-3", &item); !ok || item.Balance.String() != "227.00" {
 		t.Fatalf("B-3 on the tax roll: %+v", item)
@@ -212,5 +214,33 @@ func TestNovemberStepBeforeParts(t *testing.T) {
 	var it RunItem
 	if ok, _ := tx.Get(CollectionNovemberItems, NovemberItemKey(2026, "penalties", "B-1"), &it); ok {
 		t.Fatal("format 7 wrote a line record of its own")
+	}
+	checkItemsPages(t, tx, run, "penalties")
+}
+
+// checkItemsPages checks that the pages of a posted step
+// (Reads.NovemberItemsPage), of every size and from every line, are its
+// lines as NovemberItems lists them, and that the run counts them all.
+func checkItemsPages(t *testing.T, tx *staffTx, run NovemberRun, step string) {
+	t.Helper()
+	x := ReadsOf(txRecords{tx})
+	all, err := x.NovemberItems(run, step)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != run.Lines(step) || len(all) == 0 {
+		t.Fatalf("%s: %d lines, the run counts %d", step, len(all), run.Lines(step))
+	}
+	for n := 1; n <= len(all)+1; n++ {
+		for from := 0; from <= len(all); from++ {
+			page, err := x.NovemberItemsPage(run, step, from, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := all[from:min(len(all), from+n)]
+			if js(page) != js(want) && !(len(page) == 0 && len(want) == 0) {
+				t.Fatalf("%s from %d, %d a page: %s, want %s", step, from, n, js(page), js(want))
+			}
+		}
 	}
 }

@@ -316,7 +316,43 @@ func (p *Params) At(d Date) Values { return p.first(d, len(paramDefs)) }
 // receivableAt is At for §5.10's three parameters only (the first three of
 // paramDefs): the receivable's account asks for them once a month of
 // every bill it figures, and the other rows are not its business.
-func (p *Params) receivableAt(d Date) Values { return p.first(d, receivableParams) }
+//
+// It sets the three fields itself rather than through paramDefs' setters
+// (as first does): a Values passed to a setter escapes to the heap, and
+// this is asked of every month of every bill a page or a run figures.
+// TestReceivableParamsComeFirst checks that it answers as At does.
+func (p *Params) receivableAt(d Date) Values {
+	var v Values
+	if x, ok := p.valueOn("receivable_due_days", d); ok {
+		v.ReceivableDueDays = x.n
+		v.has |= 1 << 0
+	}
+	if x, ok := p.valueOn("receivable_interest", d); ok {
+		v.ReceivableInterest = x.rate
+		v.has |= 1 << 1
+	}
+	if x, ok := p.valueOn("receivable_penalty", d); ok {
+		v.ReceivablePenalty = x.rate
+		v.has |= 1 << 2
+	}
+	return v
+}
+
+// valueOn returns the value of parameter name in force on d: its latest
+// row effective on or before d.
+func (p *Params) valueOn(name string, d Date) (paramValue, bool) {
+	rows := p.rows[name]
+	n, _ := slices.BinarySearchFunc(rows, d, func(r paramRow, d Date) int {
+		if r.effective.After(d) {
+			return 1
+		}
+		return -1
+	})
+	if n == 0 {
+		return paramValue{}, false
+	}
+	return rows[n-1].val, true
+}
 
 // receivableParams is how many of paramDefs, from the first, are §5.10's.
 const receivableParams = 3

@@ -3,6 +3,7 @@ package domain
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -162,6 +163,42 @@ func (x Reads) NovemberItems(run NovemberRun, step string) ([]RunItem, error) {
 	}
 	more, err := all[RunItem](x.r, CollectionNovemberItems, NovemberItemKey(run.Year, step, ""))
 	return append(slices.Clip(items), more...), err
+}
+
+// NovemberItemsPage returns at most n of the lines a step of run posted,
+// from the line from (counting from 0) in NovemberItems' order, and
+// decodes only those: a page of a step of thousands of lines. The step's
+// count and total are the run's (NovemberRun.Lines, PenaltyTotal,
+// CertifiedTotal).
+func (x Reads) NovemberItemsPage(run NovemberRun, step string, from, n int) ([]RunItem, error) {
+	items := run.Certified
+	if step == "penalties" {
+		items = run.Penalties
+	}
+	var out []RunItem
+	if from < len(items) {
+		out = append(out, items[from:min(len(items), from+n)]...)
+	}
+	skip := max(0, from-len(items))
+	err := x.r.List(CollectionNovemberItems, NovemberItemKey(run.Year, step, ""), func(id string, raw []byte) error {
+		if len(out) >= n {
+			return errStopList
+		}
+		if skip > 0 {
+			skip--
+			return nil
+		}
+		var it RunItem
+		if err := json.Unmarshal(raw, &it); err != nil {
+			return fmt.Errorf("november line %s: %w", id, err)
+		}
+		out = append(out, it)
+		return nil
+	})
+	if errors.Is(err, errStopList) {
+		err = nil
+	}
+	return out, err
 }
 
 // NovemberPosted returns the bills (and installments) of a step of the

@@ -221,6 +221,10 @@ func computeReceivable(in ReceivableInput, p *Params, from *BillSummary) (Receiv
 		latest = from.Latest
 	}
 	r.Allocations = make([]Allocation, len(in.Payments))
+	// At most one interest month a month from the due date to the tax
+	// roll, and the penalty: room for them at once, rather than the
+	// slice growing a posting at a time (a page figures thousands).
+	r.Postings = make([]Posting, 0, 14)
 	for _, i := range order {
 		pay := in.Payments[i]
 		if err := acc.postThrough(pay.On); err != nil {

@@ -369,7 +369,7 @@ func (f *FSM) FindParcels(q domain.ParcelQuery) ([]domain.Parcel, error) {
 
 // BillsOfYear returns a page of the bills q names (domain.BillQuery),
 // from the year index: for each standing asked, the bill ids after the
-// cursor, merged in id order.
+// cursor, merged in id order. Bare bills are their records alone.
 func (f *FSM) BillsOfYear(q domain.BillQuery) ([]domain.Bill, error) {
 	n := q.Bound()
 	var out []domain.Bill
@@ -407,5 +407,8 @@ func (f *FSM) BillsOfYear(q domain.BillQuery) ([]domain.Bill, error) {
 		}
 		return nil
 	})
+	if q.Bare {
+		return out, err
+	}
 	return f.withPayments(out, err)
 }

@@ -318,6 +318,18 @@ func checkLookups(t *testing.T, f *FSM) {
 			if !slices.EqualFunc(got, want, func(a, b domain.Bill) bool { return a.ID == b.ID && len(a.Payments) == len(b.Payments) }) {
 				t.Errorf("%d %v: paged %v, a walk finds %v", y, st, billIDs(got), billIDs(want))
 			}
+			// Bare: the same bills, each as its record holds it (a
+			// summary instead of its payments).
+			q.After, q.Limit, q.Bare = "", 0, true
+			bare, err := f.BillsOfYear(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.EqualFunc(bare, want, func(a, b domain.Bill) bool {
+				return a.ID == b.ID && (a.Summary == nil) == (b.Summary == nil) && (a.Summary == nil || len(a.Payments) == 0)
+			}) {
+				t.Errorf("%d %v bare: %v, a walk finds %v", y, st, billIDs(bare), billIDs(want))
+			}
 		}
 	}
 }

@@ -7,10 +7,12 @@ package november
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
@@ -68,7 +70,9 @@ func cycleYear(today domain.Date) int {
 // by its dates (§5.10): the penalties not posted on or after November 2,
 // the roll not certified once November 15 has ended, while bills wait for
 // the step. Until the run certifies it, a bill is not on the roll, so a
-// forgotten run leaves the roll and the bills' state wrong.
+// forgotten run leaves the roll and the bills' state wrong. The alerts
+// need only each step's count and total: one pass over the year's bills
+// gives both, and reads no parcel.
 func (m *Module) novemberAlerts() ([]staffview.Alert, error) {
 	now := domain.DateTimeOf(m.o.Now().In(m.o.Location()))
 	year := cycleYear(now.Date)
@@ -76,87 +80,205 @@ func (m *Module) novemberAlerts() ([]staffview.Alert, error) {
 	if err != nil {
 		return nil, err
 	}
-	url := fmt.Sprintf("/staff/november?year=%d", year)
-	var out []staffview.Alert
+	var asks []stepAsk
 	if !run.PenaltiesPosted() {
-		items, err := m.novemberPreview(year, "penalties")
-		if err != nil {
-			return nil, err
-		}
-		if len(items) > 0 {
-			out = append(out, staffview.Alert{TestID: "alert-november-penalties", URL: url, Due: domain.PenaltyDay(year).String(), Count: len(items),
-				Text: fmt.Sprintf("The %d November penalties are not posted: %d bill(s) unpaid on November 1 owe the penalty since %s (§5.10).", year, len(items), domain.PenaltyDay(year))})
-		}
+		asks = append(asks, stepAsk{step: "penalties"})
 	}
 	if !run.RollCertified() && domain.MayCertify(year, now, m.o.Ledger().Params()) {
-		items, err := m.novemberPreview(year, "certify")
-		if err != nil {
-			return nil, err
-		}
-		if len(items) > 0 {
-			total := runTotal(items, "certify")
-			out = append(out, staffview.Alert{TestID: "alert-november-roll", URL: url, Due: domain.TaxRollDay(year).String(), Count: len(items),
-				Text: fmt.Sprintf("The %d tax roll is not certified: %d bill(s), %s, unpaid at the end of %s are not on the roll until the November run certifies them (§5.10).", year, len(items), total, domain.TaxRollDay(year))})
+		asks = append(asks, stepAsk{step: "certify"})
+	}
+	if len(asks) == 0 {
+		return nil, nil
+	}
+	previews, err := m.previewSteps(year, asks...)
+	if err != nil {
+		return nil, err
+	}
+	url := fmt.Sprintf("/staff/november?year=%d", year)
+	var out []staffview.Alert
+	for i, a := range asks {
+		pv := previews[i]
+		switch {
+		case pv.Count == 0:
+		case a.step == "penalties":
+			out = append(out, staffview.Alert{TestID: "alert-november-penalties", URL: url, Due: domain.PenaltyDay(year).String(), Count: pv.Count,
+				Text: fmt.Sprintf("The %d November penalties are not posted: %d bill(s) unpaid on November 1 owe the penalty since %s (§5.10).", year, pv.Count, domain.PenaltyDay(year))})
+		default:
+			out = append(out, staffview.Alert{TestID: "alert-november-roll", URL: url, Due: domain.TaxRollDay(year).String(), Count: pv.Count,
+				Text: fmt.Sprintf("The %d tax roll is not certified: %d bill(s), %s, unpaid at the end of %s are not on the roll until the November run certifies them (§5.10).", year, pv.Count, pv.Total, domain.TaxRollDay(year))})
 		}
 	}
 	return out, nil
 }
 
-// novemberPreview lists the bills that belong in a step of the year's run
-// (domain.NovemberItemOn), in bill id order, each with its parcel's
-// county, address and owner, then for the certification the special
-// assessment installments it extends on the roll. It reads only the
-// year's bills, a page at a time, from the ledger's index of bills by
-// tax-roll year (domain.BillQuery): of every standing for the penalty
-// step, which asks what was unpaid on November 1 (a bill paid since
-// still owes its penalty); only the open ones for the certification,
-// since a bill paid in full by its latest payment, or certified already,
-// has no balance to certify. A penalty step part of which is posted
-// (domain.RunPartsFormat) lists the bills it has yet to post.
-func (m *Module) novemberPreview(year int, step string) ([]domain.RunItem, error) {
-	q := domain.BillQuery{Year: year, Limit: domain.MaxBillPage}
-	if step == "certify" {
-		q.Standings = []domain.BillStanding{domain.BillOpen}
+// stepAsk says what a page needs of a step's preview: its count and total
+// always; the lines of one page in full (page from 1; 0 for none); the
+// count and total of each county, which need the county of every line;
+// and every line's id, to post the step.
+type stepAsk struct {
+	step     string // "penalties" | "certify"
+	page     int
+	counties bool
+	ids      bool
+}
+
+// stepPreview is what a step of the run posts, as a stepAsk asked for it.
+type stepPreview struct {
+	Count  int
+	Total  domain.Money
+	counts map[domain.County]int // when asked for counties (countyTotals)
+	totals map[domain.County]domain.Money
+	Rows   []domain.RunItem // the page's lines, with their parcels' county, address and owner
+	Page   int              // the page Rows are (from 1)
+	Lines  []runLine        // every line, when asked for ids
+}
+
+// runLine is a line of a step as posting needs it: the bill's id, or the
+// special assessment installment's key.
+type runLine struct {
+	id         string
+	assessment bool
+}
+
+// add counts the step's next line, in the step's order, and keeps what a
+// asks of it.
+func (pv *stepPreview) add(a stepAsk, it domain.RunItem, county func(string) (domain.County, error)) error {
+	i := pv.Count
+	pv.Count++
+	amount := runAmount(it, a.step)
+	pv.Total = pv.Total.Add(amount)
+	if a.counties {
+		c, err := county(it.Parcel)
+		if err != nil {
+			return err
+		}
+		if pv.totals == nil {
+			pv.counts, pv.totals = map[domain.County]int{}, map[domain.County]domain.Money{}
+		}
+		pv.counts[c]++
+		pv.totals[c] = pv.totals[c].Add(amount)
 	}
+	if a.page > 0 && i >= (a.page-1)*pageSize && i < a.page*pageSize {
+		pv.Rows = append(pv.Rows, it)
+	}
+	if a.ids {
+		pv.Lines = append(pv.Lines, runLine{id: it.BillID, assessment: it.Assessment != ""})
+	}
+	return nil
+}
+
+// countyTotals lays out the count and total of each county, Dane then
+// Green.
+func (pv stepPreview) countyTotals() []CountyTotal {
+	var out []CountyTotal
+	for _, c := range []domain.County{domain.Dane, domain.Green} {
+		out = append(out, CountyTotal{County: c.Title(), Key: string(c), Count: pv.counts[c], Total: pv.totals[c].String()})
+	}
+	return out
+}
+
+// previewSteps previews steps of the year's run (domain.NovemberItemOn)
+// in one pass over the year's bills: each step's lines are its bills in
+// id order, then for the certification the special assessment
+// installments it extends on the roll. It reads only the year's bills,
+// from the ledger's index of bills by tax-roll year (domain.BillQuery),
+// each as its record holds it (Bare): a bill's summary gives its line
+// unless a payment is dated after the step's day, and only then are its
+// payments read. The penalty step takes bills of every standing, since it
+// asks what was unpaid on November 1 (a bill paid since still owes its
+// penalty); the certification only open ones, since a bill paid in full,
+// or certified already, has no balance to certify. A penalty step part of
+// which is posted (domain.RunPartsFormat) lists the bills it has yet to
+// post. A parcel is read only for a line the page shows; the county
+// totals, when asked for, walk the parcels once for their counties.
+func (m *Module) previewSteps(year int, asks ...stepAsk) ([]stepPreview, error) {
+	out := make([]stepPreview, len(asks))
+	q := domain.BillQuery{Year: year, Limit: domain.MaxBillPage, Bare: true, Standings: []domain.BillStanding{domain.BillOpen}}
 	var posted map[string]bool
-	if step == "penalties" {
-		var err error
-		if posted, err = m.o.Reads().NovemberPosted(year, step); err != nil {
-			return nil, err
+	for _, a := range asks {
+		if a.step == "penalties" {
+			q.Standings = nil
+			var err error
+			if posted, err = m.o.Reads().NovemberPosted(year, a.step); err != nil {
+				return nil, err
+			}
 		}
 	}
 	params, today := m.o.Ledger().Params(), m.o.Today()
 	parcels := map[string]domain.Parcel{}
-	var out []domain.RunItem
+	parcel := func(id string) (domain.Parcel, error) {
+		pc, seen := parcels[id]
+		if !seen {
+			var err error
+			if pc, err = m.o.Ledger().Parcel(id); err != nil && domain.ErrorCode(err) != domain.ENOTFOUND {
+				return pc, err
+			}
+			parcels[id] = pc
+		}
+		return pc, nil
+	}
+	var counties map[string]domain.County
+	county := func(id string) (domain.County, error) {
+		if counties == nil {
+			// The county totals need the county of (nearly) every
+			// line: one walk over the parcels reads them at less cost
+			// than a read of each.
+			all, err := m.o.Ledger().Parcels()
+			if err != nil {
+				return "", err
+			}
+			counties = make(map[string]domain.County, len(all))
+			for _, pc := range all {
+				counties[pc.ID] = pc.County
+			}
+		}
+		return counties[id], nil
+	}
 	for {
 		bills, err := m.o.Ledger().BillsOfYear(q)
 		if err != nil {
 			return nil, err
 		}
 		for _, b := range bills {
-			it, ok, err := domain.NovemberItemOn(b, step, year, today, params)
-			if err != nil {
-				return nil, fmt.Errorf("bill %s: %w", b.ID, err)
-			}
-			if !ok || posted[b.ID] {
-				continue
-			}
-			pc, seen := parcels[b.Parcel]
-			if !seen {
-				if pc, err = m.o.Ledger().Parcel(b.Parcel); err != nil && domain.ErrorCode(err) != domain.ENOTFOUND {
+			full := false
+			for i, a := range asks {
+				it, ok, err := domain.NovemberItemOn(b, a.step, year, today, params)
+				if errors.Is(err, domain.ErrPaymentsNeeded) && !full {
+					if b, err = m.o.Ledger().Bill(b.ID); err != nil {
+						return nil, err
+					}
+					full = true
+					it, ok, err = domain.NovemberItemOn(b, a.step, year, today, params)
+				}
+				if err != nil {
+					return nil, fmt.Errorf("bill %s: %w", b.ID, err)
+				}
+				if !ok || (a.step == "penalties" && posted[b.ID]) {
+					continue
+				}
+				if a.step == "certify" && len(q.Standings) == 0 {
+					// Read with every standing for the penalty step: the
+					// certification takes only open bills, as before.
+					if s, err := b.Standing(params); err != nil {
+						return nil, fmt.Errorf("bill %s: %w", b.ID, err)
+					} else if s != domain.BillOpen {
+						continue
+					}
+				}
+				if err := out[i].add(a, it, county); err != nil {
 					return nil, err
 				}
-				parcels[b.Parcel] = pc
 			}
-			it.County, it.Address, it.Owner = pc.County, pc.Address, pc.Owner
-			out = append(out, it)
 		}
 		if len(bills) < q.Bound() {
 			break
 		}
 		q.After = bills[len(bills)-1].ID
 	}
-	if step == "certify" {
+	for i, a := range asks {
+		if a.step != "certify" {
+			continue
+		}
 		// Special assessment installments not paid by their date are
 		// extended on the roll as a delinquent tax (§5.14(12)).
 		items, err := m.o.Reads().AssessmentRollItems(year)
@@ -164,13 +286,33 @@ func (m *Module) novemberPreview(year int, step string) ([]domain.RunItem, error
 			return nil, err
 		}
 		for _, it := range items {
-			if pc, err := m.o.Ledger().Parcel(it.Parcel); err == nil {
-				it.County, it.Address, it.Owner = pc.County, pc.Address, pc.Owner
+			if err := out[i].add(a, it, county); err != nil {
+				return nil, err
 			}
-			out = append(out, it)
+		}
+	}
+	for i, a := range asks {
+		out[i].Page = a.page
+		for j, it := range out[i].Rows {
+			pc, err := parcel(it.Parcel)
+			if err != nil {
+				return nil, err
+			}
+			out[i].Rows[j].County, out[i].Rows[j].Address, out[i].Rows[j].Owner = pc.County, pc.Address, pc.Owner
 		}
 	}
 	return out, nil
+}
+
+// postedPreview is a complete step's lines (domain.Reads.NovemberItems)
+// laid out as a preview asked as a.
+func postedPreview(items []domain.RunItem, a stepAsk) stepPreview {
+	var pv stepPreview
+	for _, it := range items {
+		pv.add(a, it, func(string) (domain.County, error) { return it.County, nil })
+	}
+	pv.Page = a.page
+	return pv
 }
 
 // runAmount is what a step posts for a line: the penalty, or the balance
@@ -182,31 +324,26 @@ func runAmount(it domain.RunItem, step string) domain.Money {
 	return it.Balance
 }
 
-// runTotal is what a step posts over all its lines.
-func runTotal(items []domain.RunItem, step string) string {
-	total := domain.Cents(0)
-	for _, it := range items {
-		total = total.Add(runAmount(it, step))
-	}
-	return total.String()
-}
-
 // pageSize is how many lines of a step a page lists at once: a year's run
 // can have thousands.
 const pageSize = 100
 
-// pagedRun lays out page (from 1) of a step's lines, with the count and
-// total of every line; link gives the address of another page.
-func pagedRun(items []domain.RunItem, step string, page int, link func(page int) string) RunTable {
-	t := RunTable{Count: len(items), Total: runTotal(items, step), Pages: max(1, (len(items)+pageSize-1)/pageSize)}
-	t.Page = min(max(page, 1), t.Pages)
+// pages is how many pages a step of n lines takes.
+func pages(n int) int { return max(1, (n+pageSize-1)/pageSize) }
+
+// pagedRun lays out a step's page of lines (pv.Rows, page pv.Page) with
+// the count and total of every line; link gives the address of another
+// page.
+func pagedRun(pv stepPreview, step string, link func(page int) string) RunTable {
+	t := RunTable{Count: pv.Count, Total: pv.Total.String(), Pages: pages(pv.Count)}
+	t.Page = min(max(pv.Page, 1), t.Pages)
 	if t.Page > 1 {
 		t.PrevURL = link(t.Page - 1)
 	}
 	if t.Page < t.Pages {
 		t.NextURL = link(t.Page + 1)
 	}
-	for _, it := range items[(t.Page-1)*pageSize : min(t.Page*pageSize, len(items))] {
+	for _, it := range pv.Rows {
 		url := "/staff/bills/" + it.BillID
 		if it.Assessment != "" {
 			url = "/staff/assessment/" + it.Assessment
@@ -246,43 +383,84 @@ func (m *Module) showNovemberPage(w http.ResponseWriter, r *http.Request) {
 	}
 	v.MayPost = !now.Date.Before(domain.PenaltyDay(year)) && !v.PenaltiesPosted
 	v.MayCertify = domain.MayCertify(year, now, m.o.Ledger().Params()) && v.PenaltiesPosted && !v.Certified
-	pen, err := m.stepLines(run, "penalties", v.PenaltiesPosted)
-	if err != nil {
-		m.o.Fail(w, r, err)
-		return
-	}
 	link := func(penPage, rollPage int) string {
 		return fmt.Sprintf("/staff/november?year=%d&pen=%d&roll=%d", year, penPage, rollPage)
 	}
-	penPage, rollPage := pageParam(r, "pen"), pageParam(r, "roll")
-	v.Penalties = pagedRun(pen, "penalties", penPage, func(n int) string { return link(n, rollPage) + "#penalties" })
-	cert, err := m.stepLines(run, "certify", v.Certified)
+	asks := []stepAsk{{step: "penalties", page: pageParam(r, "pen")}, {step: "certify", page: pageParam(r, "roll"), counties: true}}
+	pvs, err := m.stepLines(run, asks, []bool{v.PenaltiesPosted, v.Certified})
 	if err != nil {
 		m.o.Fail(w, r, err)
 		return
 	}
-	v.Roll = pagedRun(cert, "certify", rollPage, func(n int) string { return link(penPage, n) + "#roll" })
-	for _, c := range []domain.County{domain.Dane, domain.Green} {
-		n, total := 0, domain.Cents(0)
-		for _, it := range cert {
-			if it.County == c {
-				n++
-				total = total.Add(it.Balance)
-			}
-		}
-		v.Counties = append(v.Counties, CountyTotal{County: c.Title(), Key: string(c), Count: n, Total: total.String()})
-	}
+	pen, cert := pvs[0], pvs[1]
+	v.Penalties = pagedRun(pen, "penalties", func(n int) string { return link(n, cert.Page) + "#penalties" })
+	v.Roll = pagedRun(cert, "certify", func(n int) string { return link(pen.Page, n) + "#roll" })
+	v.Counties = cert.countyTotals()
 	m.o.Render(w, r, http.StatusOK, NovemberPage(m.o.Frame(r, fmt.Sprintf("November run %d (§5.10)", year)), v))
 }
 
-// stepLines are the lines the run page lists for a step: what it posted
-// once it is complete, else the preview of what it will post (for a step
-// part of which is posted, what remains).
-func (m *Module) stepLines(run domain.NovemberRun, step string, complete bool) ([]domain.RunItem, error) {
-	if complete {
-		return m.o.Reads().NovemberItems(run, step)
+// stepLines are the lines the run page lists for each step asked: what
+// it posted once it is complete (the page's lines alone, unless the
+// county totals need every line), else the preview of what it will post
+// (for a step part of which is posted, what remains). The steps still to
+// post are previewed in one pass over the year's bills. A page past the
+// last is the last.
+func (m *Module) stepLines(run domain.NovemberRun, asks []stepAsk, complete []bool) ([]stepPreview, error) {
+	out := make([]stepPreview, len(asks))
+	var todo []stepAsk
+	var at []int
+	for i, a := range asks {
+		if !complete[i] {
+			todo, at = append(todo, a), append(at, i)
+			continue
+		}
+		if !a.counties {
+			// The run keeps the step's count and total: read only the
+			// page's lines.
+			pv := stepPreview{Count: run.Lines(a.step), Total: run.PenaltyTotal}
+			if a.step == "certify" {
+				pv.Total = run.CertifiedTotal
+			}
+			pv.Page = min(a.page, pages(pv.Count))
+			var err error
+			if pv.Rows, err = m.o.Reads().NovemberItemsPage(run, a.step, (pv.Page-1)*pageSize, pageSize); err != nil {
+				return nil, err
+			}
+			out[i] = pv
+			continue
+		}
+		items, err := m.o.Reads().NovemberItems(run, a.step)
+		if err != nil {
+			return nil, err
+		}
+		a.page = min(a.page, pages(len(items)))
+		out[i] = postedPreview(items, a)
 	}
-	return m.novemberPreview(run.Year, step)
+	if len(todo) == 0 {
+		return out, nil
+	}
+	pvs, err := m.previewSteps(run.Year, todo...)
+	if err != nil {
+		return nil, err
+	}
+	var again []stepAsk
+	for j, pv := range pvs {
+		if last := pages(pv.Count); todo[j].page > last {
+			todo[j].page = last
+			again = append(again, todo[j])
+		}
+	}
+	if len(again) > 0 {
+		// Asked for a page past the last: show the last, which a second
+		// pass reads now that the count is known.
+		if pvs, err = m.previewSteps(run.Year, todo...); err != nil {
+			return nil, err
+		}
+	}
+	for j, pv := range pvs {
+		out[at[j]] = pv
+	}
+	return out, nil
 }
 
 // partPosted says what the parts of a step posted so far hold.
@@ -291,7 +469,10 @@ func partPosted(lines int, total domain.Money, at domain.DateTime) string {
 }
 
 // submitNovemberStep posts the penalties or certifies the roll for the
-// bills the preview lists now.
+// bills the preview lists now. Without confirm it shows the confirm page:
+// the count and total, per county, and the first page of lines; with
+// confirm it previews the step again (only its lines' ids, count and
+// total), refuses a step that changed since, and posts it in parts.
 func (m *Module) submitNovemberStep(w http.ResponseWriter, r *http.Request) {
 	year, err := strconv.Atoi(m.o.Form(r, "year"))
 	if err != nil {
@@ -307,47 +488,101 @@ func (m *Module) submitNovemberStep(w http.ResponseWriter, r *http.Request) {
 		m.o.Fail(w, r, err)
 		return
 	}
-	items, err := m.novemberPreview(year, step)
+	confirmed := m.o.Form(r, "confirm") == "yes"
+	ask := stepAsk{step: step, page: 1, counties: true}
+	if confirmed {
+		ask = stepAsk{step: step, ids: true}
+	}
+	pvs, err := m.previewSteps(year, ask)
 	if err != nil {
 		m.o.Fail(w, r, err)
 		return
 	}
-	total := runTotal(items, step)
-	if m.o.Form(r, "confirm") != "yes" {
+	pv := pvs[0]
+	total := pv.Total.String()
+	if !confirmed {
 		// A step posts every line at once and cannot be undone: show what
 		// it will post first, with every line's count and total and the
 		// first page of lines (the run page pages through them all).
-		v := NovemberConfirm{Year: year, Step: step, Table: pagedRun(items, step, 1, func(int) string { return fmt.Sprintf("/staff/november?year=%d", year) }), Total: total, Count: len(items),
-			PenaltyDay: domain.PenaltyDay(year).String(), TaxRollDay: domain.TaxRollDay(year).String(), Today: m.o.Today().String()}
-		for _, c := range []domain.County{domain.Dane, domain.Green} {
-			n, sum := 0, domain.Cents(0)
-			for _, it := range items {
-				if it.County == c {
-					n++
-					sum = sum.Add(runAmount(it, step))
-				}
-			}
-			v.Counties = append(v.Counties, CountyTotal{County: c.Title(), Key: string(c), Count: n, Total: sum.String()})
-		}
+		v := NovemberConfirm{Year: year, Step: step, Table: pagedRun(pv, step, func(int) string { return fmt.Sprintf("/staff/november?year=%d", year) }), Total: total, Count: pv.Count,
+			PenaltyDay: domain.PenaltyDay(year).String(), TaxRollDay: domain.TaxRollDay(year).String(), Today: m.o.Today().String(), Counties: pv.countyTotals()}
 		m.o.Render(w, r, http.StatusOK, NovemberConfirmPage(m.o.Frame(r, fmt.Sprintf("Confirm the November run %d (§5.10)", year)), v))
 		return
 	}
-	if m.o.Form(r, "count") != strconv.Itoa(len(items)) || m.o.Form(r, "total") != total {
-		m.o.Fail(w, r, domain.Errorf(domain.ECONFLICT, "§5.10", "The run changed since you confirmed it (now %d bills, %s): review it again.", len(items), total))
+	if m.o.Form(r, "count") != strconv.Itoa(pv.Count) || m.o.Form(r, "total") != total {
+		m.o.Fail(w, r, domain.Errorf(domain.ECONFLICT, "§5.10", "The run changed since you confirmed it (now %d bills, %s): review it again.", pv.Count, total))
 		return
 	}
-	for i, part := range runParts(step, year, items, m.o.LedgerFormat()) {
-		if _, err := m.o.SubmitWith(r, domain.KindNovemberRun, func(c *domain.Command) { c.Payload = part }); err != nil {
-			if i > 0 {
-				// The parts before this one posted: the run page lists
-				// what remains, and confirming again posts it.
-				err = domain.Errorf(domain.ErrorCode(err), "§5.10", "%s %d of the step's parts posted before this one was not; review the run again to post the rest.", domain.ErrorMessage(err), i)
-			}
-			m.o.Fail(w, r, err)
-			return
-		}
+	if err := m.postParts(r, runParts(step, year, pv.Lines, m.o.LedgerFormat())); err != nil {
+		m.o.Fail(w, r, err)
+		return
 	}
 	m.o.Redirect(w, r, fmt.Sprintf("/staff/november?year=%d", year))
+}
+
+// partsInFlight is how many parts of a step the office submits at once.
+// The parts of a step name different bills and each is checked against
+// the ledger as it stands when it applies, so their order does not
+// matter; submitting the next while the last is replicated and applied
+// saves a round trip per part. Not more: a part waits for those ahead of
+// it to apply, and one that waits past the node's submit wait is
+// answered provisionally, which stops the posting (on a loaded machine,
+// four at a time did).
+const partsInFlight = 2
+
+// postParts submits a step's parts: every part but the last, partsInFlight
+// at a time, then the last, which says no more follow and so completes
+// the step (domain.RunPartsFormat): only after every other part posted,
+// so that a step is never complete without all its lines. A part refused
+// stops the parts not submitted yet; the parts posted stay posted, and
+// the run page lists what remains.
+func (m *Module) postParts(r *http.Request, parts []*domain.NovemberStep) error {
+	submit := func(part *domain.NovemberStep) error {
+		_, err := m.o.SubmitWith(r, domain.KindNovemberRun, func(c *domain.Command) { c.Payload = part })
+		return err
+	}
+	var (
+		mu     sync.Mutex
+		first  error
+		posted int
+		next   int
+		wg     sync.WaitGroup
+	)
+	head := parts[:len(parts)-1]
+	for range min(partsInFlight, len(head)) {
+		wg.Go(func() {
+			for {
+				mu.Lock()
+				if first != nil || next == len(head) {
+					mu.Unlock()
+					return
+				}
+				part := head[next]
+				next++
+				mu.Unlock()
+				err := submit(part)
+				mu.Lock()
+				if err != nil && first == nil {
+					first = err
+				} else if err == nil {
+					posted++
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if first == nil {
+		if first = submit(parts[len(parts)-1]); first == nil {
+			return nil
+		}
+	}
+	if posted > 0 {
+		// The parts that posted stay posted: the run page lists what
+		// remains, and confirming again posts it.
+		return domain.Errorf(domain.ErrorCode(first), "§5.10", "%s %d of the step's parts posted, this one did not; review the run again to post the rest.", domain.ErrorMessage(first), posted)
+	}
+	return first
 }
 
 // runParts splits a step's lines into the commands that post it: from
@@ -357,20 +592,20 @@ func (m *Module) submitNovemberStep(w http.ResponseWriter, r *http.Request) {
 // many bills the village has; a step with no line left (its last part
 // was not posted) is one empty part that completes it. Before, the whole
 // step is one command.
-func runParts(step string, year int, items []domain.RunItem, format int) []*domain.NovemberStep {
-	size := len(items)
+func runParts(step string, year int, lines []runLine, format int) []*domain.NovemberStep {
+	size := len(lines)
 	if format >= domain.RunPartsFormat {
 		size = domain.RunPartBills
 	}
 	var parts []*domain.NovemberStep
-	for start := 0; start == 0 || start < len(items); start += size {
+	for start := 0; start == 0 || start < len(lines); start += size {
 		in := &domain.NovemberStep{Op: step, Year: year}
-		for _, it := range items[start:min(start+size, len(items))] {
-			if it.Assessment != "" {
-				in.Assessments = append(in.Assessments, it.BillID)
+		for _, l := range lines[start:min(start+size, len(lines))] {
+			if l.assessment {
+				in.Assessments = append(in.Assessments, l.id)
 				continue
 			}
-			in.Bills = append(in.Bills, it.BillID)
+			in.Bills = append(in.Bills, l.id)
 		}
 		parts = append(parts, in)
 		if size == 0 {

@@ -210,6 +210,18 @@ func TestNovemberPreviewPaged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The posted step is listed a page at a time too, with the count and
+	// total of every line.
+	posted := tr.Get("/staff/november?year=2026&pen=3")
+	var shown []string
+	posted.Doc.Find(`[data-testid="penalties"] tr[data-bill]`).Each(func(_ int, s *goquery.Selection) { shown = append(shown, s.AttrOr("data-bill", "")) })
+	var third []string
+	for _, it := range lines[200:min(300, len(lines))] {
+		third = append(third, it.BillID)
+	}
+	if !posted.Has("penalties-posted") || !slices.Equal(shown, third) || posted.Text("penalties-total") != sum.String() || !strings.HasPrefix(posted.Text("penalties-count"), fmt.Sprint(len(lines), " ")) {
+		t.Errorf("the posted step's third page: %v (%s, %q); want %v (%s, %d lines)", shown, posted.Text("penalties-total"), posted.Text("penalties-count"), third, sum, len(lines))
+	}
 	for _, it := range lines {
 		if !want[it.BillID] {
 			t.Errorf("%s posted, but it owes no penalty", it.BillID)
@@ -270,5 +282,115 @@ func TestNovemberStepFinishedAfterAPart(t *testing.T) {
 	tr.NovemberStep(2026, "certify")
 	if csv := tr.Get("/staff/november/2026/dane.csv"); strings.Count(csv.Body, "\n") != 4 {
 		t.Fatalf("the Dane roll:\n%s", csv.Body)
+	}
+}
+
+// TestNovemberPreviewFromSummaries: the preview figures each bill from
+// its record's summary, and reads its payments only when one is dated
+// after the step's day; either way every step's count, total and county
+// totals are those of the rule over every payment (domain.NovemberItemOn).
+// The start page's alerts and the posting of a confirmed step read no
+// parcel one by one; the run page reads only those of the lines it shows
+// (its county totals walk the parcels once).
+func TestNovemberPreviewFromSummaries(t *testing.T) {
+	h := stafftest.New(t)
+	h.Ledger.ClearBills()
+	p := h.Ledger.Params()
+	var bills []domain.Bill
+	for i := range 300 {
+		pc := domain.Parcel{ID: fmt.Sprintf("0601-300-%04d", i), Address: fmt.Sprintf("%d Mill St", i), County: []domain.County{domain.Dane, domain.Green}[i%3/2], Owner: fmt.Sprintf("Owner %d", i)}
+		h.Ledger.PutParcel(pc, fmt.Sprintf("%06d", 300000+i))
+		b := domain.Bill{ID: fmt.Sprintf("B-2026-%04d", i), Account: fmt.Sprintf("%06d", 300000+i), Parcel: pc.ID, Description: "Water",
+			BilledOn: domain.MustDate("2026-03-01"), Principal: domain.Cents(int64(5000 + 13*i))}
+		pay := func(day string, cents int64) {
+			b.Payments = append(b.Payments, domain.BillPayment{CommandID: fmt.Sprintf("pay-%d-%s", i, day), Receipt: "r", At: domain.NewDateTime(domain.MustDate(day), 10, 0, 0), Amount: domain.Cents(cents), Tender: domain.Cash})
+		}
+		switch i % 5 {
+		case 0: // paid in full before it was due
+			pay("2026-03-20", b.Principal.Cents())
+		case 1: // half paid in June
+			pay("2026-06-01", b.Principal.Cents()/2)
+		case 2: // paid in part after the penalty day: the penalty step reads its payments
+			pay("2026-11-05", 1000)
+		}
+		if err := h.Ledger.PutSummarizedBill(b); err != nil {
+			t.Fatal(err)
+		}
+		bills = append(bills, b)
+	}
+	h.SetClock(time.Date(2026, 11, 16, 9, 0, 0, 0, h.Loc))
+	today := domain.MustDate("2026-11-16")
+	want := map[string]struct {
+		n      int
+		total  domain.Money
+		county map[domain.County]domain.Money
+	}{}
+	for _, step := range []string{"penalties", "certify"} {
+		w := want[step]
+		w.total, w.county = domain.Cents(0), map[domain.County]domain.Money{domain.Dane: domain.Cents(0), domain.Green: domain.Cents(0)}
+		for _, b := range bills {
+			it, ok, err := domain.NovemberItemOn(b, step, 2026, today, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				continue
+			}
+			amount := it.Balance
+			if step == "penalties" {
+				amount = it.Penalty
+			}
+			pc, _ := h.Ledger.Parcel(b.Parcel)
+			w.n++
+			w.total = w.total.Add(amount)
+			w.county[pc.County] = w.county[pc.County].Add(amount)
+		}
+		want[step] = w
+	}
+	tr := h.SignedIn("treasurer", domain.RoleTreasurer)
+
+	reads := h.Ledger.ParcelReads()
+	start := tr.Get("/staff/")
+	if got := start.Text("alert-november-penalties"); !strings.Contains(got, fmt.Sprintf("%d bill(s)", want["penalties"].n)) {
+		t.Fatalf("the penalties' alert: %q, want %d bills", got, want["penalties"].n)
+	}
+	if h.Ledger.ParcelReads() != reads {
+		t.Errorf("the start page's alerts read %d parcels", h.Ledger.ParcelReads()-reads)
+	}
+
+	reads = h.Ledger.ParcelReads()
+	page := tr.Get("/staff/november?year=2026")
+	if got, w := page.Text("penalties-total"), want["penalties"]; got != w.total.String() || !strings.HasPrefix(page.Text("penalties-count"), fmt.Sprint(w.n, " ")) {
+		t.Fatalf("penalties: %s, %q; want %d lines, %s", got, page.Text("penalties-count"), w.n, w.total)
+	}
+	w := want["certify"]
+	if got := page.Text("roll-total"); got != w.total.String() || !strings.HasPrefix(page.Text("roll-count"), fmt.Sprint(w.n, " ")) {
+		t.Fatalf("roll: %s, %q; want %d lines, %s", got, page.Text("roll-count"), w.n, w.total)
+	}
+	for c, total := range w.county {
+		if got := page.Text("county-" + string(c)); !strings.Contains(got, total.String()) {
+			t.Errorf("county %s: %q, want %s", c, got, total)
+		}
+	}
+	// The penalties' first page and the roll's, 100 lines each.
+	if n := h.Ledger.ParcelReads() - reads; n > 200 {
+		t.Errorf("the run page read %d parcels for two pages of lines", n)
+	}
+	if row := page.Doc.Find(`[data-testid="penalties"] tr[data-bill]`).First(); !strings.HasPrefix(row.Text(), "B-2026-0001") || !strings.Contains(row.Text(), "Owner 1") {
+		t.Errorf("the first line: %q", row.Text())
+	}
+
+	reads = h.Ledger.ParcelReads()
+	tr.NovemberStep(2026, "penalties")
+	run, _, err := domain.ReadsOf(h.Ledger).NovemberRun(2026)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !run.PenaltiesPosted() || run.Lines("penalties") != want["penalties"].n || run.PenaltyTotal.String() != want["penalties"].total.String() {
+		t.Fatalf("posted %d penalties, %s; want %d, %s", run.Lines("penalties"), run.PenaltyTotal, want["penalties"].n, want["penalties"].total)
+	}
+	// The confirm page's first page of lines, and the run page after.
+	if n := h.Ledger.ParcelReads() - reads; n > 300 {
+		t.Errorf("confirming and posting the penalties read %d parcels", n)
 	}
 }

@@ -32,6 +32,7 @@ type Ledger struct {
 	requests    map[string]domain.Command // what each command id asked, to refuse its reuse
 	journal     []staff.JournalEntry
 	provisional bool // Submit answers provisionally (no quorum) without applying
+	parcelReads int  // Parcel calls, for tests of what a page reads
 }
 
 type memState struct {
@@ -313,11 +314,20 @@ func (l *Ledger) BillsByParcel(id string) ([]domain.Bill, error) {
 func (l *Ledger) Parcel(id string) (domain.Parcel, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.parcelReads++
 	p, ok := l.st.parcels[id]
 	if !ok {
 		return p, notFound("parcel", id)
 	}
 	return p, nil
+}
+
+// ParcelReads returns how many parcels were read one by one (Parcel)
+// since the ledger was made: a test of what a page reads.
+func (l *Ledger) ParcelReads() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.parcelReads
 }
 
 func (l *Ledger) Parcels() ([]domain.Parcel, error) {
@@ -333,13 +343,23 @@ func (l *Ledger) FindParcels(q domain.ParcelQuery) ([]domain.Parcel, error) {
 	return domain.FilterParcels(parcels, q), err
 }
 
-// BillsOfYear answers a bill lookup by walking the bills.
+// BillsOfYear answers a bill lookup by walking the bills; Bare bills are
+// their records as stored.
 func (l *Ledger) BillsOfYear(q domain.BillQuery) ([]domain.Bill, error) {
 	bills, err := l.bills(func(domain.Bill) bool { return true })
 	if err != nil {
 		return nil, err
 	}
-	return domain.FilterBills(bills, q, l.Params())
+	out, err := domain.FilterBills(bills, q, l.Params())
+	if err != nil || !q.Bare {
+		return out, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, b := range out {
+		out[i] = l.st.bills[b.ID]
+	}
+	return out, nil
 }
 
 func (l *Ledger) Account(n string) (domain.Account, error) {
@@ -510,6 +530,25 @@ func (l *Ledger) PutBill(b domain.Bill) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.st.bills[b.ID] = b
+}
+
+// PutSummarizedBill writes a bill straight into the ledger's state as
+// ledger format 3 stores it (domain.Bill.Summarized): its record holds
+// the summary of its account, each payment is a record of its own.
+func (l *Ledger) PutSummarizedBill(b domain.Bill) error {
+	rec, err := b.Summarized(l.params)
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, pay := range b.Payments {
+		if err := (memTx{&l.st}).Put(domain.CollectionBillPayments, domain.BillPaymentID(b.ID, i), pay); err != nil {
+			return err
+		}
+	}
+	l.st.bills[b.ID] = rec
+	return nil
 }
 
 // PutParcel writes a parcel and its owner's account straight into the
