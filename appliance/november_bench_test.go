@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
@@ -41,15 +39,7 @@ func BenchmarkNovemberRun(b *testing.B) {
 	history := demoHistory(domain.NewDate(year, time.January, 4))
 	slices.SortStableFunc(history, func(a, b domain.Command) int { return cmpDateTime(a.At, b.At) })
 	clock.setAt(history[0].At)
-	m := NewMain()
-	m.Config.DataDir = b.TempDir()
-	m.Config.HTTPAddr = "127.0.0.1:0"
-	m.Config.StaffAddr = "127.0.0.1:0"
-	m.Config.Now = clock.now
-	m.Config.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	if err := m.Run(context.Background()); err != nil {
-		b.Fatal(err)
-	}
+	m := startBenchNode(b, b.TempDir(), clock.now)
 	defer m.Close()
 	ctx := context.Background()
 	if err := m.Node.WaitLeader(ctx); err != nil {

@@ -324,15 +324,7 @@ func buildScaleLedger(b *testing.B, z scaleSize, dir string) {
 		return cmpDateTime(a.At, b.At)
 	})
 	clock.setAt(history[0].At)
-	m := NewMain()
-	m.Config.DataDir = data
-	m.Config.HTTPAddr = "127.0.0.1:0"
-	m.Config.StaffAddr = "127.0.0.1:0"
-	m.Config.Now = clock.now
-	m.Config.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	if err := m.Run(context.Background()); err != nil {
-		b.Fatal(err)
-	}
+	m := startBenchNode(b, data, clock.now)
 	var closeOnce sync.Once
 	closeNode := func() { closeOnce.Do(func() { m.Close() }) }
 	defer closeNode()
@@ -463,6 +455,23 @@ func buildScaleLedger(b *testing.B, z scaleSize, dir string) {
 	if err := os.WriteFile(filepath.Join(dir, "built"), raw, 0o644); err != nil {
 		b.Fatal(err)
 	}
+}
+
+// startBenchNode runs a one-node cluster on dir inside the benchmark's
+// process, its clock now and its log discarded, as the benchmarks build
+// their ledgers through the product's commands. The caller closes it.
+func startBenchNode(b *testing.B, dir string, now func() time.Time) *Main {
+	b.Helper()
+	m := NewMain()
+	m.Config.DataDir = dir
+	m.Config.HTTPAddr = "127.0.0.1:0"
+	m.Config.StaffAddr = "127.0.0.1:0"
+	m.Config.Now = now
+	m.Config.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	if err := m.Run(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	return m
 }
 
 func cmpDateTime(a, b domain.DateTime) int {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -128,15 +126,7 @@ func buildScaleLayer(b *testing.B, z scaleSize, base, dir string) {
 
 	clock := &scaleClock{}
 	clock.set(scaleLayerStart(z), 9)
-	m := NewMain()
-	m.Config.DataDir = filepath.Join(partial, "data")
-	m.Config.HTTPAddr = "127.0.0.1:0"
-	m.Config.StaffAddr = "127.0.0.1:0"
-	m.Config.Now = clock.now
-	m.Config.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	if err := m.Run(context.Background()); err != nil {
-		b.Fatal(err)
-	}
+	m := startBenchNode(b, filepath.Join(partial, "data"), clock.now)
 	var closeOnce sync.Once
 	closeNode := func() { closeOnce.Do(func() { m.Close() }) }
 	defer closeNode()
