@@ -389,6 +389,12 @@ type Lookups interface {
 	// BillsOfYear returns a page of the bills q names, in id order, with
 	// their payments.
 	BillsOfYear(q BillQuery) ([]Bill, error)
+	// NovemberBills calls fn, in id order, with the part of every bill of
+	// the tax-roll year (of every standing) in the year's November run
+	// on day on (NovemberBillOf), until fn returns an error.
+	NovemberBills(year int, on Date, fn func(NovemberBill) error) error
+	// ParcelCounties returns the county of every parcel, by parcel id.
+	ParcelCounties() (map[string]County, error)
 }
 
 // Consistency says how fresh a read is, so every page can say so honestly.

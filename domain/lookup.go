@@ -263,3 +263,50 @@ func FilterBills(bills []Bill, q BillQuery, p *Params) ([]Bill, error) {
 	}
 	return out, nil
 }
+
+// FigureNovemberBills answers NovemberBills over the bills given, each
+// with its payments: what a ledger without indexes does.
+func FigureNovemberBills(bills []Bill, year int, on Date, p *Params, fn func(NovemberBill) error) error {
+	q := BillQuery{Year: year, Limit: len(bills)}
+	if q.Limit == 0 {
+		return nil
+	}
+	var all []Bill
+	for {
+		page, err := FilterBills(bills, q, p)
+		if err != nil {
+			return err
+		}
+		all = append(all, page...)
+		if len(page) < q.Bound() {
+			break
+		}
+		q.After = page[len(page)-1].ID
+	}
+	for _, b := range all {
+		s, err := b.Standing(p)
+		if err != nil {
+			return fmt.Errorf("bill %s: %w", b.ID, err)
+		}
+		nb, err := NovemberBillOf(b, s, year, on, p)
+		if err != nil {
+			return fmt.Errorf("bill %s: %w", b.ID, err)
+		}
+		if err := fn(nb); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ParcelCountiesOf answers ParcelCounties over the parcels given: what a
+// ledger without indexes does.
+func ParcelCountiesOf(parcels []Parcel) map[string]County {
+	out := make(map[string]County, len(parcels))
+	for _, p := range parcels {
+		if p.County != "" {
+			out[p.ID] = p.County
+		}
+	}
+	return out
+}

@@ -197,6 +197,67 @@ func NovemberItemOn(b Bill, step string, year int, on Date, p *Params) (RunItem,
 	return RunItem{}, false, Errorf(EINVALID, sectionReceivable, "Unknown November run step %q.", step)
 }
 
+// StepAmount is what a step of the run posts for the line: the penalty
+// ("penalties"), or the balance certified ("certify").
+func (it RunItem) StepAmount(step string) Money {
+	if step == "penalties" {
+		return it.Penalty
+	}
+	return it.Balance
+}
+
+// NovemberBill is a bill's part in its roll year's November run as a
+// preview counts it: whether each step takes the bill on a day and for
+// what amount (NovemberItemOn, RunItem.StepAmount), with the bill's
+// parcel and standing, which the preview's county totals and the
+// certification's choice of open bills need. A page reads the bill itself
+// only for the lines it shows.
+type NovemberBill struct {
+	ID        string
+	Parcel    string
+	Standing  BillStanding
+	Penalties NovemberAmount
+	Certify   NovemberAmount
+}
+
+// NovemberAmount is a bill's line in one step of the run, if it has one.
+type NovemberAmount struct {
+	Takes  bool
+	Amount Money
+}
+
+// Step returns the bill's line in step ("penalties" or "certify").
+func (nb NovemberBill) Step(step string) NovemberAmount {
+	if step == "penalties" {
+		return nb.Penalties
+	}
+	return nb.Certify
+}
+
+// NovemberBillOf figures b's part in both steps of the year's run on day
+// on (NovemberItemOn), b standing as standing. Like NovemberItemOn it
+// answers ErrPaymentsNeeded for a bill read without its payments whose
+// summary cannot say.
+func NovemberBillOf(b Bill, standing BillStanding, year int, on Date, p *Params) (NovemberBill, error) {
+	nb := NovemberBill{ID: b.ID, Parcel: b.Parcel, Standing: standing}
+	for _, step := range []string{"penalties", "certify"} {
+		it, ok, err := NovemberItemOn(b, step, year, on, p)
+		if err != nil {
+			return NovemberBill{}, err
+		}
+		a := NovemberAmount{Takes: ok}
+		if ok {
+			a.Amount = it.StepAmount(step)
+		}
+		if step == "penalties" {
+			nb.Penalties = a
+		} else {
+			nb.Certify = a
+		}
+	}
+	return nb, nil
+}
+
 // ErrPaymentsNeeded is NovemberItemOn's answer for a bill read without
 // its payments (its record alone, BillQuery.Bare) whose summary cannot
 // say what the step asks: read the bill with its payments and ask again.

@@ -239,6 +239,22 @@ func (l *fakeLedger) BillsOfYear(q domain.BillQuery) ([]domain.Bill, error) {
 	return domain.FilterBills(bills, q, l.Params())
 }
 
+// ParcelCounties walks the parcels.
+func (l *fakeLedger) ParcelCounties() (map[string]domain.County, error) {
+	parcels, err := l.Parcels()
+	return domain.ParcelCountiesOf(parcels), err
+}
+
+// NovemberBills figures the year's bills from the bills with their
+// payments.
+func (l *fakeLedger) NovemberBills(year int, on domain.Date, fn func(domain.NovemberBill) error) error {
+	bills, err := l.billsWhere(func(domain.Bill) bool { return true })
+	if err != nil {
+		return err
+	}
+	return domain.FigureNovemberBills(bills, year, on, l.Params(), fn)
+}
+
 func (l *fakeLedger) Account(number string) (domain.Account, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -177,3 +177,12 @@ func (n *Node) Health() Health {
 // Exceptions returns the commands the ledger refused, for the clerk: among
 // them offline payments replayed after their premise changed.
 func (n *Node) Exceptions() ([]domain.Exception, error) { return n.fsm.Exceptions() }
+
+// NovemberBills gives each bill's part in a year's November run, from
+// the figures this node keeps (novemberfigures.go).
+func (n *Node) NovemberBills(year int, on domain.Date, fn func(domain.NovemberBill) error) error {
+	return n.fsm.NovemberBills(year, on, fn)
+}
+
+// ParcelCounties returns every parcel's county, from this node's index.
+func (n *Node) ParcelCounties() (map[string]domain.County, error) { return n.fsm.ParcelCounties() }

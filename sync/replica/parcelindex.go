@@ -25,7 +25,7 @@ import (
 // snapshot is restored, in bounded batches (reindex, rebuild.go).
 //
 //	\x00px/v                                  → version (8 bytes BE)
-//	\x00px/w/<field>/<word>\x00<parcel id>    → ""  (field: o owner, a address, n number)
+//	\x00px/w/<field>/<word>\x00<parcel id>    → ""  (field: o owner, a address, n number, c county)
 //	\x00px/r/<parcel id>                      → the parcel's word keys, "<field>/<word>" a line
 //	\x00px/y/<year>/<standing>/<bill id>      → ""
 //	\x00px/s/<bill id>                        → "<year>/<standing>" (what to remove on a change)
@@ -46,12 +46,14 @@ var keyLookupVersion = []byte(prefixLookup + "v")
 // lookupVersion is the version of the indexes' keys and of what they hold:
 // raise it whenever either changes, and every node indexes its ledger
 // again when it next opens.
-const lookupVersion = 1
+const lookupVersion = 2
 
 // fieldCode is a parcel field's letter in the index keys.
 var fieldCode = map[domain.ParcelField]string{domain.ParcelOwner: "o", domain.ParcelAddress: "a", domain.ParcelNumber: "n"}
 
-// parcelWordKeys returns the word keys ("<field>/<word>") of a parcel.
+// parcelWordKeys returns the word keys ("<field>/<word>") of a parcel:
+// the words of its owner, address and number, and its county, which the
+// November run's county totals read for every parcel (ParcelCounties).
 func parcelWordKeys(p domain.Parcel) []string {
 	var out []string
 	for _, f := range []domain.ParcelField{domain.ParcelOwner, domain.ParcelAddress, domain.ParcelNumber} {
@@ -59,7 +61,22 @@ func parcelWordKeys(p domain.Parcel) []string {
 			out = append(out, fieldCode[f]+"/"+w)
 		}
 	}
+	if c := countyWord(p.County); c != "" {
+		out = append(out, countyCode+"/"+c)
+	}
 	return out
+}
+
+// countyCode is the county's letter in the word keys.
+const countyCode = "c"
+
+// countyWord is a county as a word of the index: its name when it is a
+// word (letters and digits), else none.
+func countyWord(c domain.County) string {
+	if c == "" || slices.ContainsFunc([]byte(c), func(r byte) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') }) {
+		return ""
+	}
+	return string(c)
 }
 
 // billEntry returns a bill's entry in the year index ("<year>/<standing>").
@@ -361,6 +378,27 @@ func (f *FSM) FindParcels(q domain.ParcelQuery) ([]domain.Parcel, error) {
 			if ok {
 				out = append(out, p)
 			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// ParcelCounties returns the county of every parcel that has one, by
+// parcel id, from the word index's county entries: keys alone, no parcel
+// decoded.
+func (f *FSM) ParcelCounties() (map[string]domain.County, error) {
+	out := map[string]domain.County{}
+	err := f.view(func(txn *badger.Txn) error {
+		prefix := key(prefixParcelWord, countyCode, "/")
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			county, id, ok := strings.Cut(string(it.Item().Key()[len(prefix):]), "\x00")
+			if !ok {
+				return fmt.Errorf("malformed county index key %q", it.Item().Key())
+			}
+			out[id] = domain.County(county)
 		}
 		return nil
 	})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -113,6 +114,9 @@ func walkIndexKeys(t testing.TB, f *FSM) []string {
 				want = append(want, prefixParcelWord+code+"/"+w+"\x00"+p.ID)
 			}
 		}
+		if p.County != "" {
+			want = append(want, prefixParcelWord+"c/"+string(p.County)+"\x00"+p.ID)
+		}
 		if len(parcelWordKeys(p)) > 0 {
 			want = append(want, prefixParcelWords+p.ID)
 		}
@@ -190,7 +194,7 @@ func randomPut(r *rand.Rand, parcels map[string]domain.Parcel, bills map[string]
 		switch k := r.IntN(10); {
 		case k < 3 || len(parcels) == 0:
 			id := fmt.Sprintf("0601-%03d-%04d", r.IntN(40), r.IntN(3))
-			p := domain.Parcel{ID: id, County: domain.Dane, Owner: owners[r.IntN(len(owners))], Address: fmt.Sprintf("%d %s", 100+r.IntN(20), streets[r.IntN(len(streets))])}
+			p := domain.Parcel{ID: id, County: []domain.County{domain.Dane, domain.Green}[r.IntN(2)], Owner: owners[r.IntN(len(owners))], Address: fmt.Sprintf("%d %s", 100+r.IntN(20), streets[r.IntN(len(streets))])}
 			if r.IntN(8) == 0 {
 				p.Owner = ""
 			}
@@ -290,6 +294,13 @@ func checkLookups(t *testing.T, f *FSM) {
 		if want := domain.FilterParcels(all, q); !slices.EqualFunc(got, want, func(a, b domain.Parcel) bool { return a.ID == b.ID }) {
 			t.Errorf("%+v: found %v, a walk finds %v", q, ids(got), ids(want))
 		}
+	}
+	counties, err := f.ParcelCounties()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := domain.ParcelCountiesOf(all); !maps.Equal(counties, want) || len(want) == 0 {
+		t.Errorf("counties %v, a walk finds %v", counties, want)
 	}
 	bills, err := f.Bills()
 	if err != nil {

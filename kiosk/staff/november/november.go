@@ -7,7 +7,6 @@ package november
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -141,11 +140,11 @@ type runLine struct {
 }
 
 // add counts the step's next line, in the step's order, and keeps what a
-// asks of it.
-func (pv *stepPreview) add(a stepAsk, it domain.RunItem, county func(string) (domain.County, error)) error {
+// asks of it. A bill's line comes as its id and parcel alone (stub): the
+// lines a page shows are figured in full afterwards (figureRows).
+func (pv *stepPreview) add(a stepAsk, it domain.RunItem, amount domain.Money, county func(string) (domain.County, error)) error {
 	i := pv.Count
 	pv.Count++
-	amount := runAmount(it, a.step)
 	pv.Total = pv.Total.Add(amount)
 	if a.counties {
 		c, err := county(it.Parcel)
@@ -177,103 +176,62 @@ func (pv stepPreview) countyTotals() []CountyTotal {
 	return out
 }
 
-// previewSteps previews steps of the year's run (domain.NovemberItemOn)
-// in one pass over the year's bills: each step's lines are its bills in
-// id order, then for the certification the special assessment
-// installments it extends on the roll. It reads only the year's bills,
-// from the ledger's index of bills by tax-roll year (domain.BillQuery),
-// each as its record holds it (Bare): a bill's summary gives its line
-// unless a payment is dated after the step's day, and only then are its
-// payments read. The penalty step takes bills of every standing, since it
-// asks what was unpaid on November 1 (a bill paid since still owes its
-// penalty); the certification only open ones, since a bill paid in full,
-// or certified already, has no balance to certify. A penalty step part of
-// which is posted (domain.RunPartsFormat) lists the bills it has yet to
-// post. A parcel is read only for a line the page shows; the county
-// totals, when asked for, walk the parcels once for their counties.
+// previewSteps previews steps of the year's run in one pass over the
+// year's bills: each step's lines are its bills in id order, then for the
+// certification the special assessment installments it extends on the
+// roll. Each bill's part in both steps comes from the ledger
+// (domain.Lookups.NovemberBills: the node keeps each bill's figures once
+// figured, and figures again only the bills written since). The penalty
+// step takes bills of every standing, since it asks what was unpaid on
+// November 1 (a bill paid since still owes its penalty); the
+// certification only open ones, since a bill paid in full, or certified
+// already, has no balance to certify. A penalty step part of which is
+// posted (domain.RunPartsFormat) lists the bills it has yet to post. The
+// lines a page shows are figured in full from their bills, with their
+// parcels; the county totals, when asked for, read every parcel's county
+// from the ledger's index.
 func (m *Module) previewSteps(year int, asks ...stepAsk) ([]stepPreview, error) {
 	out := make([]stepPreview, len(asks))
-	q := domain.BillQuery{Year: year, Limit: domain.MaxBillPage, Bare: true, Standings: []domain.BillStanding{domain.BillOpen}}
 	var posted map[string]bool
 	for _, a := range asks {
 		if a.step == "penalties" {
-			q.Standings = nil
 			var err error
 			if posted, err = m.o.Reads().NovemberPosted(year, a.step); err != nil {
 				return nil, err
 			}
 		}
 	}
-	params, today := m.o.Ledger().Params(), m.o.Today()
-	parcels := map[string]domain.Parcel{}
-	parcel := func(id string) (domain.Parcel, error) {
-		pc, seen := parcels[id]
-		if !seen {
-			var err error
-			if pc, err = m.o.Ledger().Parcel(id); err != nil && domain.ErrorCode(err) != domain.ENOTFOUND {
-				return pc, err
-			}
-			parcels[id] = pc
-		}
-		return pc, nil
-	}
+	today := m.o.Today()
 	var counties map[string]domain.County
 	county := func(id string) (domain.County, error) {
 		if counties == nil {
 			// The county totals need the county of (nearly) every
-			// line: one walk over the parcels reads them at less cost
-			// than a read of each.
-			all, err := m.o.Ledger().Parcels()
-			if err != nil {
+			// line: the ledger's index of parcels by county gives them
+			// all at less cost than a read of each.
+			var err error
+			if counties, err = m.o.Ledger().ParcelCounties(); err != nil {
 				return "", err
-			}
-			counties = make(map[string]domain.County, len(all))
-			for _, pc := range all {
-				counties[pc.ID] = pc.County
 			}
 		}
 		return counties[id], nil
 	}
-	for {
-		bills, err := m.o.Ledger().BillsOfYear(q)
-		if err != nil {
-			return nil, err
-		}
-		for _, b := range bills {
-			full := false
-			for i, a := range asks {
-				it, ok, err := domain.NovemberItemOn(b, a.step, year, today, params)
-				if errors.Is(err, domain.ErrPaymentsNeeded) && !full {
-					if b, err = m.o.Ledger().Bill(b.ID); err != nil {
-						return nil, err
-					}
-					full = true
-					it, ok, err = domain.NovemberItemOn(b, a.step, year, today, params)
-				}
-				if err != nil {
-					return nil, fmt.Errorf("bill %s: %w", b.ID, err)
-				}
-				if !ok || (a.step == "penalties" && posted[b.ID]) {
-					continue
-				}
-				if a.step == "certify" && len(q.Standings) == 0 {
-					// Read with every standing for the penalty step: the
-					// certification takes only open bills, as before.
-					if s, err := b.Standing(params); err != nil {
-						return nil, fmt.Errorf("bill %s: %w", b.ID, err)
-					} else if s != domain.BillOpen {
-						continue
-					}
-				}
-				if err := out[i].add(a, it, county); err != nil {
-					return nil, err
+	err := m.o.Ledger().NovemberBills(year, today, func(nb domain.NovemberBill) error {
+		for i, a := range asks {
+			line := nb.Step(a.step)
+			switch {
+			case !line.Takes:
+			case a.step == "penalties" && posted[nb.ID]:
+			case a.step == "certify" && nb.Standing != domain.BillOpen:
+			default:
+				if err := out[i].add(a, domain.RunItem{BillID: nb.ID, Parcel: nb.Parcel, Year: year}, line.Amount, county); err != nil {
+					return err
 				}
 			}
 		}
-		if len(bills) < q.Bound() {
-			break
-		}
-		q.After = bills[len(bills)-1].ID
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	for i, a := range asks {
 		if a.step != "certify" {
@@ -286,22 +244,48 @@ func (m *Module) previewSteps(year int, asks ...stepAsk) ([]stepPreview, error) 
 			return nil, err
 		}
 		for _, it := range items {
-			if err := out[i].add(a, it, county); err != nil {
+			if err := out[i].add(a, it, it.StepAmount(a.step), county); err != nil {
 				return nil, err
 			}
 		}
 	}
 	for i, a := range asks {
 		out[i].Page = a.page
-		for j, it := range out[i].Rows {
-			pc, err := parcel(it.Parcel)
-			if err != nil {
-				return nil, err
-			}
-			out[i].Rows[j].County, out[i].Rows[j].Address, out[i].Rows[j].Owner = pc.County, pc.Address, pc.Owner
+		if err := m.figureRows(year, a.step, out[i].Rows); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// figureRows figures in full the lines a page of a step shows, which the
+// preview counted from each bill's amount alone, and adds their parcels'
+// county, address and owner.
+func (m *Module) figureRows(year int, step string, rows []domain.RunItem) error {
+	params, today := m.o.Ledger().Params(), m.o.Today()
+	for j, row := range rows {
+		if row.Assessment == "" {
+			b, err := m.o.Ledger().Bill(row.BillID)
+			if err != nil {
+				return err
+			}
+			it, ok, err := domain.NovemberItemOn(b, step, year, today, params)
+			if err != nil {
+				return fmt.Errorf("bill %s: %w", b.ID, err)
+			}
+			if ok {
+				// A bill written since the count was taken shows as it
+				// stands now.
+				rows[j] = it
+			}
+		}
+		pc, err := m.o.Ledger().Parcel(rows[j].Parcel)
+		if err != nil && domain.ErrorCode(err) != domain.ENOTFOUND {
+			return err
+		}
+		rows[j].County, rows[j].Address, rows[j].Owner = pc.County, pc.Address, pc.Owner
+	}
+	return nil
 }
 
 // postedPreview is a complete step's lines (domain.Reads.NovemberItems)
@@ -309,19 +293,10 @@ func (m *Module) previewSteps(year int, asks ...stepAsk) ([]stepPreview, error) 
 func postedPreview(items []domain.RunItem, a stepAsk) stepPreview {
 	var pv stepPreview
 	for _, it := range items {
-		pv.add(a, it, func(string) (domain.County, error) { return it.County, nil })
+		pv.add(a, it, it.StepAmount(a.step), func(string) (domain.County, error) { return it.County, nil })
 	}
 	pv.Page = a.page
 	return pv
-}
-
-// runAmount is what a step posts for a line: the penalty, or the balance
-// certified.
-func runAmount(it domain.RunItem, step string) domain.Money {
-	if step == "penalties" {
-		return it.Penalty
-	}
-	return it.Balance
 }
 
 // pageSize is how many lines of a step a page lists at once: a year's run
@@ -348,7 +323,7 @@ func pagedRun(pv stepPreview, step string, link func(page int) string) RunTable 
 		if it.Assessment != "" {
 			url = "/staff/assessment/" + it.Assessment
 		}
-		t.Rows = append(t.Rows, RunRow{BillID: it.BillID, Account: it.Account, Parcel: it.Parcel, County: it.County.Title(), Owner: it.Owner, Principal: it.Principal.String(), Interest: it.Interest.String(), Penalty: it.Penalty.String(), Amount: runAmount(it, step).String(), URL: url})
+		t.Rows = append(t.Rows, RunRow{BillID: it.BillID, Account: it.Account, Parcel: it.Parcel, County: it.County.Title(), Owner: it.Owner, Principal: it.Principal.String(), Interest: it.Interest.String(), Penalty: it.Penalty.String(), Amount: it.StepAmount(step).String(), URL: url})
 	}
 	return t
 }

@@ -362,6 +362,22 @@ func (l *Ledger) BillsOfYear(q domain.BillQuery) ([]domain.Bill, error) {
 	return out, nil
 }
 
+// ParcelCounties walks the parcels.
+func (l *Ledger) ParcelCounties() (map[string]domain.County, error) {
+	parcels, err := l.Parcels()
+	return domain.ParcelCountiesOf(parcels), err
+}
+
+// NovemberBills figures every bill of the year from the bills with
+// their payments, as the replicated ledger's preview must answer.
+func (l *Ledger) NovemberBills(year int, on domain.Date, fn func(domain.NovemberBill) error) error {
+	bills, err := l.bills(func(domain.Bill) bool { return true })
+	if err != nil {
+		return err
+	}
+	return domain.FigureNovemberBills(bills, year, on, l.Params(), fn)
+}
+
 func (l *Ledger) Account(n string) (domain.Account, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

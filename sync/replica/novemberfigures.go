@@ -1,0 +1,308 @@
+package replica
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/villagehall/appliance/domain"
+)
+
+// The November run's figures of each bill (domain.Lookups.NovemberBills)
+// are kept by the node once a preview has figured them, so that the run's
+// pages, its confirmation and the start page's alerts read a small entry
+// a bill instead of decoding every bill of the year, its payments when
+// its summary cannot answer, and the §5.10 arithmetic of each:
+//
+//	\x00px/n/<bill id> → novemberEntry
+//
+// An entry says what it was figured from: the bill record's version in
+// the store (a bill written since, by a payment or anything else, has
+// another), a fingerprint of the parameters (a change to the §5.10 rows
+// or the due days figures every bill again) and the day the
+// certification was figured to (it runs to the day asked once November 15
+// has passed). The FSM never writes them: a read figures the bills whose
+// entry is missing or stale and writes theirs afterwards, node-local
+// keys outside the state hash and snapshots. They are under the lookups'
+// prefix, so a reindex drops them; a restore drops the whole store.
+const prefixNovember = prefixLookup + "n/"
+
+// novemberFormat is the first byte of an entry: an entry of another form
+// is figured again.
+const novemberFormat = 1
+
+// novemberEntry is a bill's figures as an entry holds them.
+type novemberEntry struct {
+	version uint64  // the bill record's version it was figured from
+	params  [8]byte // paramsPrint of the parameters it was figured with
+	certOn  string  // the day the certification was figured to
+	bill    domain.NovemberBill
+}
+
+func (e novemberEntry) append(buf []byte) []byte {
+	buf = append(buf, novemberFormat)
+	buf = binary.AppendUvarint(buf, e.version)
+	buf = append(buf, e.params[:]...)
+	buf = appendString(buf, e.certOn)
+	buf = appendString(buf, e.bill.Parcel)
+	for _, a := range []domain.NovemberAmount{e.bill.Penalties, e.bill.Certify} {
+		if !a.Takes {
+			buf = append(buf, 0)
+			continue
+		}
+		buf = appendString(append(buf, 1), a.Amount.String())
+	}
+	return buf
+}
+
+func appendString(buf []byte, s string) []byte {
+	return append(binary.AppendUvarint(buf, uint64(len(s))), s...)
+}
+
+var errNovemberEntry = errors.New("malformed November figures entry")
+
+// parseNovemberEntry reads an entry; an entry it cannot read is figured
+// again.
+func parseNovemberEntry(raw []byte) (novemberEntry, error) {
+	var e novemberEntry
+	if len(raw) == 0 || raw[0] != novemberFormat {
+		return e, errNovemberEntry
+	}
+	raw = raw[1:]
+	v, n := binary.Uvarint(raw)
+	if n <= 0 || len(raw[n:]) < len(e.params) {
+		return e, errNovemberEntry
+	}
+	e.version, raw = v, raw[n:]
+	copy(e.params[:], raw)
+	raw = raw[len(e.params):]
+	str := func() (string, bool) {
+		l, n := binary.Uvarint(raw)
+		if n <= 0 || uint64(len(raw[n:])) < l {
+			return "", false
+		}
+		s := string(raw[n : n+int(l)])
+		raw = raw[n+int(l):]
+		return s, true
+	}
+	var ok bool
+	if e.certOn, ok = str(); !ok {
+		return e, errNovemberEntry
+	}
+	if e.bill.Parcel, ok = str(); !ok {
+		return e, errNovemberEntry
+	}
+	for _, a := range []*domain.NovemberAmount{&e.bill.Penalties, &e.bill.Certify} {
+		if len(raw) == 0 {
+			return e, errNovemberEntry
+		}
+		takes := raw[0]
+		raw = raw[1:]
+		if takes == 0 {
+			continue
+		}
+		s, ok := str()
+		if !ok {
+			return e, errNovemberEntry
+		}
+		m, err := domain.ParseSignedMoney(s)
+		if err != nil {
+			return e, errNovemberEntry
+		}
+		a.Takes, a.Amount = true, m
+	}
+	if len(raw) != 0 {
+		return e, errNovemberEntry
+	}
+	return e, nil
+}
+
+// paramsPrint fingerprints the parameters the figures depend on: every
+// effective-dated row and the holidays (due days move with them).
+func paramsPrint(p *domain.Params) ([8]byte, error) {
+	var out [8]byte
+	raw, err := json.Marshal(struct {
+		Rows     []domain.ParamRow
+		Holidays []domain.Date
+	}{p.Rows(), p.Holidays()})
+	if err != nil {
+		return out, fmt.Errorf("fingerprint the parameters: %w", err)
+	}
+	sum := sha256.Sum256(raw)
+	copy(out[:], sum[:])
+	return out, nil
+}
+
+// certifyDay is the day NovemberItemOn figures the certification to when
+// asked on day on.
+func certifyDay(year int, on domain.Date) domain.Date {
+	if d := domain.TaxRollDay(year); !on.After(d) {
+		return d
+	}
+	return on
+}
+
+// novemberWriteBatch is how many entries one write of the figures
+// carries.
+const novemberWriteBatch = 1024
+
+// NovemberBills calls fn with each bill of the tax-roll year, in id order,
+// and its part in the year's November run on day on: from its entry when
+// the entry was figured from the bill as it stands, with the parameters
+// and for the day asked; otherwise figured from the bill (with its
+// payments when its summary cannot answer), and its entry written
+// afterwards.
+func (f *FSM) NovemberBills(year int, on domain.Date, fn func(domain.NovemberBill) error) error {
+	p := f.Params()
+	print, err := paramsPrint(p)
+	if err != nil {
+		return err
+	}
+	certOn := certifyDay(year, on).String()
+	var fresh []kv
+	err = f.view(func(txn *badger.Txn) error {
+		type ref struct {
+			id       string
+			standing domain.BillStanding
+		}
+		var refs []ref
+		for _, s := range domain.BillStandings {
+			prefix := key(prefixBillYear, fmt.Sprintf("%04d/%s/", year, s))
+			it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+			for it.Rewind(); it.Valid(); it.Next() {
+				refs = append(refs, ref{string(it.Item().Key()[len(prefix):]), s})
+			}
+			it.Close()
+		}
+		slices.SortFunc(refs, func(a, b ref) int { return strings.Compare(a.id, b.id) })
+		bills := newCursor(txn, prefixBill)
+		defer bills.close()
+		entries := newCursor(txn, prefixNovember)
+		defer entries.close()
+		for _, r := range refs {
+			item, ok := bills.at(r.id)
+			if !ok {
+				continue
+			}
+			version := item.Version()
+			if raw, ok := entries.at(r.id); ok {
+				var e novemberEntry
+				err := raw.Value(func(v []byte) error {
+					var err error
+					e, err = parseNovemberEntry(v)
+					return err
+				})
+				if err == nil && e.version == version && e.params == print && e.certOn == certOn {
+					e.bill.ID, e.bill.Standing = r.id, r.standing
+					if err := fn(e.bill); err != nil {
+						return err
+					}
+					continue
+				}
+			}
+			var b domain.Bill
+			if err := item.Value(func(v []byte) error { return json.Unmarshal(v, &b) }); err != nil {
+				return fmt.Errorf("read bill %s: %w", r.id, err)
+			}
+			nb, err := domain.NovemberBillOf(b, r.standing, year, on, p)
+			if errors.Is(err, domain.ErrPaymentsNeeded) {
+				// Payments are never rewritten in their slots, so those
+				// the record names read the same from any later view.
+				if err = f.billPayments(&b); err == nil {
+					nb, err = domain.NovemberBillOf(b, r.standing, year, on, p)
+				}
+			}
+			if err != nil {
+				return fmt.Errorf("bill %s: %w", r.id, err)
+			}
+			e := novemberEntry{version: version, params: print, certOn: certOn, bill: nb}
+			fresh = append(fresh, kv{key(prefixNovember, r.id), e.append(nil)})
+			if err := fn(nb); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil || len(fresh) == 0 {
+		return err
+	}
+	if err := f.keepNovember(fresh); err != nil {
+		// The figures are kept to be read faster next time; the answer
+		// given stands.
+		f.log.Warn("November run figures not kept", "year", year, "err", err)
+	}
+	return nil
+}
+
+// keepNovember writes figured entries, as a read does: never while a
+// snapshot is restored, which drops the store.
+func (f *FSM) keepNovember(writes []kv) error {
+	f.restoring.RLock()
+	defer f.restoring.RUnlock()
+	for len(writes) > 0 {
+		n := min(len(writes), novemberWriteBatch)
+		wb := f.db.NewWriteBatch()
+		for _, w := range writes[:n] {
+			if err := wb.Set(w.k, w.v); err != nil {
+				wb.Cancel()
+				return err
+			}
+		}
+		if err := wb.Flush(); err != nil {
+			return err
+		}
+		writes = writes[n:]
+	}
+	return nil
+}
+
+// cursor finds the keys of one prefix for ids asked in ascending order,
+// stepping forward through the keys between them (a year's bills sit
+// close together in the store) and seeking past a longer gap, so that
+// each table block is read once rather than once a key.
+type cursor struct {
+	it      *badger.Iterator
+	prefix  []byte
+	key     []byte
+	started bool
+}
+
+// cursorSteps is how many keys a cursor steps over before it seeks.
+const cursorSteps = 16
+
+func newCursor(txn *badger.Txn, prefix string) *cursor {
+	return &cursor{it: txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefix)}), prefix: []byte(prefix)}
+}
+
+// at returns the item of prefix+id, if the store has it; ids must come
+// in ascending order. The item is valid until the next call.
+func (c *cursor) at(id string) (*badger.Item, bool) {
+	c.key = append(append(c.key[:0], c.prefix...), id...)
+	if !c.started {
+		c.it.Seek(c.key)
+		c.started = true
+	}
+	for n := 0; c.it.Valid(); n++ {
+		switch bytes.Compare(c.it.Item().Key(), c.key) {
+		case 0:
+			return c.it.Item(), true
+		case 1:
+			return nil, false
+		}
+		if n == cursorSteps {
+			c.it.Seek(c.key)
+		} else {
+			c.it.Next()
+		}
+	}
+	return nil, false
+}
+
+func (c *cursor) close() { c.it.Close() }

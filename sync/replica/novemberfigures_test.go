@@ -1,0 +1,208 @@
+package replica
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/villagehall/appliance/domain"
+)
+
+// novemberBills collects what NovemberBills gives.
+func novemberBills(t *testing.T, f *FSM, year int, on domain.Date) []domain.NovemberBill {
+	t.Helper()
+	var out []domain.NovemberBill
+	if err := f.NovemberBills(year, on, func(nb domain.NovemberBill) error {
+		out = append(out, nb)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// figuredNovemberBills is what NovemberBills must give: every bill of the
+// year figured from the bill with its payments.
+func figuredNovemberBills(t *testing.T, f *FSM, year int, on domain.Date) []domain.NovemberBill {
+	t.Helper()
+	bills, err := f.Bills()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []domain.NovemberBill
+	if err := domain.FigureNovemberBills(bills, year, on, f.Params(), func(nb domain.NovemberBill) error {
+		out = append(out, nb)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func sameNovemberBills(a, b []domain.NovemberBill) string {
+	if len(a) != len(b) {
+		return fmt.Sprintf("%d bills, want %d", len(a), len(b))
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if x.ID != y.ID || x.Parcel != y.Parcel || x.Standing != y.Standing ||
+			x.Penalties.Takes != y.Penalties.Takes || !x.Penalties.Amount.Equal(y.Penalties.Amount) ||
+			x.Certify.Takes != y.Certify.Takes || !x.Certify.Amount.Equal(y.Certify.Amount) {
+			return fmt.Sprintf("bill %d: %+v, want %+v", i, x, y)
+		}
+	}
+	return ""
+}
+
+// novemberEntries returns the figures entries the store holds, by bill.
+func novemberEntries(t *testing.T, f *FSM) map[string]novemberEntry {
+	t.Helper()
+	out := map[string]novemberEntry{}
+	err := f.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefixNovember)})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			raw, err := it.Item().ValueCopy(nil)
+			if err != nil {
+				return err
+			}
+			e, err := parseNovemberEntry(raw)
+			if err != nil {
+				return fmt.Errorf("%q: %w", it.Item().Key(), err)
+			}
+			out[string(it.Item().Key()[len(prefixNovember):])] = e
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestNovemberFiguresAgreeWithTheBills: after random puts and changes of
+// bills (payments, certifications, records summarized or not), the
+// November figures the node gives for every year and day, first figured
+// and then read from its entries, are what figuring every bill with its
+// payments gives; each bill of a year asked has an entry afterwards.
+func TestNovemberFiguresAgreeWithTheBills(t *testing.T) {
+	days := []string{"2024-11-20", "2025-11-10", "2025-11-16", "2026-01-20", "2026-12-03"}
+	taken := 0
+	for seed := range uint64(3) {
+		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(seed, 11))
+			f := indexFSM(t, t.TempDir())
+			defer f.Close()
+			parcels, bills := map[string]domain.Parcel{}, map[string]domain.Bill{}
+			next := uint64(1)
+			for round := range 8 {
+				var puts []putRecords
+				for range 1 + r.IntN(3) {
+					puts = append(puts, randomPut(r, parcels, bills, 1+r.IntN(12)))
+				}
+				applyOK(t, f, putLogs(t, next, puts...))
+				next += uint64(len(puts))
+				for _, year := range []int{2024, 2025} {
+					on := domain.MustDate(days[r.IntN(len(days))])
+					want := figuredNovemberBills(t, f, year, on)
+					for _, pass := range []string{"figured", "from the entries"} {
+						if diff := sameNovemberBills(novemberBills(t, f, year, on), want); diff != "" {
+							t.Fatalf("round %d, %d on %s, %s: %s", round, year, on, pass, diff)
+						}
+					}
+					entries := novemberEntries(t, f)
+					for _, nb := range want {
+						if _, ok := entries[nb.ID]; !ok {
+							t.Fatalf("round %d: bill %s of %d has no entry", round, nb.ID, year)
+						}
+						if nb.Penalties.Takes || nb.Certify.Takes {
+							taken++
+						}
+					}
+				}
+			}
+		})
+	}
+	if taken == 0 {
+		t.Fatal("no bill had a line in either step: the figures were never put to the test")
+	}
+}
+
+// TestNovemberFiguresAreReadFromTheirEntries: a bill's entry is what the
+// node answers while the bill, the parameters and the day stand (an entry
+// altered in the store shows, which proves it is read); a bill written
+// since, other parameters or another certification day are figured again.
+func TestNovemberFiguresAreReadFromTheirEntries(t *testing.T) {
+	f := indexFSM(t, t.TempDir())
+	defer f.Close()
+	pc := domain.Parcel{ID: "0601-200-0001", County: domain.Dane, Owner: "Ana Lopez", Address: "1 Main St"}
+	bill := func(id string) domain.Bill {
+		return domain.Bill{ID: id, Account: "100101", Parcel: pc.ID, Description: "water", BilledOn: domain.MustDate("2025-01-15"), Principal: domain.Cents(40000)}
+	}
+	applyOK(t, f, putLogs(t, 1, putRecords{Parcels: []domain.Parcel{pc}, Bills: []domain.Bill{bill("B-1"), bill("B-2")}, Summarize: []bool{true, true}}))
+	on := domain.MustDate("2025-11-20")
+	want := figuredNovemberBills(t, f, 2025, on)
+	if len(want) != 2 || !want[0].Penalties.Takes || !want[0].Certify.Takes {
+		t.Fatalf("want both bills in both steps: %+v", want)
+	}
+	if diff := sameNovemberBills(novemberBills(t, f, 2025, on), want); diff != "" {
+		t.Fatal(diff)
+	}
+	// Alter B-1's entry in the store: the node answers from it.
+	entries := novemberEntries(t, f)
+	e := entries["B-1"]
+	e.bill.Penalties.Amount = domain.Cents(1)
+	if err := f.db.Update(func(txn *badger.Txn) error { return txn.Set(key(prefixNovember, "B-1"), e.append(nil)) }); err != nil {
+		t.Fatal(err)
+	}
+	if got := novemberBills(t, f, 2025, on); !got[0].Penalties.Amount.Equal(domain.Cents(1)) {
+		t.Fatalf("B-1's penalty %s: the entry was not read", got[0].Penalties.Amount)
+	}
+	// A malformed entry is figured again.
+	if err := f.db.Update(func(txn *badger.Txn) error { return txn.Set(key(prefixNovember, "B-1"), []byte{novemberFormat, 0xff}) }); err != nil {
+		t.Fatal(err)
+	}
+	if diff := sameNovemberBills(novemberBills(t, f, 2025, on), want); diff != "" {
+		t.Fatalf("after a malformed entry: %s", diff)
+	}
+	alter := func() {
+		t.Helper()
+		e := novemberEntries(t, f)["B-1"]
+		e.bill.Penalties.Amount = domain.Cents(1)
+		if err := f.db.Update(func(txn *badger.Txn) error { return txn.Set(key(prefixNovember, "B-1"), e.append(nil)) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The bill written since (a payment): figured again.
+	alter()
+	paid := bill("B-1")
+	paid.Payments = []domain.BillPayment{{CommandID: "pay", At: domain.NewDateTime(domain.MustDate("2025-03-01"), 10, 0, 0), Amount: domain.Cents(10000), Tender: domain.Cash}}
+	applyOK(t, f, putLogs(t, 2, putRecords{Bills: []domain.Bill{paid}, Summarize: []bool{true}}))
+	want = figuredNovemberBills(t, f, 2025, on)
+	if diff := sameNovemberBills(novemberBills(t, f, 2025, on), want); diff != "" {
+		t.Fatalf("after a payment: %s", diff)
+	}
+	// Another certification day: figured again.
+	alter()
+	later := domain.MustDate("2025-12-01")
+	if diff := sameNovemberBills(novemberBills(t, f, 2025, later), figuredNovemberBills(t, f, 2025, later)); diff != "" {
+		t.Fatalf("on another day: %s", diff)
+	}
+	// Other parameters (a penalty rate from 2025 on): figured again.
+	before := figuredNovemberBills(t, f, 2025, later)[0].Penalties.Amount
+	alter()
+	o, err := domain.ParseParams("o.txt", []byte("2025-01-01 receivable_penalty 0.10\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.params = f.params.Merge(o)
+	want = figuredNovemberBills(t, f, 2025, later)
+	if want[0].Penalties.Amount.Equal(before) {
+		t.Fatal("the new rate does not change B-1's penalty: the test proves nothing")
+	}
+	if diff := sameNovemberBills(novemberBills(t, f, 2025, later), want); diff != "" {
+		t.Fatalf("with other parameters: %s", diff)
+	}
+}
