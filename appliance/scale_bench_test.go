@@ -26,6 +26,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/villagehall/appliance/domain"
@@ -103,7 +104,9 @@ func (z scaleSize) key() string {
 // BENCH_SCALE_ROUTES, a regular expression, times only the routes whose
 // names it matches (the November run is taken only when it matches
 // "November run"); BENCH_SCALE_BIN serves with that binary instead of one
-// built from this tree (an older release, to compare).
+// built from this tree (an older release, to compare); BENCH_SCALE_CPU, a
+// regular expression, takes the node's CPU profile while the routes it
+// matches are timed (BENCH_SCALE_PROFILES/scale-cpu-ROUTE.pprof).
 func BenchmarkScale(b *testing.B) {
 	for b.Loop() {
 		runScale(b)
@@ -663,6 +666,32 @@ func (n *scaleNode) heapProfile(name string) {
 	}
 }
 
+// cpuProfile saves the node's CPU profile over about the next d (at
+// least a second, at most scaleRouteBudget) as BENCH_SCALE_PROFILES/
+// scale-cpu-ROUTE.pprof: taken while a route's requests after its first
+// are timed, for the routes BENCH_SCALE_CPU matches.
+func (n *scaleNode) cpuProfile(route string, d time.Duration) {
+	dir := os.Getenv("BENCH_SCALE_PROFILES")
+	if dir == "" || n.pprof == "" {
+		return
+	}
+	seconds := int(min(max(d, time.Second), scaleRouteBudget).Seconds())
+	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", n.pprof, seconds))
+	if err != nil {
+		fmt.Printf("CPU profile of %s: %v\n", route, err)
+		return
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	name := strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return unicode.ToLower(r)
+		}
+		return '-'
+	}, route)
+	os.WriteFile(filepath.Join(dir, "scale-cpu-"+name+".pprof"), raw, 0o644)
+}
+
 // scaleRun is one run's node and what it was given.
 type scaleRun struct {
 	b      *testing.B
@@ -968,6 +997,10 @@ const scaleRouteBudget = 30 * time.Second
 // and keeps the time until the whole body was read.
 func (s *scaleRun) timeRoutes(routes []scaleRoute, only *regexp.Regexp) []scaleRow {
 	clients := map[string]*staffClient{}
+	var cpu *regexp.Regexp
+	if v := os.Getenv("BENCH_SCALE_CPU"); v != "" {
+		cpu = regexp.MustCompile(v)
+	}
 	var rows []scaleRow
 	for _, r := range routes {
 		if !only.MatchString(r.name) {
@@ -985,8 +1018,12 @@ func (s *scaleRun) timeRoutes(routes []scaleRoute, only *regexp.Regexp) []scaleR
 		}
 		row := scaleRow{r: r}
 		var times []time.Duration
+		var profiled sync.WaitGroup
 		began := time.Now()
 		for n := range scaleRequests {
+			if n == 1 && cpu != nil && cpu.MatchString(r.name) {
+				profiled.Go(func() { s.node.cpuProfile(r.name, times[0]*(scaleRequests-1)) })
+			}
 			// A route far over its target is asked fewer times, so that
 			// a run on a slow ledger ends: once at least, then none
 			// after scaleRouteBudget on it.
@@ -1010,6 +1047,7 @@ func (s *scaleRun) timeRoutes(routes []scaleRoute, only *regexp.Regexp) []scaleR
 				break
 			}
 		}
+		profiled.Wait()
 		slices.Sort(times)
 		row.n = len(times)
 		row.p50, row.p99 = times[len(times)/2], times[min(len(times)-1, len(times)*99/100)]
