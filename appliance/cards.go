@@ -43,3 +43,7 @@ func (c nodeCardReceipts) CardReceiptsPage(day domain.Date, from, n int) (cards.
 	p, err := c.n.FSM().CardReceiptsPage(day, from, n)
 	return cards.ReceiptsPage{Count: p.Count, Total: p.Total, Receipts: p.Receipts}, err
 }
+
+func (c nodeCardReceipts) EachCardReceipt(day domain.Date, n int, fn func(domain.Receipt) error) error {
+	return c.n.FSM().EachCardReceipt(day, n, fn)
+}

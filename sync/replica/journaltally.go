@@ -440,3 +440,57 @@ func (f *FSM) CardReceiptsPage(day domain.Date, from, n int) (CardPage, error) {
 	})
 	return out, err
 }
+
+// cardLinePart is how many card receipts EachCardReceipt reads in one
+// read transaction (a variable so that a test can take small parts).
+var cardLinePart = 2000
+
+// EachCardReceipt calls fn with the first n card receipts of the commands
+// applied with intake date day (all when n is 0), in journal order, as
+// CardReceipts lists them, until fn returns an error; each receipt holds
+// its number, command id and amount alone, which is what a day's CSV
+// lists. The receipts are read a part at a time, each part in a read of
+// its own that starts after the last key of the one before, so that fn
+// may write to a slow client without holding a read open for the day.
+func (f *FSM) EachCardReceipt(day domain.Date, n int, fn func(domain.Receipt) error) error {
+	prefix := []byte(prefixJXCard + day.String() + "/")
+	var after []byte
+	seen := 0
+	for {
+		var part []domain.Receipt
+		err := f.view(func(txn *badger.Txn) error {
+			it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: true, PrefetchSize: 256})
+			defer it.Close()
+			if after == nil {
+				it.Seek(prefix)
+			} else if it.Seek(after); it.Valid() && bytes.Equal(it.Item().Key(), after) {
+				it.Next()
+			}
+			for ; it.Valid() && len(part) < cardLinePart && (n == 0 || seen+len(part) < n); it.Next() {
+				var line struct {
+					Number    string       `json:"number"`
+					CommandID string       `json:"command_id"`
+					Amount    domain.Money `json:"amount"`
+				}
+				if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &line) }); err != nil {
+					return fmt.Errorf("card receipt %x: %w", it.Item().Key(), err)
+				}
+				part = append(part, domain.Receipt{Number: line.Number, CommandID: line.CommandID, Amount: line.Amount})
+				after = it.Item().KeyCopy(after[:0])
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, rc := range part {
+			if err := fn(rc); err != nil {
+				return err
+			}
+		}
+		seen += len(part)
+		if len(part) < cardLinePart || (n > 0 && seen >= n) {
+			return nil
+		}
+	}
+}

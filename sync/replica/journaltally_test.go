@@ -98,6 +98,8 @@ func checkSpans(t *testing.T, f *FSM) {
 // the listing.
 func checkCardPages(t *testing.T, f *FSM) {
 	t.Helper()
+	defer func(n int) { cardLinePart = n }(cardLinePart)
+	cardLinePart = 2
 	days := 0
 	for d := domain.MustDate("2025-09-01"); d.Before(domain.MustDate("2028-06-01")); d = d.AddDays(1) {
 		var all []domain.Receipt
@@ -114,6 +116,26 @@ func checkCardPages(t *testing.T, f *FSM) {
 		}
 		if whole.Count != len(all) || !whole.Total.Equal(total) || !reflect.DeepEqual(whole.Receipts, all) {
 			t.Fatalf("%s: tally %d receipts, %s; the index lists %d, %s", d, whole.Count, whole.Total, len(all), total)
+		}
+		// The CSV's stream: the same receipts, slim, in parts of two here
+		// so that days of several parts resume where the last ended.
+		for _, n := range []int{0, 1, 2, 3, len(all), len(all) + 1} {
+			var slim []domain.Receipt
+			if err := f.EachCardReceipt(d, n, func(r domain.Receipt) error { slim = append(slim, r); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			want := all
+			if n > 0 {
+				want = all[:min(n, len(all))]
+			}
+			if len(slim) != len(want) {
+				t.Fatalf("%s, %d of them: streamed %d receipts, want %d", d, n, len(slim), len(want))
+			}
+			for i, r := range want {
+				if s := slim[i]; s.Number != r.Number || s.CommandID != r.CommandID || !s.Amount.Equal(r.Amount) {
+					t.Fatalf("%s, %d of them: receipt %d streamed as %+v, want %s %s %s", d, n, i, s, r.Number, r.CommandID, r.Amount)
+				}
+			}
 		}
 		if len(all) == 0 {
 			continue

@@ -50,6 +50,11 @@ type DayReceipts interface {
 	// 0) from the from-th on (0 the first), in the order CardReceipts
 	// gives them.
 	CardReceiptsPage(day domain.Date, from, n int) (ReceiptsPage, error)
+	// EachCardReceipt calls fn with the first n card receipts whose
+	// intake date is day (all when n is 0), in the order CardReceipts
+	// gives them, until fn returns an error: each with its number,
+	// command id and amount alone, what the day's CSV lists.
+	EachCardReceipt(day domain.Date, n int, fn func(domain.Receipt) error) error
 }
 
 // ReceiptsPage is a page of a day's card receipts, with the day's count
@@ -374,46 +379,30 @@ func (m *Module) exportReconciliation(w http.ResponseWriter, r *http.Request) {
 	_ = c.Flush()
 }
 
-// csvPart is the receipts the CSV of a day with no statement reads at a
-// time, each part in a read of its own, written before the next.
-const csvPart = 2000
-
 // exportPaged writes the CSV of a day with no processor's statement from
-// the ledger's count of the day and its receipts a part at a time: the
-// lines and totals the whole day's reconciliation would give, the day
-// never held whole. It lists as many receipts as the count it started
-// with (a receipt of the day that posts meanwhile comes after them).
+// the ledger's count of the day and its receipts as the ledger streams
+// them (DayReceipts.EachCardReceipt): the lines and totals the whole
+// day's reconciliation would give, the day never held whole. It lists as
+// many receipts as the count it started with (a receipt of the day that
+// posts meanwhile comes after them).
 func (m *Module) exportPaged(w http.ResponseWriter, r *http.Request, dr DayReceipts) {
 	day, err := m.day(r.URL.Query().Get("day"))
 	if err != nil {
 		m.o.Fail(w, r, err)
 		return
 	}
-	p, err := dr.CardReceiptsPage(day, 0, csvPart)
+	p, err := dr.CardReceiptsPage(day, 0, 1)
 	if err != nil {
 		m.o.Fail(w, r, err)
 		return
 	}
-	rec := pagedReconciliation(day, 0, p)
+	rec := pagedReconciliation(day, 0, ReceiptsPage{Count: p.Count, Total: p.Total})
 	c := m.o.CSV(w, "cards-"+day.String()+".csv")
 	_ = c.Write(csvHeader)
-	for n := 0; ; {
-		for _, l := range rec.Lines {
-			if n == rec.count {
-				break
-			}
-			if err = c.Write(csvLine(day, l)); err != nil {
-				break
-			}
-			n++
-		}
-		if err != nil || n >= rec.count || len(rec.Lines) == 0 {
-			break
-		}
-		if p, err = dr.CardReceiptsPage(day, n, csvPart); err != nil {
-			break
-		}
-		rec.Lines = pagedReconciliation(day, n, p).Lines
+	if rec.count > 0 {
+		err = dr.EachCardReceipt(day, rec.count, func(rc domain.Receipt) error {
+			return c.Write(csvLine(day, Line{CommandID: rc.CommandID, Receipt: &rc, Problem: noCharge}))
+		})
 	}
 	if err == nil {
 		writeTotals(c, rec)

@@ -185,6 +185,20 @@ func (r dayReceipts) CardReceiptsPage(day domain.Date, from, n int) (cards.Recei
 	return p, nil
 }
 
+func (r dayReceipts) EachCardReceipt(day domain.Date, n int, fn func(domain.Receipt) error) error {
+	all := r.receipts[day]
+	if n > 0 {
+		all = all[:min(n, len(all))]
+	}
+	for _, rc := range all {
+		*r.pages++
+		if err := fn(domain.Receipt{Number: rc.Number, CommandID: rc.CommandID, Amount: rc.Amount}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // TestReconciliationPagedAsWhole: on a node with no processor's
 // statement, a ledger that counts its days and reads a page of receipts
 // at a time gives every page of a day of 2,345 card payments, and its
