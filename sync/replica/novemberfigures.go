@@ -167,6 +167,7 @@ func (f *FSM) NovemberBills(year int, on domain.Date, fn func(domain.NovemberBil
 	}
 	certOn := certifyDay(year, on).String()
 	var fresh []kv
+	var out []domain.NovemberBill
 	err = f.view(func(txn *badger.Txn) error {
 		type ref struct {
 			id       string
@@ -201,9 +202,7 @@ func (f *FSM) NovemberBills(year int, on domain.Date, fn func(domain.NovemberBil
 				})
 				if err == nil && e.version == version && e.params == print && e.certOn == certOn {
 					e.bill.ID, e.bill.Standing = r.id, r.standing
-					if err := fn(e.bill); err != nil {
-						return err
-					}
+					out = append(out, e.bill)
 					continue
 				}
 			}
@@ -213,9 +212,7 @@ func (f *FSM) NovemberBills(year int, on domain.Date, fn func(domain.NovemberBil
 			}
 			nb, err := domain.NovemberBillOf(b, r.standing, year, on, p)
 			if errors.Is(err, domain.ErrPaymentsNeeded) {
-				// Payments are never rewritten in their slots, so those
-				// the record names read the same from any later view.
-				if err = f.billPayments(&b); err == nil {
+				if err = domain.ReadBillPayments(txnRecords{txn}, &b); err == nil {
 					nb, err = domain.NovemberBillOf(b, r.standing, year, on, p)
 				}
 			}
@@ -224,19 +221,25 @@ func (f *FSM) NovemberBills(year int, on domain.Date, fn func(domain.NovemberBil
 			}
 			e := novemberEntry{version: version, params: print, certOn: certOn, bill: nb}
 			fresh = append(fresh, kv{key(prefixNovember, r.id), e.append(nil)})
-			if err := fn(nb); err != nil {
-				return err
-			}
+			out = append(out, nb)
 		}
 		return nil
 	})
-	if err != nil || len(fresh) == 0 {
+	if err != nil {
 		return err
 	}
-	if err := f.keepNovember(fresh); err != nil {
-		// The figures are kept to be read faster next time; the answer
-		// given stands.
-		f.log.Warn("November run figures not kept", "year", year, "err", err)
+	if len(fresh) > 0 {
+		if err := f.keepNovember(fresh); err != nil {
+			// The figures are kept to be read faster next time; the
+			// answer stands.
+			f.log.Warn("November run figures not kept", "year", year, "err", err)
+		}
+	}
+	// fn is called once the read is over: it may read the ledger itself.
+	for _, nb := range out {
+		if err := fn(nb); err != nil {
+			return err
+		}
 	}
 	return nil
 }

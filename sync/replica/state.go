@@ -232,18 +232,28 @@ func (f *FSM) List(collection, prefix string, fn func(id string, raw []byte) err
 	if !validName(collection) {
 		return domain.Errorf(domain.EINVALID, "", "bad collection name %q", collection)
 	}
+	return f.view(func(txn *badger.Txn) error { return txnRecords{txn}.List(collection, prefix, fn) })
+}
+
+// txnRecords lists records as one read transaction sees them: what a
+// read already inside f.view uses, since f.view must not be entered again
+// from within it (a restore waiting for the store would block the inner
+// read for good).
+type txnRecords struct{ txn *badger.Txn }
+
+// List is FSM.List within the transaction; collection is checked by the
+// caller.
+func (r txnRecords) List(collection, prefix string, fn func(id string, raw []byte) error) error {
 	base := recordKey(collection, "")
-	return f.view(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: recordKey(collection, prefix), PrefetchValues: true, PrefetchSize: 64})
-		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
-			id := string(it.Item().Key()[len(base):])
-			if err := it.Item().Value(func(v []byte) error { return fn(id, v) }); err != nil {
-				return err
-			}
+	it := r.txn.NewIterator(badger.IteratorOptions{Prefix: recordKey(collection, prefix), PrefetchValues: true, PrefetchSize: 64})
+	defer it.Close()
+	for it.Rewind(); it.Valid(); it.Next() {
+		id := string(it.Item().Key()[len(base):])
+		if err := it.Item().Value(func(v []byte) error { return fn(id, v) }); err != nil {
+			return err
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 // ListFrom calls fn with every record of collection whose id starts with
