@@ -161,7 +161,7 @@ const novemberWriteBatch = 1024
 // afterwards.
 func (f *FSM) NovemberBills(year int, on domain.Date, fn func(domain.NovemberBill) error) error {
 	p := f.Params()
-	print, err := paramsPrint(p)
+	fp, err := paramsPrint(p)
 	if err != nil {
 		return err
 	}
@@ -200,7 +200,7 @@ func (f *FSM) NovemberBills(year int, on domain.Date, fn func(domain.NovemberBil
 					e, err = parseNovemberEntry(v)
 					return err
 				})
-				if err == nil && e.version == version && e.params == print && e.certOn == certOn {
+				if err == nil && e.version == version && e.params == fp && e.certOn == certOn {
 					e.bill.ID, e.bill.Standing = r.id, r.standing
 					out = append(out, e.bill)
 					continue
@@ -219,7 +219,7 @@ func (f *FSM) NovemberBills(year int, on domain.Date, fn func(domain.NovemberBil
 			if err != nil {
 				return fmt.Errorf("bill %s: %w", r.id, err)
 			}
-			e := novemberEntry{version: version, params: print, certOn: certOn, bill: nb}
+			e := novemberEntry{version: version, params: fp, certOn: certOn, bill: nb}
 			fresh = append(fresh, kv{key(prefixNovember, r.id), e.append(nil)})
 			out = append(out, nb)
 		}
