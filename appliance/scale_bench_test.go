@@ -223,8 +223,8 @@ func runScale(b *testing.B) {
 	printScaleTable(rows)
 	fmt.Println()
 	s.mem.print()
-	fmt.Printf("\nrestarted on the ledger the run left (every entry since its latest snapshot replayed): ready after %v, peak VmRSS %.0f MiB (anonymous %.0f MiB)\n",
-		restart.ready.Round(time.Millisecond), mib(restart.peak.rss), mib(restart.peak.anon))
+	fmt.Printf("\nrestarted on the ledger the run left (every entry since its latest snapshot replayed): ready after %v, peak VmRSS %.0f MiB (anonymous %.0f, .sst pages %.0f, .mem pages %.0f, other files %.0f MiB)\n",
+		restart.ready.Round(time.Millisecond), mib(restart.peak.rss), mib(restart.peak.anon), mib(restart.peak.sst), mib(restart.peak.mem), mib(restart.peak.other))
 }
 
 // scaleRestart is how a restart of the node went.
