@@ -49,9 +49,11 @@ func TestTaxRollIsWhatTheLedgerCertifiedInBrowser(t *testing.T) {
 	)
 	// The page names the bill by its number; its address, by its ID.
 	id := strings.TrimPrefix(b.eval(`location.pathname`), "/staff/bills/")
-	if created := b.text("bill-created"); !strings.HasPrefix(created, "Bill 2026-") {
+	created := b.text("bill-created")
+	if !strings.HasPrefix(created, "Bill 2026-") {
 		t.Fatalf("the new bill is announced as %q, not by its number", created)
 	}
+	number := strings.Fields(created)[1]
 
 	// December 15: both dates long past, no November run given.
 	b.setClock("2026-12-15T10:00")
@@ -115,8 +117,8 @@ func TestTaxRollIsWhatTheLedgerCertifiedInBrowser(t *testing.T) {
 	for _, l := range lines[1:] {
 		if strings.Contains(l, ","+id+",") {
 			found = true
-			if !strings.Contains(l, ",227.00,2026-12-15,") || !strings.Contains(l, ",2026-11-15,") {
-				t.Fatalf("CSV line %q: want 227.00 certified on 2026-12-15, tax_roll_on 2026-11-15", l)
+			if !strings.Contains(l, ",227.00,2026-12-15,") || !strings.Contains(l, ",2026-11-15,") || !strings.HasSuffix(l, ","+number) {
+				t.Fatalf("CSV line %q: want 227.00 certified on 2026-12-15, tax_roll_on 2026-11-15, the bill's number %s last", l, number)
 			}
 		}
 	}

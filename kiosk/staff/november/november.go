@@ -637,17 +637,35 @@ func (m *Module) showTaxRollCSV(w http.ResponseWriter, r *http.Request) {
 		m.o.Fail(w, r, err)
 		return
 	}
+	// The bill's number for people is the last column, so that a reader
+	// of the earlier layout finds every other one where it was: the
+	// year's bills as their records hold them give it, without their
+	// payments.
+	numbers := map[string]string{}
+	q := domain.BillQuery{Year: year, Limit: domain.MaxBillPage, Bare: true}
+	for {
+		bills, err := m.o.Ledger().BillsOfYear(q)
+		if err != nil {
+			m.o.Fail(w, r, err)
+			return
+		}
+		for _, b := range bills {
+			numbers[b.ID] = b.Shown()
+		}
+		if len(bills) < q.Bound() {
+			break
+		}
+		q.After = bills[len(bills)-1].ID
+	}
 	cw := m.o.CSV(w, fmt.Sprintf("tax-roll-%d-%s.csv", year, county))
 	_ = cw.Write(TaxRollCSVHeader)
 	for _, it := range certified {
 		if it.County != county {
 			continue
 		}
-		// The bill's number for people is the last column, so that a
-		// reader of the earlier layout finds every other one where it was.
-		shown := it.BillID
-		if b, err := m.o.Ledger().Bill(it.BillID); err == nil {
-			shown = b.Shown()
+		shown, ok := numbers[it.BillID]
+		if !ok {
+			shown = it.BillID
 		}
 		_ = cw.Write([]string{it.County.Title(), it.Parcel, it.Address, it.Owner, it.Account, it.BillID, it.Description, it.BilledOn.String(), it.Principal.String(), it.Interest.String(), it.Penalty.String(), it.Balance.String(), run.CertifiedAt.Date.String(), it.CommandID, domain.TaxRollDay(year).String(), shown})
 	}
