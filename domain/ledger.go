@@ -393,7 +393,8 @@ type Lookups interface {
 	// the tax-roll year (of every standing) in the year's November run
 	// on day on (NovemberBillOf), until fn returns an error.
 	NovemberBills(year int, on Date, fn func(NovemberBill) error) error
-	// ParcelCounties returns the county of every parcel, by parcel id.
+	// ParcelCounties returns the county of every parcel in one
+	// (County.Valid), by parcel id.
 	ParcelCounties() (map[string]County, error)
 }
 

@@ -267,23 +267,18 @@ func FilterBills(bills []Bill, q BillQuery, p *Params) ([]Bill, error) {
 // FigureNovemberBills answers NovemberBills over the bills given, each
 // with its payments: what a ledger without indexes does.
 func FigureNovemberBills(bills []Bill, year int, on Date, p *Params, fn func(NovemberBill) error) error {
-	q := BillQuery{Year: year, Limit: len(bills)}
-	if q.Limit == 0 {
-		return nil
-	}
-	var all []Bill
-	for {
-		page, err := FilterBills(bills, q, p)
+	var of []Bill
+	for _, b := range bills {
+		y, err := b.RollYear(p)
 		if err != nil {
-			return err
+			return fmt.Errorf("bill %s: %w", b.ID, err)
 		}
-		all = append(all, page...)
-		if len(page) < q.Bound() {
-			break
+		if y == year {
+			of = append(of, b)
 		}
-		q.After = page[len(page)-1].ID
 	}
-	for _, b := range all {
+	slices.SortFunc(of, func(a, b Bill) int { return strings.Compare(a.ID, b.ID) })
+	for _, b := range of {
 		s, err := b.Standing(p)
 		if err != nil {
 			return fmt.Errorf("bill %s: %w", b.ID, err)
@@ -299,12 +294,13 @@ func FigureNovemberBills(bills []Bill, year int, on Date, p *Params, fn func(Nov
 	return nil
 }
 
-// ParcelCountiesOf answers ParcelCounties over the parcels given: what a
-// ledger without indexes does.
+// ParcelCountiesOf answers ParcelCounties over the parcels given (those
+// in a county the village's rolls know): what a ledger without indexes
+// does.
 func ParcelCountiesOf(parcels []Parcel) map[string]County {
 	out := make(map[string]County, len(parcels))
 	for _, p := range parcels {
-		if p.County != "" {
+		if p.County.Valid() {
 			out[p.ID] = p.County
 		}
 	}

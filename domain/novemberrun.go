@@ -155,12 +155,9 @@ func NovemberItem(b Bill, step string, year int, p *Params) (RunItem, bool, erro
 // figured from its summary, to the same cent, when the summary holds
 // what the day asks; else the answer is ErrPaymentsNeeded.
 func NovemberItemOn(b Bill, step string, year int, on Date, p *Params) (RunItem, bool, error) {
-	asOf := TaxRollDay(year)
-	switch {
-	case step == "penalties":
+	asOf := CertifyAsOf(year, on)
+	if step == "penalties" {
 		asOf = PenaltyDay(year)
-	case on.After(asOf):
-		asOf = on
 	}
 	if b.BilledOn.After(asOf) || (step == "certify" && b.Certified != nil) {
 		return RunItem{}, false, nil
@@ -256,6 +253,16 @@ func NovemberBillOf(b Bill, standing BillStanding, year int, on Date, p *Params)
 		}
 	}
 	return nb, nil
+}
+
+// CertifyAsOf is the day the certification of a cycle year is figured to
+// when asked on day on (NovemberItemOn): November 15, or on once it has
+// passed.
+func CertifyAsOf(year int, on Date) Date {
+	if d := TaxRollDay(year); !on.After(d) {
+		return d
+	}
+	return on
 }
 
 // ErrPaymentsNeeded is NovemberItemOn's answer for a bill read without

@@ -140,15 +140,6 @@ func paramsPrint(p *domain.Params) ([8]byte, error) {
 	return out, nil
 }
 
-// certifyDay is the day NovemberItemOn figures the certification to when
-// asked on day on.
-func certifyDay(year int, on domain.Date) domain.Date {
-	if d := domain.TaxRollDay(year); !on.After(d) {
-		return d
-	}
-	return on
-}
-
 // novemberWriteBatch is how many entries one write of the figures
 // carries.
 const novemberWriteBatch = 1024
@@ -165,7 +156,7 @@ func (f *FSM) NovemberBills(year int, on domain.Date, fn func(domain.NovemberBil
 	if err != nil {
 		return err
 	}
-	certOn := certifyDay(year, on).String()
+	certOn := domain.CertifyAsOf(year, on).String()
 	var fresh []kv
 	var out []domain.NovemberBill
 	err = f.view(func(txn *badger.Txn) error {

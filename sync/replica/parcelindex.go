@@ -61,23 +61,14 @@ func parcelWordKeys(p domain.Parcel) []string {
 			out = append(out, fieldCode[f]+"/"+w)
 		}
 	}
-	if c := countyWord(p.County); c != "" {
-		out = append(out, countyCode+"/"+c)
+	if p.County.Valid() {
+		out = append(out, countyCode+"/"+string(p.County))
 	}
 	return out
 }
 
 // countyCode is the county's letter in the word keys.
 const countyCode = "c"
-
-// countyWord is a county as a word of the index: its name when it is a
-// word (letters and digits), else none.
-func countyWord(c domain.County) string {
-	if c == "" || slices.ContainsFunc([]byte(c), func(r byte) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') }) {
-		return ""
-	}
-	return string(c)
-}
 
 // billEntry returns a bill's entry in the year index ("<year>/<standing>").
 func billEntry(b domain.Bill, p *domain.Params) (string, error) {

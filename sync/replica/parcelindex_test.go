@@ -114,7 +114,7 @@ func walkIndexKeys(t testing.TB, f *FSM) []string {
 				want = append(want, prefixParcelWord+code+"/"+w+"\x00"+p.ID)
 			}
 		}
-		if p.County != "" {
+		if p.County.Valid() {
 			want = append(want, prefixParcelWord+"c/"+string(p.County)+"\x00"+p.ID)
 		}
 		if len(parcelWordKeys(p)) > 0 {
