@@ -87,7 +87,12 @@ const (
 // command held every line and the run's record grew with the roll, past
 // what one entry may write in a village of some thousands of bills. A
 // change too large to apply says so by its size.
-const LedgerFormat = 8
+//
+// Format 9: a leading node that takes many payments at once may append
+// them as one log entry under one signature (GroupFormat; replica's group
+// entries). Nothing a command records changes: each applies as it would
+// alone, with its own journal link and result.
+const LedgerFormat = 9
 
 // DocumentsFormat is the ledger format from which the ledger holds what
 // the documents that leave the office need: a payload field or a rule
@@ -98,6 +103,10 @@ const DocumentsFormat = 7
 // RunPartsFormat is the ledger format from which a November run step
 // posts in parts (NovemberStep.More, applyNovemberPart).
 const RunPartsFormat = 8
+
+// GroupFormat is the ledger format from which the log takes group
+// entries: several payments of one node signed together.
+const GroupFormat = 9
 
 // RulesFormat returns the ledger format the rules apply at inside tx: the
 // replicated ledger's format when tx knows it (the replica's transaction

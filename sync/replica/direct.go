@@ -46,25 +46,27 @@ func (n *Node) submitDirect(ctx context.Context, cmd domain.Command) (res domain
 	if n.raft.State() != raft.Leader {
 		return res, false, nil
 	}
-	data, err := n.encodeEntry(cmd)
-	if err != nil {
-		return res, false, nil
-	}
 	if refused := n.admit(cmd, n.cfg.Role, false); refused != nil {
 		n.box.answered(cmd.Seq)
 		n.log.Info("command refused; set aside for the clerk", "id", cmd.ID, "kind", cmd.Kind, "reason", refused.Error())
 		return domain.Result{CommandID: cmd.ID, Kind: cmd.Kind, Error: refused}, true, nil
 	}
-	n.pause("submit.direct")
-	f := n.raft.Apply(data, 5*time.Second)
+	var answer func() (domain.Result, error)
+	var answered <-chan struct{}
+	if n.groupsOn(cmd.Kind) {
+		answer, answered = n.proposeInGroup(cmd)
+	}
+	if answer == nil {
+		data, err := n.encodeEntry(cmd)
+		if err != nil {
+			return res, false, nil
+		}
+		n.pause("submit.direct")
+		answer, answered = n.proposeAlone(cmd, data)
+	}
 	n.noteIntake(cmd)
 	wait, cancel := context.WithTimeout(ctx, n.cfg.SubmitWait)
 	defer cancel()
-	answered := make(chan struct{})
-	go func() {
-		_ = f.Error()
-		close(answered)
-	}()
 	select {
 	case <-answered:
 	case <-wait.Done():
@@ -72,14 +74,13 @@ func (n *Node) submitDirect(ctx context.Context, cmd domain.Command) (res domain
 		// takes it over and a provisional receipt is given.
 		return n.queue(cmd)
 	}
-	rs, aerr := answers([]domain.Command{cmd}, [][]byte{data}, []raft.ApplyFuture{f}, []*domain.Error{nil})
-	if aerr != nil || len(rs) != 1 {
+	res, aerr := answer()
+	if aerr != nil {
 		if !errors.Is(aerr, errSignAgain) {
 			n.log.Info("the log did not take a command at once; queued", "id", cmd.ID, "err", aerr)
 		}
 		return res, false, nil
 	}
-	res = rs[0]
 	if res.Error != nil && n.fsm.Halted() != nil {
 		// Committed but not applied here (the ledger halted until an
 		// upgrade; a closing one answers through answers' error): it
@@ -93,6 +94,44 @@ func (n *Node) submitDirect(ctx context.Context, cmd domain.Command) (res domain
 	}
 	n.deliver(res) // a second Submit of the same id may wait in the outbox path
 	return res, true, nil
+}
+
+// proposeAlone gives raft the entry data of cmd and returns how to read
+// the ledger's answer, once answered is closed.
+func (n *Node) proposeAlone(cmd domain.Command, data []byte) (func() (domain.Result, error), <-chan struct{}) {
+	f := n.raft.Apply(data, 5*time.Second)
+	answered := make(chan struct{})
+	go func() {
+		_ = f.Error()
+		close(answered)
+	}()
+	return func() (domain.Result, error) {
+		rs, err := answers([]domain.Command{cmd}, [][]byte{data}, []raft.ApplyFuture{f}, []*domain.Error{nil})
+		if err == nil && len(rs) != 1 {
+			err = errors.New("the ledger gave no answer")
+		}
+		if err != nil {
+			return domain.Result{}, err
+		}
+		return rs[0], nil
+	}, answered
+}
+
+// proposeInGroup hands cmd to the group proposer (group.go), or returns
+// nil when it goes alone.
+func (n *Node) proposeInGroup(cmd domain.Command) (func() (domain.Result, error), <-chan struct{}) {
+	n.pause("submit.direct")
+	done := n.propose(cmd)
+	if done == nil {
+		return nil, nil
+	}
+	var got proposed
+	answered := make(chan struct{})
+	go func() {
+		got = <-done
+		close(answered)
+	}()
+	return func() (domain.Result, error) { return got.res, got.err }, answered
 }
 
 // queue puts cmd in the outbox after the log was given it directly and
@@ -146,58 +185,63 @@ func (n *Node) recoverProposals() (int, error) {
 			}
 			return queued, fmt.Errorf("read raft log entry %d: %w", i, err)
 		}
-		cmd, ok := n.ownProposal(l)
-		if !ok {
-			continue
-		}
-		if _, _, applied, err := n.fsm.appliedCommand(cmd.ID); err == nil && applied {
-			continue
-		}
-		_, created, err := n.box.put(cmd)
-		if err != nil {
-			var de *domain.Error
-			if errors.As(err, &de) {
-				// Another command holds its sequence in the outbox: it
-				// cannot be this node's (sequences are its own), so the
-				// entry is not what this node proposed.
-				n.log.Warn("a command in the raft log reuses a receipt sequence of this node; not queued", "id", cmd.ID, "seq", cmd.Seq, "err", err)
+		for _, cmd := range n.ownProposals(l) {
+			if _, _, applied, err := n.fsm.appliedCommand(cmd.ID); err == nil && applied {
 				continue
 			}
-			return queued, err
-		}
-		if created {
-			queued++
+			_, created, err := n.box.put(cmd)
+			if err != nil {
+				var de *domain.Error
+				if errors.As(err, &de) {
+					// Another command holds its sequence in the outbox: it
+					// cannot be this node's (sequences are its own), so the
+					// entry is not what this node proposed.
+					n.log.Warn("a command in the raft log reuses a receipt sequence of this node; not queued", "id", cmd.ID, "seq", cmd.Seq, "err", err)
+					continue
+				}
+				return queued, err
+			}
+			if created {
+				queued++
+			}
 		}
 	}
 	return queued, nil
 }
 
-// ownProposal returns the command of a raft log entry if this node
-// signed it (or, in a ledger older than signed entries, took it), and it
-// is not one of the cluster's own entries, which the node appends again
-// itself when it must.
-func (n *Node) ownProposal(l raft.Log) (domain.Command, bool) {
+// ownProposals returns the commands of a raft log entry if this node
+// signed it (or, in a ledger older than signed entries, took it): one, or
+// a group's (group.go). The cluster's own entries are left out: the node
+// appends them again itself when it must.
+func (n *Node) ownProposals(l raft.Log) []domain.Command {
 	if l.Type != raft.LogCommand || len(l.Data) == 0 {
-		return domain.Command{}, false
+		return nil
 	}
-	var cmd domain.Command
-	if signed(l.Data) {
+	var cmds []domain.Command
+	switch {
+	case isGroup(l.Data):
+		cmds = n.groupCommands(l.Data)
+	case signed(l.Data):
 		o, err := n.fsm.openEntry(l.Data)
 		if err != nil {
-			return cmd, false
+			return nil
 		}
-		cmd = o.cmd
-	} else {
+		cmds = []domain.Command{o.cmd}
+	default:
 		if n.cfg.Identity != nil && n.fsm.Format() >= signedFormat {
-			return cmd, false
+			return nil
 		}
-		var err error
-		if cmd, err = n.kinds.Decode(l.Data); err != nil {
-			return cmd, false
+		cmd, err := n.kinds.Decode(l.Data)
+		if err != nil {
+			return nil
+		}
+		cmds = []domain.Command{cmd}
+	}
+	mine := cmds[:0]
+	for _, cmd := range cmds {
+		if cmd.Node == n.cfg.ID && cmd.ID != "" && !n.kinds.Cluster(cmd.Kind) {
+			mine = append(mine, cmd)
 		}
 	}
-	if cmd.Node != n.cfg.ID || cmd.ID == "" || n.kinds.Cluster(cmd.Kind) {
-		return cmd, false
-	}
-	return cmd, true
+	return mine
 }

@@ -1,6 +1,8 @@
 package replica
 
 import (
+	"github.com/hashicorp/raft"
+
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/sync/pki"
 )
@@ -26,4 +28,42 @@ func (n *Node) Queued(seq uint64) (state string, ok bool) {
 		return "", false
 	}
 	return e.State, true
+}
+
+// SignGroup makes a group entry of cmds, each taken under roles[i], as
+// node id would sign it.
+func SignGroup(id *pki.Identity, cmds []domain.Command, roles []string, withCert bool) ([]byte, error) {
+	var data [][]byte
+	for _, cmd := range cmds {
+		d, err := domain.EncodeCommand(cmd)
+		if err != nil {
+			return nil, err
+		}
+		data = append(data, d)
+	}
+	return sealGroup(id, data, roles, withCert)
+}
+
+// GroupEntries counts the group entries in the node's raft log and the
+// commands they hold.
+func (n *Node) GroupEntries() (entries, commands int, err error) {
+	first, err := n.logs.FirstIndex()
+	if err != nil {
+		return 0, 0, err
+	}
+	last, err := n.logs.LastIndex()
+	if err != nil {
+		return 0, 0, err
+	}
+	for i := first; i <= last && i > 0; i++ {
+		var l raft.Log
+		if err := n.logs.GetLog(i, &l); err != nil {
+			return 0, 0, err
+		}
+		if g, err := parseGroup(l.Data); err == nil {
+			entries++
+			commands += len(g.commands)
+		}
+	}
+	return entries, commands, nil
 }

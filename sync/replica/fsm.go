@@ -75,6 +75,9 @@ type FSM struct {
 	// beforeCommit, if set, runs before each commit of ApplyBatch (tests
 	// inject a crash between two commits of one batch).
 	beforeCommit func()
+	// batchBytes, if set, is what ApplyBatch commits at in place of the
+	// store's transaction size (tests split a batch with small entries).
+	batchBytes   int64
 	pause        func(point string)            // Config.Pause
 	revoked      revocations                   // the revoked node certificates (revoke.go)
 	kinds        domain.Table                  // the command kinds this build applies (Config.Kinds)
@@ -376,7 +379,18 @@ func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
 			continue
 		}
 		if l.Index <= applied {
-			out[i] = f.replayed(b.txn, l)
+			if isGroup(l.Data) {
+				out[i] = f.replayedGroup(b, l)
+			} else {
+				out[i] = f.replayed(b.txn, l)
+			}
+			continue
+		}
+		if isGroup(l.Data) {
+			var ok bool
+			if out[i], ok = f.applyGroup(b, l); ok { // group.go
+				applied = l.Index
+			}
 			continue
 		}
 		op, err := f.open(l.Data)
@@ -452,8 +466,12 @@ const (
 )
 
 func (f *FSM) newBatch() *batch {
-	return &batch{f: f, txn: f.db.NewTransaction(true), size: txnBaseSize, count: txnBaseCount,
+	b := &batch{f: f, txn: f.db.NewTransaction(true), size: txnBaseSize, count: txnBaseCount,
 		maxSize: f.db.MaxBatchSize(), max: f.db.MaxBatchCount()}
+	if f.batchBytes > 0 {
+		b.maxSize = f.batchBytes
+	}
+	return b
 }
 
 // add writes one entry's writes, first committing the entries before it

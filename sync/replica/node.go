@@ -156,6 +156,7 @@ type Node struct {
 	divergence atomic.Value         // *Divergence: the latest mismatch of checkpoint hashes
 	wake       chan struct{}
 	done       chan struct{}
+	proposals  chan *proposal // submitDirect's commands for the group proposer (group.go)
 	wg         sync.WaitGroup
 
 	waitMu  sync.Mutex
@@ -224,7 +225,7 @@ func Open(cfg Config) (*Node, error) {
 		cfg.NewID = func() string { return uuid.Must(uuid.NewV7()).String() }
 	}
 	n := &Node{cfg: cfg, kinds: cfg.Kinds, log: cfg.Logger.With("node", cfg.ID), wake: make(chan struct{}, 1),
-		done: make(chan struct{}), waiters: map[string][]chan domain.Result{},
+		done: make(chan struct{}), waiters: map[string][]chan domain.Result{}, proposals: make(chan *proposal, 8*groupMax),
 		leaderChange: make(chan struct{})}
 	if err := n.open(); err != nil {
 		n.closeStores()
@@ -247,6 +248,8 @@ func Open(cfg Config) (*Node, error) {
 	go n.watchLeader(observed, observer)
 	n.wg.Add(1)
 	go n.forward()
+	n.wg.Add(1)
+	go n.proposeGroups()
 	n.wg.Add(1)
 	go n.watchLeadership()
 	if cfg.SnapshotThreshold == 0 {

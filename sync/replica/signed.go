@@ -44,6 +44,9 @@ import (
 // leader, a stolen kiosk or a forged AppendEntries can refuse or delay
 // commands, never invent one.
 //
+// From ledger format 9 a node may also sign several of its own payments
+// as one group entry (group.go); each command in it is checked as above.
+//
 // The ledger keeps each certificate that signed an entry (prefixNodeKey,
 // keyed by its SHA-256): an entry carries its certificate until its node
 // sees it in its own ledger, then only the certificate's hash.
@@ -75,7 +78,7 @@ type envelope struct {
 func signed(data []byte) bool { return bytes.HasPrefix(data, entryMagic) }
 
 // parseEnvelope reads a signed entry. It never panics, whatever data holds
-// (FuzzParseEnvelope).
+// (FuzzParseEnvelope, group_internal_test.go).
 func parseEnvelope(data []byte) (envelope, error) {
 	var e envelope
 	if !signed(data) {
@@ -233,27 +236,11 @@ func (f *FSM) openEntry(data []byte) (opened, error) {
 		return o, &unsigned{err.Error()}
 	}
 	o.keySum, o.staff = env.keySum, env.role
-	f.keysMu.RLock()
-	k := f.keys[env.keySum]
-	f.keysMu.RUnlock()
-	if k == nil {
-		if len(env.cert) == 0 {
-			return o, &unsigned{"it is signed with a certificate the ledger does not know"}
-		}
-		if sha256.Sum256(env.cert) != env.keySum {
-			return o, &unsigned{"the certificate it carries is not the one it names"}
-		}
-		cert, err := x509.ParseCertificate(env.cert)
-		if err != nil {
-			return o, &unsigned{"the certificate it carries cannot be read"}
-		}
-		node, role, err := pki.VerifyIssued(f.ca, cert)
-		if err != nil {
-			return o, &unsigned{err.Error()}
-		}
-		k = &nodeKey{Node: node, Role: role, DER: env.cert, cert: cert}
-		o.newKey = k
+	k, newKey, why := f.signer(env.keySum, env.cert)
+	if why != nil {
+		return o, why
 	}
+	o.newKey = newKey
 	if !f.checked.take(data) && !pki.CheckSignature(k.cert, entryDigest(f.caSum, f.cluster, env.command, env.keySum, env.role), env.sig) {
 		return o, &unsigned{fmt.Sprintf("its signature is not %s's", k.Node)}
 	}
@@ -287,6 +274,34 @@ func (f *FSM) openEntry(data []byte) (opened, error) {
 		return o, &unsigned{err.Error()}
 	}
 	return o, nil
+}
+
+// signer returns the certificate of the key whose SHA-256 is keySum: the
+// ledger's, or cert, which the entry carries, when the village CA issued
+// it (then newKey is it, for the ledger to record).
+func (f *FSM) signer(keySum [32]byte, cert []byte) (k, newKey *nodeKey, why *unsigned) {
+	f.keysMu.RLock()
+	k = f.keys[keySum]
+	f.keysMu.RUnlock()
+	if k != nil {
+		return k, nil, nil
+	}
+	if len(cert) == 0 {
+		return nil, nil, &unsigned{"it is signed with a certificate the ledger does not know"}
+	}
+	if sha256.Sum256(cert) != keySum {
+		return nil, nil, &unsigned{"the certificate it carries is not the one it names"}
+	}
+	c, err := x509.ParseCertificate(cert)
+	if err != nil {
+		return nil, nil, &unsigned{"the certificate it carries cannot be read"}
+	}
+	node, role, err := pki.VerifyIssued(f.ca, c)
+	if err != nil {
+		return nil, nil, &unsigned{err.Error()}
+	}
+	k = &nodeKey{Node: node, Role: role, DER: cert, cert: c}
+	return k, k, nil
 }
 
 // mayTake says why the signer of o may not take cmd, if it may not: its

@@ -1,0 +1,334 @@
+package replica
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/sync/pki"
+)
+
+// groupLog is a group entry at index of cmds, as a ledger without
+// certificates reads it (the signature is not checked there).
+func groupLog(t *testing.T, index uint64, cmds ...domain.Command) *raft.Log {
+	t.Helper()
+	var data [][]byte
+	roles := make([]string, len(cmds))
+	for _, c := range cmds {
+		d, err := domain.EncodeCommand(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = append(data, d)
+	}
+	return &raft.Log{Index: index, Term: 1, Type: raft.LogCommand, Data: encodeGroup(data, roles, [32]byte{1}, nil, []byte("sig"))}
+}
+
+// TestGroupAppliesAsEachAlone: the commands of a group give the results,
+// the bills and the journal that the same commands give as entries of
+// their own: two payments of one bill in one group (the second sees the
+// first), one the rules refuse, and a second delivery of an earlier one.
+func TestGroupAppliesAsEachAlone(t *testing.T) {
+	cmds := []domain.Command{
+		payCommand("g1", 2, "B1", "40.00", "2026-04-10T10:00"),
+		payCommand("g2", 3, "B1", "70.00", "2026-05-02T16:00"),
+		payCommand("g3", 4, "B2", "10.00", "2026-11-20T09:00"), // after tax_roll_on: refused
+		payCommand("g1", 2, "B1", "40.00", "2026-04-10T10:00"), // a second delivery
+	}
+	seed := testLog(t)[:1]
+	grouped := openFSM(t, t.TempDir())
+	defer grouped.Close()
+	grouped.ApplyBatch(seed)
+	out := grouped.ApplyBatch([]*raft.Log{groupLog(t, 4, cmds...)})
+	rs, ok := out[0].(groupResults)
+	if !ok || len(rs) != len(cmds) {
+		t.Fatalf("the group's response is %#v; want one result a command", out[0])
+	}
+	alone := openFSM(t, t.TempDir())
+	defer alone.Close()
+	alone.ApplyBatch(seed)
+	for i, c := range cmds {
+		res := alone.ApplyBatch(logsOf(t, uint64(4+i), c))[0].(domain.Result)
+		got := rs[i]
+		if got.CommandID != res.CommandID || (got.Error == nil) != (res.Error == nil) || got.Receipt == nil != (res.Receipt == nil) {
+			t.Fatalf("command %d in a group: %+v; alone: %+v", i, got, res)
+		}
+		if got.Receipt != nil && (got.Receipt.Number != res.Receipt.Number || !got.Receipt.Amount.Equal(res.Receipt.Amount) || !got.Receipt.Balance.Equal(res.Receipt.Balance)) {
+			t.Fatalf("command %d: receipt %+v in a group, %+v alone", i, got.Receipt, res.Receipt)
+		}
+	}
+	if rs[2].Error == nil || rs[0].Error != nil || rs[1].Error != nil || rs[0].Receipt == nil || rs[1].Receipt == nil {
+		t.Fatalf("outcomes %v, %v, %v: want the third refused alone", rs[0].Error, rs[1].Error, rs[2].Error)
+	}
+	for _, id := range []string{"B1", "B2"} {
+		g, err := grouped.Bill(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := alone.Bill(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprintf("%+v", g) != fmt.Sprintf("%+v", a) {
+			t.Fatalf("bill %s: %+v after the group, %+v after the entries alone", id, g, a)
+		}
+	}
+	var links []string
+	grouped.Journal(func(e JournalEntry) error {
+		if e.Index == 4 {
+			links = append(links, e.CommandID+" "+e.Outcome)
+		}
+		return nil
+	})
+	if want := []string{"g1 applied", "g2 applied", "g3 refused"}; fmt.Sprint(links) != fmt.Sprint(want) {
+		t.Fatalf("journal at the group's index: %q; want %q", links, want)
+	}
+	if _, err := grouped.VerifyJournal(); err != nil {
+		t.Fatal(err)
+	}
+	if grouped.Applied() != 4 {
+		t.Fatalf("applied %d after the group at 4", grouped.Applied())
+	}
+	// Raft hands the entry again after a restart: the same answers,
+	// nothing applied twice.
+	again := grouped.ApplyBatch([]*raft.Log{groupLog(t, 4, cmds...)})[0].(groupResults)
+	for i := range rs {
+		if again[i].CommandID != rs[i].CommandID || (again[i].Error == nil) != (rs[i].Error == nil) {
+			t.Fatalf("replayed command %d: %+v; first %+v", i, again[i], rs[i])
+		}
+	}
+	if _, err := grouped.VerifyJournal(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestGroupResumesAfterACrash: a group too big for one transaction commits
+// in parts; a node that dies between two parts goes on, at its next start,
+// from the first command it had not committed: every command applied and
+// journaled once, the state that of a node that never stopped.
+func TestGroupResumesAfterACrash(t *testing.T) {
+	dir := t.TempDir()
+	f := openFSM(t, dir)
+	f.ApplyBatch(testLog(t)[:1])
+	var cmds []domain.Command
+	for i := range 6 {
+		cmds = append(cmds, bigBills(fmt.Sprintf("grp%d", i), uint64(10+i), 1500))
+	}
+	group := groupLog(t, 4, cmds...)
+	commits := 0
+	f.beforeCommit = func() {
+		commits++
+		if commits == 2 {
+			panic("crash between two commits of one group")
+		}
+	}
+	func() {
+		defer func() {
+			if r := recover(); r == nil {
+				t.Fatal("the group fit in one transaction; make it bigger")
+			}
+		}()
+		f.ApplyBatch([]*raft.Log{group})
+	}()
+	f.db.Close()
+
+	f = openFSM(t, dir)
+	if f.Applied() != 3 {
+		t.Fatalf("applied %d after a crash part-way through the group at 4; want 3", f.Applied())
+	}
+	done := 0
+	for _, c := range cmds {
+		if _, ok, _ := f.CommandResult(c.ID); ok {
+			done++
+		}
+	}
+	if done == 0 || done == len(cmds) {
+		t.Fatalf("%d of %d commands applied before the crash: the test wants a group stopped part-way", done, len(cmds))
+	}
+	f.ApplyBatch([]*raft.Log{group})
+	if f.Applied() != 4 {
+		t.Fatalf("applied %d after the group was handed again", f.Applied())
+	}
+	if _, err := f.VerifyJournal(); err != nil {
+		t.Fatal(err)
+	}
+	links := 0
+	f.Journal(func(e JournalEntry) error {
+		if e.Index == 4 {
+			links++
+		}
+		return nil
+	})
+	if links != len(cmds) {
+		t.Fatalf("%d journal links at the group's index; want one a command (%d)", links, len(cmds))
+	}
+	fresh := openFSM(t, t.TempDir())
+	defer fresh.Close()
+	fresh.ApplyBatch(testLog(t)[:1])
+	fresh.ApplyBatch([]*raft.Log{group})
+	if stateHash(t, f) != stateHash(t, fresh) {
+		t.Fatal("the group resumed after a crash left another state than the group applied whole")
+	}
+	f.Close()
+}
+
+// FuzzParseGroup: whatever an entry holds, parseGroup never panics, and
+// what it reads is what encodeGroup lays out again.
+func FuzzParseGroup(f *testing.F) {
+	f.Add(encodeGroup([][]byte{[]byte("\x01{}")}, []string{""}, [32]byte{}, nil, []byte("s")))
+	f.Add(encodeGroup([][]byte{[]byte("a"), []byte("bc")}, []string{"clerk", ""}, [32]byte{7}, []byte("cert"), []byte("sig")))
+	f.Add(append(bytes.Clone(groupMagic), 0x40))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		g, err := parseGroup(data)
+		if err != nil {
+			return
+		}
+		if again := encodeGroup(g.commands, g.roles, g.keySum, g.cert, g.sig); !bytes.Equal(again, data) {
+			t.Fatalf("parsed %x, laid out again as %x", data, again)
+		}
+	})
+}
+
+// TestGroupWithARefusalResumesAfterACrash: in a ledger that checks
+// signatures, a group's command that names another node is refused alone
+// and journaled without a command record; when the node dies after that
+// refusal committed and before the rest of the group did, the group goes
+// on from its mark at the next start, so the refusal is not journaled
+// twice and the state is that of a node that never stopped.
+func TestGroupWithARefusalResumesAfterACrash(t *testing.T) {
+	now := time.Now()
+	ca, err := pki.NewCA("Belleville", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := ca.Issue("n1", pki.RoleClerk, nil, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func(dir string) *FSM {
+		f := openFSM(t, dir)
+		f.Trust(ca.Certificate(), id.Cluster().ID)
+		return f
+	}
+	raise, err := domain.EncodeCommand(domain.Command{ID: "format", Kind: domain.KindLedgerFormat, At: domain.NewDateTime(domain.MustDate("2026-03-01"), 8, 0, 0), Node: "n1", Actor: "operator",
+		Payload: &domain.LedgerFormatChange{To: domain.GroupFormat}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seedData, err := domain.EncodeCommand(seedCommand())
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed, err := sealEntry(id, seedData, "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := payCommand("g0", 2, "B1", "5.00", "2026-04-10T09:00")
+	other.Node = "n2"
+	cmds := []domain.Command{
+		other,
+		payCommand("g1", 3, "B1", "40.00", "2026-04-10T10:00"),
+		payCommand("g2", 4, "B1", "70.00", "2026-05-02T16:00"),
+		payCommand("g3", 5, "B2", "10.00", "2026-06-20T09:00"),
+	}
+	var data [][]byte
+	for _, c := range cmds {
+		d, err := domain.EncodeCommand(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = append(data, d)
+	}
+	sealed, err := sealGroup(id, data, make([]string, len(cmds)), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := []*raft.Log{
+		{Index: 1, Term: 1, Type: raft.LogCommand, Data: raise},
+		{Index: 2, Term: 1, Type: raft.LogCommand, Data: seed},
+	}
+	group := &raft.Log{Index: 3, Term: 1, Type: raft.LogCommand, Data: sealed}
+
+	dir := t.TempDir()
+	f := open(dir)
+	f.ApplyBatch(head)
+	if f.Format() != domain.GroupFormat || f.Applied() != 2 {
+		t.Fatalf("format %d, applied %d: the ledger did not reach the group format", f.Format(), f.Applied())
+	}
+	f.batchBytes = 1 // a commit before every command but the first
+	commits := 0
+	f.beforeCommit = func() {
+		commits++
+		if commits == 2 {
+			panic("crash between two commits of one group")
+		}
+	}
+	func() {
+		defer func() {
+			if r := recover(); r == nil {
+				t.Fatal("the group committed whole; the test wants it split")
+			}
+		}()
+		f.ApplyBatch([]*raft.Log{group})
+	}()
+	f.db.Close()
+
+	f = open(dir)
+	defer f.Close()
+	if f.Applied() != 2 {
+		t.Fatalf("applied %d after a crash part-way through the group at 3", f.Applied())
+	}
+	rs, ok := f.ApplyBatch([]*raft.Log{group})[0].(groupResults)
+	if !ok || len(rs) != len(cmds) {
+		t.Fatalf("the resumed group answered %#v", rs)
+	}
+	if rs[0].Receipt != nil {
+		t.Fatalf("the command naming another node: %+v; want no receipt", rs[0])
+	}
+	for i, r := range rs[1:] {
+		if r.Error != nil || r.Receipt == nil {
+			t.Fatalf("command %d of the group: %+v; want posted", i+1, r)
+		}
+	}
+	var links []string
+	f.Journal(func(e JournalEntry) error {
+		if e.Index == 3 {
+			links = append(links, e.CommandID+" "+e.Outcome)
+		}
+		return nil
+	})
+	if want := []string{"g0 refused", "g1 applied", "g2 applied", "g3 applied"}; fmt.Sprint(links) != fmt.Sprint(want) {
+		t.Fatalf("journal at the group's index: %q; want %q", links, want)
+	}
+	if _, err := f.VerifyJournal(); err != nil {
+		t.Fatal(err)
+	}
+	whole := open(t.TempDir())
+	defer whole.Close()
+	whole.ApplyBatch(head)
+	whole.ApplyBatch([]*raft.Log{group})
+	if stateHash(t, f) != stateHash(t, whole) {
+		t.Fatal("the group resumed after a crash left another state than the group applied whole")
+	}
+}
+
+// FuzzParseEnvelope: whatever an entry holds, parseEnvelope never panics,
+// and a signed entry it reads has the fields it lays out.
+func FuzzParseEnvelope(f *testing.F) {
+	f.Add([]byte{})
+	f.Add(append(bytes.Clone(entryMagic), 1, 'x', 32))
+	f.Add(append(append(bytes.Clone(entryMagic), 3, 1, '{', '}', 32), make([]byte, 32)...))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		e, err := parseEnvelope(data)
+		if err != nil {
+			return
+		}
+		if len(e.command) == 0 || len(e.sig) == 0 || len(e.role) > 64 {
+			t.Fatalf("parsed a malformed entry as %+v", e)
+		}
+	})
+}
