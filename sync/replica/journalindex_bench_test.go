@@ -1,8 +1,10 @@
 package replica
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -15,12 +17,12 @@ import (
 	"github.com/villagehall/appliance/sync/badgerstore"
 )
 
-// journalLedger writes a year of n payments (half by card) on 2,000
-// bills of 500 accounts straight into a state store, as applying them
-// would have left their journal entries and command records, without
-// the indexes; opening it rebuilds them. It returns the reopened FSM and
-// how long the rebuild took.
-func journalLedger(b *testing.B, n int) (*FSM, time.Duration) {
+// journalLedger writes n payments (half by card) spread evenly over
+// days days from 2026-01-01, on 2,000 bills of 500 accounts, straight
+// into a state store, as applying them would have left their journal
+// entries and command records, without the indexes; opening it rebuilds
+// them. It returns the reopened FSM and how long the rebuild took.
+func journalLedger(b *testing.B, n, days int) (*FSM, time.Duration) {
 	b.Helper()
 	dir := b.TempDir()
 	f, err := OpenFSM(badgerstore.PiOptions(dir), params, quietLogger())
@@ -42,7 +44,7 @@ func journalLedger(b *testing.B, n int) (*FSM, time.Duration) {
 		seq := uint64(i + 1)
 		id := fmt.Sprintf("pay-%07d", i)
 		bill := fmt.Sprintf("Y%05d", i%2000)
-		at := domain.NewDateTime(first.AddDays(i*365/n), 8+i%9, i%60, 0)
+		at := domain.NewDateTime(first.AddDays(i*days/n), 8+i%9, i%60, 0)
 		cmd := payCommand(id, seq, bill, "1.00", at.String())
 		tender := domain.Card
 		if i%2 == 1 {
@@ -78,7 +80,7 @@ func BenchmarkJournalPage(b *testing.B) {
 	if v, err := strconv.Atoi(os.Getenv("JOURNAL_BENCH_ENTRIES")); err == nil && v > 0 {
 		n = v
 	}
-	f, took := journalLedger(b, n)
+	f, took := journalLedger(b, n, 365)
 	defer f.Close()
 	b.Logf("%d journal entries indexed at open in %s", n, took.Round(time.Millisecond))
 	page := func(q JournalQuery, match func(JournalRow) bool) func(b *testing.B) {
@@ -131,4 +133,32 @@ func BenchmarkJournalPage(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkCardDayCSV times the card reconciliation's CSV of a busy day:
+// 30,000 card receipts streamed through EachCardReceipt into CSV lines,
+// as the staff page writes them (kiosk/staff/cards), to io.Discard.
+//
+//	go test -run '^$' -bench CardDayCSV -benchtime 20x ./sync/replica/
+func BenchmarkCardDayCSV(b *testing.B) {
+	const cards = 30_000
+	f, _ := journalLedger(b, 2*cards, 1)
+	defer f.Close()
+	day := domain.MustDate("2026-01-01")
+	for b.Loop() {
+		c := csv.NewWriter(io.Discard)
+		got := 0
+		err := f.EachCardReceipt(day, 0, func(rc domain.Receipt) error {
+			got++
+			return c.Write([]string{day.String(), rc.CommandID, rc.Number, rc.Amount.String(), "", "", "", "", "", "receipt in the ledger, no charge at the processor"})
+		})
+		c.Flush()
+		if err == nil {
+			err = c.Error()
+		}
+		if err != nil || got != cards {
+			b.Fatal(got, err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*cards), "ns/receipt")
 }
