@@ -37,7 +37,7 @@ import (
 //	\x00jx/b/<BILL ID>/<seq>          → "" (the id upper-cased)
 //	\x00jx/k/<kind>/<day>/<seq>       → ""
 //	\x00jx/d/<day>/<seq>              → domain.Touched of the entry (JSON; empty: none)
-//	\x00jx/card/<day>/<seq>           → the card receipt (domain.Receipt JSON)
+//	\x00jx/card/<day>/<seq>           → the card receipt: its number, command id and amount, then its JSON (cardIndexValue)
 //	\x00jx/t/…                        → staged by a rebuild while it runs (stageTouched)
 //
 // <day> is the command's intake date ("2026-04-01"), in the village's
@@ -64,7 +64,7 @@ const (
 	// journalIndexVersion is the layout of the keys above and of what
 	// they hold; raise it whenever either changes, and every node
 	// rebuilds its indexes at its next start.
-	journalIndexVersion = 2
+	journalIndexVersion = 3
 )
 
 var keyJXVersion = []byte(prefixJX + "v")
@@ -100,11 +100,89 @@ func journalIndexWrites(e journalEntry, res domain.Result, t domain.Touched) []k
 	for _, b := range t.Bills {
 		out = append(out, kv{jxKey(prefixJXBill, strings.ToUpper(b), e.Seq), []byte{}})
 	}
-	if e.Outcome == "applied" && res.Receipt != nil && res.Receipt.Tender == domain.Card {
-		body, _ := json.Marshal(res.Receipt)
-		out = append(out, kv{jxKey(prefixJXCard, day, e.Seq), body})
+	if rc := res.Receipt; e.Outcome == "applied" && rc != nil && rc.Tender == domain.Card {
+		body, _ := json.Marshal(rc)
+		v := cardIndexValue(cardLine{Number: rc.Number, CommandID: rc.CommandID, Amount: rc.Amount}, body)
+		out = append(out, kv{jxKey(prefixJXCard, day, e.Seq), v})
 	}
 	return out
+}
+
+// A card index value leads with what a day's reconciliation CSV lists of
+// a receipt, so that the CSV of a busy day reads its tens of thousands of
+// receipts without decoding their JSON, which the pages that show whole
+// receipts read after it:
+//
+//	version byte (cardValueVersion)
+//	number, command id, amount: each its length (uvarint) and its bytes,
+//	    the amount as domain.Money writes it ("12.34")
+//	the receipt's JSON (domain.Receipt), to the end of the value
+//
+// The version byte is not '{', which began the bare JSON an older index
+// held, so a value of another layout is an error that says so, never
+// misread as a head.
+const cardValueVersion = 1
+
+// errCardIndexValue is what every card index value that cannot be read
+// wraps.
+var errCardIndexValue = errors.New("malformed card index value")
+
+// cardLine is what the card index's value holds of a receipt before its
+// JSON.
+type cardLine struct {
+	Number    string
+	CommandID string
+	Amount    domain.Money
+}
+
+// cardIndexValue is the card index's value of a receipt whose JSON is
+// receipt and of which l is the number, command id and amount.
+func cardIndexValue(l cardLine, receipt []byte) []byte {
+	amount := l.Amount.String()
+	v := make([]byte, 0, 1+3*binary.MaxVarintLen16+len(l.Number)+len(l.CommandID)+len(amount)+len(receipt))
+	v = append(v, cardValueVersion)
+	for _, f := range [...]string{l.Number, l.CommandID, amount} {
+		v = binary.AppendUvarint(v, uint64(len(f)))
+		v = append(v, f...)
+	}
+	return append(v, receipt...)
+}
+
+// readCardIndexValue splits a card index value into the receipt's number,
+// command id and amount and its JSON, which is v's own bytes (valid only
+// as long as v is). A value cut short, of another layout or with an
+// amount that is not one wraps errCardIndexValue.
+func readCardIndexValue(v []byte) (cardLine, []byte, error) {
+	if len(v) == 0 {
+		return cardLine{}, nil, fmt.Errorf("%w: empty", errCardIndexValue)
+	}
+	if v[0] != cardValueVersion {
+		return cardLine{}, nil, fmt.Errorf("%w: layout %#02x, this build reads %#02x", errCardIndexValue, v[0], cardValueVersion)
+	}
+	rest := v[1:]
+	var f [3][]byte
+	for i := range f {
+		n, w := binary.Uvarint(rest)
+		if w <= 0 || n > uint64(len(rest)-w) {
+			return cardLine{}, nil, fmt.Errorf("%w: cut short", errCardIndexValue)
+		}
+		f[i], rest = rest[w:w+int(n)], rest[w+int(n):]
+	}
+	amount, err := domain.ParseSignedMoney(string(f[2]))
+	if err != nil {
+		return cardLine{}, nil, fmt.Errorf("%w: amount: %v", errCardIndexValue, err)
+	}
+	return cardLine{Number: string(f[0]), CommandID: string(f[1]), Amount: amount}, rest, nil
+}
+
+// cardReceipt decodes the whole receipt of a card index value.
+func cardReceipt(v []byte) (domain.Receipt, error) {
+	var rc domain.Receipt
+	_, body, err := readCardIndexValue(v)
+	if err == nil {
+		err = json.Unmarshal(body, &rc)
+	}
+	return rc, err
 }
 
 // indexJournal adds to an entry's writes the index keys of the journal

@@ -2,12 +2,15 @@ package replica
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/dgraph-io/badger/v4"
@@ -285,6 +288,26 @@ func TestJournalIndexRebuiltAtOpen(t *testing.T) {
 	if _, ok := want[string(keyJXVersion)]; !ok {
 		t.Fatal("a new ledger has no index version")
 	}
+	// The card index holds each receipt's number, command id and amount
+	// ahead of its JSON; an older index held the JSON alone.
+	bare := map[string]string{}
+	for k, v := range want {
+		if !strings.HasPrefix(k, prefixJXCard) {
+			continue
+		}
+		l, body, err := readCardIndexValue([]byte(v))
+		var rc domain.Receipt
+		if err == nil {
+			err = json.Unmarshal(body, &rc)
+		}
+		if err != nil || l.Number != rc.Number || l.CommandID != rc.CommandID || !l.Amount.Equal(rc.Amount) {
+			t.Fatalf("card index key %q holds %q: %+v, %v", k, v, l, err)
+		}
+		bare[k] = string(body)
+	}
+	if len(bare) < 20 {
+		t.Fatalf("%d card receipts indexed: too few to test with", len(bare))
+	}
 	f.Close()
 
 	lose := func(t *testing.T, version []byte) {
@@ -300,6 +323,15 @@ func TestJournalIndexRebuiltAtOpen(t *testing.T) {
 					}
 				}
 				n++
+			}
+			// An index of the version before this one holds the card
+			// receipts as bare JSON, which the rebuild replaces.
+			if bytes.Equal(version, uint64Bytes(journalIndexVersion-1)) {
+				for k, v := range bare {
+					if err := txn.Set([]byte(k), []byte(v)); err != nil {
+						return err
+					}
+				}
 			}
 			if version == nil {
 				return txn.Delete(keyJXVersion)
@@ -467,4 +499,97 @@ func TestCardReceiptsOfADay(t *testing.T) {
 	if days < 20 {
 		t.Fatalf("card receipts on %d days: too few to test with", days)
 	}
+}
+
+// TestCardIndexValue: a card index value gives back the receipt's number,
+// command id and amount without its JSON, and the JSON whole after them;
+// a value cut short anywhere in its head, of the older layout (the bare
+// JSON) or with an amount that is not one is an error, never a panic.
+func TestCardIndexValue(t *testing.T) {
+	receipts := []domain.Receipt{
+		{Number: "R-2026-000001", CommandID: "pay-1", Status: domain.Posted, BillID: "B1", Account: "100101", Parcel: "0601-141-2001",
+			At: domain.NewDateTime(domain.MustDate("2026-04-01"), 9, 30, 0), Amount: domain.MustMoney("1234.56"), Tender: domain.Card,
+			Card: &domain.CardShown{Brand: "visa", Last4: "4242"}, Allocation: domain.Allocation{Principal: domain.MustMoney("1234.56")}, Node: "n1", Index: 42},
+		{Number: "R-2026-000002", CommandID: "pay-2", Amount: domain.MustMoney("0.05"), Tender: domain.Card},
+		{Number: "", CommandID: "", Amount: domain.MustMoney("-3.10"), Tender: domain.Card},
+		{Number: strings.Repeat("N", 300), CommandID: strings.Repeat("c", 200), Amount: domain.MustMoney("999999999999.99"), Tender: domain.Card},
+	}
+	for _, rc := range receipts {
+		body, err := json.Marshal(rc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := cardIndexValue(cardLine{Number: rc.Number, CommandID: rc.CommandID, Amount: rc.Amount}, body)
+		l, got, err := readCardIndexValue(v)
+		if err != nil {
+			t.Fatalf("%s: %v", rc.Number, err)
+		}
+		if l.Number != rc.Number || l.CommandID != rc.CommandID || !l.Amount.Equal(rc.Amount) || l.Amount.String() != rc.Amount.String() {
+			t.Fatalf("%s: head read as %+v", rc.Number, l)
+		}
+		if !bytes.Equal(got, body) {
+			t.Fatalf("%s: JSON read as %s, want %s", rc.Number, got, body)
+		}
+		// Amounts compare by their JSON: a decoded $0.00 and the zero
+		// Money are the same amount held differently.
+		whole, err := cardReceipt(v)
+		if again, _ := json.Marshal(whole); err != nil || !bytes.Equal(again, body) {
+			t.Fatalf("%s: receipt read as %+v, %v", rc.Number, whole, err)
+		}
+		head := len(v) - len(body)
+		for n := range head {
+			if _, _, err := readCardIndexValue(v[:n]); !errors.Is(err, errCardIndexValue) {
+				t.Fatalf("%s cut to %d bytes of %d: %v", rc.Number, n, len(v), err)
+			}
+		}
+		if _, err := cardReceipt(v[:head+len(body)/2]); err == nil {
+			t.Fatalf("%s: a receipt whose JSON is cut short was read", rc.Number)
+		}
+		if _, _, err := readCardIndexValue(body); !errors.Is(err, errCardIndexValue) {
+			t.Fatalf("%s: the bare JSON of the older layout read: %v", rc.Number, err)
+		}
+		if _, err := cardReceipt(body); !errors.Is(err, errCardIndexValue) {
+			t.Fatalf("%s: the bare JSON of the older layout read whole: %v", rc.Number, err)
+		}
+	}
+	for _, amount := range []string{"", "1e3", "12.345", "twelve", "1.2.3"} {
+		v := []byte{cardValueVersion, 1, 'R', 1, 'c', byte(len(amount))}
+		v = append(v, amount...)
+		if _, _, err := readCardIndexValue(v); !errors.Is(err, errCardIndexValue) {
+			t.Fatalf("amount %q: %v", amount, err)
+		}
+	}
+}
+
+// FuzzCardIndexValue checks that readCardIndexValue never panics, that
+// what it refuses wraps errCardIndexValue, and that what it reads is a
+// head and the rest of the value, which encode again to a value read the
+// same.
+func FuzzCardIndexValue(f *testing.F) {
+	body := []byte(`{"number":"R1","command_id":"c1","amount":"12.34","tender":"card"}`)
+	v := cardIndexValue(cardLine{Number: "R1", CommandID: "c1", Amount: domain.MustMoney("12.34")}, body)
+	f.Add(v)
+	f.Add(v[:len(v)-len(body)])
+	f.Add(v[:5])
+	f.Add(body)
+	f.Add([]byte{})
+	f.Add([]byte{cardValueVersion})
+	f.Add([]byte{cardValueVersion, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		l, rest, err := readCardIndexValue(b)
+		if err != nil {
+			if !errors.Is(err, errCardIndexValue) {
+				t.Fatalf("error %v does not wrap errCardIndexValue", err)
+			}
+			return
+		}
+		if !bytes.HasSuffix(b, rest) {
+			t.Fatalf("%x: the receipt's JSON %x is not the value's end", b, rest)
+		}
+		again := cardIndexValue(l, rest)
+		l2, rest2, err := readCardIndexValue(again)
+		if err != nil || l2.Number != l.Number || l2.CommandID != l.CommandID || !l2.Amount.Equal(l.Amount) || !bytes.Equal(rest2, rest) {
+			t.Fatalf("%x read as %+v, which encodes to %x, read as %+v (%v)", b, l, again, l2, err)
+		}
+	})
 }

@@ -335,7 +335,7 @@ func (f *FSM) CardReceipts(day domain.Date, fn func(domain.Receipt) error) error
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
 			var rc domain.Receipt
-			if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &rc) }); err != nil {
+			if err := it.Item().Value(func(v []byte) (err error) { rc, err = cardReceipt(v); return err }); err != nil {
 				return fmt.Errorf("card receipt %x: %w", it.Item().Key(), err)
 			}
 			if err := fn(rc); err != nil {

@@ -47,8 +47,10 @@ const (
 	prefixJTCard = prefixJT + "c/"
 
 	// journalTallyVersion is the layout of the keys above and of what
-	// they hold; raise it whenever either changes, or what the card
-	// index holds does, and every node rebuilds them at its next start.
+	// they hold; raise it whenever either changes, or which receipts
+	// the card index holds or their amounts do (not merely how its
+	// values are laid out: the tallies would come out the same), and
+	// every node rebuilds them at its next start.
 	journalTallyVersion = 1
 )
 
@@ -261,14 +263,12 @@ func walkCardDays(txn *badger.Txn, day string) (map[string]CardTally, error) {
 		if len(k) != len(prefixJXCard)+len("2006-01-02/")+8 {
 			continue
 		}
-		var rc struct {
-			Amount domain.Money `json:"amount"`
-		}
-		if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &rc) }); err != nil {
+		var l cardLine
+		if err := it.Item().Value(func(v []byte) (err error) { l, _, err = readCardIndexValue(v); return err }); err != nil {
 			return nil, fmt.Errorf("card receipt %x: %w", k, err)
 		}
 		d := string(k[len(prefixJXCard) : len(prefixJXCard)+len("2006-01-02")])
-		out[d] = out[d].add(rc.Amount)
+		out[d] = out[d].add(l.Amount)
 	}
 	return out, nil
 }
@@ -431,7 +431,7 @@ func (f *FSM) CardReceiptsPage(day domain.Date, from, n int) (CardPage, error) {
 		defer it.Close()
 		for it.Seek(start); it.Valid() && (n == 0 || len(out.Receipts) < n); it.Next() {
 			var rc domain.Receipt
-			if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &rc) }); err != nil {
+			if err := it.Item().Value(func(v []byte) (err error) { rc, err = cardReceipt(v); return err }); err != nil {
 				return fmt.Errorf("card receipt %x: %w", it.Item().Key(), err)
 			}
 			out.Receipts = append(out.Receipts, rc)
@@ -467,12 +467,9 @@ func (f *FSM) EachCardReceipt(day domain.Date, n int, fn func(domain.Receipt) er
 				it.Next()
 			}
 			for ; it.Valid() && len(part) < cardLinePart && (n == 0 || seen+len(part) < n); it.Next() {
-				var line struct {
-					Number    string       `json:"number"`
-					CommandID string       `json:"command_id"`
-					Amount    domain.Money `json:"amount"`
-				}
-				if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &line) }); err != nil {
+				// The value's head alone: the receipt's JSON is not read.
+				var line cardLine
+				if err := it.Item().Value(func(v []byte) (err error) { line, _, err = readCardIndexValue(v); return err }); err != nil {
 					return fmt.Errorf("card receipt %x: %w", it.Item().Key(), err)
 				}
 				part = append(part, domain.Receipt{Number: line.Number, CommandID: line.CommandID, Amount: line.Amount})
