@@ -67,3 +67,10 @@ func (n *Node) GroupEntries() (entries, commands int, err error) {
 	}
 	return entries, commands, nil
 }
+
+// GroupCounts returns the group entries the FSM applied since it opened
+// and the commands they held, as its metrics count them.
+func (f *FSM) GroupCounts() (groups, commands uint64) {
+	c := f.stats.read()
+	return c.groups, c.grouped
+}

@@ -318,6 +318,7 @@ func (f *FSM) applyGroup(b *batch, l *raft.Log) (any, bool) {
 		f.log.Error("halting: a committed log entry cannot be applied", "index", l.Index, "err", err)
 		return domain.Result{Index: l.Index, Error: domain.Errorf(domain.EUNAVAILABLE, "", "%s", halt.Error())}, false
 	}
+	f.stats.group(len(members))
 	out := make(groupResults, len(members))
 	from := f.groupResumes(b, l.Index)
 	if from >= len(members) {

@@ -57,6 +57,11 @@ func TestLeaderGroupsConcurrentPayments(t *testing.T) {
 	}
 	t.Logf("%d payments: %d of them in %d group entries", clients*each, grouped, groups)
 	for _, m := range c.Running() {
+		if g, n := m.Node.FSM().GroupCounts(); g != uint64(groups) || n != uint64(grouped) {
+			t.Errorf("%s counts %d group entries of %d commands; the log holds %d of %d", m.ID, g, n, groups, grouped)
+		}
+	}
+	for _, m := range c.Running() {
 		paid := domain.Cents(0)
 		for i := range 2 {
 			for _, p := range billPayments(t, m, synctest.BillID(i)) {

@@ -13,7 +13,7 @@ type Collector struct {
 
 	state, applied, lastIndex, term, pending, lastContact, clockOK, halted, diverged, format *prometheus.Desc
 
-	commit, oldest, snapshotAge, commands, payments, applySeconds, unsigned, lost *prometheus.Desc
+	commit, oldest, snapshotAge, commands, payments, applySeconds, unsigned, groups, grouped, lost *prometheus.Desc
 }
 
 // NewCollector returns a collector for n.
@@ -40,6 +40,8 @@ func NewCollector(n *Node) *Collector {
 		snapshotAge:  d("snapshot_age_seconds", "Seconds since the newest raft snapshot on disk was taken (-1 when there is none)."),
 		commands:     d("commands_total", "Commands the ledger applied or refused since the node started, by kind.", "kind", "outcome"),
 		unsigned:     d("unsigned_entries_total", "Log entries the ledger refused since the node started because no node of the cluster signed them: a forgery, or a bug."),
+		groups:       d("group_entries_total", "Group entries the ledger applied since the node started: payments a leader appended together under one signature."),
+		grouped:      d("grouped_commands_total", "Commands the ledger applied from group entries since the node started."),
 		payments:     d("payments_total", "Payments posted by the ledger since the node started, by tender.", "tender"),
 		applySeconds: d("apply_seconds", "Time to apply one batch of committed entries and commit it to the ledger store."),
 		lost:         d("raft_lost_entries", "Log entries this node had synced and found missing at start (a cut write-ahead log) and has not yet caught up from the leader; while above 0 it does not vote (see /healthz)."),
@@ -49,7 +51,7 @@ func NewCollector(n *Node) *Collector {
 // Describe sends the descriptors of the metrics.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.state, c.applied, c.lastIndex, c.term, c.pending, c.lastContact, c.clockOK, c.halted, c.diverged, c.format,
-		c.commit, c.oldest, c.snapshotAge, c.commands, c.payments, c.applySeconds, c.unsigned, c.lost} {
+		c.commit, c.oldest, c.snapshotAge, c.commands, c.payments, c.applySeconds, c.unsigned, c.groups, c.grouped, c.lost} {
 		ch <- d
 	}
 }
@@ -106,6 +108,8 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstHistogram(c.applySeconds, counts.total, counts.sum, counts.buckets)
 	ch <- prometheus.MustNewConstMetric(c.unsigned, prometheus.CounterValue, float64(counts.unsigned))
+	ch <- prometheus.MustNewConstMetric(c.groups, prometheus.CounterValue, float64(counts.groups))
+	ch <- prometheus.MustNewConstMetric(c.grouped, prometheus.CounterValue, float64(counts.grouped))
 	lost := 0.0
 	if r, ok := n.logs.Lost(); ok {
 		lost = float64(r.To - r.From + 1)

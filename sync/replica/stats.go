@@ -27,12 +27,22 @@ type applyStats struct {
 	// unsigned counts the entries refused because no node of the
 	// cluster signed them (signed.go): forgeries, or a bug.
 	unsigned uint64
+	// groups and grouped count the group entries applied and the
+	// commands they held (group.go).
+	groups, grouped uint64
 }
 
 func (s *applyStats) refusedEntry() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.unsigned++
+}
+
+func (s *applyStats) group(commands int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.groups++
+	s.grouped += uint64(commands)
 }
 
 // applyBuckets are the upper bounds, in seconds, of the apply-time
@@ -80,13 +90,16 @@ type applyCounts struct {
 	sum      float64
 	total    uint64
 	unsigned uint64
+	groups   uint64
+	grouped  uint64
 }
 
 func (s *applyStats) read() applyCounts {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := applyCounts{applied: map[domain.Kind]uint64{}, refused: map[domain.Kind]uint64{}, payments: map[domain.Tender]uint64{},
-		buckets: map[float64]uint64{}, sum: s.sum, total: s.total, unsigned: s.unsigned}
+		buckets: map[float64]uint64{}, sum: s.sum, total: s.total, unsigned: s.unsigned,
+		groups: s.groups, grouped: s.grouped}
 	seen := map[domain.Kind]bool{}
 	for k, v := range s.applied {
 		c.applied[k], seen[k] = v, true
