@@ -28,6 +28,29 @@ func groupLog(t *testing.T, index uint64, cmds ...domain.Command) *raft.Log {
 	return &raft.Log{Index: index, Term: 1, Type: raft.LogCommand, Data: encodeGroup(data, roles, [32]byte{1}, nil, []byte("sig"))}
 }
 
+// crashApplying applies group in f as a process that dies before the
+// second commit of its batch, and closes f's store as that process leaves
+// it; whole says why the test fails when the group commits whole.
+func crashApplying(t *testing.T, f *FSM, group *raft.Log, whole string) {
+	t.Helper()
+	commits := 0
+	f.beforeCommit = func() {
+		commits++
+		if commits == 2 {
+			panic("crash between two commits of one group")
+		}
+	}
+	func() {
+		defer func() {
+			if r := recover(); r == nil {
+				t.Fatal(whole)
+			}
+		}()
+		f.ApplyBatch([]*raft.Log{group})
+	}()
+	f.db.Close()
+}
+
 // TestGroupAppliesAsEachAlone: the commands of a group give the results,
 // the bills and the journal that the same commands give as entries of
 // their own: two payments of one bill in one group (the second sees the
@@ -119,22 +142,7 @@ func TestGroupResumesAfterACrash(t *testing.T) {
 		cmds = append(cmds, bigBills(fmt.Sprintf("grp%d", i), uint64(10+i), 1500))
 	}
 	group := groupLog(t, 4, cmds...)
-	commits := 0
-	f.beforeCommit = func() {
-		commits++
-		if commits == 2 {
-			panic("crash between two commits of one group")
-		}
-	}
-	func() {
-		defer func() {
-			if r := recover(); r == nil {
-				t.Fatal("the group fit in one transaction; make it bigger")
-			}
-		}()
-		f.ApplyBatch([]*raft.Log{group})
-	}()
-	f.db.Close()
+	crashApplying(t, f, group, "the group fit in one transaction; make it bigger")
 
 	f = openFSM(t, dir)
 	if f.Applied() != 3 {
@@ -260,22 +268,7 @@ func TestGroupWithARefusalResumesAfterACrash(t *testing.T) {
 		t.Fatalf("format %d, applied %d: the ledger did not reach the group format", f.Format(), f.Applied())
 	}
 	f.batchBytes = 1 // a commit before every command but the first
-	commits := 0
-	f.beforeCommit = func() {
-		commits++
-		if commits == 2 {
-			panic("crash between two commits of one group")
-		}
-	}
-	func() {
-		defer func() {
-			if r := recover(); r == nil {
-				t.Fatal("the group committed whole; the test wants it split")
-			}
-		}()
-		f.ApplyBatch([]*raft.Log{group})
-	}()
-	f.db.Close()
+	crashApplying(t, f, group, "the group committed whole; the test wants it split")
 
 	f = open(dir)
 	defer f.Close()
