@@ -35,6 +35,9 @@ func TestCardCSVOfAPIPaymentsOnARealNode(t *testing.T) {
 			m.Config.Demo, m.Config.Terminal = true, term
 			m.Config.Now = func() time.Time { return villageNow }
 			m.Config.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+			// The test wants each payment's answer from the ledger, which
+			// a loaded machine may take longer than the default to give.
+			m.Config.SubmitWait = 30 * time.Second
 			if err := m.Run(context.Background()); err != nil {
 				t.Fatal(err)
 			}

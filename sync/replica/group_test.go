@@ -17,7 +17,13 @@ import (
 // with TLS; every one posts once with its own receipt, and every node
 // holds the same ledger.
 func TestLeaderGroupsConcurrentPayments(t *testing.T) {
-	c := signedCluster(t, quiet)
+	c := signedCluster(t, func(cfg *replica.Config) {
+		quiet(cfg)
+		// A loaded machine may take longer than the default wait to
+		// apply a payment, which then answers provisionally and posts
+		// later: the test wants each answer from the ledger.
+		cfg.SubmitWait = 30 * time.Second
+	})
 	leader := c.Leader(10 * time.Second)
 	waitFor(t, 20*time.Second, "the ledger format of group entries", func() bool { return leader.Node.FSM().Format() >= domain.GroupFormat })
 	const clients, each = 16, 6
