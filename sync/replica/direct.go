@@ -51,36 +51,36 @@ func (n *Node) submitDirect(ctx context.Context, cmd domain.Command) (res domain
 		n.log.Info("command refused; set aside for the clerk", "id", cmd.ID, "kind", cmd.Kind, "reason", refused.Error())
 		return domain.Result{CommandID: cmd.ID, Kind: cmd.Kind, Error: refused}, true, nil
 	}
-	var answer func() (domain.Result, error)
-	var answered <-chan struct{}
+	n.pause("submit.direct")
+	var answer <-chan proposed
 	if n.groupsOn(cmd.Kind) {
-		answer, answered = n.proposeInGroup(cmd)
+		answer = n.propose(cmd) // nil: it goes alone (group.go)
 	}
 	if answer == nil {
 		data, err := n.encodeEntry(cmd)
 		if err != nil {
 			return res, false, nil
 		}
-		n.pause("submit.direct")
-		answer, answered = n.proposeAlone(cmd, data)
+		answer = n.proposeAlone(cmd, data)
 	}
 	n.noteIntake(cmd)
 	wait, cancel := context.WithTimeout(ctx, n.cfg.SubmitWait)
 	defer cancel()
+	var got proposed
 	select {
-	case <-answered:
+	case got = <-answer:
 	case <-wait.Done():
 		// The quorum went away under it, or the disk is slow: the outbox
 		// takes it over and a provisional receipt is given.
 		return n.queue(cmd)
 	}
-	res, aerr := answer()
-	if aerr != nil {
-		if !errors.Is(aerr, errSignAgain) {
-			n.log.Info("the log did not take a command at once; queued", "id", cmd.ID, "err", aerr)
+	if got.err != nil {
+		if !errors.Is(got.err, errSignAgain) {
+			n.log.Info("the log did not take a command at once; queued", "id", cmd.ID, "err", got.err)
 		}
 		return res, false, nil
 	}
+	res = got.res
 	if res.Error != nil && n.fsm.Halted() != nil {
 		// Committed but not applied here (the ledger halted until an
 		// upgrade; a closing one answers through answers' error): it
@@ -96,42 +96,23 @@ func (n *Node) submitDirect(ctx context.Context, cmd domain.Command) (res domain
 	return res, true, nil
 }
 
-// proposeAlone gives raft the entry data of cmd and returns how to read
-// the ledger's answer, once answered is closed.
-func (n *Node) proposeAlone(cmd domain.Command, data []byte) (func() (domain.Result, error), <-chan struct{}) {
+// proposeAlone gives raft the entry data of cmd and returns where the
+// ledger's answer comes.
+func (n *Node) proposeAlone(cmd domain.Command, data []byte) <-chan proposed {
 	f := n.raft.Apply(data, 5*time.Second)
-	answered := make(chan struct{})
+	out := make(chan proposed, 1)
 	go func() {
-		_ = f.Error()
-		close(answered)
-	}()
-	return func() (domain.Result, error) {
 		rs, err := answers([]domain.Command{cmd}, [][]byte{data}, []raft.ApplyFuture{f}, []*domain.Error{nil})
 		if err == nil && len(rs) != 1 {
 			err = errors.New("the ledger gave no answer")
 		}
 		if err != nil {
-			return domain.Result{}, err
+			out <- proposed{err: err}
+			return
 		}
-		return rs[0], nil
-	}, answered
-}
-
-// proposeInGroup hands cmd to the group proposer (group.go), or returns
-// nil when it goes alone.
-func (n *Node) proposeInGroup(cmd domain.Command) (func() (domain.Result, error), <-chan struct{}) {
-	n.pause("submit.direct")
-	done := n.propose(cmd)
-	if done == nil {
-		return nil, nil
-	}
-	var got proposed
-	answered := make(chan struct{})
-	go func() {
-		got = <-done
-		close(answered)
+		out <- proposed{res: rs[0]}
 	}()
-	return func() (domain.Result, error) { return got.res, got.err }, answered
+	return out
 }
 
 // queue puts cmd in the outbox after the log was given it directly and
