@@ -50,8 +50,16 @@ func signedCluster(t *testing.T, tune func(*replica.Config)) *synctest.Cluster {
 func quiet(cfg *replica.Config) { cfg.CheckpointEvery, cfg.MarkEvery = time.Hour, time.Hour }
 
 // forgeAppend speaks raft to every running member as node from, with its
-// identity: one AppendEntries at each member's term + 1 carrying entries
-// after its last, committed at once. It returns the index of the first.
+// identity, and appends entries after the last of every member's log,
+// committed at once. It returns the index of the first.
+//
+// The forgery must land at one index everywhere, yet a leader may append
+// a mark or a checkpoint of its own at any moment. So it first sends every
+// member an empty AppendEntries at a term above all of theirs: each steps
+// down and follows the forger, and no node appends while it does (for an
+// election timeout, half a second at least). Only when every member
+// answers that its log ends at the same entry are the entries sent, in
+// that same term; otherwise it waits for a leader again and retries.
 func forgeAppend(t *testing.T, c *synctest.Cluster, from *synctest.Member, entries [][]byte) uint64 {
 	t.Helper()
 	layer, err := wsstream.New(wsstream.Config{Advertise: from.Addr, Identity: from.Identity})
@@ -60,58 +68,65 @@ func forgeAppend(t *testing.T, c *synctest.Cluster, from *synctest.Member, entri
 	}
 	trans := raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{Stream: layer, MaxPool: 1, Timeout: 5 * time.Second})
 	defer trans.Close()
-	// Every node's log must end at the same entry for the forgery to land
-	// at one index everywhere: wait for a quiet moment.
-	type end struct{ term, last, lastTerm uint64 }
-	ends := map[string]end{}
-	for try := 0; ; try++ {
-		c.Converge(20 * time.Second)
-		clear(ends)
-		same := true
-		var at uint64
-		for _, m := range c.Running() {
-			stats := m.Node.Raft().Stats()
-			var e end
-			e.term, _ = strconv.ParseUint(stats["term"], 10, 64)
-			e.last, _ = strconv.ParseUint(stats["last_log_index"], 10, 64)
-			e.lastTerm, _ = strconv.ParseUint(stats["last_log_term"], 10, 64)
-			ends[m.ID] = e
-			if at != 0 && e.last != at {
-				same = false
-			}
-			at = e.last
-		}
-		if same {
-			break
-		}
-		if try == 50 {
-			t.Fatalf("the nodes' logs never ended at one entry: %v", ends)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	var first uint64
-	for _, m := range c.Running() {
-		e := ends[m.ID]
-		term, last, lastTerm := e.term, e.last, e.lastTerm
-		first = last + 1
-		logs := make([]*raft.Log, len(entries))
-		for i, data := range entries {
-			logs[i] = &raft.Log{Index: last + 1 + uint64(i), Term: term + 1, Type: raft.LogCommand, Data: data}
-		}
+	send := func(m *synctest.Member, term, prev, prevTerm uint64, logs []*raft.Log) raft.AppendEntriesResponse {
 		req := &raft.AppendEntriesRequest{
 			RPCHeader: raft.RPCHeader{ProtocolVersion: raft.ProtocolVersionMax, ID: []byte(from.ID), Addr: []byte(from.Addr)},
-			Term:      term + 1, PrevLogEntry: last, PrevLogTerm: lastTerm,
-			Entries: logs, LeaderCommitIndex: last + uint64(len(entries)),
+			Term:      term, PrevLogEntry: prev, PrevLogTerm: prevTerm,
+			Entries: logs, LeaderCommitIndex: prev + uint64(len(logs)),
 		}
 		var resp raft.AppendEntriesResponse
 		if err := trans.AppendEntries(raft.ServerID(m.ID), raft.ServerAddress(m.Addr), req, &resp); err != nil {
 			t.Fatalf("forged AppendEntries to %s: %v", m.ID, err)
 		}
-		if !resp.Success {
-			t.Fatalf("%s did not take the forged entries (term %d, last %d): the test does not reach the ledger", m.ID, resp.Term, resp.LastLog)
-		}
+		return resp
 	}
-	return first
+	for try := 0; try < 50; try++ {
+		if try > 0 {
+			time.Sleep(100 * time.Millisecond)
+		}
+		c.Converge(20 * time.Second)
+		var term, last, lastTerm uint64
+		same := true
+		for i, m := range c.Running() {
+			stats := m.Node.Raft().Stats()
+			mt, _ := strconv.ParseUint(stats["term"], 10, 64)
+			ml, _ := strconv.ParseUint(stats["last_log_index"], 10, 64)
+			mlt, _ := strconv.ParseUint(stats["last_log_term"], 10, 64)
+			term = max(term, mt)
+			if i > 0 && (ml != last || mlt != lastTerm) {
+				same = false
+			}
+			last, lastTerm = ml, mlt
+		}
+		if !same {
+			continue
+		}
+		// Silence every leader: an empty append at a higher term, which
+		// each member takes if its log holds the entry at last.
+		term++
+		for _, m := range c.Running() {
+			resp := send(m, term, last, lastTerm, nil)
+			if !resp.Success || resp.LastLog != last {
+				same = false
+			}
+		}
+		if !same {
+			continue
+		}
+		first := last + 1
+		for _, m := range c.Running() {
+			logs := make([]*raft.Log, len(entries))
+			for i, data := range entries {
+				logs[i] = &raft.Log{Index: first + uint64(i), Term: term, Type: raft.LogCommand, Data: data}
+			}
+			if resp := send(m, term, last, lastTerm, logs); !resp.Success {
+				t.Fatalf("%s did not take the forged entries (term %d, last %d): the test does not reach the ledger", m.ID, resp.Term, resp.LastLog)
+			}
+		}
+		return first
+	}
+	t.Fatal("the nodes' logs never ended at one entry while the forger led")
+	return 0
 }
 
 // journalAt returns each node's journal outcome and error for the entries
