@@ -100,6 +100,13 @@ type FSM struct {
 	checked checkedEntries // entries whose signature is known good here (signed.go)
 	keysMu  sync.RWMutex
 	keys    map[[32]byte]*nodeKey
+
+	// billWrites counts the bill records this process wrote (applied or
+	// restored), and november the tax-roll years whose November figures
+	// were asked lately: Node.warmNovember figures those years again after
+	// bills change (novemberfigures.go).
+	billWrites atomic.Uint64
+	november   askedYears
 }
 
 func (f *FSM) pauseAt(point string) {

@@ -252,6 +252,8 @@ func Open(cfg Config) (*Node, error) {
 	go n.proposeGroups()
 	n.wg.Add(1)
 	go n.watchLeadership()
+	n.wg.Add(1)
+	go n.warmNovember() // novemberfigures.go
 	if cfg.SnapshotThreshold == 0 {
 		n.wg.Add(1)
 		go n.tuneSnapshots()

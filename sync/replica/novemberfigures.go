@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 
@@ -30,7 +32,9 @@ import (
 // certification was figured to (it runs to the day asked once November 15
 // has passed). The FSM never writes them: a read figures the bills whose
 // entry is missing or stale and writes theirs afterwards, node-local
-// keys outside the state hash and snapshots. They are under the lookups'
+// keys outside the state hash and snapshots; and the node figures the
+// years asked lately again a few seconds after bills are written
+// (warmNovember), so that a page rarely finds many entries stale. They are under the lookups'
 // prefix, so a reindex drops them; a restore drops the whole store.
 const prefixNovember = prefixLookup + "n/"
 
@@ -151,6 +155,7 @@ const novemberWriteBatch = 1024
 // payments when its summary cannot answer), and its entry written
 // afterwards.
 func (f *FSM) NovemberBills(year int, on domain.Date, fn func(domain.NovemberBill) error) error {
+	f.november.ask(year)
 	p := f.Params()
 	fp, err := paramsPrint(p)
 	if err != nil {
@@ -300,3 +305,69 @@ func (c *cursor) at(id string) (*badger.Item, bool) {
 }
 
 func (c *cursor) close() { c.it.Close() }
+
+// askedYears are the tax-roll years whose November figures were asked
+// lately, the latest first: the start page asks for the coming run's every
+// time it is shown, the run's pages for the year they show.
+type askedYears struct {
+	mu    sync.Mutex
+	years []int
+}
+
+// warmYears is how many years askedYears keeps.
+const warmYears = 2
+
+func (a *askedYears) ask(year int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.years = slices.DeleteFunc(a.years, func(y int) bool { return y == year })
+	a.years = slices.Insert(a.years, 0, year)
+	if len(a.years) > warmYears {
+		a.years = a.years[:warmYears]
+	}
+}
+
+func (a *askedYears) list() []int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.years)
+}
+
+// novemberWarmEvery is how often a node looks for bills written since it
+// last figured the years asked (a variable so that a test can look more
+// often).
+var novemberWarmEvery = 5 * time.Second
+
+// warmNovember keeps the figures of the years asked lately current: every
+// novemberWarmEvery, when bills were written since it last looked, it
+// figures those years as a read would, for today, which writes the
+// entries of the bills written meanwhile. Without it the first page after
+// a day of payments (the start page's alerts, the run's preview) figures
+// every bill paid that day while the clerk waits; with it that work is
+// done a few seconds after the payments, a few bills at a time, and the
+// page reads entries. A node that has not been asked keeps no year warm.
+func (n *Node) warmNovember() {
+	defer n.wg.Done()
+	tick := time.NewTicker(novemberWarmEvery)
+	defer tick.Stop()
+	var seen uint64
+	for {
+		select {
+		case <-n.done:
+			return
+		case <-tick.C:
+		}
+		years := n.fsm.november.list()
+		writes := n.fsm.billWrites.Load()
+		if len(years) == 0 || writes == seen {
+			continue
+		}
+		seen = writes
+		today := domain.DateOf(n.cfg.Now().In(n.cfg.Location))
+		for _, y := range slices.Backward(years) {
+			if err := n.fsm.NovemberBills(y, today, func(domain.NovemberBill) error { return nil }); err != nil {
+				n.log.Warn("November run figures not kept current", "year", y, "err", err)
+			}
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 
@@ -204,5 +205,78 @@ func TestNovemberFiguresAreReadFromTheirEntries(t *testing.T) {
 	}
 	if diff := sameNovemberBills(novemberBills(t, f, 2025, later), want); diff != "" {
 		t.Fatalf("with other parameters: %s", diff)
+	}
+}
+
+// TestNovemberFiguresKeptCurrentAfterPayments: a node keeps the figures of
+// the year last asked current by itself. Before anyone asks, a payment
+// writes no entry; once the year was asked, a payment's bill has its entry
+// figured again within a few looks, from the bill as the payment left it,
+// with no page asking.
+func TestNovemberFiguresKeptCurrentAfterPayments(t *testing.T) {
+	defer func(d time.Duration) { novemberWarmEvery = d }(novemberWarmEvery)
+	novemberWarmEvery = 20 * time.Millisecond
+	now := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+	n := openNode(t, t.TempDir(), now)
+	defer n.Close()
+	seedNode(t, n)
+	today := domain.DateOf(now)
+	pay := func(amount string) {
+		t.Helper()
+		cmd, err := n.NewCommand(domain.KindPayBill, "kiosk")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Payload = &domain.PayBill{BillID: "B1", Amount: domain.MustMoney(amount), Tender: domain.Card, Reference: "sim-" + cmd.ID}
+		if res := submit(t, n, cmd); res.Error != nil {
+			t.Fatalf("pay B1: %v", res.Error)
+		}
+	}
+	pay("10.00")
+	time.Sleep(10 * novemberWarmEvery)
+	if got := novemberEntries(t, n.fsm); len(got) != 0 {
+		t.Fatalf("entries kept before any page asked: %v", got)
+	}
+	asked := novemberBills(t, n.fsm, 2026, today)
+	if len(asked) == 0 {
+		t.Fatal("no bills in the 2026 run: the test asks nothing")
+	}
+	before := novemberEntries(t, n.fsm)["B1"]
+	pay("40.00")
+	version := func() uint64 {
+		var v uint64
+		if err := n.fsm.db.View(func(txn *badger.Txn) error {
+			item, err := txn.Get(key(prefixBill, "B1"))
+			if err == nil {
+				v = item.Version()
+			}
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		e, ok := novemberEntries(t, n.fsm)["B1"]
+		if ok && e.version == version() {
+			if e.version == before.version {
+				t.Fatal("the payment did not write B1 again: the test proves nothing")
+			}
+			want := figuredNovemberBills(t, n.fsm, 2026, today)
+			for _, w := range want {
+				if w.ID == "B1" {
+					if diff := sameNovemberBills([]domain.NovemberBill{{ID: "B1", Parcel: e.bill.Parcel, Standing: w.Standing, Penalties: e.bill.Penalties, Certify: e.bill.Certify}}, []domain.NovemberBill{w}); diff != "" {
+						t.Fatalf("B1's entry after the payment: %s", diff)
+					}
+					return
+				}
+			}
+			t.Fatal("B1 is not in the 2026 run")
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("B1's entry still figured from version %d of the bill, now at %d", e.version, version())
+		}
+		time.Sleep(novemberWarmEvery)
 	}
 }

@@ -196,6 +196,9 @@ func (f *FSM) addIndexed(b *batch, writes []kv) {
 		if !indexed(w.k) {
 			continue
 		}
+		if bytes.HasPrefix(w.k, []byte(prefixBill)) {
+			f.billWrites.Add(1)
+		}
 		more, err := f.lookupKeys(txnRead(b.txn), w.k, w.v)
 		if err != nil {
 			panic(fmt.Sprintf("replica: %v", err))
