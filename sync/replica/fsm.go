@@ -60,6 +60,9 @@ type FSM struct {
 	seen   atomic.Uint64
 	head   []byte       // journal head hash; guarded by mu
 	jseq   uint64       // journal entries so far; guarded by mu
+	// journaled is the journal entry last made (journal), which the
+	// journal's indexes read rather than decode it again; guarded by mu.
+	journaled journalEntry
 	latest atomic.Value // domain.DateTime: the latest intake time applied
 
 	restores atomic.Int64 // snapshots restored since open
@@ -852,8 +855,29 @@ func (f *FSM) journal(index uint64, cmd domain.Command, res domain.Result) kv {
 	}
 	e.Hash = hex.EncodeToString(journalHash(e))
 	f.head, _ = hex.DecodeString(e.Hash)
+	f.journaled = e
 	body, _ := json.Marshal(e)
 	return kv{journalKey(f.jseq), body}
+}
+
+// journalWrite returns the journal entry among a command's writes, the
+// last one when there are several; ok is false when there is none.
+func (f *FSM) journalWrite(writes []kv) (journalEntry, bool) {
+	for i := len(writes) - 1; i >= 0; i-- {
+		k := writes[i].k
+		if len(k) != len(prefixJournal)+8 || !bytes.HasPrefix(k, []byte(prefixJournal)) {
+			continue
+		}
+		if binary.BigEndian.Uint64(k[len(prefixJournal):]) == f.journaled.Seq && f.journaled.Seq != 0 {
+			return f.journaled, true
+		}
+		var e journalEntry
+		if err := json.Unmarshal(writes[i].v, &e); err != nil {
+			panic(fmt.Sprintf("replica: read back journal entry: %v", err))
+		}
+		return e, true
+	}
+	return journalEntry{}, false
 }
 
 func journalHash(e journalEntry) []byte {

@@ -195,17 +195,7 @@ func cardReceipt(v []byte) (domain.Receipt, error) {
 // limits (tooBig) leave room for the few an entry has, so this only
 // guards against a panic on a store opened with other options.
 func (f *FSM) indexJournal(txn *badger.Txn, res domain.Result, writes []kv) []kv {
-	var e journalEntry
-	found := false
-	for i := len(writes) - 1; i >= 0; i-- {
-		if k := writes[i].k; len(k) == len(prefixJournal)+8 && bytes.HasPrefix(k, []byte(prefixJournal)) {
-			if err := json.Unmarshal(writes[i].v, &e); err != nil {
-				panic(fmt.Sprintf("replica: read back journal entry: %v", err))
-			}
-			found = true
-			break
-		}
-	}
+	e, found := f.journalWrite(writes)
 	if !found {
 		return writes
 	}

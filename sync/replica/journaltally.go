@@ -107,22 +107,14 @@ type tallied struct {
 // beside it; a card payment writes far less than a transaction holds, so
 // its card key is always among them.
 func (f *FSM) indexJournalTally(txn *badger.Txn, res domain.Result, writes []kv) []kv {
-	for i := len(writes) - 1; i >= 0; i-- {
-		k := writes[i].k
-		if len(k) != len(prefixJournal)+8 || !bytes.HasPrefix(k, []byte(prefixJournal)) {
-			continue
-		}
-		var e tallied
-		if err := json.Unmarshal(writes[i].v, &e); err != nil {
-			panic(fmt.Sprintf("replica: read back journal entry: %v", err))
-		}
+	if e, ok := f.journalWrite(writes); ok {
 		read := txnRead(txn)
 		yk := jyKey(e.At.Date.Year())
 		had, _, err := read(yk)
 		if err != nil {
 			panic(fmt.Sprintf("replica: read the journal's tallies: %v", err))
 		}
-		writes = append(writes, kv{yk, jySpanOf(had).add(binary.BigEndian.Uint64(k[len(prefixJournal):])).bytes()})
+		writes = append(writes, kv{yk, jySpanOf(had).add(e.Seq).bytes()})
 		if e.Outcome == "applied" && res.Receipt != nil && res.Receipt.Tender == domain.Card {
 			ck := jcKey(e.At.Date.String())
 			had, _, err := read(ck)
