@@ -87,6 +87,32 @@ func BenchmarkLookups(b *testing.B) {
 			}
 		}
 	})
+	// The figures of the 20,000 bills of a year as the run's pages read
+	// them: figured, every entry dropped before each read; and kept.
+	figures := func(b *testing.B) {
+		n := 0
+		if err := f.NovemberBills(2024, domain.MustDate("2024-11-20"), func(domain.NovemberBill) error { n++; return nil }); err != nil || n != 20000 {
+			b.Fatal(n, err)
+		}
+	}
+	b.Run("november-figures-figured", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			b.StopTimer()
+			if err := f.db.DropPrefix([]byte(prefixNovember)); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			figures(b)
+		}
+	})
+	b.Run("november-figures-kept", func(b *testing.B) {
+		b.ReportAllocs()
+		figures(b)
+		for b.Loop() {
+			figures(b)
+		}
+	})
 	b.Run("november-preview-year", func(b *testing.B) {
 		for b.Loop() {
 			q := domain.BillQuery{Year: 2024, Limit: domain.MaxBillPage}
