@@ -60,10 +60,10 @@ type FSM struct {
 	seen   atomic.Uint64
 	head   []byte       // journal head hash; guarded by mu
 	jseq   uint64       // journal entries so far; guarded by mu
+	latest atomic.Value // domain.DateTime: the latest intake time applied
 	// journaled is the journal entry last made (journal), which the
 	// journal's indexes read rather than decode it again; guarded by mu.
 	journaled journalEntry
-	latest atomic.Value // domain.DateTime: the latest intake time applied
 
 	restores atomic.Int64 // snapshots restored since open
 
@@ -104,12 +104,11 @@ type FSM struct {
 	keysMu  sync.RWMutex
 	keys    map[[32]byte]*nodeKey
 
-	// billWrites counts the bill records this process wrote (applied or
-	// restored), and november the tax-roll years whose November figures
-	// were asked lately: Node.warmNovember figures those years again after
-	// bills change (novemberfigures.go).
-	billWrites atomic.Uint64
-	november   askedYears
+	// november are the tax-roll years whose November figures were asked
+	// lately, and written the bills written since: Node.warmNovember
+	// figures those bills again (novemberfigures.go).
+	november askedYears
+	written  writtenBills
 }
 
 func (f *FSM) pauseAt(point string) {

@@ -7,9 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -32,9 +35,9 @@ import (
 // certification was figured to (it runs to the day asked once November 15
 // has passed). The FSM never writes them: a read figures the bills whose
 // entry is missing or stale and writes theirs afterwards, node-local
-// keys outside the state hash and snapshots; and the node figures the
-// years asked lately again a few seconds after bills are written
-// (warmNovember), so that a page rarely finds many entries stale. They are under the lookups'
+// keys outside the state hash and snapshots; and the node figures again,
+// a few seconds after they are written, the bills of the years asked
+// lately (warmNovember), so that a page rarely finds many entries stale. They are under the lookups'
 // prefix, so a reindex drops them; a restore drops the whole store.
 const prefixNovember = prefixLookup + "n/"
 
@@ -202,22 +205,12 @@ func (f *FSM) NovemberBills(year int, on domain.Date, fn func(domain.NovemberBil
 					continue
 				}
 			}
-			var b domain.Bill
-			if err := item.Value(func(v []byte) error { return json.Unmarshal(v, &b) }); err != nil {
-				return fmt.Errorf("read bill %s: %w", r.id, err)
-			}
-			nb, err := domain.NovemberBillOf(b, r.standing, year, on, p)
-			if errors.Is(err, domain.ErrPaymentsNeeded) {
-				if err = domain.ReadBillPayments(txnRecords{txn}, &b); err == nil {
-					nb, err = domain.NovemberBillOf(b, r.standing, year, on, p)
-				}
-			}
+			e, err := figureNovember(txn, item, r.id, r.standing, year, on, p, fp, certOn)
 			if err != nil {
-				return fmt.Errorf("bill %s: %w", r.id, err)
+				return err
 			}
-			e := novemberEntry{version: version, params: fp, certOn: certOn, bill: nb}
 			fresh = append(fresh, kv{key(prefixNovember, r.id), e.append(nil)})
-			out = append(out, nb)
+			out = append(out, e.bill)
 		}
 		return nil
 	})
@@ -238,6 +231,26 @@ func (f *FSM) NovemberBills(year int, on domain.Date, fn func(domain.NovemberBil
 		}
 	}
 	return nil
+}
+
+// figureNovember figures the entry of the bill whose record is item, in
+// txn: its part in year's run on day on, from the bill alone when its
+// summary answers, else with its payments.
+func figureNovember(txn *badger.Txn, item *badger.Item, id string, standing domain.BillStanding, year int, on domain.Date, p *domain.Params, fp [8]byte, certOn string) (novemberEntry, error) {
+	var b domain.Bill
+	if err := item.Value(func(v []byte) error { return json.Unmarshal(v, &b) }); err != nil {
+		return novemberEntry{}, fmt.Errorf("read bill %s: %w", id, err)
+	}
+	nb, err := domain.NovemberBillOf(b, standing, year, on, p)
+	if errors.Is(err, domain.ErrPaymentsNeeded) {
+		if err = domain.ReadBillPayments(txnRecords{txn}, &b); err == nil {
+			nb, err = domain.NovemberBillOf(b, standing, year, on, p)
+		}
+	}
+	if err != nil {
+		return novemberEntry{}, fmt.Errorf("bill %s: %w", id, err)
+	}
+	return novemberEntry{version: item.Version(), params: fp, certOn: certOn, bill: nb}, nil
 }
 
 // keepNovember writes figured entries, as a read does: never while a
@@ -312,6 +325,7 @@ func (c *cursor) close() { c.it.Close() }
 type askedYears struct {
 	mu    sync.Mutex
 	years []int
+	any   atomic.Bool // a year was asked since the ledger opened
 }
 
 // warmYears is how many years askedYears keeps.
@@ -325,6 +339,7 @@ func (a *askedYears) ask(year int) {
 	if len(a.years) > warmYears {
 		a.years = a.years[:warmYears]
 	}
+	a.any.Store(true)
 }
 
 func (a *askedYears) list() []int {
@@ -333,24 +348,71 @@ func (a *askedYears) list() []int {
 	return slices.Clone(a.years)
 }
 
+// writtenBills are the bills written since the warmer last took them,
+// kept once a year was asked (before that, the first read figures every
+// bill anyway). Past writtenBillsMax, or after a restore, it holds all
+// instead: every bill is looked at.
+type writtenBills struct {
+	mu  sync.Mutex
+	ids map[string]struct{}
+	all bool
+}
+
+const writtenBillsMax = 50_000
+
+func (w *writtenBills) add(id string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case w.all:
+	case len(w.ids) >= writtenBillsMax:
+		w.ids, w.all = nil, true
+	default:
+		if w.ids == nil {
+			w.ids = map[string]struct{}{}
+		}
+		w.ids[id] = struct{}{}
+	}
+}
+
+func (w *writtenBills) setAll() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.ids, w.all = nil, true
+}
+
+// take returns the bills written, in id order, and empties the set.
+func (w *writtenBills) take() (ids []string, all bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	ids, all = slices.Sorted(maps.Keys(w.ids)), w.all
+	w.ids, w.all = nil, false
+	return ids, all
+}
+
+// billWritten notes a bill record the FSM wrote, for the warmer.
+func (f *FSM) billWritten(id string) {
+	if f.november.any.Load() {
+		f.written.add(id)
+	}
+}
+
 // novemberWarmEvery is how often a node looks for bills written since it
-// last figured the years asked (a variable so that a test can look more
-// often).
+// last looked (a variable so that a test can look more often).
 var novemberWarmEvery = 5 * time.Second
 
 // warmNovember keeps the figures of the years asked lately current: every
-// novemberWarmEvery, when bills were written since it last looked, it
-// figures those years as a read would, for today, which writes the
-// entries of the bills written meanwhile. Without it the first page after
-// a day of payments (the start page's alerts, the run's preview) figures
+// novemberWarmEvery it figures again the entries of the bills of those
+// years written since it last looked. Without it the first page after a
+// day of payments (the start page's alerts, the run's preview) figures
 // every bill paid that day while the clerk waits; with it that work is
 // done a few seconds after the payments, a few bills at a time, and the
 // page reads entries. A node that has not been asked keeps no year warm.
+// The pages never depend on it: they check each entry against its bill.
 func (n *Node) warmNovember() {
 	defer n.wg.Done()
 	tick := time.NewTicker(novemberWarmEvery)
 	defer tick.Stop()
-	var seen uint64
 	for {
 		select {
 		case <-n.done:
@@ -358,16 +420,75 @@ func (n *Node) warmNovember() {
 		case <-tick.C:
 		}
 		years := n.fsm.november.list()
-		writes := n.fsm.billWrites.Load()
-		if len(years) == 0 || writes == seen {
+		ids, all := n.fsm.written.take()
+		if len(years) == 0 || (len(ids) == 0 && !all) {
 			continue
 		}
-		seen = writes
 		today := domain.DateOf(n.cfg.Now().In(n.cfg.Location))
-		for _, y := range slices.Backward(years) {
+		if !all {
+			if err := n.fsm.refigureNovember(years, today, ids); err != nil {
+				n.log.Warn("November run figures not kept current", "err", err)
+			}
+			continue
+		}
+		for _, y := range slices.Backward(years) { // the latest asked stays first
 			if err := n.fsm.NovemberBills(y, today, func(domain.NovemberBill) error { return nil }); err != nil {
 				n.log.Warn("November run figures not kept current", "year", y, "err", err)
 			}
 		}
 	}
+}
+
+// refigureNovember writes the entries of bills ids (in id order) that are
+// in one of years' runs and whose entry is missing or stale, figured for
+// day on, as NovemberBills would.
+func (f *FSM) refigureNovember(years []int, on domain.Date, ids []string) error {
+	p := f.Params()
+	fp, err := paramsPrint(p)
+	if err != nil {
+		return err
+	}
+	var fresh []kv
+	err = f.view(func(txn *badger.Txn) error {
+		read := txnRead(txn)
+		for _, id := range ids {
+			at, ok, err := read(key(prefixBillStanding, id))
+			if err != nil || !ok {
+				if err != nil {
+					return err
+				}
+				continue
+			}
+			ys, standing, _ := strings.Cut(string(at), "/")
+			year, err := strconv.Atoi(ys)
+			if err != nil || !slices.Contains(years, year) {
+				continue
+			}
+			item, err := txn.Get(key(prefixBill, id))
+			if errors.Is(err, badger.ErrKeyNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			certOn := domain.CertifyAsOf(year, on).String()
+			if raw, ok, err := read(key(prefixNovember, id)); err != nil {
+				return err
+			} else if ok {
+				if e, err := parseNovemberEntry(raw); err == nil && e.version == item.Version() && e.params == fp && e.certOn == certOn {
+					continue
+				}
+			}
+			e, err := figureNovember(txn, item, id, domain.BillStanding(standing), year, on, p, fp, certOn)
+			if err != nil {
+				return err
+			}
+			fresh = append(fresh, kv{key(prefixNovember, id), e.append(nil)})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return f.keepNovember(fresh)
 }

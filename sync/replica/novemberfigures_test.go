@@ -280,3 +280,29 @@ func TestNovemberFiguresKeptCurrentAfterPayments(t *testing.T) {
 		time.Sleep(novemberWarmEvery)
 	}
 }
+
+// TestWrittenBillsOverflowToAll: the warmer's set of bills written gives
+// them back once, in id order, and past its bound says every bill.
+func TestWrittenBillsOverflowToAll(t *testing.T) {
+	var w writtenBills
+	w.add("B2")
+	w.add("B1")
+	w.add("B2")
+	if ids, all := w.take(); all || fmt.Sprint(ids) != "[B1 B2]" {
+		t.Fatalf("take: %v, all %v; want [B1 B2]", ids, all)
+	}
+	if ids, all := w.take(); all || len(ids) != 0 {
+		t.Fatalf("second take: %v, all %v; want nothing", ids, all)
+	}
+	for i := range writtenBillsMax + 1 {
+		w.add(fmt.Sprint("B", i))
+	}
+	if ids, all := w.take(); !all || len(ids) != 0 {
+		t.Fatalf("past the bound: %d ids, all %v; want all", len(ids), all)
+	}
+	w.setAll()
+	w.add("B1")
+	if _, all := w.take(); !all {
+		t.Fatal("after a restore: want all")
+	}
+}

@@ -197,7 +197,7 @@ func (f *FSM) addIndexed(b *batch, writes []kv) {
 			continue
 		}
 		if bytes.HasPrefix(w.k, []byte(prefixBill)) {
-			f.billWrites.Add(1)
+			f.billWritten(string(w.k[len(prefixBill):]))
 		}
 		more, err := f.lookupKeys(txnRead(b.txn), w.k, w.v)
 		if err != nil {

@@ -380,7 +380,7 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 	}
 	f.incomplete = false
 	f.restores.Add(1)
-	f.billWrites.Add(1) // every bill has another version in the store now
+	f.written.setAll() // every bill has another version in the store now
 	if a := f.applied.Load(); a > f.seen.Load() {
 		f.seen.Store(a)
 	}
