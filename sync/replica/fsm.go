@@ -464,6 +464,7 @@ type batch struct {
 	hasWrites    bool
 	bigValue     bool // a value goes to Badger's value log (see commit)
 	maxSize, max int64
+	bills        []string // the bills the transaction writes (FSM.billWritten once it commits)
 }
 
 // A Badger transaction starts out holding one entry of its own, the
@@ -527,11 +528,14 @@ func (b *batch) commit() {
 				panic(fmt.Sprintf("replica: %v", err))
 			}
 		}
+		for _, id := range b.bills {
+			b.f.billWritten(id)
+		}
 	} else {
 		b.txn.Discard()
 	}
 	b.txn = b.f.db.NewTransaction(true)
-	b.size, b.count, b.hasWrites, b.bigValue = txnBaseSize, txnBaseCount, false, false
+	b.size, b.count, b.hasWrites, b.bigValue, b.bills = txnBaseSize, txnBaseCount, false, false, b.bills[:0]
 }
 
 func (b *batch) discard() { b.txn.Discard() }

@@ -165,6 +165,7 @@ func (f *FSM) NovemberBills(year int, on domain.Date, fn func(domain.NovemberBil
 		return err
 	}
 	certOn := domain.CertifyAsOf(year, on).String()
+	restores := f.restores.Load()
 	var fresh []kv
 	var out []domain.NovemberBill
 	err = f.view(func(txn *badger.Txn) error {
@@ -218,7 +219,7 @@ func (f *FSM) NovemberBills(year int, on domain.Date, fn func(domain.NovemberBil
 		return err
 	}
 	if len(fresh) > 0 {
-		if err := f.keepNovember(fresh); err != nil {
+		if err := f.keepNovember(fresh, restores); err != nil {
 			// The figures are kept to be read faster next time; the
 			// answer stands.
 			f.log.Warn("November run figures not kept", "year", year, "err", err)
@@ -254,10 +255,15 @@ func figureNovember(txn *badger.Txn, item *badger.Item, id string, standing doma
 }
 
 // keepNovember writes figured entries, as a read does: never while a
-// snapshot is restored, which drops the store.
-func (f *FSM) keepNovember(writes []kv) error {
+// snapshot is restored, which drops the store, and not at all when one
+// was restored since the figures were read (restores, as Restores read
+// it before): they were figured from the store before.
+func (f *FSM) keepNovember(writes []kv, restores int64) error {
 	f.restoring.RLock()
 	defer f.restoring.RUnlock()
+	if f.restores.Load() != restores {
+		return nil
+	}
 	for len(writes) > 0 {
 		n := min(len(writes), novemberWriteBatch)
 		wb := f.db.NewWriteBatch()
@@ -403,16 +409,20 @@ var novemberWarmEvery = 5 * time.Second
 
 // warmNovember keeps the figures of the years asked lately current: every
 // novemberWarmEvery it figures again the entries of the bills of those
-// years written since it last looked. Without it the first page after a
-// day of payments (the start page's alerts, the run's preview) figures
-// every bill paid that day while the clerk waits; with it that work is
-// done a few seconds after the payments, a few bills at a time, and the
-// page reads entries. A node that has not been asked keeps no year warm.
-// The pages never depend on it: they check each entry against its bill.
+// years written since it last looked, and every bill of a year when what
+// all its entries were figured for has moved (the parameters, or the day
+// the certification is figured to, which is each day's from November 16),
+// or after a restore. Without it the first page after a day of payments
+// (the start page's alerts, the run's preview) figures every bill paid
+// that day while the clerk waits; with it that work is done a few seconds
+// after the payments, a few bills at a time, and the page reads entries.
+// A node that has not been asked keeps no year warm. The pages never
+// depend on it: they check each entry against its bill.
 func (n *Node) warmNovember() {
 	defer n.wg.Done()
 	tick := time.NewTicker(novemberWarmEvery)
 	defer tick.Stop()
+	figuredFor := map[int]string{} // by year: the parameters and day of its last whole pass
 	for {
 		select {
 		case <-n.done:
@@ -421,19 +431,36 @@ func (n *Node) warmNovember() {
 		}
 		years := n.fsm.november.list()
 		ids, all := n.fsm.written.take()
-		if len(years) == 0 || (len(ids) == 0 && !all) {
+		if len(years) == 0 {
 			continue
 		}
 		today := domain.DateOf(n.cfg.Now().In(n.cfg.Location))
-		if !all {
-			if err := n.fsm.refigureNovember(years, today, ids); err != nil {
-				n.log.Warn("November run figures not kept current", "err", err)
-			}
+		fp, err := paramsPrint(n.fsm.Params())
+		if err != nil {
 			continue
 		}
+		var some []int
 		for _, y := range slices.Backward(years) { // the latest asked stays first
+			now := string(fp[:]) + domain.CertifyAsOf(y, today).String()
+			if !all && figuredFor[y] == now {
+				some = append(some, y)
+				continue
+			}
+			select {
+			case <-n.done:
+				return
+			default:
+			}
 			if err := n.fsm.NovemberBills(y, today, func(domain.NovemberBill) error { return nil }); err != nil {
 				n.log.Warn("November run figures not kept current", "year", y, "err", err)
+				delete(figuredFor, y)
+				continue
+			}
+			figuredFor[y] = now
+		}
+		if len(some) > 0 && len(ids) > 0 {
+			if err := n.fsm.refigureNovember(some, today, ids); err != nil {
+				n.log.Warn("November run figures not kept current", "err", err)
 			}
 		}
 	}
@@ -441,22 +468,24 @@ func (n *Node) warmNovember() {
 
 // refigureNovember writes the entries of bills ids (in id order) that are
 // in one of years' runs and whose entry is missing or stale, figured for
-// day on, as NovemberBills would.
+// day on, as NovemberBills would. A bill that cannot be figured is left
+// to the page that asks for it, which says why.
 func (f *FSM) refigureNovember(years []int, on domain.Date, ids []string) error {
 	p := f.Params()
 	fp, err := paramsPrint(p)
 	if err != nil {
 		return err
 	}
+	restores := f.restores.Load()
 	var fresh []kv
 	err = f.view(func(txn *badger.Txn) error {
 		read := txnRead(txn)
 		for _, id := range ids {
 			at, ok, err := read(key(prefixBillStanding, id))
-			if err != nil || !ok {
-				if err != nil {
-					return err
-				}
+			if err != nil {
+				return err
+			}
+			if !ok {
 				continue
 			}
 			ys, standing, _ := strings.Cut(string(at), "/")
@@ -481,7 +510,8 @@ func (f *FSM) refigureNovember(years []int, on domain.Date, ids []string) error 
 			}
 			e, err := figureNovember(txn, item, id, domain.BillStanding(standing), year, on, p, fp, certOn)
 			if err != nil {
-				return err
+				f.log.Warn("November run figures of a bill not kept", "bill", id, "err", err)
+				continue
 			}
 			fresh = append(fresh, kv{key(prefixNovember, id), e.append(nil)})
 		}
@@ -490,5 +520,5 @@ func (f *FSM) refigureNovember(years []int, on domain.Date, ids []string) error 
 	if err != nil {
 		return err
 	}
-	return f.keepNovember(fresh)
+	return f.keepNovember(fresh, restores)
 }

@@ -3,6 +3,8 @@ package replica
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -217,7 +219,9 @@ func TestNovemberFiguresKeptCurrentAfterPayments(t *testing.T) {
 	defer func(d time.Duration) { novemberWarmEvery = d }(novemberWarmEvery)
 	novemberWarmEvery = 20 * time.Millisecond
 	now := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
-	n := openNode(t, t.TempDir(), now)
+	var clock atomic.Int64
+	clock.Store(now.UnixNano())
+	n := openNodeClock(t, t.TempDir(), func() time.Time { return time.Unix(0, clock.Load()).UTC() })
 	defer n.Close()
 	seedNode(t, n)
 	today := domain.DateOf(now)
@@ -263,19 +267,39 @@ func TestNovemberFiguresKeptCurrentAfterPayments(t *testing.T) {
 			if e.version == before.version {
 				t.Fatal("the payment did not write B1 again: the test proves nothing")
 			}
-			want := figuredNovemberBills(t, n.fsm, 2026, today)
-			for _, w := range want {
-				if w.ID == "B1" {
-					if diff := sameNovemberBills([]domain.NovemberBill{{ID: "B1", Parcel: e.bill.Parcel, Standing: w.Standing, Penalties: e.bill.Penalties, Certify: e.bill.Certify}}, []domain.NovemberBill{w}); diff != "" {
-						t.Fatalf("B1's entry after the payment: %s", diff)
-					}
-					return
-				}
+			i := slices.IndexFunc(figuredNovemberBills(t, n.fsm, 2026, today), func(w domain.NovemberBill) bool { return w.ID == "B1" })
+			if i < 0 {
+				t.Fatal("B1 is not in the 2026 run")
 			}
-			t.Fatal("B1 is not in the 2026 run")
+			w := figuredNovemberBills(t, n.fsm, 2026, today)[i]
+			if diff := sameNovemberBills([]domain.NovemberBill{{ID: "B1", Parcel: e.bill.Parcel, Standing: w.Standing, Penalties: e.bill.Penalties, Certify: e.bill.Certify}}, []domain.NovemberBill{w}); diff != "" {
+				t.Fatalf("B1's entry after the payment: %s", diff)
+			}
+			break
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("B1's entry still figured from version %d of the bill, now at %d", e.version, version())
+		}
+		time.Sleep(novemberWarmEvery)
+	}
+	// The next day the certification is figured to that day: every entry
+	// of the year is figured again, with no bill written.
+	clock.Add(int64(24 * time.Hour))
+	next := today.AddDays(1).String()
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		stale := 0
+		entries := novemberEntries(t, n.fsm)
+		for _, e := range entries {
+			if e.certOn != next {
+				stale++
+			}
+		}
+		if stale == 0 && len(entries) == len(asked) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the day after: %d of %d entries still figured to another day", stale, len(entries))
 		}
 		time.Sleep(novemberWarmEvery)
 	}

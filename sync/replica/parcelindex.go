@@ -192,12 +192,13 @@ func txnRead(txn *badger.Txn) func(k []byte) ([]byte, bool, error) {
 // again when it opens.
 func (f *FSM) addIndexed(b *batch, writes []kv) {
 	var idx []kv
+	var bills []string
 	for _, w := range writes {
 		if !indexed(w.k) {
 			continue
 		}
 		if bytes.HasPrefix(w.k, []byte(prefixBill)) {
-			f.billWritten(string(w.k[len(prefixBill):]))
+			bills = append(bills, string(w.k[len(prefixBill):]))
 		}
 		more, err := f.lookupKeys(txnRead(b.txn), w.k, w.v)
 		if err != nil {
@@ -205,16 +206,22 @@ func (f *FSM) addIndexed(b *batch, writes []kv) {
 		}
 		idx = append(idx, more...)
 	}
+	// The bills are noted once the transaction holding them commits
+	// (batch.commit): a warmer that took them sooner would figure them
+	// from the record before.
 	if len(idx) == 0 {
 		b.add(writes)
+		b.bills = append(b.bills, bills...)
 		return
 	}
 	all := append(slices.Clip(writes), idx...)
 	if b.fits(all) {
 		b.add(all)
+		b.bills = append(b.bills, bills...)
 		return
 	}
 	b.add(append(slices.Clip(writes), kv{keyLookupVersion, nil}))
+	b.bills = append(b.bills, bills...)
 	b.commit()
 	wb := f.db.NewWriteBatch()
 	defer wb.Cancel()
