@@ -117,6 +117,36 @@ func TestLostEntriesTailDeleted(t *testing.T) {
 	checkLost(t, s, LostRange{Dir: dir, From: 27, To: 27}, true)
 }
 
+// TestWholeLogDeletedAfterASnapshot: once a follower installs its
+// leader's snapshot, raft deletes its whole log (the store says it keeps
+// no gaps) and appends the entries after the snapshot, far above the old
+// ones. Nothing counts as lost, and the log opens again.
+func TestWholeLogDeletedAfterASnapshot(t *testing.T) {
+	var _ raft.MonotonicLogStore = (*Store)(nil)
+	dir := filepath.Join(t.TempDir(), "raft")
+	s := openStoreAt(t, dir)
+	if !s.IsMonotonic() {
+		t.Fatal("the store must tell raft it keeps no gaps")
+	}
+	storeLogs(t, s, testLogs(1, 30))
+	if err := s.DeleteRange(1, 10); err != nil { // a compaction of the head
+		t.Fatal(err)
+	}
+	if err := s.DeleteRange(11, 30); err != nil { // raft's removeOldLogs
+		t.Fatal(err)
+	}
+	s.Close()
+	s = openStoreAt(t, dir)
+	checkLost(t, s, LostRange{}, false)
+	storeLogs(t, s, testLogs(101, 110)) // after a snapshot at 100
+	s.Close()
+	s = openStoreAt(t, dir)
+	checkLost(t, s, LostRange{}, false)
+	if first, err := s.FirstIndex(); err != nil || first != 101 {
+		t.Fatalf("first index %d, %v; want 101", first, err)
+	}
+}
+
 // TestLostEntriesTornRecord checks that a record whose newer slot a power
 // cut spoilt falls back to the one before.
 func TestLostEntriesTornRecord(t *testing.T) {

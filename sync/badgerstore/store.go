@@ -441,6 +441,14 @@ func (s *Store) lowerSynced(below uint64) error {
 	return s.rec.write(below)
 }
 
+// IsMonotonic tells raft that this log keeps no gaps (raft.MonotonicLogStore).
+// Without it, a follower that installs a snapshot from its leader keeps
+// the entries it held from before the snapshot and appends the entries
+// after it above a gap; the store refuses such a log as damaged at the
+// next start (check), since a gap is also what lost table files leave.
+// With it, raft deletes the whole log once it has installed a snapshot.
+func (s *Store) IsMonotonic() bool { return true }
+
 // DeleteRange deletes the log entries from lo to hi, both included. It
 // reads nothing: the range is cut to the log's edges, which the store
 // keeps, and its keys are deleted in chunks, each in as few transactions
@@ -470,7 +478,14 @@ func (s *Store) DeleteRange(lo, hi uint64) error {
 	}
 	fromTop := hi >= e.last
 	if fromTop {
-		if err := s.lowerSynced(from - 1); err != nil {
+		// The log claims no more than it keeps: what is below the
+		// range, or nothing when the whole log goes (after a snapshot
+		// is installed, raft empties it: IsMonotonic).
+		keep := from - 1
+		if from <= e.first {
+			keep = 0
+		}
+		if err := s.lowerSynced(keep); err != nil {
 			return fail(err)
 		}
 	}

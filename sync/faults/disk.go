@@ -36,6 +36,14 @@ func (s *slowLog) StoreLogs(logs []*raft.Log) error {
 	return s.LogStore.StoreLogs(logs)
 }
 
+// IsMonotonic says what the wrapped store says: raft empties a log that
+// keeps no gaps once it installs a snapshot (raft.MonotonicLogStore), and
+// the wrapper must not change how raft treats the store.
+func (s *slowLog) IsMonotonic() bool {
+	m, ok := s.LogStore.(raft.MonotonicLogStore)
+	return ok && m.IsMonotonic()
+}
+
 // DeleteRange waits, then deletes.
 func (s *slowLog) DeleteRange(min, max uint64) error {
 	s.wait()

@@ -4,6 +4,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dgraph-io/badger/v4"
+	"github.com/hashicorp/raft"
+
+	"github.com/villagehall/appliance/sync/badgerstore"
 	"github.com/villagehall/appliance/sync/faults"
 	"github.com/villagehall/appliance/sync/replica"
 	"github.com/villagehall/appliance/sync/synctest"
@@ -71,4 +75,25 @@ func TestSlowDiskDelaysCommits(t *testing.T) {
 	}
 	nw.SetDiskDelay(leader.ID, 0)
 	c.Converge(10 * time.Second)
+}
+
+// TestSlowDiskKeepsTheLogMonotonic: the slow-disk wrapper tells raft what
+// the store under it says about gaps (raft.MonotonicLogStore), so that a
+// follower that installs a snapshot empties its log under fault
+// injection as it does in service.
+func TestSlowDiskKeepsTheLogMonotonic(t *testing.T) {
+	db, err := badger.Open(badger.DefaultOptions("").WithInMemory(true).WithLogger(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	store, err := badgerstore.New(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrapped := faults.New("node-1").WrapLogStore(store)
+	m, ok := wrapped.(raft.MonotonicLogStore)
+	if !ok || !m.IsMonotonic() {
+		t.Fatal("the wrapped log store no longer says it keeps no gaps")
+	}
 }

@@ -178,6 +178,18 @@ func TestFollowerCatchesUpFromSnapshot(t *testing.T) {
 	if _, err := lagging.Node.FSM().VerifyJournal(); err != nil {
 		t.Fatalf("journal after InstallSnapshot: %v", err)
 	}
+	// The follower takes entries after the snapshot, then restarts: its
+	// log must open. Raft leaves the entries it held from before the
+	// snapshot in the log unless the store says it keeps no gaps, and a
+	// log with a gap is refused as damaged at the next start.
+	payMany(t, c, 50, 500)
+	c.Converge(time.Minute)
+	lagging.Stop()
+	lagging.Start()
+	c.Converge(time.Minute)
+	if _, err := lagging.Node.FSM().VerifyJournal(); err != nil {
+		t.Fatalf("journal after a restart: %v", err)
+	}
 }
 
 // TestStrangersAreRefused: a node with a certificate from another CA, or

@@ -252,6 +252,12 @@ func (s slowLog) StoreLogs(logs []*raft.Log) error {
 
 func (s slowLog) StoreLog(l *raft.Log) error { return s.StoreLogs([]*raft.Log{l}) }
 
+// IsMonotonic says what the wrapped store says (raft.MonotonicLogStore).
+func (s slowLog) IsMonotonic() bool {
+	m, ok := s.LogStore.(raft.MonotonicLogStore)
+	return ok && m.IsMonotonic()
+}
+
 // logOutput is where members log: stderr with SYNCTEST_LOG=1, else nowhere.
 func logOutput() io.Writer {
 	if os.Getenv("SYNCTEST_LOG") != "" {
