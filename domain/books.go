@@ -431,13 +431,27 @@ func bookEntryID(on Date, index uint64) string { return fmt.Sprintf("%s/%012d", 
 func freeEntryID(tx Tx, on Date, index uint64) (string, error) {
 	id := bookEntryID(on, index)
 	for n := 2; ; n++ {
-		var prev BookEntry
-		taken, err := tx.Get(CollectionBookEntries, id, &prev)
+		taken, err := has(tx, CollectionBookEntries, id)
 		if err != nil || !taken {
 			return id, err
 		}
 		id = fmt.Sprintf("%s.%04d", bookEntryID(on, index), n)
 	}
+}
+
+// recordChecker is a Tx that tells whether a record exists without
+// decoding it (the FSM's).
+type recordChecker interface {
+	Has(collection, id string) (bool, error)
+}
+
+// has reports whether record id of collection exists in tx.
+func has(tx Tx, collection, id string) (bool, error) {
+	if rc, ok := tx.(recordChecker); ok {
+		return rc.Has(collection, id)
+	}
+	var raw json.RawMessage
+	return tx.Get(collection, id, &raw)
 }
 
 // postBooks posts the journal lines of c's kind, when the ledger keeps

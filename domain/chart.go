@@ -1,9 +1,12 @@
 package domain
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // The chart of accounts. Every appropriation, purchase order, expense and
@@ -449,20 +452,83 @@ func (ch Chart) checkWhole() error {
 // writes it whole.
 const chartRecord = "accounts"
 
-// loadChart reads the whole chart inside a transaction.
+// loadChart reads the whole chart inside a transaction. The chart is
+// the caller's own: the books add the control accounts they need to it.
 func loadChart(tx Tx) (*Chart, error) {
-	var accounts []ChartAccount
-	if _, err := tx.Get(CollectionChart, chartRecord, &accounts); err != nil {
+	var raw json.RawMessage
+	found, err := tx.Get(CollectionChart, chartRecord, &raw)
+	if err != nil {
 		return nil, err
 	}
-	return chartOf(accounts), nil
+	if !found {
+		return chartOf(nil), nil
+	}
+	if ch, ok := chartMemo.get(raw); ok {
+		return ch, nil
+	}
+	var accounts []ChartAccount
+	if err := json.Unmarshal(raw, &accounts); err != nil {
+		return nil, fmt.Errorf("decode %s/%s: %w", CollectionChart, chartRecord, err)
+	}
+	ch := chartOf(accounts)
+	chartMemo.put(raw, ch)
+	return ch, nil
 }
 
-func chartOf(accounts []ChartAccount) *Chart {
-	ch := &Chart{byCode: map[string]ChartAccount{}}
-	for _, a := range accounts {
-		ch.put(a)
+// chartMemo holds the chart last decoded, by the JSON it was decoded
+// from. Every payment reads the chart twice (the lines of its books and
+// the actuals of its revenue), and a village's chart of a few hundred
+// accounts takes far longer to decode than to copy. It hands out copies.
+var chartMemo memoChart
+
+type memoChart struct {
+	mu    sync.Mutex
+	raw   string
+	chart *Chart
+}
+
+func (m *memoChart) get(raw []byte) (*Chart, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.chart == nil || m.raw != string(raw) {
+		return nil, false
 	}
+	return m.chart.clone(), true
+}
+
+func (m *memoChart) put(raw []byte, ch *Chart) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.raw, m.chart = string(raw), ch.clone()
+}
+
+// clone returns a chart of the same accounts that put may change without
+// changing ch.
+func (ch *Chart) clone() *Chart {
+	return &Chart{Accounts: slices.Clone(ch.Accounts), byCode: maps.Clone(ch.byCode)}
+}
+
+// chartOf makes the chart of accounts, as putting each in turn would:
+// a later account of a code already put replaces it. It sorts once, not
+// once an account: it runs on every payment's path.
+func chartOf(accounts []ChartAccount) *Chart {
+	ch := &Chart{byCode: make(map[string]ChartAccount, len(accounts))}
+	if len(accounts) > 0 {
+		ch.Accounts = make([]ChartAccount, 0, len(accounts))
+	}
+	for _, a := range accounts {
+		if _, ok := ch.byCode[a.Code]; ok {
+			for i := range ch.Accounts {
+				if ch.Accounts[i].Code == a.Code {
+					ch.Accounts[i] = a
+				}
+			}
+		} else {
+			ch.Accounts = append(ch.Accounts, a)
+		}
+		ch.byCode[a.Code] = a
+	}
+	slices.SortFunc(ch.Accounts, func(x, y ChartAccount) int { return strings.Compare(x.Code, y.Code) })
 	return ch
 }
 

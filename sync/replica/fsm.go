@@ -989,6 +989,10 @@ type overlay struct {
 	txn    *badger.Txn
 	writes map[string][]byte
 	format int // the ledger format in force for this command
+	// read holds what the command read from txn (nil: not there): a
+	// payment reads the chart of accounts, the books' year and the
+	// actuals more than once.
+	read map[string][]byte
 }
 
 func (o *overlay) sorted() []kv {
@@ -1002,19 +1006,34 @@ func (o *overlay) sorted() []kv {
 	return out
 }
 
+// get returns the value of k as the command sees it. The bytes are
+// shared with later reads of k: a caller decodes them, never changes them.
 func (o *overlay) get(k []byte) ([]byte, bool, error) {
 	if v, ok := o.writes[string(k)]; ok {
 		return v, v != nil, nil
 	}
+	if v, ok := o.read[string(k)]; ok {
+		return v, v != nil, nil
+	}
+	var v []byte
 	item, err := o.txn.Get(k)
-	if errors.Is(err, badger.ErrKeyNotFound) {
-		return nil, false, nil
-	}
-	if err != nil {
+	switch {
+	case errors.Is(err, badger.ErrKeyNotFound):
+	case err != nil:
 		return nil, false, err
+	default:
+		if v, err = item.ValueCopy(nil); err != nil {
+			return nil, false, err
+		}
+		if v == nil {
+			v = []byte{}
+		}
 	}
-	v, err := item.ValueCopy(nil)
-	return v, err == nil, err
+	if o.read == nil {
+		o.read = map[string][]byte{}
+	}
+	o.read[string(k)] = v
+	return v, v != nil, nil
 }
 
 func (o *overlay) put(k []byte, v any) error {
@@ -1121,6 +1140,16 @@ func (o *overlay) Get(collection, id string, v any) (bool, error) {
 		return false, fmt.Errorf("decode %s/%s: %w", collection, id, err)
 	}
 	return true, nil
+}
+
+// Has reports whether record id of collection exists, without decoding
+// it.
+func (o *overlay) Has(collection, id string) (bool, error) {
+	if !validName(collection) {
+		return false, fmt.Errorf("bad collection name %q", collection)
+	}
+	_, ok, err := o.get(recordKey(collection, id))
+	return ok, err
 }
 
 func (o *overlay) Put(collection, id string, v any) error {

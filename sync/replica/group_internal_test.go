@@ -2,6 +2,7 @@ package replica
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -324,4 +325,60 @@ func FuzzParseEnvelope(f *testing.F) {
 			t.Fatalf("parsed a malformed entry as %+v", e)
 		}
 	})
+}
+
+// TestGroupPostsEachPaymentToTheBooks: with the books open, the payments
+// of one group on one day each post an entry of their own to the books,
+// told apart under the group's one raft index (freeEntryID), and the books
+// come out as they do for the same payments as entries of their own.
+func TestGroupPostsEachPaymentToTheBooks(t *testing.T) {
+	at := domain.NewDateTime(domain.MustDate("2026-03-01"), 8, 0, 0)
+	setup := []domain.Command{
+		{ID: "lf", Kind: domain.KindLedgerFormat, At: at, Node: "n1", Payload: &domain.LedgerFormatChange{To: domain.LedgerFormat}},
+		seedCommand(),
+		{ID: "chart", Kind: domain.KindChart, At: at, Node: "n1", Actor: "admin", Payload: &domain.ChartChange{Accounts: []domain.ChartAccount{
+			{Code: "GF", Type: domain.AccountFund, Name: "General fund", General: true},
+			{Code: "48000", Type: domain.AccountRevenue, Name: "Miscellaneous revenue", Fund: "GF", Major: "Miscellaneous", Sources: []string{domain.SourceBills}},
+		}}},
+	}
+	pays := []domain.Command{
+		payCommand("g1", 2, "B1", "10.00", "2026-04-10T10:00"),
+		payCommand("g2", 3, "B2", "20.00", "2026-04-10T10:05"),
+		payCommand("g3", 4, "B1", "30.00", "2026-04-10T10:10"),
+	}
+	books := func(f *FSM) (ids []string, lines string) {
+		t.Helper()
+		err := f.List(domain.CollectionBookEntries, "", func(id string, raw []byte) error {
+			var e domain.BookEntry
+			if err := json.Unmarshal(raw, &e); err != nil {
+				return err
+			}
+			if e.Kind == domain.KindPayBill {
+				ids = append(ids, id)
+				lines += fmt.Sprintf("%s %s %v\n", e.CommandID, e.Date, e.Lines)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ids, lines
+	}
+	grouped := openFSM(t, t.TempDir())
+	defer grouped.Close()
+	grouped.ApplyBatch(logsOf(t, 1, setup...))
+	if rs := grouped.ApplyBatch([]*raft.Log{groupLog(t, 4, pays...)})[0].(groupResults); rs[0].Error != nil || rs[1].Error != nil || rs[2].Error != nil {
+		t.Fatalf("the group's payments: %v, %v, %v", rs[0].Error, rs[1].Error, rs[2].Error)
+	}
+	ids, lines := books(grouped)
+	if want := []string{"2026-04-10/000000000004", "2026-04-10/000000000004.0002", "2026-04-10/000000000004.0003"}; fmt.Sprint(ids) != fmt.Sprint(want) {
+		t.Fatalf("the group's book entries: %q; want %q", ids, want)
+	}
+	alone := openFSM(t, t.TempDir())
+	defer alone.Close()
+	alone.ApplyBatch(logsOf(t, 1, setup...))
+	alone.ApplyBatch(logsOf(t, 4, pays...))
+	if _, want := books(alone); lines != want {
+		t.Fatalf("the group's lines:\n%s\nthe same payments alone:\n%s", lines, want)
+	}
 }
