@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dgraph-io/badger/v4"
 	"github.com/hashicorp/raft"
 
 	"github.com/villagehall/appliance/sync/badgerstore"
@@ -82,15 +81,11 @@ func TestSlowDiskDelaysCommits(t *testing.T) {
 // follower that installs a snapshot empties its log under fault
 // injection as it does in service.
 func TestSlowDiskKeepsTheLogMonotonic(t *testing.T) {
-	db, err := badger.Open(badger.DefaultOptions("").WithInMemory(true).WithLogger(nil))
+	store, err := badgerstore.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	store, err := badgerstore.New(db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	defer store.Close()
 	wrapped := faults.New("node-1").WrapLogStore(store)
 	m, ok := wrapped.(raft.MonotonicLogStore)
 	if !ok || !m.IsMonotonic() {
