@@ -452,9 +452,9 @@ func (n *Node) warmNovember() {
 			default:
 			}
 			if err := n.fsm.NovemberBills(y, today, func(domain.NovemberBill) error { return nil }); err != nil {
+				// Said once, not every few seconds: the run's pages say
+				// it to the treasurer, and the next change tries again.
 				n.log.Warn("November run figures not kept current", "year", y, "err", err)
-				delete(figuredFor, y)
-				continue
 			}
 			figuredFor[y] = now
 		}
