@@ -37,8 +37,9 @@ import (
 // entry is missing or stale and writes theirs afterwards, node-local
 // keys outside the state hash and snapshots; and the node figures again,
 // a few seconds after they are written, the bills of the years asked
-// lately (warmNovember), so that a page rarely finds many entries stale. They are under the lookups'
-// prefix, so a reindex drops them; a restore drops the whole store.
+// lately (warmNovember), so that a page rarely finds many entries stale.
+// They are under the lookups' prefix, so a reindex drops them; a restore
+// drops the whole store.
 const prefixNovember = prefixLookup + "n/"
 
 // novemberFormat is the first byte of an entry: an entry of another form
