@@ -321,9 +321,15 @@ func (ch Chart) CheckChange(accounts []ChartAccount) (int, error) {
 type Chart struct {
 	Accounts []ChartAccount // by code
 	byCode   map[string]ChartAccount
+	// shared says that Accounts and byCode are another chart's too (the
+	// memo's): put copies them before it changes either.
+	shared bool
 }
 
 func (ch *Chart) put(a ChartAccount) {
+	if ch.shared {
+		ch.Accounts, ch.byCode, ch.shared = slices.Clone(ch.Accounts), maps.Clone(ch.byCode), false
+	}
 	if _, ok := ch.byCode[a.Code]; !ok {
 		ch.Accounts = append(ch.Accounts, a)
 	} else {
@@ -478,7 +484,9 @@ func loadChart(tx Tx) (*Chart, error) {
 // chartMemo holds the chart last decoded, by the JSON it was decoded
 // from. Every payment reads the chart twice (the lines of its books and
 // the actuals of its revenue), and a village's chart of a few hundred
-// accounts takes far longer to decode than to copy. It hands out copies.
+// accounts takes far longer to decode than to copy. It hands out charts
+// that share its accounts until one is changed (Chart.shared): most
+// readers only look, and the books add their control accounts to theirs.
 var chartMemo memoChart
 
 type memoChart struct {
@@ -493,7 +501,9 @@ func (m *memoChart) get(raw []byte) (*Chart, bool) {
 	if m.chart == nil || m.raw != string(raw) {
 		return nil, false
 	}
-	return m.chart.clone(), true
+	out := *m.chart
+	out.shared = true
+	return &out, true
 }
 
 func (m *memoChart) put(raw []byte, ch *Chart) {

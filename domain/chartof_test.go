@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -62,5 +63,26 @@ func TestLoadChartHandsOutCopies(t *testing.T) {
 	}
 	if _, ok := third.Account("100-11500"); !ok || !reflect.DeepEqual(third.Accounts, first.Accounts) {
 		t.Fatalf("the chart written since: %v, want %v", third.Accounts, first.Accounts)
+	}
+	// Reads of an unchanged record share its accounts until one changes
+	// them: each change stays in the read it was made to.
+	var reads [3]*Chart
+	for i := range reads {
+		if reads[i], err = loadChart(tx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reads[0].put(ChartAccount{Code: "100-11600", Type: AccountAsset, Name: "Petty cash", Fund: "100"})
+	reads[1].put(ChartAccount{Code: "100-11700", Type: AccountAsset, Name: "Change fund", Fund: "100"})
+	for i, want := range []string{"100-11600", "100-11700", ""} {
+		for _, code := range []string{"100-11600", "100-11700"} {
+			_, ok := reads[i].Account(code)
+			if inList := slices.ContainsFunc(reads[i].Accounts, func(a ChartAccount) bool { return a.Code == code }); ok != (code == want) || inList != ok {
+				t.Errorf("read %d: account %s found %v (in its list %v), want %v", i, code, ok, inList, code == want)
+			}
+		}
+	}
+	if len(reads[2].Accounts) != len(third.Accounts) {
+		t.Errorf("an unchanged read has %d accounts, want %d", len(reads[2].Accounts), len(third.Accounts))
 	}
 }
