@@ -3,6 +3,7 @@ package domain
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -134,6 +135,24 @@ type Certification struct {
 
 // receivableInput is the bill's §5.10 input as the ledger holds it: its
 // place on the tax roll is the ledger's (ReceivableInput.Ledger).
+// Clone returns a copy of b that shares nothing a change to either can
+// reach: its payments, reversals, certification and summary are copied.
+// Money and dates are values no method changes in place.
+func (b Bill) Clone() Bill {
+	b.Payments = slices.Clone(b.Payments)
+	b.Reversed = slices.Clone(b.Reversed)
+	if b.Certified != nil {
+		c := *b.Certified
+		b.Certified = &c
+	}
+	if b.Summary != nil {
+		s := *b.Summary
+		s.Removed = slices.Clone(s.Removed)
+		b.Summary = &s
+	}
+	return b
+}
+
 func (b Bill) receivableInput(asOf Date) ReceivableInput {
 	in := ReceivableInput{BilledOn: b.BilledOn, Principal: b.Principal, AsOf: asOf, Ledger: true}
 	if b.Certified != nil {
