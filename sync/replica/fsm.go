@@ -420,7 +420,7 @@ func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
 			continue
 		}
 		cmd := op.cmd
-		res, writes := f.applyOne(b.txn, l.Index, op, len(l.Data))
+		res, writes := f.applyOne(b, l.Index, op, len(l.Data))
 		writes = f.indexJournal(b.txn, res, f.indexJournalTally(b.txn, res, writes)) // journalindex.go, journaltally.go
 		out[i] = res
 		f.stats.command(cmd, res)
@@ -465,6 +465,10 @@ type batch struct {
 	bigValue     bool // a value goes to Badger's value log (see commit)
 	maxSize, max int64
 	bills        []string // the bills the transaction writes (FSM.billWritten once it commits)
+	// reads holds what the commands of this transaction read from it, as
+	// overlay.read, kept current by add: the payments of a batch read the
+	// same chart, books' meta records and totals one after another.
+	reads map[string][]byte
 }
 
 // A Badger transaction starts out holding one entry of its own, the
@@ -477,7 +481,7 @@ const (
 
 func (f *FSM) newBatch() *batch {
 	b := &batch{f: f, txn: f.db.NewTransaction(true), size: txnBaseSize, count: txnBaseCount,
-		maxSize: f.db.MaxBatchSize(), max: f.db.MaxBatchCount()}
+		maxSize: f.db.MaxBatchSize(), max: f.db.MaxBatchCount(), reads: map[string][]byte{}}
 	if f.batchBytes > 0 {
 		b.maxSize = f.batchBytes
 	}
@@ -505,6 +509,11 @@ func (b *batch) add(writes []kv) {
 		// Nothing of this transaction has been committed: the entries in
 		// it are lost with the process and raft applies them again.
 		panic(fmt.Sprintf("replica: write ledger state: %v (batch %d bytes in %d writes, this entry %d bytes in %d, limits %d/%d)", err, b.size, b.count, size, len(writes), b.maxSize, b.max))
+	}
+	for _, w := range writes {
+		if _, ok := b.reads[string(w.k)]; ok {
+			b.reads[string(w.k)] = w.v // nil: deleted
+		}
 	}
 	b.size += size
 	b.count += int64(len(writes))
@@ -536,6 +545,7 @@ func (b *batch) commit() {
 	}
 	b.txn = b.f.db.NewTransaction(true)
 	b.size, b.count, b.hasWrites, b.bigValue, b.bills = txnBaseSize, txnBaseCount, false, false, b.bills[:0]
+	clear(b.reads)
 }
 
 func (b *batch) discard() { b.txn.Discard() }
@@ -624,8 +634,8 @@ func setAll(txn *badger.Txn, writes []kv) error {
 
 // applyOne runs one command and returns its result and every write it
 // makes: the records, the dedupe record and the journal link.
-func (f *FSM) applyOne(txn *badger.Txn, index uint64, op opened, size int) (domain.Result, []kv) {
-	cmd := op.cmd
+func (f *FSM) applyOne(b *batch, index uint64, op opened, size int) (domain.Result, []kv) {
+	txn, cmd := b.txn, op.cmd
 	var keyWrites []kv
 	if op.newKey != nil {
 		keyWrites = append(keyWrites, f.keyWrite(op.newKey, op.keySum))
@@ -646,7 +656,7 @@ func (f *FSM) applyOne(txn *badger.Txn, index uint64, op opened, size int) (doma
 		}
 		return rec.Result, append(keyWrites, f.aliasWrites(txn, cmd, rec)...)
 	}
-	ov := &overlay{txn: txn, writes: map[string][]byte{}, format: f.Format()}
+	ov := &overlay{txn: txn, writes: map[string][]byte{}, format: f.Format(), read: b.reads}
 	var res domain.Result
 	seqErr, err := f.checkSequence(txn, cmd)
 	if err != nil {
@@ -989,10 +999,13 @@ type overlay struct {
 	txn    *badger.Txn
 	writes map[string][]byte
 	format int // the ledger format in force for this command
-	// read holds what the command read from txn (nil: not there): a
-	// payment reads the chart of accounts, the books' year and the
-	// actuals more than once.
+	// read holds what was read from txn (nil: not there): a payment
+	// reads the chart of accounts, the books' year and the actuals more
+	// than once, and the payments of one transaction read the same
+	// records (batch.reads).
 	read map[string][]byte
+	// bills holds the bill records the command decoded (overlay.Bill).
+	bills map[string]decodedBill
 }
 
 func (o *overlay) sorted() []kv {
@@ -1062,7 +1075,31 @@ func overlayGet[T any](o *overlay, k []byte) (T, bool, error) {
 func (o *overlay) LedgerFormat() int { return o.format }
 
 func (o *overlay) Bill(id string) (domain.Bill, bool, error) {
-	return overlayGet[domain.Bill](o, key(prefixBill, id))
+	body, ok, err := o.get(key(prefixBill, id))
+	if err != nil || !ok {
+		return domain.Bill{}, false, err
+	}
+	// A payment reads its bill three times (the §5.10 check, the
+	// posting, the actuals of its revenue account); the record is
+	// decoded once for as long as its bytes stay the same.
+	if d, hit := o.bills[id]; hit && bytes.Equal(d.body, body) {
+		return d.bill.Clone(), true, nil
+	}
+	var b domain.Bill
+	if err := json.Unmarshal(body, &b); err != nil {
+		return domain.Bill{}, false, fmt.Errorf("decode %s%s: %w", prefixBill, id, err)
+	}
+	if o.bills == nil {
+		o.bills = map[string]decodedBill{}
+	}
+	o.bills[id] = decodedBill{body: body, bill: b.Clone()}
+	return b, true, nil
+}
+
+// decodedBill is a bill record as overlay.Bill last decoded it.
+type decodedBill struct {
+	body []byte
+	bill domain.Bill
 }
 
 func (o *overlay) PutBill(b domain.Bill) error {
@@ -1135,6 +1172,14 @@ func (o *overlay) Get(collection, id string, v any) (bool, error) {
 	body, ok, err := o.get(recordKey(collection, id))
 	if err != nil || !ok {
 		return false, err
+	}
+	if raw, isRaw := v.(*json.RawMessage); isRaw {
+		// A caller that decodes the record itself (the chart, which
+		// the domain keeps decoded by its bytes) takes the bytes as
+		// stored: they were valid JSON when written. They are shared,
+		// as get's are.
+		*raw = body
+		return true, nil
 	}
 	if err := json.Unmarshal(body, v); err != nil {
 		return false, fmt.Errorf("decode %s/%s: %w", collection, id, err)

@@ -335,7 +335,7 @@ func (f *FSM) applyGroup(b *batch, l *raft.Log) (any, bool) {
 			res, writes = f.refuseEntry(l.Index, m.op.cmd, m.err)
 			writes = f.indexJournal(b.txn, res, f.indexJournalTally(b.txn, res, writes))
 		} else {
-			res, writes = f.applyOne(b.txn, l.Index, m.op, m.size)
+			res, writes = f.applyOne(b, l.Index, m.op, m.size)
 			writes = f.indexJournal(b.txn, res, f.indexJournalTally(b.txn, res, writes))
 			f.stats.command(m.op.cmd, res)
 		}

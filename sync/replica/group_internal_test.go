@@ -382,3 +382,58 @@ func TestGroupPostsEachPaymentToTheBooks(t *testing.T) {
 		t.Fatalf("the group's lines:\n%s\nthe same payments alone:\n%s", lines, want)
 	}
 }
+
+// TestOneTransactionReadsWhatItsEntriesWrote: the payments of one batch
+// read what the earlier ones wrote (batch.reads is kept current as each
+// entry's writes go in), so a ledger that takes them in one transaction,
+// one apiece, or in transactions cut short ends in the same state: the
+// same bill paid twice, the books' totals of one day and fund, an
+// overpayment, and a payment refused between them.
+func TestOneTransactionReadsWhatItsEntriesWrote(t *testing.T) {
+	at := domain.NewDateTime(domain.MustDate("2026-03-01"), 8, 0, 0)
+	setup := []domain.Command{
+		{ID: "lf", Kind: domain.KindLedgerFormat, At: at, Node: "n1", Payload: &domain.LedgerFormatChange{To: domain.LedgerFormat}},
+		seedCommand(),
+		{ID: "chart", Kind: domain.KindChart, At: at, Node: "n1", Actor: "admin", Payload: &domain.ChartChange{Accounts: []domain.ChartAccount{
+			{Code: "GF", Type: domain.AccountFund, Name: "General fund", General: true},
+			{Code: "48000", Type: domain.AccountRevenue, Name: "Miscellaneous revenue", Fund: "GF", Major: "Miscellaneous", Sources: []string{domain.SourceBills}},
+		}}},
+	}
+	pays := logsOf(t, 4,
+		payCommand("p1", 2, "B1", "40.00", "2026-04-10T10:00"),
+		payCommand("p2", 3, "B1", "30.00", "2026-04-10T10:05"),
+		payCommand("p3", 4, "B2", "0.00", "2026-04-10T10:07"), // refused: no amount
+		payCommand("p4", 5, "B2", "20.00", "2026-04-10T10:10"),
+		payCommand("p5", 6, "B1", "500.00", "2026-04-10T10:20"), // pays it off and over
+	)
+	type run struct {
+		name   string
+		limit  int64 // batchBytes; 0 for the store's own
+		chunks int   // entries handed to each ApplyBatch
+	}
+	var results, hashes []string
+	for _, r := range []run{{"one transaction", 0, len(pays)}, {"a batch apiece", 0, 1}, {"a commit before each entry", 1, len(pays)}} {
+		f := openFSM(t, t.TempDir())
+		f.ApplyBatch(logsOf(t, 1, setup...))
+		f.batchBytes = r.limit
+		var got []string
+		for i := 0; i < len(pays); i += r.chunks {
+			for _, res := range f.ApplyBatch(pays[i:min(i+r.chunks, len(pays))]) {
+				res := res.(domain.Result)
+				got = append(got, fmt.Sprintf("%s %v %v", res.CommandID, res.Receipt != nil && res.Receipt.Balance.Cents() == 0, res.Error != nil))
+			}
+		}
+		sum, err := f.StateHash()
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		results, hashes = append(results, fmt.Sprint(got)), append(hashes, sum)
+		if results[len(results)-1] != results[0] || sum != hashes[0] {
+			t.Errorf("%s: results %s, state %s; in one transaction: %s, state %s", r.name, results[len(results)-1], sum, results[0], hashes[0])
+		}
+	}
+	if want := "[p1 false false p2 false false p3 false true p4 false false p5 true false]"; results[0] != want {
+		t.Errorf("results %s, want %s", results[0], want)
+	}
+}

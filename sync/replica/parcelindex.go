@@ -242,6 +242,7 @@ func (f *FSM) addIndexed(b *batch, writes []kv) {
 	// The batch's next transaction must read what was just written.
 	b.txn.Discard()
 	b.txn = f.db.NewTransaction(true)
+	clear(b.reads)
 }
 
 // fits reports whether writes fit in one fresh transaction (batch.add's
