@@ -469,6 +469,9 @@ type batch struct {
 	// overlay.read, kept current by add: the payments of a batch read the
 	// same chart, books' meta records and totals one after another.
 	reads map[string][]byte
+	// decoded holds the bill records decoded in this batch, by id, for
+	// overlay.Bill and the indexes of a bill written (addIndexed).
+	decoded map[string]decodedBill
 }
 
 // A Badger transaction starts out holding one entry of its own, the
@@ -481,7 +484,7 @@ const (
 
 func (f *FSM) newBatch() *batch {
 	b := &batch{f: f, txn: f.db.NewTransaction(true), size: txnBaseSize, count: txnBaseCount,
-		maxSize: f.db.MaxBatchSize(), max: f.db.MaxBatchCount(), reads: map[string][]byte{}}
+		maxSize: f.db.MaxBatchSize(), max: f.db.MaxBatchCount(), reads: map[string][]byte{}, decoded: map[string]decodedBill{}}
 	if f.batchBytes > 0 {
 		b.maxSize = f.batchBytes
 	}
@@ -656,7 +659,7 @@ func (f *FSM) applyOne(b *batch, index uint64, op opened, size int) (domain.Resu
 		}
 		return rec.Result, append(keyWrites, f.aliasWrites(txn, cmd, rec)...)
 	}
-	ov := &overlay{txn: txn, writes: map[string][]byte{}, format: f.Format(), read: b.reads}
+	ov := &overlay{txn: txn, writes: map[string][]byte{}, format: f.Format(), read: b.reads, bills: b.decoded}
 	var res domain.Result
 	seqErr, err := f.checkSequence(txn, cmd)
 	if err != nil {
@@ -1004,7 +1007,7 @@ type overlay struct {
 	// than once, and the payments of one transaction read the same
 	// records (batch.reads).
 	read map[string][]byte
-	// bills holds the bill records the command decoded (overlay.Bill).
+	// bills holds the bill records decoded (overlay.Bill; batch.decoded).
 	bills map[string]decodedBill
 }
 
@@ -1080,8 +1083,9 @@ func (o *overlay) Bill(id string) (domain.Bill, bool, error) {
 		return domain.Bill{}, false, err
 	}
 	// A payment reads its bill three times (the §5.10 check, the
-	// posting, the actuals of its revenue account); the record is
-	// decoded once for as long as its bytes stay the same.
+	// posting, the actuals of its revenue account) and the indexes read
+	// the bill it wrote; a record is decoded once for as long as its
+	// bytes stay the same.
 	if d, hit := o.bills[id]; hit && bytes.Equal(d.body, body) {
 		return d.bill.Clone(), true, nil
 	}
@@ -1096,7 +1100,12 @@ func (o *overlay) Bill(id string) (domain.Bill, bool, error) {
 	return b, true, nil
 }
 
-// decodedBill is a bill record as overlay.Bill last decoded it.
+// decodedBill is a bill record and what decoding its bytes gave. It
+// stands for the record only while the bytes read are body: a bill
+// written since has other bytes and is decoded again. (A bill is never
+// taken from what a command wrote without decoding it: the value a
+// command holds may differ from what its bytes decode to, and every
+// replica must compute from the bytes.)
 type decodedBill struct {
 	body []byte
 	bill domain.Bill

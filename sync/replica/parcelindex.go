@@ -89,7 +89,10 @@ func billEntry(b domain.Bill, p *domain.Params) (string, error) {
 // written in). A record whose indexes cannot be computed (a bill billed
 // before the parameters know its due days) is left out of them and logged:
 // the lookups then miss it, which a rule never depends on.
-func (f *FSM) lookupKeys(read func(k []byte) ([]byte, bool, error), k, v []byte) ([]kv, error) {
+//
+// decoded, if not nil, holds bills already decoded (batch.decoded): a bill
+// whose bytes are v is not decoded again.
+func (f *FSM) lookupKeys(read func(k []byte) ([]byte, bool, error), decoded map[string]decodedBill, k, v []byte) ([]kv, error) {
 	switch {
 	case bytes.HasPrefix(k, []byte(prefixParcel)):
 		id := string(k[len(prefixParcel):])
@@ -132,7 +135,9 @@ func (f *FSM) lookupKeys(read func(k []byte) ([]byte, bool, error), k, v []byte)
 		entry := ""
 		if v != nil {
 			var b domain.Bill
-			if err := json.Unmarshal(v, &b); err != nil {
+			if d, hit := decoded[id]; hit && bytes.Equal(d.body, v) {
+				b = d.bill // billEntry only reads it
+			} else if err := json.Unmarshal(v, &b); err != nil {
 				return nil, fmt.Errorf("index bill %s: %w", id, err)
 			}
 			e, err := billEntry(b, f.Params())
@@ -200,7 +205,7 @@ func (f *FSM) addIndexed(b *batch, writes []kv) {
 		if bytes.HasPrefix(w.k, []byte(prefixBill)) {
 			bills = append(bills, string(w.k[len(prefixBill):]))
 		}
-		more, err := f.lookupKeys(txnRead(b.txn), w.k, w.v)
+		more, err := f.lookupKeys(txnRead(b.txn), b.decoded, w.k, w.v)
 		if err != nil {
 			panic(fmt.Sprintf("replica: %v", err))
 		}
@@ -291,7 +296,7 @@ func (f *FSM) reindex() error {
 			var writes []kv
 			err := item.Value(func(v []byte) error {
 				var err error
-				writes, err = f.lookupKeys(absent, item.Key(), v)
+				writes, err = f.lookupKeys(absent, nil, item.Key(), v)
 				return err
 			})
 			if err != nil {
