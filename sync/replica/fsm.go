@@ -474,6 +474,11 @@ type batch struct {
 	decoded map[string]decodedBill
 }
 
+// maxBatchReads is how many records a batch keeps read (batch.reads,
+// batch.decoded) from one entry to the next: a payment reads about
+// twenty.
+const maxBatchReads = 4096
+
 // A Badger transaction starts out holding one entry of its own, the
 // marker that ends it on disk, counted as len("!badger!txn") + 10 bytes
 // (txn.go newTransaction).
@@ -517,6 +522,15 @@ func (b *batch) add(writes []kv) {
 		if _, ok := b.reads[string(w.k)]; ok {
 			b.reads[string(w.k)] = w.v // nil: deleted
 		}
+	}
+	// Between entries, a transaction that has read a great deal (a run
+	// over every bill of a year) starts its next entry's reads afresh
+	// rather than hold them all until it commits.
+	if len(b.reads) > maxBatchReads {
+		clear(b.reads)
+	}
+	if len(b.decoded) > maxBatchReads {
+		clear(b.decoded)
 	}
 	b.size += size
 	b.count += int64(len(writes))

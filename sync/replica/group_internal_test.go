@@ -437,3 +437,26 @@ func TestOneTransactionReadsWhatItsEntriesWrote(t *testing.T) {
 		t.Errorf("results %s, want %s", results[0], want)
 	}
 }
+
+// TestBatchLetsGoOfManyReads: a transaction that has read more records
+// than maxBatchReads starts the next entry's reads afresh, and one that
+// has read fewer keeps them, kept current by the entry's writes.
+func TestBatchLetsGoOfManyReads(t *testing.T) {
+	f := openFSM(t, t.TempDir())
+	defer f.Close()
+	b := f.newBatch()
+	defer b.discard()
+	b.reads["b/B1"] = []byte(`{"id":"B1"}`)
+	b.add([]kv{{[]byte("b/B1"), []byte(`{"id":"B1","principal":"1.00"}`)}})
+	if got := string(b.reads["b/B1"]); got != `{"id":"B1","principal":"1.00"}` {
+		t.Fatalf("a record read and then written reads %q", got)
+	}
+	for i := range maxBatchReads + 1 {
+		b.reads[fmt.Sprintf("b/X%d", i)] = nil
+		b.decoded[fmt.Sprintf("X%d", i)] = decodedBill{}
+	}
+	b.add([]kv{{[]byte("b/B2"), []byte(`{"id":"B2"}`)}})
+	if len(b.reads) != 0 || len(b.decoded) != 0 {
+		t.Fatalf("after %d reads the batch still holds %d reads and %d bills", maxBatchReads+1, len(b.reads), len(b.decoded))
+	}
+}
