@@ -475,9 +475,11 @@ type batch struct {
 }
 
 // maxBatchReads is how many records a batch keeps read (batch.reads,
-// batch.decoded) from one entry to the next: a payment reads about
-// twenty.
-const maxBatchReads = 4096
+// batch.decoded) from one entry to the next. A payment reads about
+// twenty, most of them the same as the payment before it; a replay after
+// a restart takes batches of hundreds of entries, and a larger cache
+// raised the node's memory there by tens of MiB.
+const maxBatchReads = 512
 
 // A Badger transaction starts out holding one entry of its own, the
 // marker that ends it on disk, counted as len("!badger!txn") + 10 bytes
@@ -524,8 +526,8 @@ func (b *batch) add(writes []kv) {
 		}
 	}
 	// Between entries, a transaction that has read a great deal (a run
-	// over every bill of a year) starts its next entry's reads afresh
-	// rather than hold them all until it commits.
+	// over every bill of a year, a long replay) starts its next entry's
+	// reads afresh rather than hold them all until it commits.
 	if len(b.reads) > maxBatchReads {
 		clear(b.reads)
 	}
