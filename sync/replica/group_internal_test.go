@@ -327,13 +327,11 @@ func FuzzParseEnvelope(f *testing.F) {
 	})
 }
 
-// TestGroupPostsEachPaymentToTheBooks: with the books open, the payments
-// of one group on one day each post an entry of their own to the books,
-// told apart under the group's one raft index (freeEntryID), and the books
-// come out as they do for the same payments as entries of their own.
-func TestGroupPostsEachPaymentToTheBooks(t *testing.T) {
+// booksOpenSetup is a ledger at this release's format with the seed's
+// bills and a chart that opens the books, as log entries 1 to 3.
+func booksOpenSetup() []domain.Command {
 	at := domain.NewDateTime(domain.MustDate("2026-03-01"), 8, 0, 0)
-	setup := []domain.Command{
+	return []domain.Command{
 		{ID: "lf", Kind: domain.KindLedgerFormat, At: at, Node: "n1", Payload: &domain.LedgerFormatChange{To: domain.LedgerFormat}},
 		seedCommand(),
 		{ID: "chart", Kind: domain.KindChart, At: at, Node: "n1", Actor: "admin", Payload: &domain.ChartChange{Accounts: []domain.ChartAccount{
@@ -341,6 +339,14 @@ func TestGroupPostsEachPaymentToTheBooks(t *testing.T) {
 			{Code: "48000", Type: domain.AccountRevenue, Name: "Miscellaneous revenue", Fund: "GF", Major: "Miscellaneous", Sources: []string{domain.SourceBills}},
 		}}},
 	}
+}
+
+// TestGroupPostsEachPaymentToTheBooks: with the books open, the payments
+// of one group on one day each post an entry of their own to the books,
+// told apart under the group's one raft index (freeEntryID), and the books
+// come out as they do for the same payments as entries of their own.
+func TestGroupPostsEachPaymentToTheBooks(t *testing.T) {
+	setup := booksOpenSetup()
 	pays := []domain.Command{
 		payCommand("g1", 2, "B1", "10.00", "2026-04-10T10:00"),
 		payCommand("g2", 3, "B2", "20.00", "2026-04-10T10:05"),
@@ -390,15 +396,7 @@ func TestGroupPostsEachPaymentToTheBooks(t *testing.T) {
 // same bill paid twice, the books' totals of one day and fund, an
 // overpayment, and a payment refused between them.
 func TestOneTransactionReadsWhatItsEntriesWrote(t *testing.T) {
-	at := domain.NewDateTime(domain.MustDate("2026-03-01"), 8, 0, 0)
-	setup := []domain.Command{
-		{ID: "lf", Kind: domain.KindLedgerFormat, At: at, Node: "n1", Payload: &domain.LedgerFormatChange{To: domain.LedgerFormat}},
-		seedCommand(),
-		{ID: "chart", Kind: domain.KindChart, At: at, Node: "n1", Actor: "admin", Payload: &domain.ChartChange{Accounts: []domain.ChartAccount{
-			{Code: "GF", Type: domain.AccountFund, Name: "General fund", General: true},
-			{Code: "48000", Type: domain.AccountRevenue, Name: "Miscellaneous revenue", Fund: "GF", Major: "Miscellaneous", Sources: []string{domain.SourceBills}},
-		}}},
-	}
+	setup := booksOpenSetup()
 	pays := logsOf(t, 4,
 		payCommand("p1", 2, "B1", "40.00", "2026-04-10T10:00"),
 		payCommand("p2", 3, "B1", "30.00", "2026-04-10T10:05"),
