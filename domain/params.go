@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -24,7 +25,13 @@ type Params struct {
 	rows     map[string][]paramRow // by name, ascending by effective date, one row a date
 	holidays []Date                // ascending, no duplicates
 	cal      Calendar
+	// rates holds receivableRates by the dates its rows take effect,
+	// worked out on first use (every payment asks, on every replica).
+	rates atomic.Pointer[ratesIndex]
 }
+
+// receivableRows are the parameters a bill's §5.10 account is computed with.
+var receivableRows = [...]string{"receivable_due_days", "receivable_interest", "receivable_penalty"}
 
 // paramRow is one line of a parameter file.
 type paramRow struct {
@@ -397,8 +404,55 @@ func (p *Params) valuesOn(d Date) Values {
 // resolution that applied first; a configuration file can replace a row)
 // would change the full computation, so then the bill is recomputed.
 func (p *Params) receivableRates(d Date) string {
+	idx := p.rates.Load()
+	if idx == nil {
+		idx = p.indexRates()
+		p.rates.Store(idx)
+	}
+	// The rows in force change only on the days rows take effect: d
+	// has the fingerprint of the latest such day on or before it.
+	i, found := slices.BinarySearchFunc(idx.from, d, Date.Compare)
+	if !found {
+		if i == 0 {
+			return idx.before
+		}
+		i--
+	}
+	return idx.print[i]
+}
+
+// ratesIndex is receivableRates of every day on which one of its rows
+// takes effect (from, ascending), and of the days before them all.
+type ratesIndex struct {
+	from   []Date
+	print  []string
+	before string
+}
+
+func (p *Params) indexRates() *ratesIndex {
+	idx := &ratesIndex{}
+	for _, name := range receivableRows {
+		for _, r := range p.rows[name] {
+			idx.from = append(idx.from, r.effective)
+		}
+	}
+	slices.SortFunc(idx.from, Date.Compare)
+	idx.from = slices.Compact(idx.from)
+	for _, d := range idx.from {
+		idx.print = append(idx.print, p.ratesOn(d))
+	}
+	if len(idx.from) > 0 {
+		idx.before = p.ratesOn(idx.from[0].AddDays(-1))
+	} else {
+		idx.before = p.ratesOn(Date{})
+	}
+	return idx
+}
+
+// ratesOn is receivableRates worked out from the rows.
+func (p *Params) ratesOn(d Date) string {
 	h := fnv.New64a()
-	for _, name := range []string{"receivable_due_days", "receivable_interest", "receivable_penalty"} {
+	for _, name := range receivableRows {
 		for _, r := range p.rows[name] {
 			if r.effective.After(d) {
 				break

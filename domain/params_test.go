@@ -204,3 +204,36 @@ func TestReceivableParamsComeFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestReceivableRatesByDay: the fingerprint of the §5.10 rows looked up by
+// the days they take effect is the one worked out from the rows, on those
+// days, the days either side and between, before them all and far after,
+// for the defaults and for parameters with rows of their own dates.
+func TestReceivableRatesByDay(t *testing.T) {
+	o, err := ParseParams("override.txt", []byte(`
+2026-03-15 receivable_interest 1%     a resolution
+2026-03-16 receivable_penalty 2%      another the next day
+2027-07-01 receivable_due_days 45     and a later one
+2027-07-01 receivable_interest 1.25%  the same day
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, p := range map[string]*Params{"defaults": DefaultParams(), "merged": DefaultParams().Merge(o)} {
+		days := []Date{{}, MustDate("1899-12-31"), MustDate("1900-01-01"), MustDate("9999-12-31")}
+		for d := MustDate("2026-01-01"); d.Before(MustDate("2028-01-01")); d = d.AddDays(1) {
+			days = append(days, d)
+		}
+		seen := map[string]bool{}
+		for _, d := range days {
+			got, want := p.receivableRates(d), p.ratesOn(d)
+			if got != want {
+				t.Errorf("%s on %s: %s, worked out from the rows %s", name, d, got, want)
+			}
+			seen[want] = true
+		}
+		if want := map[string]int{"defaults": 2, "merged": 5}[name]; len(seen) != want {
+			t.Errorf("%s: %d fingerprints over the days, want %d", name, len(seen), want)
+		}
+	}
+}

@@ -1,9 +1,6 @@
 package replica
 
-import (
-	"encoding/binary"
-	"strings"
-)
+import "encoding/binary"
 
 // Keys of the FSM's Badger store. Every kind of record has its own prefix,
 // and the secondary keys sort so that the common listings are prefix scans:
@@ -58,7 +55,19 @@ var (
 	keyFormat  = []byte(prefixMeta + "format") // the ledger format (8 bytes BE); absent means 1
 )
 
-func key(parts ...string) []byte { return []byte(strings.Join(parts, "")) }
+// key joins parts into a new key: one allocation, as every write and read
+// of a command makes several.
+func key(parts ...string) []byte {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	k := make([]byte, 0, n)
+	for _, p := range parts {
+		k = append(k, p...)
+	}
+	return k
+}
 
 func journalKey(seq uint64) []byte {
 	k := make([]byte, len(prefixJournal)+8)
