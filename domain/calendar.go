@@ -153,7 +153,8 @@ func (d Date) MarshalJSON() ([]byte, error) {
 	if d.IsZero() {
 		return []byte("null"), nil
 	}
-	return quoteSimple(d.String()), nil
+	b := appendDate(append(make([]byte, 0, 12), '"'), d)
+	return append(b, '"'), nil
 }
 
 // UnmarshalJSON reads "2026-04-01"; null leaves the zero Date.
@@ -231,13 +232,18 @@ func (dt DateTime) String() string {
 	if dt.IsZero() {
 		return ""
 	}
-	b := appendDate(make([]byte, 0, 19), dt.Date)
+	return string(appendDateTime(make([]byte, 0, 19), dt))
+}
+
+// appendDateTime appends dt as "2026-11-24T16:45:30".
+func appendDateTime(b []byte, dt DateTime) []byte {
+	b = appendDate(b, dt.Date)
 	b = append(b, 'T')
 	b = appendPadded(b, dt.sec/3600, 2)
 	b = append(b, ':')
 	b = appendPadded(b, dt.sec/60%60, 2)
 	b = append(b, ':')
-	return string(appendPadded(b, dt.sec%60, 2))
+	return appendPadded(b, dt.sec%60, 2)
 }
 
 // Compare returns −1, 0 or +1 as dt is before, equal to or after o.
@@ -264,7 +270,8 @@ func (dt DateTime) MarshalJSON() ([]byte, error) {
 	if dt.IsZero() {
 		return []byte("null"), nil
 	}
-	return quoteSimple(dt.String()), nil
+	b := appendDateTime(append(make([]byte, 0, 21), '"'), dt)
+	return append(b, '"'), nil
 }
 
 // UnmarshalJSON reads "2026-11-24T16:45" or "2026-11-24T16:45:30"; null

@@ -43,16 +43,6 @@ func appendDate(b []byte, d Date) []byte {
 	return appendPadded(b, d.d, 2)
 }
 
-// quoteSimple returns s as a JSON string. The caller passes only text
-// that JSON needs no escape for (digits, signs, points, dashes, colons and
-// letters), which every Date, DateTime and Money string is.
-func quoteSimple(s string) []byte {
-	b := make([]byte, 0, len(s)+2)
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
-}
-
 // unquoteSimple returns the text of a JSON string literal that holds only
 // printable ASCII and no escapes; ok is false for anything else, which the
 // caller decodes with encoding/json.

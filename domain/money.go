@@ -109,13 +109,16 @@ func (m Money) Decimal() decimal.Decimal { return m.d }
 func (m Money) Cents() int64 { return m.d.Mul(hundred).IntPart() }
 
 // String returns the amount with exactly two decimals, like "101.50".
-func (m Money) String() string {
+func (m Money) String() string { return string(m.appendTo(make([]byte, 0, 24))) }
+
+// appendTo appends the amount as String writes it.
+func (m Money) appendTo(b []byte) []byte {
 	// The ledger's amounts are held to the cent: written from their cents
 	// directly, as StringFixed(2) would write them.
 	if m.d.Exponent() == -2 && m.d.NumDigits() <= 18 {
-		return string(appendCents(make([]byte, 0, 24), m.d.CoefficientInt64()))
+		return appendCents(b, m.d.CoefficientInt64())
 	}
-	return m.d.StringFixed(2)
+	return append(b, m.d.StringFixed(2)...)
 }
 
 // appendCents appends c cents as dollars with two decimals ("-0.05").
@@ -191,9 +194,12 @@ func SumMoney(ms ...Money) Money {
 	return t
 }
 
-// MarshalJSON writes the amount as a string with two decimals.
+// MarshalJSON writes the amount as a string with two decimals. Like a
+// Date's and a DateTime's, its text needs no escape in JSON (digits, a
+// sign, a point), so it is written between quotes as it is.
 func (m Money) MarshalJSON() ([]byte, error) {
-	return quoteSimple(m.String()), nil
+	b := m.appendTo(append(make([]byte, 0, 26), '"'))
+	return append(b, '"'), nil
 }
 
 // UnmarshalJSON reads a signed amount from a JSON string ("12.34") or a plain
