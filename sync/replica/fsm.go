@@ -1131,9 +1131,33 @@ func (o *overlay) PutBill(b domain.Bill) error {
 	if b.ID == "" {
 		return domain.Errorf(domain.EINVALID, "", "bill id required")
 	}
-	o.writes[string(key(prefixBillByAcc, b.Account, "/", b.BilledOn.String(), "/", b.ID))] = []byte{}
-	o.writes[string(key(prefixBillByPar, b.Parcel, "/", b.ID))] = []byte{}
+	held, err := o.billLookupsHeld(b)
+	if err != nil {
+		return err
+	}
+	if !held {
+		o.writes[string(key(prefixBillByAcc, b.Account, "/", b.BilledOn.String(), "/", b.ID))] = []byte{}
+		o.writes[string(key(prefixBillByPar, b.Parcel, "/", b.ID))] = []byte{}
+	}
 	return o.put(key(prefixBill, b.ID), b)
+}
+
+// billLookupsHeld reports whether the ledger already holds b's lookup
+// keys (by account and billing date, by parcel), so that a payment does
+// not write them again unchanged: the bill's record as the transaction
+// holds it now was decoded (overlay.Bill, bytes unchanged since) and has
+// the same account, billing date and parcel. Every bill record is written
+// with its lookup keys, and they are never deleted.
+func (o *overlay) billLookupsHeld(b domain.Bill) (bool, error) {
+	d, hit := o.bills[b.ID]
+	if !hit {
+		return false, nil
+	}
+	body, ok, err := o.get(key(prefixBill, b.ID))
+	if err != nil || !ok || !bytes.Equal(d.body, body) {
+		return false, err
+	}
+	return d.bill.Account == b.Account && d.bill.BilledOn == b.BilledOn && d.bill.Parcel == b.Parcel, nil
 }
 
 func (o *overlay) Parcel(id string) (domain.Parcel, bool, error) {

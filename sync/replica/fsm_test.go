@@ -8,6 +8,8 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -512,5 +514,72 @@ func TestFSMClosedAppliesNothing(t *testing.T) {
 	f.ApplyBatch(logs[:2])
 	if f.Applied() != logs[1].Index {
 		t.Fatalf("the entries did not apply after the reopen: applied %d", f.Applied())
+	}
+}
+
+// TestBillLookupsWrittenOnce: a bill written again with the account,
+// billing date and parcel it had is not given its lookup keys again (a
+// payment writes its bill every time), and one that moves to another
+// account or parcel, or is written without having been read, is; either
+// way the bill is listed under its account and its parcel.
+func TestBillLookupsWrittenOnce(t *testing.T) {
+	f := openFSM(t, t.TempDir())
+	defer f.Close()
+	f.ApplyBatch(logsOf(t, 1, booksOpenSetup()...)) // the seed: bills B1 to B3 of account 100101
+	lookups := func(ov *overlay) (n int) {
+		for k := range ov.writes {
+			if strings.HasPrefix(k, prefixBillByAcc) || strings.HasPrefix(k, prefixBillByPar) {
+				n++
+			}
+		}
+		return n
+	}
+	txn := f.db.NewTransaction(true)
+	defer txn.Discard()
+	for _, tt := range []struct {
+		name string
+		read bool
+		move func(*domain.Bill)
+		want int
+	}{
+		{"read, written unchanged", true, func(*domain.Bill) {}, 0},
+		{"read, its principal changed", true, func(b *domain.Bill) { b.Principal = domain.MustMoney("1.00") }, 0},
+		{"not read", false, func(*domain.Bill) {}, 2},
+		{"moved to another account", true, func(b *domain.Bill) { b.Account = "100102" }, 2},
+		{"moved to another parcel", true, func(b *domain.Bill) { b.Parcel = "0601-141-2002" }, 2},
+		{"billed on another day", true, func(b *domain.Bill) { b.BilledOn = b.BilledOn.AddDays(1) }, 2},
+	} {
+		ov := &overlay{txn: txn, writes: map[string][]byte{}, read: map[string][]byte{}, bills: map[string]decodedBill{}}
+		b, ok, err := ov.Bill("B1")
+		if !ok || err != nil {
+			t.Fatalf("%s: B1: %v %v", tt.name, ok, err)
+		}
+		if !tt.read {
+			ov.bills = map[string]decodedBill{}
+		}
+		tt.move(&b)
+		if err := ov.PutBill(b); err != nil {
+			t.Fatal(err)
+		}
+		if got := lookups(ov); got != tt.want {
+			t.Errorf("%s: %d lookup keys written, want %d", tt.name, got, tt.want)
+		}
+	}
+	// Paid, B1 is still found by its account and its parcel.
+	txn.Discard()
+	if res := f.ApplyBatch(logsOf(t, 4, payCommand("p1", 2, "B1", "10.00", "2026-04-10T10:00")))[0].(domain.Result); res.Error != nil {
+		t.Fatal(res.Error)
+	}
+	for name, list := range map[string]func() ([]domain.Bill, error){
+		"account": func() ([]domain.Bill, error) { return f.BillsByAccount("100101") },
+		"parcel":  func() ([]domain.Bill, error) { return f.BillsByParcel("0601-141-2001") },
+	} {
+		bills, err := list()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(bills, func(b domain.Bill) bool { return b.ID == "B1" && len(b.Payments) == 1 }) {
+			t.Errorf("by %s: B1 paid not listed: %+v", name, bills)
+		}
 	}
 }
