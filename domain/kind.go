@@ -117,7 +117,7 @@ func NewTable(ds ...*Descriptor) Table {
 			panic(fmt.Sprintf("domain: incomplete descriptor for kind %q", d.Kind))
 		case t.byKind[d.Kind] != nil:
 			panic(fmt.Sprintf("domain: kind %q declared twice", d.Kind))
-		case t.byField[d.field()] != nil || isHeaderField(d.field()):
+		case t.byField[d.field()] != nil || new(header).field(d.field()) != nil:
 			panic(fmt.Sprintf("domain: payload field %q declared twice", d.field()))
 		case d.New().Kind() != d.Kind:
 			panic(fmt.Sprintf("domain: the payload of kind %q names kind %q", d.Kind, d.New().Kind()))
@@ -291,12 +291,30 @@ type header struct {
 	Actor string   `json:"actor"`
 }
 
-func isHeaderField(f string) bool {
+// headerFields are the names of a command's header fields in JSON.
+var headerFields = [...]string{"v", "id", "kind", "at", "node", "seq", "actor"}
+
+// field returns where the header field named f decodes to, or nil for a
+// name that is not a header field's (exactly: the payload's field, or one
+// the command's kind refuses).
+func (h *header) field(f string) any {
 	switch f {
-	case "v", "id", "kind", "at", "node", "seq", "actor":
-		return true
+	case "v":
+		return &h.V
+	case "id":
+		return &h.ID
+	case "kind":
+		return &h.Kind
+	case "at":
+		return &h.At
+	case "node":
+		return &h.Node
+	case "seq":
+		return &h.Seq
+	case "actor":
+		return &h.Actor
 	}
-	return false
+	return nil
 }
 
 // unmarshal decodes the JSON of a command strictly: header fields, and at
@@ -314,17 +332,17 @@ func (t Table) unmarshal(b []byte, c *Command) error {
 	}
 	var h header
 	var payloads []string
-	hdr := map[string]json.RawMessage{}
-	for k, v := range fields {
-		if isHeaderField(k) {
-			hdr[k] = v
-		} else {
-			payloads = append(payloads, k)
+	for _, k := range headerFields { // in order, so that an error is the same every time
+		if v, ok := fields[k]; ok {
+			if err := json.Unmarshal(v, h.field(k)); err != nil {
+				return fmt.Errorf("%s: %w", k, err)
+			}
 		}
 	}
-	hb, _ := json.Marshal(hdr)
-	if err := json.Unmarshal(hb, &h); err != nil {
-		return err
+	for k := range fields {
+		if h.field(k) == nil {
+			payloads = append(payloads, k)
+		}
 	}
 	*c = Command{V: h.V, ID: h.ID, Kind: h.Kind, At: h.At, Node: h.Node, Seq: h.Seq, Actor: h.Actor}
 	switch len(payloads) {

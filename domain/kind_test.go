@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"os"
+	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -55,5 +57,50 @@ func checkGolden(t *testing.T, name string, seen map[Kind]bool) {
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCommandHeaderFields: every field of a command's header decodes from
+// its own JSON name and no other, so that a header field added later is
+// read, and a name differing only in case is taken for a payload.
+func TestCommandHeaderFields(t *testing.T) {
+	var h header
+	ht := reflect.TypeOf(h)
+	if ht.NumField() != len(headerFields) {
+		t.Fatalf("header has %d fields, headerFields names %d", ht.NumField(), len(headerFields))
+	}
+	for i := range ht.NumField() {
+		name, _, _ := strings.Cut(ht.Field(i).Tag.Get("json"), ",")
+		dst := h.field(name)
+		if dst == nil || reflect.ValueOf(dst).Pointer() != reflect.ValueOf(&h).Elem().Field(i).Addr().Pointer() {
+			t.Errorf("header field %s: its JSON name %q does not decode to it", ht.Field(i).Name, name)
+		}
+		if h.field(strings.ToUpper(name)) != nil {
+			t.Errorf("%q decodes to a header field", strings.ToUpper(name))
+		}
+	}
+	pay := `"pay_bill":{"bill_id":"B1","amount":"1.00","tender":"cash"}`
+	for _, tt := range []struct {
+		name, json string
+		wantID     string // "" for refused
+	}{
+		{"well formed", `{"v":1,"id":"c1","kind":"pay_bill","at":"2026-04-10T10:00:00","node":"n1","seq":2,"actor":"clerk",` + pay + `}`, "c1"},
+		{"a field given twice: the last", `{"id":"c0","id":"c1","kind":"pay_bill",` + pay + `}`, "c1"},
+		{"null leaves a field empty", `{"id":"c1","node":null,"kind":"pay_bill",` + pay + `}`, "c1"},
+		{"a number for the id", `{"id":7,"kind":"pay_bill",` + pay + `}`, ""},
+		{"text for the sequence", `{"id":"c1","seq":"2","kind":"pay_bill",` + pay + `}`, ""},
+		{"a moment that is not one", `{"id":"c1","at":"Tuesday","kind":"pay_bill",` + pay + `}`, ""},
+		{"a header name in capitals", `{"id":"c1","ID":"c2","kind":"pay_bill",` + pay + `}`, ""},
+	} {
+		var c Command
+		err := Kinds.unmarshal([]byte(tt.json), &c)
+		switch {
+		case tt.wantID == "" && err == nil:
+			t.Errorf("%s: decoded: %+v", tt.name, c)
+		case tt.wantID != "" && err != nil:
+			t.Errorf("%s: %v", tt.name, err)
+		case tt.wantID != "" && c.ID != tt.wantID:
+			t.Errorf("%s: id %q, want %q", tt.name, c.ID, tt.wantID)
+		}
 	}
 }
