@@ -15,12 +15,19 @@ import (
 // BenchmarkFSMPayment is one voter's share of a payment in the cluster
 // benchmarks, without raft: one FSM on the appliance's state store
 // options, seeded as the clusters are (the books open on a chart of two
-// funds), applying pay_bill commands in batches of 16 as raft hands them
-// over at sixteen clients. It is the steadiest figure of the apply path's
-// cost to compare two builds by; the clusters scatter far more.
+// funds), applying pay_bill commands in batches of 16, as raft hands them
+// over at sixteen clients, and one at a time, as at one client. It is the
+// steadiest figure of the apply path's cost to compare two builds by; the
+// clusters scatter far more.
 //
 //	go test -run '^$' -bench FSMPayment -count 5 ./sync/raftbench
 func BenchmarkFSMPayment(b *testing.B) {
+	for _, batch := range []int{16, 1} {
+		b.Run(fmt.Sprintf("batch%d", batch), func(b *testing.B) { fsmPayment(b, batch) })
+	}
+}
+
+func fsmPayment(b *testing.B, batch int) {
 	f, err := replica.OpenFSM(badgerstore.PiOptions(b.TempDir()).WithSyncWrites(false), domain.DefaultParams(), logger())
 	if err != nil {
 		b.Fatal(err)
@@ -54,7 +61,6 @@ func BenchmarkFSMPayment(b *testing.B) {
 	}
 	pay := domain.NewDateTime(domain.MustDate("2026-04-10"), 10, 0, 0)
 	seq := uint64(0)
-	const batch = 16
 	b.ResetTimer()
 	for i := 0; i < b.N; i += batch {
 		cmds := make([]domain.Command, 0, batch)

@@ -64,6 +64,10 @@ type FSM struct {
 	// journaled is the journal entry last made (journal), which the
 	// journal's indexes read rather than decode it again; guarded by mu.
 	journaled journalEntry
+	// kept holds the books' records the last batch read (keptRead), as
+	// they stand committed, for the next batch; guarded by mu. Restore
+	// drops them with the state they were read from.
+	kept map[string][]byte
 
 	restores atomic.Int64 // snapshots restored since open
 
@@ -443,6 +447,7 @@ func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
 		}
 	}
 	b.commit()
+	f.kept = b.reads
 	f.applied.Store(applied)
 	if n := len(logs); n > 0 && logs[n-1].Index > f.seen.Load() {
 		f.seen.Store(logs[n-1].Index)
@@ -467,7 +472,9 @@ type batch struct {
 	bills        []string // the bills the transaction writes (FSM.billWritten once it commits)
 	// reads holds what the commands of this transaction read from it, as
 	// overlay.read, kept current by add: the payments of a batch read the
-	// same chart, books' meta records and totals one after another.
+	// same chart, books' meta records and totals one after another. At a
+	// commit the books' records stay (keptRead) and the rest go; the next
+	// batch starts from what the last one kept (FSM.kept).
 	reads map[string][]byte
 	// decoded holds the bill records decoded in this batch, by id, for
 	// overlay.Bill and the indexes of a bill written (addIndexed).
@@ -475,7 +482,8 @@ type batch struct {
 }
 
 // maxBatchReads is how many records a batch keeps read (batch.reads,
-// batch.decoded) from one entry to the next. A payment reads about
+// batch.decoded) from one entry to the next, and the FSM from one batch
+// to the next (FSM.kept). A payment reads about
 // twenty, most of them the same as the payment before it; a replay after
 // a restart takes batches of hundreds of entries, and a larger cache
 // raised the node's memory there by tens of MiB.
@@ -490,8 +498,13 @@ const (
 )
 
 func (f *FSM) newBatch() *batch {
+	reads := f.kept
+	if reads == nil {
+		reads = map[string][]byte{}
+	}
+	f.kept = nil
 	b := &batch{f: f, txn: f.db.NewTransaction(true), size: txnBaseSize, count: txnBaseCount,
-		maxSize: f.db.MaxBatchSize(), max: f.db.MaxBatchCount(), reads: map[string][]byte{}, decoded: map[string]decodedBill{}}
+		maxSize: f.db.MaxBatchSize(), max: f.db.MaxBatchCount(), reads: reads, decoded: map[string]decodedBill{}}
 	if f.batchBytes > 0 {
 		b.maxSize = f.batchBytes
 	}
@@ -564,7 +577,34 @@ func (b *batch) commit() {
 	}
 	b.txn = b.f.db.NewTransaction(true)
 	b.size, b.count, b.hasWrites, b.bigValue, b.bills = txnBaseSize, txnBaseCount, false, false, b.bills[:0]
-	clear(b.reads)
+	for k := range b.reads {
+		if !keptRead(k) {
+			delete(b.reads, k)
+		}
+	}
+}
+
+// keptRead reports whether a record read by one transaction of the FSM
+// is kept for the next (FSM.kept): the chart, the books' meta records and
+// their totals by year, day and month, which nearly every payment reads
+// and writes. They are kept current as every write of the state goes in
+// (batch.add), the FSM being the only writer of them but for a restore.
+func keptRead(k string) bool {
+	for _, p := range keptPrefixes {
+		if strings.HasPrefix(k, p) {
+			return true
+		}
+	}
+	return false
+}
+
+var keptPrefixes = []string{
+	string(recordKey(domain.CollectionChart, "")),
+	string(recordKey(domain.CollectionBookMeta, "")),
+	string(recordKey(domain.CollectionBookYears, "")),
+	string(recordKey(domain.CollectionBookDays, "")),
+	string(recordKey(domain.CollectionBookCardDays, "")),
+	string(recordKey(domain.CollectionActuals, "")),
 }
 
 func (b *batch) discard() { b.txn.Discard() }

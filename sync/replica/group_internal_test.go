@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"testing"
 	"time"
 
@@ -456,5 +457,42 @@ func TestBatchLetsGoOfManyReads(t *testing.T) {
 	b.add([]kv{{[]byte("b/B2"), []byte(`{"id":"B2"}`)}})
 	if len(b.reads) != 0 || len(b.decoded) != 0 {
 		t.Fatalf("after %d reads the batch still holds %d reads and %d bills", maxBatchReads+1, len(b.reads), len(b.decoded))
+	}
+}
+
+// TestRestoreDropsKeptReads: the books' records an FSM keeps read from
+// one batch to the next (FSM.kept) go with a restored snapshot's state: a
+// ledger that took other payments before the restore posts the next
+// payment to the books exactly as the ledger the snapshot came from.
+func TestRestoreDropsKeptReads(t *testing.T) {
+	setup := booksOpenSetup()
+	restored := openFSM(t, t.TempDir())
+	defer restored.Close()
+	restored.ApplyBatch(logsOf(t, 1, setup...))
+	restored.ApplyBatch(logsOf(t, 4, payCommand("p1", 2, "B1", "40.00", "2026-04-10T10:00")))
+	if len(restored.kept) == 0 {
+		t.Fatal("a payment's batch kept none of the books' records it read")
+	}
+	source := openFSM(t, t.TempDir())
+	defer source.Close()
+	source.ApplyBatch(logsOf(t, 1, setup...))
+	source.ApplyBatch(logsOf(t, 4, payCommand("q1", 2, "B2", "20.00", "2026-04-10T09:00")))
+	if err := restored.Restore(io.NopCloser(bytes.NewReader(snapshotOf(t, source)))); err != nil {
+		t.Fatal(err)
+	}
+	next := logsOf(t, 5, payCommand("p9", 3, "B1", "10.00", "2026-04-10T11:00"))
+	var sums []string
+	for _, f := range []*FSM{source, restored} {
+		if res := f.ApplyBatch(next)[0].(domain.Result); res.Error != nil {
+			t.Fatal(res.Error)
+		}
+		sum, err := f.StateHash()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sums = append(sums, sum)
+	}
+	if sums[0] != sums[1] {
+		t.Errorf("after the restore and one payment the ledgers differ: %s from the source, %s restored", sums[0], sums[1])
 	}
 }

@@ -339,6 +339,7 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 	if err != nil {
 		return fmt.Errorf("restore snapshot: %w", err)
 	}
+	f.kept = nil // read from the state about to go
 	if err := f.db.DropAll(); err != nil {
 		return fmt.Errorf("restore snapshot: drop old state: %w", err)
 	}
