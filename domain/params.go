@@ -441,11 +441,7 @@ func (p *Params) indexRates() *ratesIndex {
 	for _, d := range idx.from {
 		idx.print = append(idx.print, p.ratesOn(d))
 	}
-	if len(idx.from) > 0 {
-		idx.before = p.ratesOn(idx.from[0].AddDays(-1))
-	} else {
-		idx.before = p.ratesOn(Date{})
-	}
+	idx.before = p.ratesOn(Date{}) // no row in force
 	return idx
 }
 

@@ -483,10 +483,10 @@ type batch struct {
 
 // maxBatchReads is how many records a batch keeps read (batch.reads,
 // batch.decoded) from one entry to the next, and the FSM from one batch
-// to the next (FSM.kept). A payment reads about
-// twenty, most of them the same as the payment before it; a replay after
-// a restart takes batches of hundreds of entries, and a larger cache
-// raised the node's memory there by tens of MiB.
+// to the next (FSM.kept). A payment reads about twenty, most of them the
+// same as the payment before it; a replay after a restart takes batches
+// of hundreds of entries, and a larger cache raised the node's memory
+// there by tens of MiB.
 const maxBatchReads = 512
 
 // A Badger transaction starts out holding one entry of its own, the
