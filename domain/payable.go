@@ -1345,10 +1345,29 @@ func (x Reads) Check(number int) (CheckRecord, error) {
 }
 
 // CheckRegister returns the checks dated in month (YYYY-MM), by number,
-// voided ones too: the monthly register for the board (§5.07(4)).
+// voided ones too: the monthly register for the board (§5.07(4)). It
+// reads the month's checks alone (IndexChecksByMonth).
 func (x Reads) CheckRegister(month string) ([]CheckRecord, error) {
-	cks, err := all[CheckRecord](x.r, CollectionChecks, "")
-	return slices.DeleteFunc(cks, func(c CheckRecord) bool { return c.On.String()[:7] != month }), err
+	if len(month) != len("YYYY-MM") {
+		return nil, Errorf(EINVALID, "", "%q is not a month like 2026-04.", month)
+	}
+	ids, err := derivedIDs(x.r, derivedIndex(IndexChecksByMonth), month)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]CheckRecord, 0, len(ids))
+	for _, id := range ids {
+		ck, err := must[CheckRecord](x.r, CollectionChecks, id, "check")
+		if err != nil {
+			return nil, err
+		}
+		// The index and the record are two reads: a check redated in
+		// between belongs to its new month.
+		if on := ck.On.String(); len(on) >= len(month) && on[:len(month)] == month {
+			out = append(out, ck)
+		}
+	}
+	return out, nil
 }
 
 // RegisterReview returns the board's review of month's register; ok is

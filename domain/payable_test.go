@@ -144,6 +144,12 @@ func TestClaimsAndCheckRuns(t *testing.T) {
 	if strings.Join(nums, ",") != "00005001 void,00005002,00005003" {
 		t.Fatalf("register %v", nums)
 	}
+	if reg, _ := v.reads().CheckRegister("2027-02"); len(reg) != 0 {
+		t.Fatalf("the month before the checks lists %d", len(reg))
+	}
+	if _, err := v.reads().CheckRegister("2027-3"); ErrorCode(err) != EINVALID {
+		t.Fatalf("a month not like YYYY-MM: %v", err)
+	}
 	v.refused("clerk", "2027-03-31T19:00", &RegisterReview{Month: "2027-03", On: MustDate("2027-03-31"), Motion: "m"}, EINVALID, "after the month ends")
 	v.do("clerk", "2027-04-05T19:30", &RegisterReview{Month: "2027-03", On: MustDate("2027-04-05"), Motion: "motion 2027-04-05 #2"})
 	v.refused("clerk", "2027-04-05T19:31", &RegisterReview{Month: "2027-03", On: MustDate("2027-04-05"), Motion: "again"}, ECONFLICT, "reviewed the register")

@@ -21,7 +21,10 @@ const (
 	prefixAlias     = "ra/" // ra/<receipt number> → the number it posted under
 	prefixRevoked   = "rv/" // rv/<node id> → revocation (revoke.go)
 	// Node-local keys begin with a zero byte: the journal's indexes are
-	// under "\x00jx/" (journalindex.go).
+	// under "\x00jx/" (journalindex.go), its tallies under "\x00jt/"
+	// (journaltally.go), the parcel and bill lookups under "\x00px/"
+	// (parcelindex.go) and the derived indexes under "\x00dx/"
+	// (derivedindex.go).
 )
 
 // firstReplicated is where the replicated ledger's keys begin. Keys that

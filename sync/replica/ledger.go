@@ -12,7 +12,10 @@ import (
 // from this node's replica; Consistency says how current it is.
 var _ domain.Ledger = (*Node)(nil)
 
-var _ domain.RecordsFrom = (*Node)(nil)
+var (
+	_ domain.RecordsFrom    = (*Node)(nil)
+	_ domain.RecordsDerived = (*Node)(nil)
+)
 
 // Bill returns a bill.
 func (n *Node) Bill(id string) (domain.Bill, error) { return n.fsm.Bill(id) }
@@ -62,6 +65,10 @@ func (n *Node) ListFrom(collection, prefix, from string, fn func(id string, raw 
 // applied: the node refuses to date a command earlier than it (beyond the
 // allowed skew), so whoever drives the node's clock starts it after it.
 func (n *Node) Latest() domain.DateTime { return n.fsm.Latest() }
+
+// Derived lists the ids of the records of a derived index by key prefix
+// (domain.RecordsDerived), from this node's indexes (derivedindex.go).
+func (n *Node) Derived(index, prefix string) ([]string, error) { return n.fsm.Derived(index, prefix) }
 
 // Keys lists the keys of a named index by prefix.
 func (n *Node) Keys(index, prefix string) ([]string, error) { return n.fsm.Keys(index, prefix) }

@@ -188,7 +188,8 @@ func txnRead(txn *badger.Txn) func(k []byte) ([]byte, bool, error) {
 }
 
 // addIndexed adds an entry's writes to the batch with the index writes of
-// the parcels and bills among them, in the same transaction. An entry
+// the parcels and bills among them and of the records of the derived
+// indexes (derivedindex.go), in the same transaction. An entry
 // whose index writes would not fit in one transaction with it (a roll
 // import near the ledger's limit on what a command writes: every parcel
 // has several words) commits without them and with the indexes' version
@@ -199,6 +200,14 @@ func (f *FSM) addIndexed(b *batch, writes []kv) {
 	var idx []kv
 	var bills []string
 	for _, w := range writes {
+		if ixs, _ := derivedOf(w.k); ixs != nil {
+			more, err := derivedWrites(txnRead(b.txn), w.k, w.v)
+			if err != nil {
+				panic(fmt.Sprintf("replica: %v", err))
+			}
+			idx = append(idx, more...)
+			continue
+		}
 		if !indexed(w.k) {
 			continue
 		}
@@ -225,12 +234,12 @@ func (f *FSM) addIndexed(b *batch, writes []kv) {
 		b.bills = append(b.bills, bills...)
 		return
 	}
-	b.add(append(slices.Clip(writes), kv{keyLookupVersion, nil}))
+	b.add(append(slices.Clip(writes), kv{keyLookupVersion, nil}, kv{keyDerivedVersion, nil}))
 	b.bills = append(b.bills, bills...)
 	b.commit()
 	wb := f.db.NewWriteBatch()
 	defer wb.Cancel()
-	for _, w := range append(idx, kv{keyLookupVersion, uint64Bytes(lookupVersion)}) {
+	for _, w := range append(idx, kv{keyLookupVersion, uint64Bytes(lookupVersion)}, kv{keyDerivedVersion, derivedStamp}) {
 		var err error
 		if w.v == nil {
 			err = wb.Delete(w.k)
@@ -262,7 +271,7 @@ func (b *batch) fits(writes []kv) bool {
 }
 
 // reindexIfStale indexes the ledger again when its indexes are missing or
-// of another version than this build's.
+// of another version than this build's, and so the derived indexes.
 func (f *FSM) reindexIfStale() error {
 	var have []byte
 	err := f.db.View(func(txn *badger.Txn) error {
@@ -273,10 +282,12 @@ func (f *FSM) reindexIfStale() error {
 	if err != nil {
 		return fmt.Errorf("read index version: %w", err)
 	}
-	if bytes.Equal(have, uint64Bytes(lookupVersion)) {
-		return nil
+	if !bytes.Equal(have, uint64Bytes(lookupVersion)) {
+		if err := f.reindex(); err != nil {
+			return err
+		}
 	}
-	return f.reindex()
+	return f.reindexDerivedIfStale()
 }
 
 // reindex drops the indexes and writes them again from a walk of every

@@ -1,0 +1,104 @@
+package domain
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+)
+
+// A DerivedIndex finds the records of one collection by what they hold
+// (the checks written in a month), where the collection's ids do not say
+// it. Its keys follow from each record alone (Keys), so a store may keep
+// the index beside the records and write it with them, and build it again
+// from them: the replicated store keeps every DerivedIndex on each node,
+// outside the replicated ledger (a change of the indexes needs no ledger
+// format, and the nodes index their records again when they open). Reads
+// go through derivedIDs, which reads the index where Records keeps it
+// (RecordsDerived) and walks the collection otherwise, with the same
+// answer.
+type DerivedIndex struct {
+	Name       string
+	Collection string
+	// Keys returns a record's keys in the index, from its JSON: text
+	// without a zero byte or a newline, scanned by prefix.
+	Keys func(raw []byte) ([]string, error)
+}
+
+// IndexChecksByMonth finds the checks written in a month: its keys are
+// "YYYY-MM" of the check's date (CheckRecord.On), so that the monthly
+// register reads one month's checks, not every check ever written.
+const IndexChecksByMonth = "checks-by-month"
+
+var derivedIndexes = []DerivedIndex{
+	{Name: IndexChecksByMonth, Collection: CollectionChecks, Keys: func(raw []byte) ([]string, error) {
+		var ck struct {
+			On Date `json:"on"`
+		}
+		if err := json.Unmarshal(raw, &ck); err != nil {
+			return nil, err
+		}
+		on := ck.On.String()
+		if len(on) < len("YYYY-MM") {
+			return nil, nil // undated: in no month
+		}
+		return []string{on[:len("YYYY-MM")]}, nil
+	}},
+}
+
+// DerivedIndexes returns every DerivedIndex the domain reads through, by
+// name.
+func DerivedIndexes() []DerivedIndex { return slices.Clone(derivedIndexes) }
+
+// RecordsDerived is Records that keeps the DerivedIndexes itself.
+type RecordsDerived interface {
+	// Derived returns the ids of the records of the collection of index
+	// (a DerivedIndex's name) that have a key starting with prefix, in
+	// the order of their keys, then of their ids; a record with several
+	// such keys comes once for each.
+	Derived(index, prefix string) ([]string, error)
+}
+
+// derivedIDs returns the ids of the records of ix's collection having a
+// key that starts with prefix, in key then id order: from r's own index
+// when it keeps one (RecordsDerived), else from a walk of the collection.
+func derivedIDs(r Records, ix DerivedIndex, prefix string) ([]string, error) {
+	if rd, ok := r.(RecordsDerived); ok {
+		return rd.Derived(ix.Name, prefix)
+	}
+	type hit struct{ key, id string }
+	var hits []hit
+	err := r.List(ix.Collection, "", func(id string, raw []byte) error {
+		keys, err := ix.Keys(raw)
+		if err != nil {
+			return err
+		}
+		for _, k := range keys {
+			if strings.HasPrefix(k, prefix) {
+				hits = append(hits, hit{k, id})
+			}
+		}
+		return nil
+	})
+	slices.SortFunc(hits, func(a, b hit) int {
+		if c := strings.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		return strings.Compare(a.id, b.id)
+	})
+	out := make([]string, len(hits))
+	for i, h := range hits {
+		out[i] = h.id
+	}
+	return out, err
+}
+
+// derivedIndex returns the DerivedIndex named name; it panics on a name
+// no index has, a programming error.
+func derivedIndex(name string) DerivedIndex {
+	for _, ix := range derivedIndexes {
+		if ix.Name == name {
+			return ix
+		}
+	}
+	panic("domain: no derived index " + name)
+}
