@@ -1,7 +1,10 @@
 package domain
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -29,7 +32,41 @@ type DerivedIndex struct {
 // register reads one month's checks, not every check ever written.
 const IndexChecksByMonth = "checks-by-month"
 
+// IndexRoomTaxReturnsBy finds operators' quarterly returns by the year
+// of their quarter ("period/YYYY": a year's export), by the year of each
+// payment made on them ("paid/YYYY": a year's collections) and by each
+// payment's command id (RoomTaxPaymentKey), so that none of those reads
+// walks every return of every year.
+const IndexRoomTaxReturnsBy = "room-tax-returns-by"
+
+// RoomTaxPaymentKey is a room tax payment's key in IndexRoomTaxReturnsBy:
+// a digest of its command id, which may hold any character and which no
+// other id's key starts with.
+func RoomTaxPaymentKey(commandID string) string {
+	sum := sha256.Sum256([]byte(commandID))
+	return "command/" + hex.EncodeToString(sum[:16])
+}
+
+func roomTaxReturnKeys(raw []byte) ([]string, error) {
+	var r struct {
+		Period   Quarter `json:"period"`
+		Payments []struct {
+			CommandID string   `json:"command_id"`
+			At        DateTime `json:"at"`
+		} `json:"payments"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, err
+	}
+	keys := []string{fmt.Sprintf("period/%04d", r.Period.Year)}
+	for _, p := range r.Payments {
+		keys = append(keys, fmt.Sprintf("paid/%04d", p.At.Date.Year()), RoomTaxPaymentKey(p.CommandID))
+	}
+	return keys, nil
+}
+
 var derivedIndexes = []DerivedIndex{
+	{Name: IndexRoomTaxReturnsBy, Collection: CollectionRoomTaxReturns, Keys: roomTaxReturnKeys},
 	{Name: IndexChecksByMonth, Collection: CollectionChecks, Keys: func(raw []byte) ([]string, error) {
 		var ck struct {
 			On Date `json:"on"`
@@ -72,7 +109,8 @@ func derivedIDs(r Records, ix DerivedIndex, prefix string) ([]string, error) {
 		if err != nil {
 			return err
 		}
-		for _, k := range keys {
+		slices.Sort(keys)
+		for _, k := range slices.Compact(keys) {
 			if strings.HasPrefix(k, prefix) {
 				hits = append(hits, hit{k, id})
 			}

@@ -808,13 +808,64 @@ func (x Reads) RoomTaxReturnsOf(operator string) ([]QuarterlyReturn, error) {
 // period.
 func (x Reads) RoomTaxReturns() ([]QuarterlyReturn, error) {
 	rs, err := all[QuarterlyReturn](x.r, CollectionRoomTaxReturns, "")
+	sortReturns(rs)
+	return rs, err
+}
+
+// RoomTaxReturnsPaidIn returns the returns with a payment made in year,
+// by operator then period: what a year's collections are figured from
+// (RoomTaxCollections).
+func (x Reads) RoomTaxReturnsPaidIn(year int) ([]QuarterlyReturn, error) {
+	return x.roomTaxReturnsBy(fmt.Sprintf("paid/%04d", year), func(r QuarterlyReturn) bool {
+		return slices.ContainsFunc(r.Payments, func(p RoomTaxPayment) bool { return p.At.Date.Year() == year })
+	})
+}
+
+// RoomTaxReturnsOfYear returns the returns for the quarters of year, by
+// operator then period.
+func (x Reads) RoomTaxReturnsOfYear(year int) ([]QuarterlyReturn, error) {
+	return x.roomTaxReturnsBy(fmt.Sprintf("period/%04d", year), func(r QuarterlyReturn) bool { return r.Period.Year == year })
+}
+
+// RoomTaxPaymentRecorded reports whether a payment of any return was
+// made by the command id.
+func (x Reads) RoomTaxPaymentRecorded(commandID string) (bool, error) {
+	rs, err := x.roomTaxReturnsBy(RoomTaxPaymentKey(commandID), func(r QuarterlyReturn) bool {
+		return slices.ContainsFunc(r.Payments, func(p RoomTaxPayment) bool { return p.CommandID == commandID })
+	})
+	return len(rs) > 0, err
+}
+
+// roomTaxReturnsBy reads the returns under key in IndexRoomTaxReturnsBy,
+// keeps those that hold (the index and the records are two reads: a
+// return may have changed in between), and sorts them by operator then
+// period.
+func (x Reads) roomTaxReturnsBy(key string, holds func(QuarterlyReturn) bool) ([]QuarterlyReturn, error) {
+	ids, err := derivedIDs(x.r, derivedIndex(IndexRoomTaxReturnsBy), key)
+	if err != nil {
+		return nil, err
+	}
+	var out []QuarterlyReturn
+	for _, id := range slices.Compact(ids) {
+		r, err := x.RoomTaxReturn(id)
+		if err != nil {
+			return nil, err
+		}
+		if holds(r) {
+			out = append(out, r)
+		}
+	}
+	sortReturns(out)
+	return out, nil
+}
+
+func sortReturns(rs []QuarterlyReturn) {
 	slices.SortFunc(rs, func(a, b QuarterlyReturn) int {
 		if c := strings.Compare(a.Operator, b.Operator); c != 0 {
 			return c
 		}
 		return a.Period.Compare(b.Period)
 	})
-	return rs, err
 }
 
 // AnnualRoomTaxReturn returns an annual return.

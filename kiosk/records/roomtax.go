@@ -22,7 +22,7 @@ func (rec *Records) ShowRoomTaxCollectionsPage(w http.ResponseWriter, r *http.Re
 		}
 		year = n
 	}
-	returns, err := rec.reads.RoomTaxReturns()
+	returns, err := rec.reads.RoomTaxReturnsPaidIn(year)
 	if err != nil {
 		rec.pages.Fail(w, r, err)
 		return

@@ -177,3 +177,118 @@ func TestChecksByMonthFollowTheRecords(t *testing.T) {
 		t.Errorf("an unknown derived index: %v", err)
 	}
 }
+
+// A test-only kind that writes operators' quarterly returns as it is
+// given them.
+const kindPutReturns domain.Kind = "put_returns"
+
+type putReturns struct {
+	Returns []domain.QuarterlyReturn `json:"returns"`
+}
+
+func (*putReturns) Kind() domain.Kind { return kindPutReturns }
+
+var putReturnsKind = &domain.Descriptor{
+	Kind: kindPutReturns,
+	New:  func() domain.Payload { return new(putReturns) },
+	Apply: func(tx domain.Tx, c domain.Command, _ domain.Env, _ *domain.Result) error {
+		for _, r := range c.Payload.(*putReturns).Returns {
+			if err := tx.Put(domain.CollectionRoomTaxReturns, r.ID, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
+}
+
+// TestRoomTaxReturnsByYearAndPayment: the index of returns answers a
+// year's collections (returns paid in it), a year's export (returns of
+// its quarters) and whether a command id paid a return, as a walk of
+// every return does, through payments added over the years and command
+// ids with any character in them.
+func TestRoomTaxReturnsByYearAndPayment(t *testing.T) {
+	f := openFSM(t, t.TempDir())
+	defer f.Close()
+	f.kinds = domain.Kinds.With(putReturnsKind)
+	index := uint64(0)
+	put := func(rs ...domain.QuarterlyReturn) {
+		t.Helper()
+		index++
+		c := domain.Command{ID: fmt.Sprintf("put-%d", index), Kind: kindPutReturns, At: domain.NewDateTime(domain.MustDate("2026-04-01"), 9, 0, 0),
+			Node: "n1", Actor: "test", Payload: &putReturns{Returns: rs}}
+		if res := f.ApplyBatch(logsOf(t, index, c))[0].(domain.Result); res.Error != nil {
+			t.Fatal(res.Error)
+		}
+	}
+	pay := func(id, at string) domain.RoomTaxPayment {
+		dt, err := domain.ParseDateTime(at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return domain.RoomTaxPayment{CommandID: id, At: dt, Amount: domain.Cents(100), Tender: domain.Card, By: "op"}
+	}
+	ret := func(op string, year, q int, pays ...domain.RoomTaxPayment) domain.QuarterlyReturn {
+		p := domain.Quarter{Year: year, Q: q}
+		return domain.QuarterlyReturn{ID: op + "_" + p.String(), Operator: op, Period: p, Payments: pays}
+	}
+	put(ret("belle-inn", 2025, 4, pay("c1", "2026-01-20T10:00")),
+		ret("belle-inn", 2026, 1),
+		ret("a-b", 2025, 3, pay("c2", "2025-10-20T10:00")),
+		ret("a", 2025, 4, pay("odd\nid", "2025-12-30T10:00")))
+	// Paid later, and paid again the next year.
+	put(ret("belle-inn", 2026, 1, pay("c3", "2026-04-20T10:00")),
+		ret("a", 2025, 4, pay("odd\nid", "2025-12-30T10:00"), pay("c\x00", "2026-02-01T10:00")))
+
+	ids := func(rs []domain.QuarterlyReturn) []string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.ID)
+		}
+		return out
+	}
+	want := map[string][]string{
+		"paid 2025":   {"a_2025-Q4", "a-b_2025-Q3"},
+		"paid 2026":   {"a_2025-Q4", "belle-inn_2025-Q4", "belle-inn_2026-Q1"},
+		"paid 2024":   nil,
+		"of 2025":     {"a_2025-Q4", "a-b_2025-Q3", "belle-inn_2025-Q4"},
+		"of 2026":     {"belle-inn_2026-Q1"},
+		"command c3":  {"yes"},
+		"command c":   nil,
+		"command odd": nil,
+	}
+	for _, r := range []domain.Records{f, scanOnly{f}} {
+		x := domain.ReadsOf(r)
+		got := map[string][]string{}
+		for _, y := range []int{2024, 2025, 2026} {
+			rs, err := x.RoomTaxReturnsPaidIn(y)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[fmt.Sprintf("paid %d", y)] = ids(rs)
+			if y > 2024 {
+				rs, err := x.RoomTaxReturnsOfYear(y)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got[fmt.Sprintf("of %d", y)] = ids(rs)
+			}
+		}
+		for _, id := range []string{"c3", "c", "odd"} {
+			if ok, err := x.RoomTaxPaymentRecorded(id); err != nil {
+				t.Fatal(err)
+			} else if ok {
+				got["command "+id] = []string{"yes"}
+			}
+		}
+		for _, id := range []string{"c1", "c2", "odd\nid", "c\x00"} {
+			if ok, err := x.RoomTaxPaymentRecorded(id); err != nil || !ok {
+				t.Errorf("%T: the payment by command %q is not found: %v", r, id, err)
+			}
+		}
+		for k, w := range want {
+			if !slices.Equal(got[k], w) {
+				t.Errorf("%T: %s: %v, want %v", r, k, got[k], w)
+			}
+		}
+	}
+}

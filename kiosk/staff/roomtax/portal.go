@@ -381,18 +381,8 @@ func (m *Module) submitCharge(w http.ResponseWriter, r *http.Request) {
 // id is that payment's, which this request must neither reuse nor refund.
 // A read that fails counts as known: no refund is given on a guess.
 func (m *Module) commandKnown(id string) bool {
-	rs, err := m.o.Reads().RoomTaxReturns()
-	if err != nil {
-		return true
-	}
-	for _, ret := range rs {
-		for _, x := range ret.Payments {
-			if x.CommandID == id {
-				return true
-			}
-		}
-	}
-	return false
+	known, err := m.o.Reads().RoomTaxPaymentRecorded(id)
+	return known || err != nil
 }
 
 // refund gives back a charge whose payment the ledger refused, and says

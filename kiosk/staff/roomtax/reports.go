@@ -3,7 +3,6 @@ package roomtax
 import (
 	"fmt"
 	"net/http"
-	"slices"
 	"strconv"
 
 	"github.com/villagehall/appliance/domain"
@@ -42,7 +41,7 @@ func (m *Module) renderReports(w http.ResponseWriter, r *http.Request, status in
 		m.o.Fail(w, r, err)
 		return
 	}
-	returns, err := m.o.Reads().RoomTaxReturns()
+	returns, err := m.o.Reads().RoomTaxReturnsPaidIn(year)
 	if err != nil {
 		m.o.Fail(w, r, err)
 		return
@@ -88,7 +87,7 @@ func (m *Module) showByOperator(w http.ResponseWriter, r *http.Request) {
 		m.o.Fail(w, r, err)
 		return
 	}
-	returns, err := m.o.Reads().RoomTaxReturns()
+	returns, err := m.o.Reads().RoomTaxReturnsPaidIn(year)
 	if err != nil {
 		m.o.Fail(w, r, err)
 		return
@@ -147,12 +146,11 @@ func (m *Module) showExport(w http.ResponseWriter, r *http.Request) {
 		m.o.Fail(w, r, err)
 		return
 	}
-	returns, err := m.o.Reads().RoomTaxReturns()
+	returns, err := m.o.Reads().RoomTaxReturnsOfYear(year)
 	if err != nil {
 		m.o.Fail(w, r, err)
 		return
 	}
-	returns = slices.DeleteFunc(returns, func(x domain.QuarterlyReturn) bool { return x.Period.Year != year })
 	reason := q.Get("reason")
 	if reason == "" {
 		reason = "a request of the " + q.Get("agency")
