@@ -65,7 +65,21 @@ func roomTaxReturnKeys(raw []byte) ([]string, error) {
 	return keys, nil
 }
 
+// IndexClaimsByStatus finds the claims by their status (Claim.Status), so
+// that the checks page reads the approved claims a run may pay, not every
+// claim of two years.
+const IndexClaimsByStatus = "claims-by-status"
+
 var derivedIndexes = []DerivedIndex{
+	{Name: IndexClaimsByStatus, Collection: CollectionClaims, Keys: func(raw []byte) ([]string, error) {
+		var c struct {
+			Status string `json:"status"`
+		}
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return nil, err
+		}
+		return []string{c.Status}, nil
+	}},
 	{Name: IndexRoomTaxReturnsBy, Collection: CollectionRoomTaxReturns, Keys: roomTaxReturnKeys},
 	{Name: IndexChecksByMonth, Collection: CollectionChecks, Keys: func(raw []byte) ([]string, error) {
 		var ck struct {

@@ -1252,28 +1252,31 @@ func (x Reads) Claims(year int) ([]Claim, error) {
 }
 
 // PayableClaims returns the claims drawn on year's appropriations that
-// a check run may pay (approved, not yet paid), by number. It still reads
-// every claim of the year, but decodes only the status of those it passes
-// over: a claim carries its certifications twice (its own and the
-// endorsement's), and a year of thousands of paid claims is what the
-// checks page reads.
+// a check run may pay (approved, not yet paid), by number. It reads the
+// approved claims alone (IndexClaimsByStatus), not the year's thousands
+// of paid ones.
 func (x Reads) PayableClaims(year int) ([]Claim, error) {
+	ids, err := derivedIDs(x.r, derivedIndex(IndexClaimsByStatus), ClaimApproved)
+	if err != nil {
+		return nil, err
+	}
+	of := fmt.Sprintf("CL-%d-", year)
 	var out []Claim
-	err := x.r.List(CollectionClaims, fmt.Sprintf("CL-%d-", year), func(_ string, raw []byte) error {
-		var st struct {
-			Status string `json:"status"`
+	for _, id := range ids {
+		if !strings.HasPrefix(id, of) {
+			continue
 		}
-		if err := json.Unmarshal(raw, &st); err != nil || st.Status != ClaimApproved {
-			return err
+		c, err := x.Claim(id)
+		if err != nil {
+			return nil, err
 		}
-		var c Claim
-		if err := json.Unmarshal(raw, &c); err != nil {
-			return err
+		// The index and the record are two reads: a claim paid in
+		// between is not payable.
+		if c.Status == ClaimApproved {
+			out = append(out, c)
 		}
-		out = append(out, c)
-		return nil
-	})
-	return out, err
+	}
+	return out, nil
 }
 
 // ClaimsPage returns at most n of the claims drawn on year's

@@ -2,78 +2,68 @@ package replica
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/dgraph-io/badger/v4"
-	"github.com/hashicorp/raft"
 
 	"github.com/villagehall/appliance/domain"
 )
 
-// A test-only kind that writes check records as it is given them, so that
-// the derived index of checks by month is driven through the FSM without
-// a village's payables behind each check.
-const kindPutChecks domain.Kind = "put_checks"
-
-type putChecks struct {
-	Checks []domain.CheckRecord `json:"checks"`
+// entry is the records of one put_records entry, by id.
+type entry struct {
+	collection string
+	ids        []string
+	records    []any
 }
 
-func (*putChecks) Kind() domain.Kind { return kindPutChecks }
+// recordLedger is a ledger FSM that takes put_records entries.
+type recordLedger struct {
+	t    *testing.T
+	f    *FSM
+	next uint64
+}
 
-var putChecksKind = &domain.Descriptor{
-	Kind: kindPutChecks,
-	New:  func() domain.Payload { return new(putChecks) },
-	Apply: func(tx domain.Tx, c domain.Command, _ domain.Env, _ *domain.Result) error {
-		for _, ck := range c.Payload.(*putChecks).Checks {
-			if err := tx.Put(domain.CollectionChecks, domain.CheckID(ck.Number), ck); err != nil {
-				return err
+func newRecordLedger(t *testing.T, dir string) *recordLedger {
+	return &recordLedger{t: t, f: indexFSM(t, dir), next: 1}
+}
+
+// put applies the entries, all in one batch.
+func (l *recordLedger) put(entries ...entry) {
+	l.t.Helper()
+	var puts []putRecords
+	for _, e := range entries {
+		p := putRecords{Collection: e.collection, IDs: e.ids}
+		for _, r := range e.records {
+			raw, err := json.Marshal(r)
+			if err != nil {
+				l.t.Fatal(err)
 			}
+			p.Records = append(p.Records, raw)
 		}
-		return nil
-	},
+		puts = append(puts, p)
+	}
+	applyOK(l.t, l.f, putLogs(l.t, l.next, puts...))
+	l.next += uint64(len(puts))
 }
 
 // scanOnly hides a store's derived indexes: the domain's reads walk the
 // collection through it, as they do over a store that keeps none.
 type scanOnly struct{ domain.Records }
 
-// checkLedger is a ledger FSM that takes put_checks entries, and the
-// months each check number was last written in (the test's own account).
-type checkLedger struct {
-	t      *testing.T
-	f      *FSM
-	index  uint64
-	months map[int]string
-}
-
-func newCheckLedger(t *testing.T, dir string) *checkLedger {
-	f := openFSM(t, dir)
-	f.kinds = domain.Kinds.With(putChecksKind)
-	return &checkLedger{t: t, f: f, months: map[int]string{}}
-}
-
-// apply writes each group of checks as one entry, all in one batch.
-func (l *checkLedger) apply(groups ...[]domain.CheckRecord) {
-	l.t.Helper()
-	var logs []*raft.Log
-	for _, g := range groups {
-		l.index++
-		c := domain.Command{ID: fmt.Sprintf("put-%d", l.index), Kind: kindPutChecks, At: domain.NewDateTime(domain.MustDate("2026-04-01"), 9, 0, 0),
-			Node: "n1", Actor: "test", Payload: &putChecks{Checks: g}}
-		logs = append(logs, logsOf(l.t, l.index, c)...)
-		for _, ck := range g {
-			l.months[ck.Number] = ck.On.String()[:7]
-		}
+// checks is an entry of checks, noting the month each check number was
+// last written in (the test's own account).
+func checks(months map[int]string, cks ...domain.CheckRecord) entry {
+	e := entry{collection: domain.CollectionChecks}
+	for _, ck := range cks {
+		e.ids, e.records = append(e.ids, domain.CheckID(ck.Number)), append(e.records, ck)
+		months[ck.Number] = ck.On.String()[:7]
 	}
-	for _, r := range l.f.ApplyBatch(logs) {
-		if res := r.(domain.Result); res.Error != nil {
-			l.t.Fatal(res.Error)
-		}
-	}
+	return e
 }
 
 func check(n int, on string) domain.CheckRecord {
@@ -120,33 +110,34 @@ func registers(t *testing.T, what string, r domain.Records, months map[int]strin
 // collection gives the same registers throughout.
 func TestChecksByMonthFollowTheRecords(t *testing.T) {
 	dir := t.TempDir()
-	l := newCheckLedger(t, dir)
+	l := newRecordLedger(t, dir)
+	months := map[int]string{}
 	var first []domain.CheckRecord
 	for n := 1; n <= 40; n++ {
 		first = append(first, check(n, fmt.Sprintf("%s-%02d", checkMonths[n%5], 1+n%28)))
 	}
-	l.apply(first)
-	registers(t, "written", l.f, l.months)
-	registers(t, "walked", scanOnly{l.f}, l.months)
+	l.put(checks(months, first...))
+	registers(t, "written", l.f, months)
+	registers(t, "walked", scanOnly{l.f}, months)
 
 	// Redated, moved twice in one batch, and rewritten where it was.
-	l.apply(
-		[]domain.CheckRecord{check(3, "2026-04-02"), check(7, "2025-11-30")},
-		[]domain.CheckRecord{check(7, "2026-04-15"), check(41, "2026-04-30")},
-		[]domain.CheckRecord{check(10, l.months[10]+"-05")},
+	l.put(
+		checks(months, check(3, "2026-04-02"), check(7, "2025-11-30")),
+		checks(months, check(7, "2026-04-15"), check(41, "2026-04-30")),
+		checks(months, check(10, months[10]+"-05")),
 	)
-	registers(t, "redated", l.f, l.months)
-	registers(t, "redated, walked", scanOnly{l.f}, l.months)
+	registers(t, "redated", l.f, months)
+	registers(t, "redated, walked", scanOnly{l.f}, months)
 	if ids, err := l.f.Derived(domain.IndexChecksByMonth, "2025-11"); err != nil || slices.Contains(ids, domain.CheckID(7)) {
 		t.Errorf("check 7, moved out of 2025-11, is still indexed there: %v, %v", ids, err)
 	}
 
-	restored := newCheckLedger(t, t.TempDir())
+	restored := newRecordLedger(t, t.TempDir())
 	defer restored.f.Close()
 	if err := restored.f.Restore(io.NopCloser(bytes.NewReader(snapshotOf(t, l.f)))); err != nil {
 		t.Fatal(err)
 	}
-	registers(t, "restored", restored.f, l.months)
+	registers(t, "restored", restored.f, months)
 
 	// A store without the index (a release before it), and one whose
 	// index is of another set, with a key no record accounts for.
@@ -167,9 +158,8 @@ func TestChecksByMonthFollowTheRecords(t *testing.T) {
 		if err := l.f.Close(); err != nil {
 			t.Fatal(err)
 		}
-		l.f = openFSM(t, dir)
-		l.f.kinds = domain.Kinds.With(putChecksKind)
-		registers(t, "reopened", l.f, l.months)
+		l.f = indexFSM(t, dir)
+		registers(t, "reopened", l.f, months)
 	}
 	defer l.f.Close()
 
@@ -178,47 +168,22 @@ func TestChecksByMonthFollowTheRecords(t *testing.T) {
 	}
 }
 
-// A test-only kind that writes operators' quarterly returns as it is
-// given them.
-const kindPutReturns domain.Kind = "put_returns"
-
-type putReturns struct {
-	Returns []domain.QuarterlyReturn `json:"returns"`
-}
-
-func (*putReturns) Kind() domain.Kind { return kindPutReturns }
-
-var putReturnsKind = &domain.Descriptor{
-	Kind: kindPutReturns,
-	New:  func() domain.Payload { return new(putReturns) },
-	Apply: func(tx domain.Tx, c domain.Command, _ domain.Env, _ *domain.Result) error {
-		for _, r := range c.Payload.(*putReturns).Returns {
-			if err := tx.Put(domain.CollectionRoomTaxReturns, r.ID, r); err != nil {
-				return err
-			}
-		}
-		return nil
-	},
-}
-
 // TestRoomTaxReturnsByYearAndPayment: the index of returns answers a
 // year's collections (returns paid in it), a year's export (returns of
 // its quarters) and whether a command id paid a return, as a walk of
 // every return does, through payments added over the years and command
 // ids with any character in them.
 func TestRoomTaxReturnsByYearAndPayment(t *testing.T) {
-	f := openFSM(t, t.TempDir())
-	defer f.Close()
-	f.kinds = domain.Kinds.With(putReturnsKind)
-	index := uint64(0)
+	l := newRecordLedger(t, t.TempDir())
+	defer l.f.Close()
+	f := l.f
 	put := func(rs ...domain.QuarterlyReturn) {
 		t.Helper()
-		index++
-		c := domain.Command{ID: fmt.Sprintf("put-%d", index), Kind: kindPutReturns, At: domain.NewDateTime(domain.MustDate("2026-04-01"), 9, 0, 0),
-			Node: "n1", Actor: "test", Payload: &putReturns{Returns: rs}}
-		if res := f.ApplyBatch(logsOf(t, index, c))[0].(domain.Result); res.Error != nil {
-			t.Fatal(res.Error)
+		e := entry{collection: domain.CollectionRoomTaxReturns}
+		for _, r := range rs {
+			e.ids, e.records = append(e.ids, r.ID), append(e.records, r)
 		}
+		l.put(e)
 	}
 	pay := func(id, at string) domain.RoomTaxPayment {
 		dt, err := domain.ParseDateTime(at)
@@ -291,4 +256,67 @@ func TestRoomTaxReturnsByYearAndPayment(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestPayableClaimsFollowTheirStatus: the checks page's claims (approved,
+// of a year) come from the index of claims by status as from a walk of
+// every claim, through claims entered, approved, paid and cancelled, two
+// changes of one claim in one batch among them.
+func TestPayableClaimsFollowTheirStatus(t *testing.T) {
+	l := newRecordLedger(t, t.TempDir())
+	defer l.f.Close()
+	status := map[string]string{}
+	claims := func(set ...string) entry {
+		e := entry{collection: domain.CollectionClaims}
+		for i := 0; i < len(set); i += 2 {
+			id, st := set[i], set[i+1]
+			var year int
+			fmt.Sscanf(id, "CL-%d-", &year)
+			e.ids = append(e.ids, id)
+			e.records = append(e.records, domain.Claim{ID: id, Year: year, Vendor: "Vendor " + id, Amount: domain.Cents(100), Status: st})
+			status[id] = st
+		}
+		return e
+	}
+	payable := func(what string) {
+		t.Helper()
+		for _, year := range []int{2025, 2026} {
+			var want []string
+			for id, st := range status {
+				if st == domain.ClaimApproved && strings.HasPrefix(id, fmt.Sprintf("CL-%d-", year)) {
+					want = append(want, id)
+				}
+			}
+			slices.Sort(want)
+			for _, r := range []domain.Records{l.f, scanOnly{l.f}} {
+				cls, err := domain.ReadsOf(r).PayableClaims(year)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []string
+				for _, c := range cls {
+					got = append(got, c.ID)
+					if c.Vendor != "Vendor "+c.ID {
+						t.Errorf("%s, %T: claim %+v", what, r, c)
+					}
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("%s, %T: payable claims of %d: %v, want %v", what, r, year, got, want)
+				}
+			}
+		}
+	}
+	var first []string
+	for n := 1; n <= 12; n++ {
+		st := []string{domain.ClaimEntered, domain.ClaimCertified, domain.ClaimApproved}[n%3]
+		first = append(first, fmt.Sprintf("CL-%d-%04d", 2025+n%2, n), st)
+	}
+	l.put(claims(first...))
+	payable("entered")
+	l.put(
+		claims("CL-2025-0002", domain.ClaimPaid, "CL-2026-0001", domain.ClaimApproved),
+		claims("CL-2026-0001", domain.ClaimPaid, "CL-2026-0003", domain.ClaimApproved),
+		claims("CL-2025-0005", domain.ClaimCancelled, "CL-2026-0013", domain.ClaimApproved),
+	)
+	payable("paid and cancelled")
 }

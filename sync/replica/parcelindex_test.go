@@ -2,6 +2,7 @@ package replica
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -16,8 +17,9 @@ import (
 	"github.com/villagehall/appliance/domain"
 )
 
-// A test-only kind that writes parcels and bills as given, so that the
-// indexes can be checked against any mix of new and changed records.
+// A test-only kind that writes parcels, bills and the records of a named
+// collection as given, so that the indexes can be checked against any mix
+// of new and changed records.
 const kindPutRecords domain.Kind = "put_records"
 
 type putRecords struct {
@@ -26,6 +28,10 @@ type putRecords struct {
 	// Summarize stores the bills as ledger format 3 does: a summary in
 	// the record, each payment in a slot of its own.
 	Summarize []bool `json:"summarize,omitempty"`
+	// Records of Collection, by IDs.
+	Collection string            `json:"collection,omitempty"`
+	IDs        []string          `json:"ids,omitempty"`
+	Records    []json.RawMessage `json:"records,omitempty"`
 }
 
 func (*putRecords) Kind() domain.Kind { return kindPutRecords }
@@ -54,6 +60,11 @@ var putRecordsKind = &domain.Descriptor{
 				b = s
 			}
 			if err := tx.PutBill(b); err != nil {
+				return err
+			}
+		}
+		for i, raw := range in.Records {
+			if err := tx.Put(in.Collection, in.IDs[i], raw); err != nil {
 				return err
 			}
 		}
