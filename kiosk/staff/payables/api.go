@@ -2,6 +2,7 @@ package payables
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
@@ -10,10 +11,51 @@ import (
 // The API of accounts payable (/api/v1/): lists, and every change as a
 // CommandRequest with the client's command id.
 
+// apiClaims serves GET /api/v1/claims?year=&from=&limit=: a page of the
+// year's claims, newest first, from claim number from (default the
+// newest) down, at most limit of them (default claimsPerPage, at most
+// maxClaimsLimit); "count" is how many the year has numbered and "older"
+// the from of the next page, absent on the last.
 func (m *Module) apiClaims(w http.ResponseWriter, r *http.Request) {
 	year := m.year(r)
-	cls, err := m.o.Reads().Claims(year)
-	m.o.Answer(w, map[string]any{"year": year, "claims": staff.NonNil(cls)}, err)
+	from, err := queryNumber(r, "from", 0, "a claim number")
+	if err != nil {
+		m.o.WriteAPIError(w, err)
+		return
+	}
+	limit, err := queryNumber(r, "limit", claimsPerPage, "a number of claims")
+	if err == nil && (limit < 1 || limit > maxClaimsLimit) {
+		err = domain.Errorf(domain.EINVALID, sectionClaims, "The limit is 1 to %d claims.", maxClaimsLimit)
+	}
+	if err != nil {
+		m.o.WriteAPIError(w, err)
+		return
+	}
+	cls, count, err := m.o.Reads().ClaimsPage(year, from, limit)
+	out := map[string]any{"year": year, "count": count, "claims": staff.NonNil(cls)}
+	if len(cls) > 0 {
+		if low := claimNumber(cls[len(cls)-1].ID); low > 1 {
+			out["older"] = low - 1
+		}
+	}
+	m.o.Answer(w, out, err)
+}
+
+// maxClaimsLimit is the most claims one page of the API holds.
+const maxClaimsLimit = 500
+
+// queryNumber reads a whole number ≥ 0 from the query parameter name, or
+// def when it is absent.
+func queryNumber(r *http.Request, name string, def int, what string) (int, error) {
+	raw := r.URL.Query().Get(name)
+	if raw == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < 0 {
+		return 0, domain.Errorf(domain.EINVALID, sectionClaims, "%s=%q is not %s.", name, raw, what)
+	}
+	return n, nil
 }
 
 func (m *Module) apiClaim(w http.ResponseWriter, r *http.Request) {

@@ -144,14 +144,10 @@ func (m *Module) showClaims(w http.ResponseWriter, r *http.Request) {
 
 func (m *Module) claimsPage(w http.ResponseWriter, r *http.Request, status int, f claimForm) {
 	year := m.year(r)
-	from := 0
-	if raw := r.URL.Query().Get("from"); raw != "" {
-		n, err := strconv.Atoi(raw)
-		if err != nil || n < 0 {
-			m.o.Fail(w, r, domain.Errorf(domain.EINVALID, sectionClaims, "%q is not a claim number.", raw))
-			return
-		}
-		from = n
+	from, err := queryNumber(r, "from", 0, "a claim number")
+	if err != nil {
+		m.o.Fail(w, r, err)
+		return
 	}
 	cls, count, err := m.o.Reads().ClaimsPage(year, from, claimsPerPage)
 	if err != nil {

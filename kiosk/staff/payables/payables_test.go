@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"strings"
@@ -240,9 +241,45 @@ func TestPayablesAPI(t *testing.T) {
 		t.Fatalf("a run of a claim not approved: %d %v", st, out)
 	}
 	st, body := h.API("GET", "/api/v1/claims?year=2027", tok, "")
-	var list struct{ Claims []domain.Claim }
-	if st != http.StatusOK || json.Unmarshal(body, &list) != nil || len(list.Claims) != 1 || len(list.Claims[0].Certifications) != 2 {
+	var list struct {
+		Claims []domain.Claim
+		Count  int
+		Older  *int
+	}
+	if st != http.StatusOK || json.Unmarshal(body, &list) != nil || len(list.Claims) != 1 || len(list.Claims[0].Certifications) != 2 || list.Count != 1 || list.Older != nil {
 		t.Fatalf("list: %d %s", st, body)
+	}
+
+	// Paged, newest first: the client follows "older" to the first claim.
+	for i := 2; i <= 5; i++ {
+		e := maps.Clone(enter)
+		e["invoice"] = fmt.Sprintf("B-%d", i)
+		if st, out := post("/api/v1/claims", fmt.Sprintf("c-%d", i), e); st != http.StatusOK || out["ref"] != fmt.Sprintf("CL-2027-%04d", i) {
+			t.Fatalf("enter claim %d: %d %v", i, st, out)
+		}
+	}
+	var seen []string
+	for path := "/api/v1/claims?year=2027&limit=2"; path != ""; {
+		st, body := h.API("GET", path, tok, "")
+		list.Older = nil
+		if st != http.StatusOK || json.Unmarshal(body, &list) != nil || len(list.Claims) > 2 || list.Count != 5 {
+			t.Fatalf("%s: %d %s", path, st, body)
+		}
+		for _, c := range list.Claims {
+			seen = append(seen, c.ID)
+		}
+		path = ""
+		if list.Older != nil {
+			path = fmt.Sprintf("/api/v1/claims?year=2027&limit=2&from=%d", *list.Older)
+		}
+	}
+	if got := strings.Join(seen, ","); got != "CL-2027-0005,CL-2027-0004,CL-2027-0003,CL-2027-0002,CL-2027-0001" {
+		t.Errorf("the pages listed %s", got)
+	}
+	for _, q := range []string{"limit=0", "limit=501", "limit=x", "from=-1"} {
+		if st, body := h.API("GET", "/api/v1/claims?year=2027&"+q, tok, ""); st != http.StatusUnprocessableEntity && st != http.StatusBadRequest {
+			t.Errorf("?%s: %d %s", q, st, body)
+		}
 	}
 }
 
