@@ -112,6 +112,7 @@ type FSM struct {
 	// lately, and written the bills written since: Node.warmNovember
 	// figures those bills again (novemberfigures.go).
 	november askedYears
+	readOnly bool // opened to be read: nothing node-local is written
 	written  writtenBills
 }
 
@@ -174,10 +175,14 @@ func OpenFSM(opts badger.Options, params *domain.Params, logger *slog.Logger) (*
 			db.MaxBatchSize(), db.MaxBatchCount(), ledgerMaxCommandBytes, ledgerMaxCommandWrites)
 	}
 	f := &FSM{db: db, dir: opts.Dir, params: params, log: logger, kinds: domain.Kinds, snaps: map[*snapshot]struct{}{},
-		lazy: !opts.SyncWrites, bigValue: int(opts.ValueThreshold)}
+		lazy: !opts.SyncWrites, bigValue: int(opts.ValueThreshold), readOnly: opts.ReadOnly}
 	if err := f.loadMeta(); err != nil {
 		db.Close()
 		return nil, err
+	}
+	if err := f.loadAsked(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("replica: %w", err)
 	}
 	if _, err := os.Stat(restoreMarker(opts.Dir)); err == nil {
 		f.incomplete = true

@@ -159,7 +159,9 @@ const novemberWriteBatch = 1024
 // payments when its summary cannot answer), and its entry written
 // afterwards.
 func (f *FSM) NovemberBills(year int, on domain.Date, fn func(domain.NovemberBill) error) error {
-	f.november.ask(year)
+	if years := f.november.ask(year); years != nil && !f.readOnly {
+		f.saveAsked(years)
+	}
 	p := f.Params()
 	fp, err := paramsPrint(p)
 	if err != nil {
@@ -338,15 +340,65 @@ type askedYears struct {
 // warmYears is how many years askedYears keeps.
 const warmYears = 2
 
-func (a *askedYears) ask(year int) {
+// ask notes year as the latest asked, and returns the years when that
+// changed them (nil when it did not).
+func (a *askedYears) ask(year int) []int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	was := slices.Clone(a.years)
 	a.years = slices.DeleteFunc(a.years, func(y int) bool { return y == year })
 	a.years = slices.Insert(a.years, 0, year)
 	if len(a.years) > warmYears {
 		a.years = a.years[:warmYears]
 	}
 	a.any.Store(true)
+	if slices.Equal(was, a.years) {
+		return nil
+	}
+	return slices.Clone(a.years)
+}
+
+// keyNovemberAsked keeps the years asked lately (askedYears, the latest
+// first, comma-separated), so that a node started again keeps warm the
+// years it kept warm before and the treasurer's first preview after a
+// restart reads entries rather than figures the year. Node-local, and
+// only a hint: a store without it keeps no year warm until one is asked.
+var keyNovemberAsked = []byte("\x00nw/asked")
+
+// saveAsked records years as the years asked lately.
+func (f *FSM) saveAsked(years []int) {
+	var b []byte
+	for i, y := range years {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(y), 10)
+	}
+	if err := f.db.Update(func(txn *badger.Txn) error { return txn.Set(keyNovemberAsked, b) }); err != nil {
+		f.log.Warn("the years asked for November figures not recorded", "err", err)
+	}
+}
+
+// loadAsked takes the years asked lately from the store, if it records
+// any.
+func (f *FSM) loadAsked() error {
+	return f.db.View(func(txn *badger.Txn) error {
+		v, ok, err := txnRead(txn)(keyNovemberAsked)
+		if err != nil || !ok {
+			return err
+		}
+		parts := strings.Split(string(v), ",")
+		for _, p := range slices.Backward(parts) {
+			y, err := strconv.Atoi(p)
+			if err != nil {
+				f.log.Warn("the years asked for November figures are unreadable", "value", string(v))
+				f.november = askedYears{}
+				return nil
+			}
+			f.november.ask(y)
+		}
+		return nil
+	})
 }
 
 func (a *askedYears) list() []int {

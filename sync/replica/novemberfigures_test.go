@@ -330,3 +330,32 @@ func TestWrittenBillsOverflowToAll(t *testing.T) {
 		t.Fatal("after a restore: want all")
 	}
 }
+
+// TestAskedYearsOutlastARestart: the years whose November figures were
+// asked lately are still the ones kept warm after the store is opened
+// again, in the same order; a store never asked keeps none.
+func TestAskedYearsOutlastARestart(t *testing.T) {
+	dir := t.TempDir()
+	f := indexFSM(t, dir)
+	if years := f.november.list(); len(years) != 0 || f.november.any.Load() {
+		t.Fatalf("a new store keeps years %v warm", years)
+	}
+	on := domain.MustDate("2026-11-02")
+	for _, y := range []int{2024, 2026, 2025, 2026} {
+		if err := f.NovemberBills(y, on, func(domain.NovemberBill) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := f.november.list()
+	if !slices.Equal(want, []int{2026, 2025}) {
+		t.Fatalf("asked 2024, 2026, 2025, 2026: kept %v", want)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f = indexFSM(t, dir)
+	defer f.Close()
+	if got := f.november.list(); !slices.Equal(got, want) || !f.november.any.Load() {
+		t.Errorf("after a restart the years kept warm are %v (asked: %v), want %v", got, f.november.any.Load(), want)
+	}
+}
