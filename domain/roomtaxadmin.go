@@ -140,6 +140,10 @@ type Forfeiture struct {
 
 // RoomTaxReadRecord is one read of room tax returns: who, on what ground
 // and why, what, and when. It is recorded before anything is shown.
+// MaxReadSubjects is the most returns one RoomTaxRead names, so that its
+// record stays small; a read of more is recorded as several reads.
+const MaxReadSubjects = 400
+
 type RoomTaxReadRecord struct {
 	ID       string   `json:"id"` // the read's command id: its journal entry
 	At       DateTime `json:"at"`
@@ -642,8 +646,8 @@ func applyRoomTaxRead(tx Tx, c Command, res *Result) error {
 	if reason == "" || len(reason) > 300 {
 		return Errorf(EINVALID, sectionConfid, "Every read of a return records why it is read: give the reason (at most 300 characters).")
 	}
-	if len(in.Subjects) > 400 {
-		return Errorf(EINVALID, sectionConfid, "One read covers at most 400 returns.")
+	if len(in.Subjects) > MaxReadSubjects {
+		return Errorf(EINVALID, sectionConfid, "One read covers at most %d returns.", MaxReadSubjects)
 	}
 	for _, s := range in.Subjects {
 		if in.Operator != AllOperators && !strings.HasPrefix(s, in.Operator+"_") {

@@ -3,6 +3,7 @@ package roomtax
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/villagehall/appliance/domain"
@@ -135,10 +136,18 @@ func (m *Module) submitTransfer(w http.ResponseWriter, r *http.Request) {
 	m.o.Redirect(w, r, fmt.Sprintf("/staff/room-tax/reports?year=%d", year))
 }
 
+// exportReadSubjects is how many returns each recorded read of an export
+// names (a variable so that a test can make an export of a few returns
+// take several reads).
+var exportReadSubjects = domain.MaxReadSubjects
+
 // showExport is the export for a named official of the IRS or the
 // Department of Revenue (§5.22(8)(b)): every return of a year (by the
 // quarters' year) with its figures as of today, as CSV. The read is
-// recorded, with the official and agency, before a byte is written.
+// recorded, with the official and agency, before a byte is written: as
+// one read of every return, or, for a year of more returns than one read
+// may name (domain.MaxReadSubjects), as reads of exportReadSubjects
+// returns each, every row naming the read that covers its return.
 func (m *Module) showExport(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	year, err := m.yearOf(r)
@@ -155,11 +164,21 @@ func (m *Module) showExport(w http.ResponseWriter, r *http.Request) {
 	if reason == "" {
 		reason = "a request of the " + q.Get("agency")
 	}
-	readID, err := m.o.Submit(r, &domain.RoomTaxRead{What: domain.ReadExport, Operator: domain.AllOperators, Subjects: ids(returns), Reason: reason,
-		Official: q.Get("official"), Agency: q.Get("agency")})
-	if err != nil {
-		m.o.Fail(w, r, err)
-		return
+	parts := slices.Collect(slices.Chunk(returns, exportReadSubjects))
+	if len(parts) == 0 {
+		parts = [][]domain.QuarterlyReturn{nil} // a year without returns: its read is recorded all the same
+	}
+	readOf := map[string]string{}
+	for _, part := range parts {
+		res, err := m.o.Submit(r, &domain.RoomTaxRead{What: domain.ReadExport, Operator: domain.AllOperators, Subjects: ids(part), Reason: reason,
+			Official: q.Get("official"), Agency: q.Get("agency")})
+		if err != nil {
+			m.o.Fail(w, r, err)
+			return
+		}
+		for _, x := range part {
+			readOf[x.ID] = res.CommandID
+		}
 	}
 	ops := map[string]domain.RoomTaxOperator{}
 	if all, err := m.o.Reads().RoomTaxOperators(); err == nil {
@@ -185,7 +204,7 @@ func (m *Module) showExport(w http.ResponseWriter, r *http.Request) {
 		}
 		op := ops[x.Operator]
 		_ = cw.Write([]string{x.Operator, op.LegalName, op.SellersPermit, x.Period.String(), filed, money(in.GrossReceipts), money(f.ExemptSales), money(f.TaxableReceipts),
-			money(f.Tax), money(f.LateFilingFee), money(f.Interest), money(f.Paid), money(f.Balance), today.String(), readID.CommandID})
+			money(f.Tax), money(f.LateFilingFee), money(f.Interest), money(f.Paid), money(f.Balance), today.String(), readOf[x.ID]})
 	}
 	_ = cw.Flush()
 }

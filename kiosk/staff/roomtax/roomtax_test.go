@@ -1,9 +1,11 @@
 package roomtax_test
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -718,3 +720,51 @@ func TestRoomTaxAPI(t *testing.T) {
 }
 
 func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
+
+// TestExportRecordsItsReadsInParts: an export of more returns than one
+// read may name is recorded as several reads, all before the CSV, each
+// naming the returns of its part, and every row names the read that
+// covers its return.
+func TestExportRecordsItsReadsInParts(t *testing.T) {
+	defer roomtax.SetExportReadSubjects(3)()
+	o := newOffice(t)
+	o.at("2026-04-10 09:00")
+	o.fileQ1(o.as("innkeeper"))
+	o.at("2027-01-20 09:00")
+	want := []string{"belle-inn_2026-Q1"}
+	for q := 2; q <= 4; q++ {
+		p := domain.Quarter{Year: 2026, Q: q}
+		o.h.Submit("innkeeper", &domain.FileRoomTaxReturn{Operator: "belle-inn", Period: p, GrossReceipts: domain.MustMoney("1000.00"), Signer: "A", Capacity: "owner"})
+		want = append(want, "belle-inn_"+p.String())
+	}
+	before := len(o.journal(domain.KindRoomTaxRead, "treas"))
+	p := o.as("treas").Get("/staff/room-tax/export.csv?year=2026&agency=DOR&official=J.+Doe&reason=audit")
+	if p.Status != http.StatusOK {
+		t.Fatalf("export: %d %.300s", p.Status, p.Body)
+	}
+	reads := o.journal(domain.KindRoomTaxRead, "treas")[before:]
+	if len(reads) != 2 || reads[0].Outcome != "applied" || reads[1].Outcome != "applied" {
+		t.Fatalf("an export of 4 returns in reads of 3: %+v", reads)
+	}
+	rows, err := csv.NewReader(strings.NewReader(p.Body)).ReadAll()
+	if err != nil || len(rows) != 5 {
+		t.Fatalf("the CSV: %v, %q", err, p.Body)
+	}
+	recorded := map[string][]string{}
+	for _, id := range []string{reads[0].CommandID, reads[1].CommandID} {
+		var rec domain.RoomTaxReadRecord
+		if err := o.h.Ledger.Get(domain.CollectionRoomTaxReads, id, &rec); err != nil {
+			t.Fatal(err)
+		}
+		recorded[id] = rec.Subjects
+	}
+	if got := append(slices.Clone(recorded[reads[0].CommandID]), recorded[reads[1].CommandID]...); !slices.Equal(got, want) {
+		t.Errorf("the reads name %v, want %v", got, want)
+	}
+	for i, row := range rows[1:] {
+		id, read := row[0]+"_"+row[3], row[len(row)-1]
+		if !slices.Contains(recorded[read], id) {
+			t.Errorf("row %d (%s) names read %q, which covers %v", i+1, id, read, recorded[read])
+		}
+	}
+}
