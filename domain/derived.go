@@ -16,7 +16,7 @@ import (
 // from them: the replicated store keeps every DerivedIndex on each node,
 // outside the replicated ledger (a change of the indexes needs no ledger
 // format, and the nodes index their records again when they open). Reads
-// go through derivedIDs, which reads the index where Records keeps it
+// go through derived, which reads the index where Records keeps it
 // (RecordsDerived) and walks the collection otherwise, with the same
 // answer.
 type DerivedIndex struct {
@@ -102,21 +102,26 @@ func DerivedIndexes() []DerivedIndex { return slices.Clone(derivedIndexes) }
 
 // RecordsDerived is Records that keeps the DerivedIndexes itself.
 type RecordsDerived interface {
-	// Derived returns the ids of the records of the collection of index
-	// (a DerivedIndex's name) that have a key starting with prefix, in
-	// the order of their keys, then of their ids; a record with several
-	// such keys comes once for each.
-	Derived(index, prefix string) ([]string, error)
+	// Derived calls fn with the id and JSON of each record of the
+	// collection of index (a DerivedIndex's name) that has a key starting
+	// with prefix, in the order of those keys, then of the ids (a record
+	// with several such keys comes once for each), from one read of the
+	// store, until fn returns an error.
+	Derived(index, prefix string, fn func(id string, raw []byte) error) error
 }
 
-// derivedIDs returns the ids of the records of ix's collection having a
-// key that starts with prefix, in key then id order: from r's own index
-// when it keeps one (RecordsDerived), else from a walk of the collection.
-func derivedIDs(r Records, ix DerivedIndex, prefix string) ([]string, error) {
+// derived calls fn with each record of ix's collection having a key that
+// starts with prefix, in key then id order, until fn returns an error:
+// from r's own index when it keeps one (RecordsDerived), else from a walk
+// of the collection.
+func derived(r Records, ix DerivedIndex, prefix string, fn func(id string, raw []byte) error) error {
 	if rd, ok := r.(RecordsDerived); ok {
-		return rd.Derived(ix.Name, prefix)
+		return rd.Derived(ix.Name, prefix, fn)
 	}
-	type hit struct{ key, id string }
+	type hit struct {
+		key, id string
+		raw     []byte
+	}
 	var hits []hit
 	err := r.List(ix.Collection, "", func(id string, raw []byte) error {
 		keys, err := ix.Keys(raw)
@@ -126,21 +131,48 @@ func derivedIDs(r Records, ix DerivedIndex, prefix string) ([]string, error) {
 		slices.Sort(keys)
 		for _, k := range slices.Compact(keys) {
 			if strings.HasPrefix(k, prefix) {
-				hits = append(hits, hit{k, id})
+				hits = append(hits, hit{k, id, slices.Clone(raw)})
 			}
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
 	slices.SortFunc(hits, func(a, b hit) int {
 		if c := strings.Compare(a.key, b.key); c != 0 {
 			return c
 		}
 		return strings.Compare(a.id, b.id)
 	})
-	out := make([]string, len(hits))
-	for i, h := range hits {
-		out[i] = h.id
+	for _, h := range hits {
+		if err := fn(h.id, h.raw); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// allDerived decodes each record derived yields, keeping those keep
+// accepts (nil: all); a record that comes under several keys is decoded
+// once.
+func allDerived[T any](r Records, index, prefix string, keep func(T) bool) ([]T, error) {
+	var out []T
+	seen := map[string]bool{}
+	err := derived(r, derivedIndex(index), prefix, func(id string, raw []byte) error {
+		if seen[id] {
+			return nil
+		}
+		seen[id] = true
+		var v T
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return err
+		}
+		if keep == nil || keep(v) {
+			out = append(out, v)
+		}
+		return nil
+	})
 	return out, err
 }
 

@@ -1256,27 +1256,22 @@ func (x Reads) Claims(year int) ([]Claim, error) {
 // approved claims alone (IndexClaimsByStatus), not the year's thousands
 // of paid ones.
 func (x Reads) PayableClaims(year int) ([]Claim, error) {
-	ids, err := derivedIDs(x.r, derivedIndex(IndexClaimsByStatus), ClaimApproved)
-	if err != nil {
-		return nil, err
-	}
-	of := fmt.Sprintf("CL-%d-", year)
 	var out []Claim
-	for _, id := range ids {
+	of := fmt.Sprintf("CL-%d-", year)
+	err := derived(x.r, derivedIndex(IndexClaimsByStatus), ClaimApproved, func(id string, raw []byte) error {
 		if !strings.HasPrefix(id, of) {
-			continue
+			return nil
 		}
-		c, err := x.Claim(id)
-		if err != nil {
-			return nil, err
+		var c Claim
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return err
 		}
-		// The index and the record are two reads: a claim paid in
-		// between is not payable.
-		if c.Status == ClaimApproved {
+		if c.Status == ClaimApproved { // the key is a status that starts so
 			out = append(out, c)
 		}
-	}
-	return out, nil
+		return nil
+	})
+	return out, err
 }
 
 // ClaimsPage returns at most n of the claims drawn on year's
@@ -1354,23 +1349,11 @@ func (x Reads) CheckRegister(month string) ([]CheckRecord, error) {
 	if len(month) != len("YYYY-MM") {
 		return nil, Errorf(EINVALID, "", "%q is not a month like 2026-04.", month)
 	}
-	ids, err := derivedIDs(x.r, derivedIndex(IndexChecksByMonth), month)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]CheckRecord, 0, len(ids))
-	for _, id := range ids {
-		ck, err := must[CheckRecord](x.r, CollectionChecks, id, "check")
-		if err != nil {
-			return nil, err
-		}
-		// The index and the record are two reads: a check redated in
-		// between belongs to its new month.
-		if on := ck.On.String(); len(on) >= len(month) && on[:len(month)] == month {
-			out = append(out, ck)
-		}
-	}
-	return out, nil
+	// Every check of the month, and only those: the key is the month.
+	return allDerived(x.r, IndexChecksByMonth, month, func(ck CheckRecord) bool {
+		on := ck.On.String()
+		return len(on) >= len(month) && on[:len(month)] == month
+	})
 }
 
 // RegisterReview returns the board's review of month's register; ok is

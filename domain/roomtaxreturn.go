@@ -837,26 +837,13 @@ func (x Reads) RoomTaxPaymentRecorded(commandID string) (bool, error) {
 }
 
 // roomTaxReturnsBy reads the returns under key in IndexRoomTaxReturnsBy,
-// keeps those that hold (the index and the records are two reads: a
-// return may have changed in between), and sorts them by operator then
+// keeps those that hold what the key stands for (a digest of a command id
+// could in principle be another's), and sorts them by operator then
 // period.
 func (x Reads) roomTaxReturnsBy(key string, holds func(QuarterlyReturn) bool) ([]QuarterlyReturn, error) {
-	ids, err := derivedIDs(x.r, derivedIndex(IndexRoomTaxReturnsBy), key)
-	if err != nil {
-		return nil, err
-	}
-	var out []QuarterlyReturn
-	for _, id := range slices.Compact(ids) {
-		r, err := x.RoomTaxReturn(id)
-		if err != nil {
-			return nil, err
-		}
-		if holds(r) {
-			out = append(out, r)
-		}
-	}
+	out, err := allDerived(x.r, IndexRoomTaxReturnsBy, key, holds)
 	sortReturns(out)
-	return out, nil
+	return out, err
 }
 
 func sortReturns(rs []QuarterlyReturn) {

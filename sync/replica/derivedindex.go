@@ -193,28 +193,37 @@ func (f *FSM) reindexDerived() error {
 	return nil
 }
 
-// Derived returns the ids of the records of the derived index named
-// index with a key that starts with prefix, in key then id order
-// (domain.RecordsDerived).
-func (f *FSM) Derived(index, prefix string) ([]string, error) {
-	known := false
-	for _, ixs := range derivedByCollection {
+// Derived calls fn with the id and JSON of each record of the derived
+// index named index with a key that starts with prefix, in key then id
+// order, all from one read transaction (domain.RecordsDerived). An index
+// entry whose record is missing is an error: records of the derived
+// indexes' collections are written, never deleted, with their entries.
+func (f *FSM) Derived(index, prefix string, fn func(id string, raw []byte) error) error {
+	collection := ""
+	for c, ixs := range derivedByCollection {
 		for _, ix := range ixs {
-			known = known || ix.Name == index
+			if ix.Name == index {
+				collection = c
+			}
 		}
 	}
-	if !known {
-		return nil, domain.Errorf(domain.EINVALID, "", "there is no derived index %q", index)
+	if collection == "" {
+		return domain.Errorf(domain.EINVALID, "", "there is no derived index %q", index)
 	}
-	var out []string
-	err := f.view(func(txn *badger.Txn) error {
+	return f.view(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: key(prefixDerivedKey, index, "/", prefix)})
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
 			k := it.Item().Key()
-			out = append(out, string(k[bytes.LastIndexByte(k, 0)+1:]))
+			id := string(k[bytes.LastIndexByte(k, 0)+1:])
+			item, err := txn.Get(recordKey(collection, id))
+			if err != nil {
+				return fmt.Errorf("derived index %s lists %s: %w", index, id, err)
+			}
+			if err := item.Value(func(v []byte) error { return fn(id, v) }); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
-	return out, err
 }

@@ -128,7 +128,8 @@ func TestChecksByMonthFollowTheRecords(t *testing.T) {
 	)
 	registers(t, "redated", l.f, months)
 	registers(t, "redated, walked", scanOnly{l.f}, months)
-	if ids, err := l.f.Derived(domain.IndexChecksByMonth, "2025-11"); err != nil || slices.Contains(ids, domain.CheckID(7)) {
+	var ids []string
+	if err := l.f.Derived(domain.IndexChecksByMonth, "2025-11", func(id string, _ []byte) error { ids = append(ids, id); return nil }); err != nil || slices.Contains(ids, domain.CheckID(7)) {
 		t.Errorf("check 7, moved out of 2025-11, is still indexed there: %v, %v", ids, err)
 	}
 
@@ -163,7 +164,7 @@ func TestChecksByMonthFollowTheRecords(t *testing.T) {
 	}
 	defer l.f.Close()
 
-	if _, err := l.f.Derived("no-such-index", ""); domain.ErrorCode(err) != domain.EINVALID {
+	if err := l.f.Derived("no-such-index", "", func(string, []byte) error { return nil }); domain.ErrorCode(err) != domain.EINVALID {
 		t.Errorf("an unknown derived index: %v", err)
 	}
 }

@@ -66,9 +66,11 @@ func (n *Node) ListFrom(collection, prefix, from string, fn func(id string, raw 
 // allowed skew), so whoever drives the node's clock starts it after it.
 func (n *Node) Latest() domain.DateTime { return n.fsm.Latest() }
 
-// Derived lists the ids of the records of a derived index by key prefix
+// Derived lists the records of a derived index by key prefix
 // (domain.RecordsDerived), from this node's indexes (derivedindex.go).
-func (n *Node) Derived(index, prefix string) ([]string, error) { return n.fsm.Derived(index, prefix) }
+func (n *Node) Derived(index, prefix string, fn func(id string, raw []byte) error) error {
+	return n.fsm.Derived(index, prefix, fn)
+}
 
 // Keys lists the keys of a named index by prefix.
 func (n *Node) Keys(index, prefix string) ([]string, error) { return n.fsm.Keys(index, prefix) }
