@@ -21,6 +21,7 @@ import (
 // another set of indexes, and after a snapshot is restored.
 //
 //	\x00dx/v                          → derivedStamp: the version and the indexes' names
+//	\x00dx/closed                     → the applied index when the store was last closed (8 bytes BE)
 //	\x00dx/k/<index>/<key>\x00<id>    → ""
 //	\x00dx/r/<index>/<id>             → the record's keys, a line each (what to remove on a change)
 const (
@@ -30,6 +31,14 @@ const (
 )
 
 var keyDerivedVersion = []byte(prefixDerived + "v")
+
+// keyDerivedClosed is written when the FSM closes, with the index it had
+// applied, and removed when it opens: a store opened without it, or with
+// another index, was last written by something that may not have kept
+// the derived indexes (a crash before they were written out, or a
+// release from before them run on the store in between), and they are
+// built again.
+var keyDerivedClosed = []byte(prefixDerived + "closed")
 
 // derivedVersion is the version of the derived indexes' keys: raise it
 // when their form changes. A change of the set of indexes changes
@@ -128,21 +137,40 @@ func derivedWrites(read func(k []byte) ([]byte, bool, error), k, v []byte) ([]kv
 }
 
 // reindexDerivedIfStale builds the derived indexes again when the store
-// has none or another set of them.
+// has none or another set of them, or was not closed by this FSM at the
+// index it has applied (keyDerivedClosed); otherwise it removes the mark
+// of the close, which the next Close writes again.
 func (f *FSM) reindexDerivedIfStale() error {
-	var have []byte
+	var have, closed []byte
 	err := f.db.View(func(txn *badger.Txn) error {
-		v, _, err := txnRead(txn)(keyDerivedVersion)
-		have = v
+		var err error
+		if have, _, err = txnRead(txn)(keyDerivedVersion); err != nil {
+			return err
+		}
+		closed, _, err = txnRead(txn)(keyDerivedClosed)
 		return err
 	})
 	if err != nil {
 		return fmt.Errorf("read derived indexes' version: %w", err)
 	}
-	if bytes.Equal(have, derivedStamp) {
+	if !bytes.Equal(have, derivedStamp) || !bytes.Equal(closed, uint64Bytes(f.applied.Load())) {
+		return f.reindexDerived()
+	}
+	if err := f.db.Update(func(txn *badger.Txn) error { return txn.Delete(keyDerivedClosed) }); err != nil {
+		return fmt.Errorf("derived indexes: %w", err)
+	}
+	return nil
+}
+
+// markDerivedClosed records that the derived indexes hold everything up
+// to the applied index, as the FSM closes.
+func (f *FSM) markDerivedClosed() error {
+	if f.readOnly || f.incomplete {
 		return nil
 	}
-	return f.reindexDerived()
+	return f.db.Update(func(txn *badger.Txn) error {
+		return txn.Set(keyDerivedClosed, uint64Bytes(f.applied.Load()))
+	})
 }
 
 // reindexDerived drops the derived indexes and writes them again from a

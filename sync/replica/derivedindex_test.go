@@ -140,6 +140,38 @@ func TestChecksByMonthFollowTheRecords(t *testing.T) {
 	}
 	registers(t, "restored", restored.f, months)
 
+	// A release from before the derived indexes applies an entry that
+	// writes a check: the applied index moves, the indexes do not. The
+	// next open sees the store was not closed at that index and builds
+	// them again; and it removes the mark of the close, so that a crash
+	// from then on is seen too.
+	if err := l.f.db.Update(func(txn *badger.Txn) error {
+		raw, err := json.Marshal(check(42, "2026-03-09"))
+		if err != nil {
+			return err
+		}
+		if err := txn.Set(recordKey(domain.CollectionChecks, domain.CheckID(42)), raw); err != nil {
+			return err
+		}
+		return txn.Set(keyApplied, uint64Bytes(l.f.Applied()+1))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	months[42] = "2026-03"
+	if err := l.f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l.f = indexFSM(t, dir)
+	registers(t, "written by an older release", l.f, months)
+	if err := l.f.db.View(func(txn *badger.Txn) error {
+		if _, ok, err := txnRead(txn)(keyDerivedClosed); err != nil || ok {
+			return fmt.Errorf("the mark of the last close is still there after the open (%v)", err)
+		}
+		return nil
+	}); err != nil {
+		t.Error(err)
+	}
+
 	// A store without the index (a release before it), and one whose
 	// index is of another set, with a key no record accounts for.
 	for _, damage := range []func() error{

@@ -344,6 +344,9 @@ func (f *FSM) Close() error {
 	f.closed = true
 	f.mu.Unlock()
 	f.bg.Wait()
+	if err := f.markDerivedClosed(); err != nil {
+		f.log.Warn("derived indexes not marked as closed: they are built again at the next start", "err", err)
+	}
 	return f.db.Close()
 }
 
