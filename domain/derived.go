@@ -96,8 +96,7 @@ var derivedIndexes = []DerivedIndex{
 	}},
 }
 
-// DerivedIndexes returns every DerivedIndex the domain reads through, by
-// name.
+// DerivedIndexes returns every DerivedIndex the domain reads through.
 func DerivedIndexes() []DerivedIndex { return slices.Clone(derivedIndexes) }
 
 // RecordsDerived is Records that keeps the DerivedIndexes itself.
