@@ -448,10 +448,13 @@ func (f *FSM) EachCardReceipt(day domain.Date, n int, fn func(domain.Receipt) er
 	prefix := []byte(prefixJXCard + day.String() + "/")
 	var after []byte
 	seen := 0
+	var part []domain.Receipt
 	for {
-		var part []domain.Receipt
+		part = part[:0]
 		err := f.view(func(txn *badger.Txn) error {
-			it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: true, PrefetchSize: 256})
+			// No prefetch: it would copy each whole value (the receipt's
+			// JSON too), where the head is read in place.
+			it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
 			defer it.Close()
 			if after == nil {
 				it.Seek(prefix)

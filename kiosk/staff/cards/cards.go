@@ -400,8 +400,13 @@ func (m *Module) exportPaged(w http.ResponseWriter, r *http.Request, dr DayRecei
 	c := m.o.CSV(w, "cards-"+day.String()+".csv")
 	_ = c.Write(csvHeader)
 	if rec.count > 0 {
+		// One row, filled again for each of a day's tens of thousands of
+		// receipts: at the unit's heap limit every allocation here is
+		// paid again in the collector's work.
+		row, on := make([]string, len(csvHeader)), day.String()
 		err = dr.EachCardReceipt(day, rec.count, func(rc domain.Receipt) error {
-			return c.Write(csvLine(day, Line{CommandID: rc.CommandID, Receipt: &rc, Problem: noCharge}))
+			fillCSVLine(row, on, rc.CommandID, &rc, nil, noCharge)
+			return c.Write(row)
 		})
 	}
 	if err == nil {
@@ -417,14 +422,22 @@ var csvHeader = []string{"day", "command_id", "receipt", "receipt_amount", "tran
 
 // csvLine is a line of the reconciliation in its CSV.
 func csvLine(day domain.Date, l Line) []string {
-	row := []string{day.String(), l.CommandID, "", "", "", "", "", "", "", l.Problem}
-	if l.Receipt != nil {
-		row[2], row[3] = l.Receipt.Number, l.Receipt.Amount.String()
+	row := make([]string, len(csvHeader))
+	fillCSVLine(row, day.String(), l.CommandID, l.Receipt, l.Transaction, l.Problem)
+	return row
+}
+
+// fillCSVLine fills row (of csvHeader's length) with a line of the
+// reconciliation.
+func fillCSVLine(row []string, day, commandID string, rc *domain.Receipt, t *terminal.Transaction, problem string) {
+	clear(row)
+	row[0], row[1], row[9] = day, commandID, problem
+	if rc != nil {
+		row[2], row[3] = rc.Number, rc.Amount.String()
 	}
-	if t := l.Transaction; t != nil {
+	if t != nil {
 		row[4], row[5], row[6], row[7], row[8] = t.ID, t.Type, t.Amount.String(), t.Fee.String(), t.Net.String()
 	}
-	return row
 }
 
 // writeTotals writes the CSV's closing rows: the deposit expected and
