@@ -105,33 +105,11 @@ func derivedWrites(read func(k []byte) ([]byte, bool, error), k, v []byte) ([]kv
 				}
 			}
 		}
-		rec := key(prefixDerivedRecords, ix.Name, "/", id)
-		old, _, err := read(rec)
+		more, err := rekey(read, key(prefixDerivedRecords, ix.Name, "/", id), keys, func(x string) []byte { return derivedKey(ix.Name, x, id) })
 		if err != nil {
 			return nil, err
 		}
-		var was []string
-		if len(old) > 0 {
-			was = strings.Split(string(old), "\n")
-		}
-		if slices.Equal(was, keys) {
-			continue
-		}
-		for _, x := range was {
-			if !slices.Contains(keys, x) {
-				out = append(out, kv{derivedKey(ix.Name, x, id), nil})
-			}
-		}
-		for _, x := range keys {
-			if !slices.Contains(was, x) {
-				out = append(out, kv{derivedKey(ix.Name, x, id), []byte{}})
-			}
-		}
-		if len(keys) == 0 {
-			out = append(out, kv{rec, nil})
-		} else {
-			out = append(out, kv{rec, []byte(strings.Join(keys, "\n"))})
-		}
+		out = append(out, more...)
 	}
 	return out, nil
 }

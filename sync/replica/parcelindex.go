@@ -104,32 +104,7 @@ func (f *FSM) lookupKeys(read func(k []byte) ([]byte, bool, error), decoded map[
 			}
 			words = parcelWordKeys(p)
 		}
-		old, _, err := read(key(prefixParcelWords, id))
-		if err != nil {
-			return nil, err
-		}
-		var was []string
-		if len(old) > 0 {
-			was = strings.Split(string(old), "\n")
-		}
-		if slices.Equal(was, words) {
-			return nil, nil
-		}
-		var out []kv
-		for _, w := range was {
-			if !slices.Contains(words, w) {
-				out = append(out, kv{parcelWordKey(w, id), nil})
-			}
-		}
-		for _, w := range words {
-			if !slices.Contains(was, w) {
-				out = append(out, kv{parcelWordKey(w, id), []byte{}})
-			}
-		}
-		if len(words) == 0 {
-			return append(out, kv{key(prefixParcelWords, id), nil}), nil
-		}
-		return append(out, kv{key(prefixParcelWords, id), []byte(strings.Join(words, "\n"))}), nil
+		return rekey(read, key(prefixParcelWords, id), words, func(w string) []byte { return parcelWordKey(w, id) })
 	case bytes.HasPrefix(k, []byte(prefixBill)):
 		id := string(k[len(prefixBill):])
 		entry := ""
@@ -166,6 +141,40 @@ func (f *FSM) lookupKeys(read func(k []byte) ([]byte, bool, error), decoded map[
 }
 
 func parcelWordKey(word, id string) []byte { return key(prefixParcelWord, word, "\x00", id) }
+
+// rekey returns the writes that move a record's entries in an index from
+// the keys its record of keys rec holds (as read reads it, a line each)
+// to keys: the entries (keyOf) of keys it no longer has removed, of keys
+// it gains added, and rec rewritten, or removed when keys is empty.
+// Nothing, when the keys are the same.
+func rekey(read func(k []byte) ([]byte, bool, error), rec []byte, keys []string, keyOf func(string) []byte) ([]kv, error) {
+	old, _, err := read(rec)
+	if err != nil {
+		return nil, err
+	}
+	var was []string
+	if len(old) > 0 {
+		was = strings.Split(string(old), "\n")
+	}
+	if slices.Equal(was, keys) {
+		return nil, nil
+	}
+	var out []kv
+	for _, x := range was {
+		if !slices.Contains(keys, x) {
+			out = append(out, kv{keyOf(x), nil})
+		}
+	}
+	for _, x := range keys {
+		if !slices.Contains(was, x) {
+			out = append(out, kv{keyOf(x), []byte{}})
+		}
+	}
+	if len(keys) == 0 {
+		return append(out, kv{rec, nil}), nil
+	}
+	return append(out, kv{rec, []byte(strings.Join(keys, "\n"))}), nil
+}
 
 // indexed reports whether a ledger record's key is one the indexes follow.
 func indexed(k []byte) bool {
