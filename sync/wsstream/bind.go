@@ -72,6 +72,10 @@ const receiveBuffer = 256 << 10
 // serves them. Everything a node sends (AppendEntries, pipelines, votes,
 // snapshots) goes through the embedded NetworkTransport unchanged.
 //
+// Past the binding, a Guard (SetGuard) may refuse what a peer asks in its
+// own name, by the role its certificate carries; a refusal is answered and
+// ends the connection as an impersonation does.
+//
 // The stream's accepted connections must come from a Layer, possibly
 // wrapped by connections that expose the one they wrap with a NetConn
 // method (as fault injection does): a connection whose peer id cannot be
@@ -85,6 +89,7 @@ type Transport struct {
 
 	consume   chan raft.RPC
 	heartbeat atomic.Pointer[func(raft.RPC)]
+	guard     atomic.Pointer[Guard]
 
 	shutdown  chan struct{}
 	closeOnce sync.Once
@@ -137,6 +142,33 @@ func (t *Transport) SetHeartbeatHandler(cb func(rpc raft.RPC)) {
 		return
 	}
 	t.heartbeat.Store(&cb)
+}
+
+// A Guard decides whether raft may see a request that a peer sent in its
+// own name: req is the decoded request (*raft.AppendEntriesRequest,
+// *raft.RequestVoteRequest, *raft.RequestPreVoteRequest,
+// *raft.InstallSnapshotRequest or *raft.TimeoutNowRequest; for
+// InstallSnapshot, before a byte of the snapshot is read). A non-nil error
+// refuses it: the peer is answered with the error and its connection is
+// closed, and raft never sees the request. A Guard is called from the
+// goroutine serving each connection, for heartbeats too, so it must be
+// safe for concurrent use and quick.
+//
+// The binding to the certificate is what every request gets; a Guard is
+// for what a peer may ask as itself, by its role: raft takes a snapshot
+// or a new configuration from whichever node claims a higher term, and
+// which nodes are trusted with those is the product's decision, not
+// raft's.
+type Guard func(peer Peer, req any) error
+
+// SetGuard sets the check every request passes after the binding to the
+// peer's certificate (nil: none).
+func (t *Transport) SetGuard(g Guard) {
+	if g == nil {
+		t.guard.Store(nil)
+		return
+	}
+	t.guard.Store(&g)
 }
 
 // Close stops the transport: it closes the stream, closes the connections
@@ -217,8 +249,8 @@ func (t *Transport) accept() {
 // peer's certificate, handing it to raft and writing raft's answer.
 func (t *Transport) serve(c net.Conn) {
 	defer c.Close()
-	peer, ok := PeerID(c)
-	if !ok || peer == "" {
+	peer, ok := PeerOf(c)
+	if !ok || peer.ID == "" {
 		t.logger.Warn("refused raft connection: its peer's node id is unknown", "remote", c.RemoteAddr().String())
 		return
 	}
@@ -236,17 +268,27 @@ func (t *Transport) serve(c net.Conn) {
 		if err == nil {
 			continue
 		}
-		var imp *impersonation
+		var (
+			imp *impersonation
+			ref *refusal
+		)
 		switch {
 		case errors.As(err, &imp):
 			t.logger.Warn("refused raft request: it speaks for another node than the peer's certificate",
-				"peer", peer, "claimed", imp.claimed, "rpc", imp.rpc, "remote", c.RemoteAddr().String())
+				"peer", peer.ID, "claimed", imp.claimed, "rpc", imp.rpc, "remote", c.RemoteAddr().String())
 			// Tell the peer why, then drop a connection whose sender
 			// lies about who it is.
 			_ = w.Flush()
+		case errors.As(err, &ref):
+			t.logger.Warn("refused raft request", "peer", peer.ID, "role", peer.Role, "rpc", ref.rpc,
+				"remote", c.RemoteAddr().String(), "error", ref.err)
+			// Tell the peer why, then drop the connection: what follows
+			// a refused InstallSnapshot is its snapshot's bytes, which
+			// are not read.
+			_ = w.Flush()
 		case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed), errors.Is(err, raft.ErrTransportShutdown):
 		default:
-			t.logger.Debug("raft connection ended", "peer", peer, "error", err)
+			t.logger.Debug("raft connection ended", "peer", peer.ID, "error", err)
 		}
 		return
 	}
@@ -264,10 +306,23 @@ func (e *impersonation) Error() string {
 
 func (e *impersonation) Unwrap() error { return ErrImpersonation }
 
+// refusal is a request its peer sent in its own name and the Guard
+// refused.
+type refusal struct {
+	rpc, peer string
+	err       error
+}
+
+func (e *refusal) Error() string {
+	return fmt.Sprintf("%s from node %s refused: %v", e.rpc, e.peer, e.err)
+}
+
+func (e *refusal) Unwrap() error { return e.err }
+
 // handle reads one request, checks it, passes it to raft and writes the
 // answer, as raft's NetworkTransport.handleCommand does. A request that
 // fails the check is answered with the error, which handle also returns.
-func (t *Transport) handle(peer string, r *bufio.Reader, dec *codec.Decoder, enc *codec.Encoder) error {
+func (t *Transport) handle(peer Peer, r *bufio.Reader, dec *codec.Decoder, enc *codec.Encoder) error {
 	rpcType, err := r.ReadByte()
 	if err != nil {
 		return err
@@ -321,20 +376,19 @@ func (t *Transport) handle(peer string, r *bufio.Reader, dec *codec.Decoder, enc
 		}
 		rpc.Command, header, name = &req, req.RPCHeader, "TimeoutNow"
 	default:
-		return fmt.Errorf("unknown raft rpc type %d from %s", rpcType, peer)
+		return fmt.Errorf("unknown raft rpc type %d from %s", rpcType, peer.ID)
 	}
 
 	// The binding. An empty ID is refused too: raft skips its membership
 	// checks for a request without one (as from raft before v1.0).
-	if string(header.ID) != peer {
-		imp := &impersonation{rpc: name, peer: peer, claimed: string(header.ID)}
-		if err := enc.Encode(imp.Error()); err != nil {
-			return err
+	if string(header.ID) != peer.ID {
+		imp := &impersonation{rpc: name, peer: peer.ID, claimed: string(header.ID)}
+		return answerRefused(enc, imp)
+	}
+	if g := t.guard.Load(); g != nil {
+		if err := (*g)(peer, rpc.Command); err != nil {
+			return answerRefused(enc, &refusal{rpc: name, peer: peer.ID, err: err})
 		}
-		if err := enc.Encode(nil); err != nil {
-			return err
-		}
-		return imp
 	}
 
 	if isHeartbeat {
@@ -349,6 +403,18 @@ func (t *Transport) handle(peer string, r *bufio.Reader, dec *codec.Decoder, enc
 		return raft.ErrTransportShutdown
 	}
 	return t.respond(respCh, enc)
+}
+
+// answerRefused answers a refused request with err's text and no
+// response, and returns err.
+func answerRefused(enc *codec.Encoder, err error) error {
+	if e := enc.Encode(err.Error()); e != nil {
+		return e
+	}
+	if e := enc.Encode(nil); e != nil {
+		return e
+	}
+	return err
 }
 
 // respond waits for raft's answer to a request and writes it: the error

@@ -2,6 +2,7 @@ package wsstream_test
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -12,6 +13,7 @@ import (
 	"github.com/hashicorp/go-msgpack/v2/codec"
 	"github.com/hashicorp/raft"
 
+	"github.com/villagehall/appliance/sync/pki"
 	"github.com/villagehall/appliance/sync/wsstream"
 )
 
@@ -199,4 +201,113 @@ func TestTransportBindsEveryRequestToTheCertificate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestGuardRefusesBeforeRaft: a Transport's Guard sees each request with
+// the node and role its connection's certificate names, before raft does;
+// a request it refuses is answered with its reason, never reaches raft,
+// and ends its connection (an InstallSnapshot's bytes are left unread);
+// what it lets through reaches raft as before.
+func TestGuardRefusesBeforeRaft(t *testing.T) {
+	v := newVillage(t)
+	target := startNode(t, v.issue("annex-backup"), nodeOptions{})
+	trans := wsstream.NewTransport(&raft.NetworkTransportConfig{Stream: target.layer, MaxPool: 3, Timeout: 5 * time.Second},
+		slog.New(slog.DiscardHandler))
+	t.Cleanup(func() { trans.Close() })
+	type seen struct {
+		peer wsstream.Peer
+		req  any
+	}
+	guarded := make(chan seen, 4)
+	trans.SetGuard(func(p wsstream.Peer, req any) error {
+		guarded <- seen{p, req}
+		if _, ok := req.(*raft.InstallSnapshotRequest); ok && p.Role == pki.RoleKiosk {
+			return errors.New("a kiosk's snapshot is not taken")
+		}
+		return nil
+	})
+	got := make(chan raft.RPC, 1)
+	go func() {
+		for rpc := range trans.Consumer() {
+			if rpc.Reader != nil {
+				_, _ = io.Copy(io.Discard, rpc.Reader)
+			}
+			switch rpc.Command.(type) {
+			case *raft.AppendEntriesRequest:
+				rpc.Respond(&raft.AppendEntriesResponse{Term: 7}, nil)
+			case *raft.InstallSnapshotRequest:
+				rpc.Respond(&raft.InstallSnapshotResponse{Term: 7}, nil)
+			}
+			got <- rpc
+		}
+	}()
+	snapshot := []byte("snapshot bytes")
+	install := func(from *node) *raft.InstallSnapshotRequest {
+		return &raft.InstallSnapshotRequest{RPCHeader: raft.RPCHeader{ProtocolVersion: raft.ProtocolVersionMax, ID: []byte(from.id.NodeID()), Addr: []byte(from.addr)},
+			SnapshotVersion: 1, Term: 9, LastLogIndex: 5, LastLogTerm: 9, Size: int64(len(snapshot))}
+	}
+	reached := func() bool {
+		select {
+		case <-got:
+			return true
+		case <-time.After(100 * time.Millisecond):
+			return false
+		}
+	}
+	guardSaw := func(t *testing.T, want wsstream.Peer) any {
+		t.Helper()
+		select {
+		case s := <-guarded:
+			if s.peer != want {
+				t.Fatalf("the guard saw %+v, want %+v", s.peer, want)
+			}
+			return s.req
+		case <-time.After(5 * time.Second):
+			t.Fatal("the guard never saw the request")
+		}
+		return nil
+	}
+
+	kiosk := startNode(t, v.issueAs("hall-kiosk", pki.RoleKiosk), nodeOptions{})
+	p := newRawPeer(dial(t, kiosk.layer, target))
+	// Let through: an AppendEntries from the kiosk, on the same
+	// connection as the refusal after it.
+	ae := &raft.AppendEntriesRequest{RPCHeader: raft.RPCHeader{ProtocolVersion: raft.ProtocolVersionMax, ID: []byte("hall-kiosk"), Addr: []byte(kiosk.addr)},
+		Term: 9, PrevLogEntry: 4, PrevLogTerm: 3, Entries: []*raft.Log{{Index: 5, Term: 9, Type: raft.LogCommand, Data: []byte("x")}}}
+	if err := p.send(0, ae, nil); err != nil {
+		t.Fatal(err)
+	}
+	var resp map[string]any
+	if answered, err := p.answer(&resp); err != nil || answered != "" || !reached() {
+		t.Fatalf("AppendEntries from the kiosk: answered %q, %v; want raft's answer", answered, err)
+	}
+	if req, ok := guardSaw(t, wsstream.Peer{ID: "hall-kiosk", Role: pki.RoleKiosk}).(*raft.AppendEntriesRequest); !ok || req.Term != 9 || len(req.Entries) != 1 {
+		t.Fatalf("the guard saw %#v, want the AppendEntries sent", req)
+	}
+	// Refused: the kiosk's InstallSnapshot.
+	if err := p.send(2, install(kiosk), snapshot); err != nil {
+		t.Fatal(err)
+	}
+	answered, err := p.answer(&resp)
+	if err != nil || !strings.Contains(answered, "a kiosk's snapshot is not taken") || !strings.Contains(answered, "InstallSnapshot from node hall-kiosk refused") {
+		t.Fatalf("InstallSnapshot from the kiosk: answered %q, %v; want refused with the guard's reason", answered, err)
+	}
+	guardSaw(t, wsstream.Peer{ID: "hall-kiosk", Role: pki.RoleKiosk})
+	if reached() {
+		t.Fatal("a refused InstallSnapshot reached raft")
+	}
+	if _, err := p.r.ReadByte(); err == nil {
+		t.Fatal("the connection that carried a refused request stayed open")
+	}
+
+	// The same request from the clerk's node reaches raft, snapshot and all.
+	clerk := startNode(t, v.issueAs("hall-clerk", pki.RoleClerk), nodeOptions{})
+	p = newRawPeer(dial(t, clerk.layer, target))
+	if err := p.send(2, install(clerk), snapshot); err != nil {
+		t.Fatal(err)
+	}
+	if answered, err := p.answer(&resp); err != nil || answered != "" || !reached() {
+		t.Fatalf("InstallSnapshot from the clerk's node: answered %q, %v; want raft's answer", answered, err)
+	}
+	guardSaw(t, wsstream.Peer{ID: "hall-clerk", Role: pki.RoleClerk})
 }

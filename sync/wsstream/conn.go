@@ -33,7 +33,7 @@ const closeGrace = 100 * time.Millisecond
 // this does not matter to it.
 type conn struct {
 	ws         *websocket.Conn
-	peer       string
+	peer       Peer
 	maxMessage int64
 	layer      *Layer
 
@@ -71,7 +71,7 @@ func (c *conn) Read(p []byte) (int, error) {
 				return 0, c.fail(err)
 			}
 			if typ != websocket.BinaryMessage {
-				c.rerr = fmt.Errorf("read raft stream from %s: %w", c.peer, ErrNotBinary)
+				c.rerr = fmt.Errorf("read raft stream from %s: %w", c.peer.ID, ErrNotBinary)
 				_ = c.closeWith(websocket.CloseUnsupportedData, "binary messages only")
 				return 0, c.rerr
 			}
@@ -111,12 +111,12 @@ func (c *conn) fail(err error) error {
 		case websocket.CloseAbnormalClosure:
 			c.rerr = io.ErrUnexpectedEOF
 		default:
-			c.rerr = fmt.Errorf("read raft stream from %s: peer closed the connection: %w", c.peer, err)
+			c.rerr = fmt.Errorf("read raft stream from %s: peer closed the connection: %w", c.peer.ID, err)
 		}
 	case errors.As(err, &ne), errors.Is(err, net.ErrClosed), errors.Is(err, io.ErrUnexpectedEOF):
 		c.rerr = err
 	default:
-		c.rerr = fmt.Errorf("read raft stream from %s: %w", c.peer, err)
+		c.rerr = fmt.Errorf("read raft stream from %s: %w", c.peer.ID, err)
 		// The WebSocket connection has already told the peer why (close
 		// code 1002 or 1009); this close only drops the connection.
 		_ = c.closeWith(websocket.CloseProtocolError, "")
@@ -157,7 +157,7 @@ func (c *conn) writeError(err error) error {
 	if errors.As(err, &ne) || errors.Is(err, net.ErrClosed) {
 		return err
 	}
-	return fmt.Errorf("write raft stream to %s: %w", c.peer, err)
+	return fmt.Errorf("write raft stream to %s: %w", c.peer.ID, err)
 }
 
 // Close sends a normal close message (briefly, without waiting for the

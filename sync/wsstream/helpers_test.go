@@ -36,7 +36,13 @@ func newVillage(tb testing.TB) *testVillage {
 
 func (v *testVillage) issue(nodeID string) *pki.Identity {
 	v.tb.Helper()
-	id, err := v.ca.Issue(nodeID, pki.RoleClerk, nil, time.Now())
+	return v.issueAs(nodeID, pki.RoleClerk)
+}
+
+// issueAs issues nodeID a certificate carrying role.
+func (v *testVillage) issueAs(nodeID, role string) *pki.Identity {
+	v.tb.Helper()
+	id, err := v.ca.Issue(nodeID, role, nil, time.Now())
 	if err != nil {
 		v.tb.Fatalf("Issue(%q): %v", nodeID, err)
 	}

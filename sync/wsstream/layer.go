@@ -217,6 +217,10 @@ func (l *Layer) serveRaft(w http.ResponseWriter, r *http.Request) {
 		chain = r.TLS.PeerCertificates
 	}
 	peer, err := l.identity.VerifyPeer(chain, x509.ExtKeyUsageClientAuth)
+	var role string
+	if err == nil {
+		role, err = pki.RoleOf(chain[0])
+	}
 	if err != nil {
 		l.logger.Warn("refused raft peer", "remote", r.RemoteAddr, "tls", r.TLS != nil, "error", err)
 		http.Error(w, "Forbidden: a certificate from the village CA is required.", http.StatusForbidden)
@@ -241,7 +245,7 @@ func (l *Layer) serveRaft(w http.ResponseWriter, r *http.Request) {
 		l.logger.Debug("raft websocket upgrade failed", "peer", peer, "remote", r.RemoteAddr, "error", err)
 		return
 	}
-	c, err := l.newConn(ws, peer)
+	c, err := l.newConn(ws, Peer{ID: peer, Role: role})
 	if err != nil {
 		return
 	}
@@ -339,9 +343,9 @@ func (l *Layer) Dial(address raft.ServerAddress, timeout time.Duration) (net.Con
 		_ = ws.Close()
 		return nil, fmt.Errorf("dial raft peer %s: %w", address, err)
 	}
-	if err := checkCluster(own, peer, resp.Header.Get(ClusterHeader)); err != nil {
+	if err := checkCluster(own, peer.ID, resp.Header.Get(ClusterHeader)); err != nil {
 		_ = ws.Close()
-		l.logger.Warn("refused raft peer of another cluster", "peer", peer, "address", string(address), "error", err)
+		l.logger.Warn("refused raft peer of another cluster", "peer", peer.ID, "address", string(address), "error", err)
 		return nil, fmt.Errorf("dial raft peer %s: %w", address, err)
 	}
 	c, err := l.newConn(ws, peer)
@@ -351,23 +355,31 @@ func (l *Layer) Dial(address raft.ServerAddress, timeout time.Duration) (net.Con
 	return c, nil
 }
 
-// dialedPeer returns the node id of the server at the other end of ws,
-// whose certificate ClientTLS has verified during the handshake.
-func dialedPeer(ws *websocket.Conn) (string, error) {
+// dialedPeer returns the node id and role of the server at the other end
+// of ws, whose certificate ClientTLS has verified during the handshake.
+func dialedPeer(ws *websocket.Conn) (Peer, error) {
 	tc, ok := ws.NetConn().(*tls.Conn)
 	if !ok {
-		return "", errors.New("connection is not over TLS")
+		return Peer{}, errors.New("connection is not over TLS")
 	}
 	certs := tc.ConnectionState().PeerCertificates
 	if len(certs) == 0 {
-		return "", fmt.Errorf("server presented no certificate: %w", pki.ErrUntrusted)
+		return Peer{}, fmt.Errorf("server presented no certificate: %w", pki.ErrUntrusted)
 	}
-	return pki.NodeIDOf(certs[0])
+	id, err := pki.NodeIDOf(certs[0])
+	if err != nil {
+		return Peer{}, err
+	}
+	role, err := pki.RoleOf(certs[0])
+	if err != nil {
+		return Peer{}, err
+	}
+	return Peer{ID: id, Role: role}, nil
 }
 
 // newConn wraps ws, applies the read limit and registers the connection so
 // that Close can close it. It fails, closing ws, if the layer is closed.
-func (l *Layer) newConn(ws *websocket.Conn, peer string) (*conn, error) {
+func (l *Layer) newConn(ws *websocket.Conn, peer Peer) (*conn, error) {
 	ws.SetReadLimit(l.readLimit)
 	c := &conn{ws: ws, peer: peer, maxMessage: l.readLimit, layer: l}
 	l.mu.Lock()
@@ -387,23 +399,36 @@ func (l *Layer) forget(c *conn) {
 	l.mu.Unlock()
 }
 
-// PeerID returns the node id of the peer at the other end of conn, as
-// proved by its certificate, and true; or "", false if conn did not come
-// from a Layer's Accept or Dial. A connection wrapping one from a Layer
-// (fault injection does) is looked through if it returns the one it wraps
-// from a NetConn method, as tls.Conn does.
-func PeerID(c net.Conn) (string, bool) {
+// Peer is the node at the other end of a connection, as its certificate
+// from the village CA says.
+type Peer struct {
+	ID   string // its node id
+	Role string // its node role (pki.RoleOf: kiosk for a certificate without one)
+}
+
+// PeerOf returns the node at the other end of conn, as proved by its
+// certificate, and true; or a zero Peer, false if conn did not come from a
+// Layer's Accept or Dial. A connection wrapping one from a Layer (fault
+// injection does) is looked through if it returns the one it wraps from a
+// NetConn method, as tls.Conn does.
+func PeerOf(c net.Conn) (Peer, bool) {
 	for c != nil {
 		if wc, ok := c.(*conn); ok {
 			return wc.peer, true
 		}
 		u, ok := c.(interface{ NetConn() net.Conn })
 		if !ok {
-			return "", false
+			return Peer{}, false
 		}
 		c = u.NetConn()
 	}
-	return "", false
+	return Peer{}, false
+}
+
+// PeerID returns the node id of the peer at the other end of conn (PeerOf).
+func PeerID(c net.Conn) (string, bool) {
+	p, ok := PeerOf(c)
+	return p.ID, ok
 }
 
 // addr is the advertise address as a net.Addr.
