@@ -51,13 +51,3 @@ func bindRestored(dir string, fsm *replica.FSM) error {
 	}
 	return fsm.BindCluster(ident.Cluster())
 }
-
-// certCluster returns the cluster of the certificates in the data folder
-// of a clustered node.
-func certCluster(data string) (pki.Cluster, error) {
-	ident, err := pki.LoadIdentity(pkiDir(data))
-	if err != nil {
-		return pki.Cluster{}, fmt.Errorf("load this node's certificate: %w", err)
-	}
-	return ident.Cluster(), nil
-}

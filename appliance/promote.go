@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/raft"
 
+	"github.com/villagehall/appliance/sync/pki"
 	"github.com/villagehall/appliance/sync/replica"
 )
 
@@ -43,10 +44,17 @@ func promoteCommand(args []string, stdout, stderr io.Writer) error {
 			ids = append(ids, id)
 		}
 	}
-	cluster, err := certCluster(*data)
+	ident, err := pki.LoadIdentity(pkiDir(*data))
 	if err != nil {
-		return err
+		return fmt.Errorf("load this node's certificate: %w", err)
 	}
+	if ident.Role() == pki.RoleKiosk {
+		// The other nodes take no snapshot nor change of membership from a
+		// kiosk, so a cluster made of a promoted kiosk could never take a
+		// node back in.
+		return fmt.Errorf("%s is the kiosk's data folder: promote the backup node or the clerk's node; the kiosk joins the promoted node again from an empty folder", *data)
+	}
+	cluster := ident.Cluster()
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	rec, err := replica.Recover(replica.Config{ID: settings.ID, Dir: *data, Params: params, Logger: logger, Cluster: cluster}, ids)
 	if err != nil {

@@ -285,11 +285,6 @@ func (m *Main) run(ctx context.Context) error {
 		m.identity = ident
 		cfg.NodeID = settings.ID
 		rcfg.ID, rcfg.Bootstrap, rcfg.AvoidLeadership = settings.ID, settings.Bootstrap, settings.AvoidLeadership
-		if ident.Role() == pki.RoleKiosk {
-			// The kiosk stands in a public hallway: it hands leadership
-			// to a hall node that may lead whenever one is caught up.
-			rcfg.AvoidLeadership = true
-		}
 		listen := settings.Listen
 		if listen == "" {
 			listen = settings.Peer

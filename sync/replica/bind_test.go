@@ -54,11 +54,21 @@ func dialRaft(t *testing.T, ident *pki.Identity, addr string) *rawRaft {
 // the answer.
 func (rr *rawRaft) call(rpcType byte, req, resp any) (answered string, err error) {
 	rr.t.Helper()
+	return rr.callWithData(rpcType, req, nil, resp)
+}
+
+// callWithData is call with data written after the request, as an
+// InstallSnapshot's snapshot is.
+func (rr *rawRaft) callWithData(rpcType byte, req any, data []byte, resp any) (answered string, err error) {
+	rr.t.Helper()
 	_ = rr.c.SetDeadline(time.Now().Add(5 * time.Second))
 	if err := rr.w.WriteByte(rpcType); err != nil {
 		return "", err
 	}
 	if err := rr.enc.Encode(req); err != nil {
+		return "", err
+	}
+	if _, err := rr.w.Write(data); err != nil {
 		return "", err
 	}
 	if err := rr.w.Flush(); err != nil {

@@ -74,3 +74,9 @@ func (f *FSM) GroupCounts() (groups, commands uint64) {
 	c := f.stats.read()
 	return c.groups, c.grouped
 }
+
+// RaftLog returns the log raft keeps on n.
+func (n *Node) RaftLog() raft.LogStore { return n.raftLog }
+
+// MembershipAllowed reports why n would refuse a change of membership.
+func MembershipAllowed(n *Node) error { return n.mayChangeMembership() }

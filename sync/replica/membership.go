@@ -151,6 +151,9 @@ func (n *Node) PeerHandler(raftStream http.Handler, raftPath string, peerID func
 		if req.ID != caller || req.Address == "" {
 			return fmt.Errorf("node %s may only join itself, with its peer address", caller)
 		}
+		if err := n.mayChangeMembership(); err != nil {
+			return err
+		}
 		if err := n.checkJoinerFormat(req.ID, req.Address); err != nil {
 			return err
 		}
@@ -163,6 +166,9 @@ func (n *Node) PeerHandler(raftStream http.Handler, raftPath string, peerID func
 		}
 		if req.ID == n.cfg.ID {
 			return errors.New("a leader does not remove itself: transfer leadership first")
+		}
+		if err := n.mayChangeMembership(); err != nil {
+			return err
 		}
 		n.log.Info("removing server", "id", req.ID, "by", caller)
 		if err := n.revoke(req.ID); err != nil {
@@ -182,6 +188,17 @@ func (n *Node) PeerHandler(raftStream http.Handler, raftPath string, peerID func
 		return n.raft.LeadershipTransferToServer(raft.ServerID(req.ID), addr).Error()
 	}))
 	return mux
+}
+
+// mayChangeMembership refuses a change of membership on a kiosk that
+// leads: its peers take no configuration entry from a kiosk (raftguard.go),
+// so the change would never commit and would hold up every entry after it.
+func (n *Node) mayChangeMembership() error {
+	if staffRole(string(n.cfg.Role)) {
+		return nil
+	}
+	return fmt.Errorf("this %s node leads for now, and the other nodes take a change of membership only from the clerk's node or the backup: "+
+		"it hands leadership to one of them as soon as one is caught up; try again then", n.cfg.Role)
 }
 
 func (n *Node) serverAddress(id string) (raft.ServerAddress, error) {
@@ -361,16 +378,17 @@ func (n *Node) atHall() bool {
 	return !n.cfg.AvoidLeadership || n.cfg.Role == domain.NodeKiosk
 }
 
-// placeLeader moves leadership off a node that should not lead, so that
-// village hall keeps the leader and the kiosk and the clerk's writes
-// commit on the hall's LAN without crossing to the second building: the
-// backup hands leadership to a caught-up hall voter, the clerk's node if
-// it answers, else the kiosk; the kiosk hands it to the clerk's node. It
-// looks every two election timeouts once the node has led that long,
-// and asks the voters for their status all at once, acting on those that
-// answer within a second: a voter that does not answer (a frozen or
-// unplugged machine) is passed over, not waited for, so leadership
-// returns to the hall within seconds whatever the third node does.
+// placeLeader moves leadership off a node that should not lead. The
+// backup, in the second building, hands it to the clerk's node, so that
+// village hall keeps the leader and the kiosk's and the clerk's writes
+// commit on the hall's LAN without crossing to the second building. The
+// kiosk hands it to the clerk's node, else to the backup: the others take
+// neither a snapshot nor a change of membership from a kiosk
+// (raftguard.go), so a kiosk leads only until a node they trust with
+// those can. It looks every two election timeouts once the node has led
+// that long, and asks the voters for their status all at once, acting on
+// those that answer within a second: a voter that does not answer (a
+// frozen or unplugged machine) is passed over, not waited for.
 func (n *Node) placeLeader() {
 	defer n.wg.Done()
 	every := 2 * n.timing.election
@@ -399,8 +417,8 @@ func (n *Node) placeLeader() {
 		if err != nil {
 			continue
 		}
-		if m, ok := handOverTo(view, n.cfg.ID, n.atHall(), n.fsm.Applied()); ok {
-			n.log.Info("transferring leadership to village hall", "to", m.ID)
+		if m, ok := handOverTo(view, n.cfg.ID, n.cfg.Role == domain.NodeKiosk, n.fsm.Applied()); ok {
+			n.log.Info("handing leadership over", "to", m.ID)
 			if err := n.raft.LeadershipTransferToServer(raft.ServerID(m.ID), raft.ServerAddress(m.Address)).Error(); err != nil {
 				n.log.Warn("leadership transfer", "to", m.ID, "err", err)
 			}
@@ -416,20 +434,21 @@ func (n *Node) placeLeader() {
 // flight at the moment of asking, and the backup kept leadership.
 const handOverLag = 1024
 
-// handOverTo picks the voter that a leader avoiding leadership (self, at
-// village hall or not, its ledger applied up to applied) hands over to:
-// a follower that answered and is caught up within handOverLag entries, the most
-// caught up of those that may lead; else, when self is not at the hall,
-// the most caught up of the hall's. A hall node never hands leadership
-// out of the hall, and no node hands it to one that avoids it as much.
-func handOverTo(view ClusterView, self string, selfAtHall bool, applied uint64) (MemberView, bool) {
+// handOverTo picks the voter that a leader avoiding leadership (self, a
+// kiosk or not, its ledger applied up to applied) hands over to: a
+// follower that answered and is caught up within handOverLag entries, the
+// clerk's node (one that prefers to lead) before any other; a kiosk
+// also hands it to the backup (a node not at the hall) when no clerk's
+// node can take it. The backup never hands it to the kiosk, and no node
+// hands it to one that may lead no more than itself.
+func handOverTo(view ClusterView, self string, selfKiosk bool, applied uint64) (MemberView, bool) {
 	var best MemberView
 	var ok bool
 	rank := func(m MemberView) int {
 		switch {
 		case m.PreferLeader:
 			return 2
-		case m.AtHall && !selfAtHall:
+		case selfKiosk && !m.AtHall:
 			return 1
 		}
 		return 0

@@ -112,7 +112,8 @@ type Config struct {
 	// slow disk).
 	WrapLogStore func(raft.LogStore) raft.LogStore
 	// AvoidLeadership marks a node that should not lead while a node that
-	// may is healthy: the backup node in the second building.
+	// may is healthy: the backup node in the second building. A kiosk
+	// (Role) always avoids it.
 	AvoidLeadership bool
 	// Cluster is the cluster of the node's certificates (OpenPeer sets it
 	// from PeerConfig.Identity). Open checks that the data folder's
@@ -136,6 +137,7 @@ type Node struct {
 	fsm       *FSM
 	logDB     *badger.DB
 	logs      *badgerstore.Store
+	raftLog   raft.LogStore // the log raft keeps (logs, or Config.LogStore, wrapped)
 	box       *outbox
 	transport raft.Transport
 	snaps     raft.SnapshotStore
@@ -208,6 +210,11 @@ func Open(cfg Config) (*Node, error) {
 	}
 	if cfg.Role == "" {
 		cfg.Role = domain.NodeClerk
+	}
+	if cfg.Role == domain.NodeKiosk {
+		// The kiosk leads only until the clerk's node or the backup can
+		// (placeLeader, raftguard.go).
+		cfg.AvoidLeadership = true
 	}
 	if cfg.Kinds.IsZero() {
 		cfg.Kinds = domain.Kinds
@@ -398,6 +405,7 @@ func (n *Node) open() error {
 	if cfg.WrapLogStore != nil {
 		logs = cfg.WrapLogStore(logs)
 	}
+	n.raftLog = logs
 	existing, err := raft.HasExistingState(logs, stable, snaps)
 	if err != nil {
 		return fmt.Errorf("inspect raft state: %w", err)

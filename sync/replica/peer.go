@@ -113,6 +113,10 @@ func OpenPeer(cfg Config, peer PeerConfig) (*Node, error) {
 	}
 	n.peers = client
 	n.dials = dials
+	// Set before the peer port serves: a snapshot or a change of
+	// membership is taken only from the clerk's node or the backup
+	// (raftguard.go).
+	cfg.Transport.(*wsstream.Transport).SetGuard(n.guardRaft)
 	n.authorize = peer.Authorize
 	// Every handshake, both ways, asks the ledger whether the peer's
 	// certificate was revoked when its node was removed.

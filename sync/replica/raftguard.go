@@ -1,0 +1,106 @@
+package replica
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/villagehall/appliance/domain"
+	"github.com/villagehall/appliance/sync/wsstream"
+)
+
+// What a node takes from a leader it cannot check.
+//
+// Raft follows whichever voter claims the highest term: a follower takes
+// AppendEntries and InstallSnapshot from it as from a leader, with no
+// election seen. The FSM checks each command entry's signature and its
+// signer's role, so no leader can invent a command. Two things a leader
+// sends carry no signature, and raft acts on them before the FSM sees
+// anything:
+//
+//   - a configuration entry (who the voters are), which raft takes as its
+//     membership as soon as it is stored; and
+//   - a snapshot, which replaces the node's whole ledger.
+//
+// So a node takes both only from a node whose role the village trusts
+// with them, the clerk's node or the backup (staffRole): from the kiosk,
+// in its public hallway, an AppendEntries carrying a configuration entry
+// and every InstallSnapshot are refused at the transport (wsstream.Guard),
+// before raft reads them. A stolen kiosk can still stand for election and
+// lead; as leader it can order and delay commands it holds (as any leader
+// can), but not change who is in the cluster nor replace a node's ledger.
+// A kiosk that leads hands leadership to the clerk's node, or the backup,
+// as soon as one is caught up (placeLeader); meanwhile a node that needs a
+// snapshot, or a configuration entry the kiosk has and it lacks, waits for
+// that hand-over.
+//
+// And no node replaces an entry it has applied: raft drops the end of a
+// follower's log where a leader's entries conflict with it, which a
+// leader elected by the rules never asks below its commit index. An
+// AppendEntries that would do so is refused whoever sends it; without the
+// check the log would no longer hold what the ledger applied.
+func (n *Node) guardRaft(peer wsstream.Peer, req any) error {
+	switch r := req.(type) {
+	case *raft.InstallSnapshotRequest:
+		if !staffRole(peer.Role) {
+			return fmt.Errorf("%w: a %s node's snapshot would replace this node's ledger unchecked; it waits for a snapshot from the clerk's node or the backup",
+				errUntrustedLeader, peer.Role)
+		}
+	case *raft.AppendEntriesRequest:
+		if !staffRole(peer.Role) {
+			for _, e := range r.Entries {
+				if changesMembership(e.Type) {
+					return fmt.Errorf("%w: entry %d is a change of the cluster's membership, which a %s node may not send; it waits for the clerk's node or the backup to lead",
+						errUntrustedLeader, e.Index, peer.Role)
+				}
+			}
+		}
+		return n.checkNoRewrite(r.Entries)
+	}
+	return nil
+}
+
+// errUntrustedLeader is wrapped by what guardRaft refuses from a node
+// whose role may not send it.
+var errUntrustedLeader = errors.New("not taken from this node's role")
+
+// staffRole reports whether a node of role is trusted with the cluster's
+// membership and a whole ledger: the clerk's node and the backup. A
+// certificate from before roles reads as the kiosk's (pki.RoleOf).
+func staffRole(role string) bool {
+	r := domain.NodeRole(role)
+	return r == domain.NodeClerk || r == domain.NodeBackup
+}
+
+// changesMembership reports whether an entry of type t changes raft's
+// configuration: a configuration entry, or one of the peer entries of
+// raft's older protocol, which raft still acts on.
+func changesMembership(t raft.LogType) bool {
+	return t == raft.LogConfiguration || t == raft.LogAddPeerDeprecated || t == raft.LogRemovePeerDeprecated
+}
+
+// checkNoRewrite refuses entries that would replace one this node has
+// applied: an entry at an applied index whose term differs from the one
+// the log holds there. Entries the log no longer holds (compacted into a
+// snapshot) are raft's to refuse.
+func (n *Node) checkNoRewrite(entries []*raft.Log) error {
+	if len(entries) == 0 || n.raftLog == nil {
+		return nil
+	}
+	applied := n.fsm.Applied()
+	for _, e := range entries {
+		if e.Index > applied {
+			break
+		}
+		var held raft.Log
+		if err := n.raftLog.GetLog(e.Index, &held); err != nil {
+			continue
+		}
+		if held.Term != e.Term {
+			return fmt.Errorf("entry %d of term %d would replace this node's entry of term %d, which its ledger has applied (up to %d): no leader elected by raft's rules sends that",
+				e.Index, e.Term, held.Term, applied)
+		}
+	}
+	return nil
+}
