@@ -2,24 +2,55 @@ package domain
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
+	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 
 	"github.com/shopspring/decimal"
 )
 
-// Money is an amount in US dollars, held exactly to the cent on a decimal.
-// The zero value is $0.00. Money never passes through a float.
+// Money is an amount in US dollars, held exactly to the cent. The zero
+// value is $0.00. Money never passes through a float.
+//
+// An amount is held as its cents in an int64, which every amount the
+// ledger takes fits (ParseSignedMoney takes at most twelve whole digits),
+// so that adding, comparing and writing amounts allocates nothing: the
+// ledger adds and writes dozens of them in each payment. An amount whose
+// cents would not fit (a sum past about 92 quadrillion dollars) is held as
+// a decimal instead, so no arithmetic ever overflows. The form is
+// canonical: cents whenever they fit, so two equal amounts the ledger can
+// hold are equal values (compare others with Equal).
 type Money struct {
-	d decimal.Decimal
+	c   int64            // the amount in cents, when big is nil
+	big *decimal.Decimal // the amount, to the cent, when its cents do not fit c
 }
 
 // hundred is used to convert between dollars and cents.
 var hundred = decimal.NewFromInt(100)
 
 // Cents returns the amount of c cents.
-func Cents(c int64) Money { return Money{decimal.New(c, -2)} }
+func Cents(c int64) Money { return Money{c: c} }
+
+// fromDecimal returns the amount d, which has at most two decimals, in
+// its canonical form.
+func fromDecimal(d decimal.Decimal) Money {
+	if c := d.Shift(2).BigInt(); c.IsInt64() {
+		return Money{c: c.Int64()}
+	}
+	d = d.Round(2)
+	return Money{big: &d}
+}
+
+// dec returns the amount as a decimal.
+func (m Money) dec() decimal.Decimal {
+	if m.big != nil {
+		return *m.big
+	}
+	return decimal.New(m.c, -2)
+}
 
 // ParseMoney parses a non-negative amount written as plain digits with at
 // most two decimals ("12", "12.3", "12.34"). It refuses exponents ("1e3"),
@@ -100,25 +131,30 @@ func MustMoney(s string) Money {
 }
 
 // MoneyFromDecimal rounds d half-up (away from zero) to the cent.
-func MoneyFromDecimal(d decimal.Decimal) Money { return Money{d.Round(2)} }
+func MoneyFromDecimal(d decimal.Decimal) Money { return fromDecimal(d.Round(2)) }
 
 // Decimal returns the amount as a decimal.
-func (m Money) Decimal() decimal.Decimal { return m.d }
+func (m Money) Decimal() decimal.Decimal { return m.dec() }
 
-// Cents returns the amount in cents.
-func (m Money) Cents() int64 { return m.d.Mul(hundred).IntPart() }
+// Cents returns the amount in cents (wrapped, for an amount whose cents do
+// not fit an int64).
+func (m Money) Cents() int64 {
+	if m.big == nil {
+		return m.c
+	}
+	return m.big.Mul(hundred).IntPart()
+}
 
 // String returns the amount with exactly two decimals, like "101.50".
 func (m Money) String() string { return string(m.appendTo(make([]byte, 0, 24))) }
 
 // appendTo appends the amount as String writes it.
 func (m Money) appendTo(b []byte) []byte {
-	// The ledger's amounts are held to the cent: written from their cents
-	// directly, as StringFixed(2) would write them.
-	if m.d.Exponent() == -2 && m.d.NumDigits() <= 18 {
-		return appendCents(b, m.d.CoefficientInt64())
+	// Written from the cents directly, as StringFixed(2) would write them.
+	if m.big == nil {
+		return appendCents(b, m.c)
 	}
-	return append(b, m.d.StringFixed(2)...)
+	return append(b, m.big.StringFixed(2)...)
 }
 
 // appendCents appends c cents as dollars with two decimals ("-0.05").
@@ -133,34 +169,68 @@ func appendCents(b []byte, c int64) []byte {
 }
 
 // Add returns m + o.
-func (m Money) Add(o Money) Money { return Money{m.d.Add(o.d)} }
+func (m Money) Add(o Money) Money {
+	if m.big == nil && o.big == nil {
+		if s := m.c + o.c; (s > m.c) == (o.c > 0) {
+			return Money{c: s}
+		}
+	}
+	return fromDecimal(m.dec().Add(o.dec()))
+}
 
 // Sub returns m − o.
-func (m Money) Sub(o Money) Money { return Money{m.d.Sub(o.d)} }
+func (m Money) Sub(o Money) Money {
+	if m.big == nil && o.big == nil {
+		if s := m.c - o.c; (s < m.c) == (o.c > 0) {
+			return Money{c: s}
+		}
+	}
+	return fromDecimal(m.dec().Sub(o.dec()))
+}
 
 // Neg returns −m.
-func (m Money) Neg() Money { return Money{m.d.Neg()} }
+func (m Money) Neg() Money {
+	if m.big == nil && m.c != math.MinInt64 {
+		return Money{c: -m.c}
+	}
+	return fromDecimal(m.dec().Neg())
+}
 
 // Cmp compares m and o: −1 if m < o, 0 if equal, +1 if m > o.
-func (m Money) Cmp(o Money) int { return m.d.Cmp(o.d) }
+func (m Money) Cmp(o Money) int {
+	if m.big == nil && o.big == nil {
+		return cmp.Compare(m.c, o.c)
+	}
+	return m.dec().Cmp(o.dec())
+}
 
 // Equal reports whether m and o are the same amount.
-func (m Money) Equal(o Money) bool { return m.d.Equal(o.d) }
+func (m Money) Equal(o Money) bool { return m.Cmp(o) == 0 }
 
 // LessThan reports whether m < o.
-func (m Money) LessThan(o Money) bool { return m.d.LessThan(o.d) }
+func (m Money) LessThan(o Money) bool { return m.Cmp(o) < 0 }
 
 // GreaterThan reports whether m > o.
-func (m Money) GreaterThan(o Money) bool { return m.d.GreaterThan(o.d) }
+func (m Money) GreaterThan(o Money) bool { return m.Cmp(o) > 0 }
 
 // IsZero reports whether m is $0.00.
-func (m Money) IsZero() bool { return m.d.IsZero() }
+func (m Money) IsZero() bool { return m.big == nil && m.c == 0 }
 
 // IsNegative reports whether m < 0.
-func (m Money) IsNegative() bool { return m.d.IsNegative() }
+func (m Money) IsNegative() bool {
+	if m.big == nil {
+		return m.c < 0
+	}
+	return m.big.IsNegative()
+}
 
 // IsPositive reports whether m > 0.
-func (m Money) IsPositive() bool { return m.d.IsPositive() }
+func (m Money) IsPositive() bool {
+	if m.big == nil {
+		return m.c > 0
+	}
+	return m.big.IsPositive()
+}
 
 // Min returns the smaller of m and o.
 func (m Money) Min(o Money) Money {
@@ -180,10 +250,29 @@ func (m Money) Max(o Money) Money {
 
 // MulRate returns m × r rounded to the cent half-up (away from zero, never
 // banker's rounding), as RULES.md requires of every posted amount.
-func (m Money) MulRate(r Rate) Money { return Money{m.d.Mul(r.d).Round(2)} }
+func (m Money) MulRate(r Rate) Money { return fromDecimal(m.dec().Mul(r.d).Round(2)) }
 
 // MulInt returns m × n.
-func (m Money) MulInt(n int64) Money { return Money{m.d.Mul(decimal.NewFromInt(n))} }
+func (m Money) MulInt(n int64) Money {
+	if m.big == nil {
+		if hi, lo := bits.Mul64(abs64(m.c), abs64(n)); hi == 0 && lo <= math.MaxInt64 {
+			p := int64(lo)
+			if (m.c < 0) != (n < 0) {
+				p = -p
+			}
+			return Money{c: p}
+		}
+	}
+	return fromDecimal(m.dec().Mul(decimal.NewFromInt(n)))
+}
+
+// abs64 returns |v| as a uint64 (|MinInt64| included).
+func abs64(v int64) uint64 {
+	if v < 0 {
+		return -uint64(v)
+	}
+	return uint64(v)
+}
 
 // SumMoney adds amounts.
 func SumMoney(ms ...Money) Money {

@@ -244,7 +244,7 @@ func ComputeRoomTaxReturn(in RoomTaxInput, p *Params) (RoomTaxReturn, error) {
 	unpaid := r.Tax
 	interestOn := func(amount Money, paidOn Date) Money {
 		months := interestMonths(due, paidOn)
-		return Money{amount.d.Mul(v.RoomTaxInterestMonthly.d).Mul(decimal.NewFromInt(int64(months))).Round(2)}
+		return fromDecimal(amount.dec().Mul(v.RoomTaxInterestMonthly.d).Mul(decimal.NewFromInt(int64(months))).Round(2))
 	}
 	for _, pay := range pays {
 		r.Paid = r.Paid.Add(pay.Amount)
