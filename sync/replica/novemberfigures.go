@@ -176,7 +176,10 @@ func (f *FSM) NovemberBills(year int, on domain.Date, fn func(domain.NovemberBil
 			id       string
 			standing domain.BillStanding
 		}
-		var refs []ref
+		// Sized as the last answer was: a year's bills are tens of
+		// thousands, and each doubling of the slices is the collector's
+		// work again at the unit's heap limit.
+		refs := make([]ref, 0, f.november.lastSize.Load())
 		for _, s := range domain.BillStandings {
 			prefix := key(prefixBillYear, fmt.Sprintf("%04d/%s/", year, s))
 			it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
@@ -186,6 +189,8 @@ func (f *FSM) NovemberBills(year int, on domain.Date, fn func(domain.NovemberBil
 			it.Close()
 		}
 		slices.SortFunc(refs, func(a, b ref) int { return strings.Compare(a.id, b.id) })
+		f.november.lastSize.Store(int64(len(refs)))
+		out = make([]domain.NovemberBill, 0, len(refs))
 		bills := newCursor(txn, prefixBill)
 		defer bills.close()
 		entries := newCursor(txn, prefixNovember)
@@ -332,9 +337,10 @@ func (c *cursor) close() { c.it.Close() }
 // lately, the latest first: the start page asks for the coming run's every
 // time it is shown, the run's pages for the year they show.
 type askedYears struct {
-	mu    sync.Mutex
-	years []int
-	any   atomic.Bool // a year was asked since the ledger opened
+	mu       sync.Mutex
+	years    []int
+	any      atomic.Bool  // a year was asked since the ledger opened
+	lastSize atomic.Int64 // how many bills the last read of a year's figures found
 }
 
 // warmYears is how many years askedYears keeps.
