@@ -131,17 +131,18 @@ type Config struct {
 // Node is one replica of the ledger: a raft voter, its FSM, its outbox and
 // the forwarder that drains the outbox into the log.
 type Node struct {
-	cfg       Config
-	kinds     domain.Table // cfg.Kinds
-	raft      *raft.Raft
-	fsm       *FSM
-	logDB     *badger.DB
-	logs      *badgerstore.Store
-	raftLog   raft.LogStore // the log raft keeps (logs, or Config.LogStore, wrapped)
-	box       *outbox
-	transport raft.Transport
-	snaps     raft.SnapshotStore
-	replayTo  uint64 // the ledger's applied index at start, when raft replays up to it (open)
+	cfg        Config
+	kinds      domain.Table // cfg.Kinds
+	raft       *raft.Raft
+	fsm        *FSM
+	logDB      *badger.DB
+	logs       *badgerstore.Store
+	raftLog    raft.LogStore    // the log raft keeps (logs, or Config.LogStore, wrapped)
+	raftStable raft.StableStore // where raft keeps its term and vote
+	box        *outbox
+	transport  raft.Transport
+	snaps      raft.SnapshotStore
+	replayTo   uint64 // the ledger's applied index at start, when raft replays up to it (open)
 	// snapBytes is the size of the latest snapshot written or restored,
 	// and snapSized says it changed (tuneSnapshots; nil when
 	// Config.SnapshotThreshold is fixed).
@@ -405,7 +406,7 @@ func (n *Node) open() error {
 	if cfg.WrapLogStore != nil {
 		logs = cfg.WrapLogStore(logs)
 	}
-	n.raftLog = logs
+	n.raftLog, n.raftStable = logs, stable
 	existing, err := raft.HasExistingState(logs, stable, snaps)
 	if err != nil {
 		return fmt.Errorf("inspect raft state: %w", err)

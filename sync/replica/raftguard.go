@@ -27,13 +27,25 @@ import (
 // with them, the clerk's node or the backup (staffRole): from the kiosk,
 // in its public hallway, an AppendEntries carrying a configuration entry
 // and every InstallSnapshot are refused at the transport (wsstream.Guard),
-// before raft reads them. A stolen kiosk can still stand for election and
-// lead; as leader it can order and delay commands it holds (as any leader
-// can), but not change who is in the cluster nor replace a node's ledger.
-// A kiosk that leads hands leadership to the clerk's node, or the backup,
-// as soon as one is caught up (placeLeader); meanwhile a node that needs a
-// snapshot, or a configuration entry the kiosk has and it lacks, waits for
-// that hand-over.
+// before raft reads them.
+//
+// Nor does a node follow a kiosk it did not elect. Raft takes a higher
+// term in an AppendEntries as proof that its sender won an election; from
+// a kiosk, a node takes AppendEntries only in a term in which it voted for
+// that kiosk (its vote as raft recorded it, for the kiosk's address in the
+// configuration), and refuses the kiosk's RequestVote marked as a
+// leadership transfer, which raft grants past a live leader. So a stolen
+// kiosk cannot take leadership from a cluster whose leader answers; it
+// can win an election only when the nodes lost their leader and its log
+// is the most complete, which is why it may stand at all: with the
+// clerk's node down and the backup lacking entries the kiosk holds, only
+// the kiosk can bring the backup up to date. As leader it can order and
+// delay the commands it holds (as any leader can), but not change who is
+// in the cluster nor replace a node's ledger, and a node that did not
+// vote for it waits. A kiosk that leads hands leadership to the clerk's
+// node, or the backup, as soon as one is caught up (placeLeader);
+// meanwhile a node that needs a snapshot, or a configuration entry the
+// kiosk has and it lacks, waits for that hand-over.
 //
 // And no node replaces an entry it has applied: raft drops the end of a
 // follower's log where a leader's entries conflict with it, which a
@@ -47,8 +59,16 @@ func (n *Node) guardRaft(peer wsstream.Peer, req any) error {
 			return fmt.Errorf("%w: a %s node's snapshot would replace this node's ledger unchecked; it waits for a snapshot from the clerk's node or the backup",
 				errUntrustedLeader, peer.Role)
 		}
+	case *raft.RequestVoteRequest:
+		if !staffRole(peer.Role) && r.LeadershipTransfer {
+			return fmt.Errorf("%w: leadership is not handed to a %s node; it stands only when the nodes lost their leader",
+				errUntrustedLeader, peer.Role)
+		}
 	case *raft.AppendEntriesRequest:
 		if !staffRole(peer.Role) {
+			if err := n.electedKiosk(peer, r.Term); err != nil {
+				return err
+			}
 			for _, e := range r.Entries {
 				if changesMembership(e.Type) {
 					return fmt.Errorf("%w: entry %d is a change of the cluster's membership, which a %s node may not send; it waits for the clerk's node or the backup to lead",
@@ -57,6 +77,35 @@ func (n *Node) guardRaft(peer wsstream.Peer, req any) error {
 			}
 		}
 		return n.checkNoRewrite(r.Entries)
+	}
+	return nil
+}
+
+// The keys under which raft keeps this node's latest vote (hashicorp/raft
+// v1.8, raft.go: persistVote): its term, and the candidate's address.
+var (
+	keyLastVoteTerm = []byte("LastVoteTerm")
+	keyLastVoteCand = []byte("LastVoteCand")
+)
+
+// electedKiosk refuses AppendEntries from peer, a kiosk, unless this node
+// voted for it in term.
+func (n *Node) electedKiosk(peer wsstream.Peer, term uint64) error {
+	refuse := func(why string) error {
+		return fmt.Errorf("%w: this node did not elect %s leader of term %d (%s); it follows a %s node only as the leader it voted for",
+			errUntrustedLeader, peer.ID, term, why, peer.Role)
+	}
+	voted, err := n.raftStable.GetUint64(keyLastVoteTerm)
+	if err != nil || voted != term {
+		return refuse("its latest vote is in another term")
+	}
+	cand, err := n.raftStable.Get(keyLastVoteCand)
+	if err != nil {
+		return refuse("its vote cannot be read")
+	}
+	addr, err := n.serverAddress(peer.ID)
+	if err != nil || string(cand) != string(addr) {
+		return refuse("it voted for another node")
 	}
 	return nil
 }

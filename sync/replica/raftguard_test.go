@@ -17,9 +17,11 @@ import (
 // the clerk's node: raft would follow it as leader on a higher term. A
 // configuration entry that makes the kiosk the only voter and a snapshot
 // are refused with the reason and never reach raft: the follower's term,
-// membership and ledger stay as they were. An entry that would replace
-// one the follower has applied is refused too. What the kiosk may send
-// as itself (an entry at the end of the log) still reaches raft.
+// membership and ledger stay as they were. So are a no-op in a term the
+// follower did not elect the kiosk in and a vote asked as a leadership
+// transfer: a kiosk does not take leadership from a leader that answers.
+// An entry that would replace one the follower has applied is refused
+// from any node, the clerk's included.
 func TestKioskCannotChangeMembershipNorReplaceALedger(t *testing.T) {
 	c := trustCluster(t)
 	leader := c.Leader(10 * time.Second)
@@ -66,13 +68,21 @@ func TestKioskCannotChangeMembershipNorReplaceALedger(t *testing.T) {
 	}, snapshot, &isResp)
 	refused("a snapshot", answered, err, "")
 
-	// An entry at an index the follower has applied, of another term.
-	rr = dialRaft(t, kiosk.Identity, target.Addr)
+	// An entry at an index the follower has applied, of another term,
+	// from the other staff node's key: no role may send that.
+	staff := member(c, "hall-clerk")
+	if staff == target {
+		staff = member(c, "annex-backup")
+	}
+	rr = dialRaft(t, staff.Identity, target.Addr)
 	answered, err = rr.call(0, &raft.AppendEntriesRequest{
-		RPCHeader: header, Term: forged, PrevLogEntry: applied - 1, PrevLogTerm: termAt(t, target.Node, applied-1),
+		RPCHeader: raft.RPCHeader{ProtocolVersion: raft.ProtocolVersionMax, ID: []byte(staff.ID), Addr: []byte(staff.Addr)},
+		Term:      forged, PrevLogEntry: applied - 1, PrevLogTerm: termAt(t, target.Node, applied-1),
 		Entries: []*raft.Log{{Index: applied, Term: forged, Type: raft.LogNoop}},
 	}, &aeResp)
-	refused("a rewrite of an applied entry", answered, err, "which its ledger has applied")
+	if err != nil || !strings.Contains(answered, "which its ledger has applied") {
+		t.Fatalf("a rewrite of an applied entry from %s: answered %q, %v; want refused", staff.ID, answered, err)
+	}
 
 	time.Sleep(200 * time.Millisecond)
 	if nowTerm, _, _ := raftState(t, target.Node); nowTerm >= forged {
@@ -89,16 +99,23 @@ func TestKioskCannotChangeMembershipNorReplaceALedger(t *testing.T) {
 		t.Fatalf("the follower restored %d snapshots", got)
 	}
 
-	// As itself, at the end of the log: raft takes it (the FSM checks
-	// each command's signature; a no-op invents nothing).
+	// Even as itself, at the end of the log, and a leadership transfer
+	// to itself: the follower did not elect it, and its leader answers.
 	_, lastIndex, lastTerm = raftState(t, target.Node)
 	rr = dialRaft(t, kiosk.Identity, target.Addr)
 	answered, err = rr.call(0, &raft.AppendEntriesRequest{
 		RPCHeader: header, Term: forged, PrevLogEntry: lastIndex, PrevLogTerm: lastTerm,
 		Entries: []*raft.Log{{Index: lastIndex + 1, Term: forged, Type: raft.LogNoop}},
 	}, &aeResp)
-	if err != nil || answered != "" || aeResp.Term != forged || !aeResp.Success {
-		t.Fatalf("a no-op at the end of the log from the kiosk: answered %q, %+v, %v; want taken at term %d", answered, aeResp, err, forged)
+	refused("a no-op at a term the follower did not elect it in", answered, err, "did not elect hall-kiosk leader of term")
+	rr = dialRaft(t, kiosk.Identity, target.Addr)
+	var rvResp raft.RequestVoteResponse
+	answered, err = rr.call(1, &raft.RequestVoteRequest{
+		RPCHeader: header, Term: forged, LastLogIndex: lastIndex + 100, LastLogTerm: forged, LeadershipTransfer: true,
+	}, &rvResp)
+	refused("a vote asked as a leadership transfer", answered, err, "leadership is not handed to a kiosk node")
+	if nowTerm, _, _ := raftState(t, target.Node); nowTerm >= forged || rvResp.Granted {
+		t.Fatalf("the follower took the kiosk's term %d (granted %v)", nowTerm, rvResp.Granted)
 	}
 }
 
@@ -112,11 +129,13 @@ func termAt(t *testing.T, n *replica.Node, index uint64) uint64 {
 	return l.Term
 }
 
-// TestKioskHandsLeadershipOver: a kiosk that finds itself leading hands
-// leadership to the clerk's node, and, with the clerk's node down, to the
-// backup, since the others take from it neither a snapshot nor a change
-// of membership; while it leads, it refuses a change of membership itself
-// rather than append one that would never commit.
+// TestKioskHandsLeadershipOver plays the case a kiosk may lead for: the
+// clerk's node down and the backup back from an outage without the
+// payments the hall committed meanwhile. Only the kiosk holds them, so
+// only it can be elected; it leads, brings the backup up to date and
+// hands leadership to it, since the others take from a kiosk neither a
+// snapshot nor a change of membership. It refuses a change of membership
+// itself rather than append one that would never commit.
 func TestKioskHandsLeadershipOver(t *testing.T) {
 	// The village's three nodes as the appliance runs them: the backup
 	// avoids leadership too.
@@ -127,23 +146,7 @@ func TestKioskHandsLeadershipOver(t *testing.T) {
 	})
 	c.Leader(10 * time.Second).Seed(2)
 	c.Converge(20 * time.Second)
-	kiosk := member(c, "hall-kiosk")
-	lead := func(m *synctest.Member) {
-		t.Helper()
-		if l := c.Leader(10 * time.Second); l != m {
-			if err := l.Node.Raft().LeadershipTransferToServer(raft.ServerID(m.ID), raft.ServerAddress(m.Addr)).Error(); err != nil {
-				t.Fatalf("move leadership to %s: %v", m.ID, err)
-			}
-		}
-		waitFor(t, 5*time.Second, m.ID+" leading (the test's premise)", func() bool { return m.Node.Raft().State() == raft.Leader })
-	}
-	handedTo := func(want string) {
-		t.Helper()
-		waitFor(t, 20*time.Second, "leadership handed from the kiosk to "+want, func() bool {
-			l := c.Leader(10 * time.Second)
-			return l.ID == want
-		})
-	}
+	kiosk, clerk, backup := member(c, "hall-kiosk"), member(c, "hall-clerk"), member(c, "annex-backup")
 
 	// The kiosk refuses to add or remove a voter (were it leading, the
 	// others would refuse the configuration entry); the others do not.
@@ -151,19 +154,39 @@ func TestKioskHandsLeadershipOver(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "take a change of membership only from the clerk's node or the backup") {
 		t.Fatalf("a change of membership on the kiosk: %v; want refused", err)
 	}
-	for _, id := range []string{"hall-clerk", "annex-backup"} {
-		if err := replica.MembershipAllowed(member(c, id).Node); err != nil {
-			t.Fatalf("a change of membership on %s: %v", id, err)
+	for _, m := range []*synctest.Member{clerk, backup} {
+		if err := replica.MembershipAllowed(m.Node); err != nil {
+			t.Fatalf("a change of membership on %s: %v", m.ID, err)
 		}
 	}
 
-	lead(kiosk)
-	handedTo("hall-clerk")
+	waitFor(t, 20*time.Second, "the clerk's node leading", func() bool { return clerk.Node.Raft().State() == raft.Leader })
+	backup.Stop()
+	for i := range 5 {
+		if _, err := clerk.Pay(synctest.BillID(i%2), "1.00"); err != nil {
+			t.Fatalf("pay with the backup away: %v", err)
+		}
+	}
+	want := clerk.Node.FSM().Applied()
+	clerk.Stop()
+	backup.Start()
 
-	member(c, "hall-clerk").Stop()
-	lead(kiosk)
-	handedTo("annex-backup")
-	if _, err := c.Leader(time.Second).Pay(synctest.BillID(0), "1.00"); err != nil {
+	var seen []string
+	waitFor(t, 30*time.Second, "the backup leading, handed leadership by the kiosk", func() bool {
+		for _, m := range []*synctest.Member{kiosk, backup} {
+			if m.Node.Raft().State() == raft.Leader && (len(seen) == 0 || seen[len(seen)-1] != m.ID) {
+				seen = append(seen, m.ID)
+			}
+		}
+		return backup.Node.Raft().State() == raft.Leader
+	})
+	if len(seen) == 0 || seen[0] != kiosk.ID {
+		t.Fatalf("leaders seen: %q; want the kiosk first (the only node holding every committed payment)", seen)
+	}
+	if got := backup.Node.FSM().Applied(); got < want {
+		t.Fatalf("the backup leads at applied index %d, short of %d the hall committed", got, want)
+	}
+	if _, err := backup.Pay(synctest.BillID(0), "1.00"); err != nil {
 		t.Fatalf("pay with the backup leading: %v", err)
 	}
 }
