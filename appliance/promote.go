@@ -48,7 +48,7 @@ func promoteCommand(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("load this node's certificate: %w", err)
 	}
-	if ident.Role() == pki.RoleKiosk {
+	if ident.StatedRole() == pki.RoleKiosk {
 		// The other nodes take no snapshot nor change of membership from a
 		// kiosk, so a cluster made of a promoted kiosk could never take a
 		// node back in.

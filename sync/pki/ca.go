@@ -321,6 +321,18 @@ func ValidateRole(role string) error {
 // rights than a new one would (reissue it with `appliance cert issue
 // --role`). More than one role, or an unknown one, is an error.
 func RoleOf(cert *x509.Certificate) (string, error) {
+	role, err := StatedRole(cert)
+	if err == nil && role == "" {
+		role = RoleKiosk
+	}
+	return role, err
+}
+
+// StatedRole returns the role cert states in its urn:village-role:<role>
+// URI SAN, or "" for a certificate issued before roles existed (which
+// RoleOf reads as the kiosk's). More than one role, or an unknown one, is
+// an error.
+func StatedRole(cert *x509.Certificate) (string, error) {
 	if cert == nil {
 		return "", fmt.Errorf("read node role: %w", ErrNoNodeID)
 	}
@@ -332,7 +344,7 @@ func RoleOf(cert *x509.Certificate) (string, error) {
 	}
 	switch len(roles) {
 	case 0:
-		return RoleKiosk, nil
+		return "", nil
 	case 1:
 		return roles[0], ValidateRole(roles[0])
 	}

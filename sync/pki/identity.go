@@ -43,6 +43,13 @@ func (id *Identity) checkRevoked(cert *x509.Certificate) error {
 // Role returns the node role the identity's certificate carries (RoleOf).
 func (id *Identity) Role() string { return id.role }
 
+// StatedRole returns the role the identity's certificate states, or "" for
+// one issued before roles existed (StatedRole).
+func (id *Identity) StatedRole() string {
+	role, _ := StatedRole(id.cert)
+	return role
+}
+
 // newIdentity checks that cert was signed by ca, matches key and names a
 // valid node, and returns the Identity. It does not check validity dates:
 // those are checked at every TLS handshake, against the clock of that moment.

@@ -194,11 +194,11 @@ func (n *Node) PeerHandler(raftStream http.Handler, raftPath string, peerID func
 // leads: its peers take no configuration entry from a kiosk (raftguard.go),
 // so the change would never commit and would hold up every entry after it.
 func (n *Node) mayChangeMembership() error {
-	if staffRole(string(n.cfg.Role)) {
+	if n.statedRole != domain.NodeKiosk {
 		return nil
 	}
 	return fmt.Errorf("this %s node leads for now, and the other nodes take a change of membership only from the clerk's node or the backup: "+
-		"it hands leadership to one of them as soon as one is caught up; try again then", n.cfg.Role)
+		"it hands leadership to one of them as soon as one is caught up; try again then", n.statedRole)
 }
 
 func (n *Node) serverAddress(id string) (raft.ServerAddress, error) {

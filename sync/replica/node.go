@@ -165,9 +165,10 @@ type Node struct {
 	waitMu  sync.Mutex
 	waiters map[string][]chan domain.Result
 
-	peerSrv   *http.Server // the peer port of a clustered node
-	peers     *PeerClient
-	authorize func(*http.Request) (string, error) // PeerConfig.Authorize
+	peerSrv    *http.Server // the peer port of a clustered node
+	peers      *PeerClient
+	authorize  func(*http.Request) (string, error) // PeerConfig.Authorize
+	statedRole domain.NodeRole                     // the role the node's certificate states ("" for one from before roles)
 
 	serialMu sync.Mutex
 	serials  map[string]string // node id → serial of the certificate it last presented

@@ -118,6 +118,7 @@ func OpenPeer(cfg Config, peer PeerConfig) (*Node, error) {
 	// (raftguard.go).
 	cfg.Transport.(*wsstream.Transport).SetGuard(n.guardRaft)
 	n.authorize = peer.Authorize
+	n.statedRole = domain.NodeRole(peer.Identity.StatedRole())
 	// Every handshake, both ways, asks the ledger whether the peer's
 	// certificate was revoked when its node was removed.
 	peer.Identity.SetRevocation(n.fsm.CheckCertificate)

@@ -23,11 +23,14 @@ import (
 //     membership as soon as it is stored; and
 //   - a snapshot, which replaces the node's whole ledger.
 //
-// So a node takes both only from a node whose role the village trusts
-// with them, the clerk's node or the backup (staffRole): from the kiosk,
-// in its public hallway, an AppendEntries carrying a configuration entry
-// and every InstallSnapshot are refused at the transport (wsstream.Guard),
-// before raft reads them.
+// So a node does not take them from a kiosk, whose public hallway the
+// village trusts least: from a node whose certificate states the kiosk's
+// role, an AppendEntries carrying a configuration entry and every
+// InstallSnapshot are refused at the transport (wsstream.Guard), before
+// raft reads them. A certificate from before roles states none: the
+// ledger gives it a kiosk's rights over commands, but these checks pass
+// it, so that a village that has not reissued its certificates keeps a
+// working cluster (docs/security.md says to reissue them).
 //
 // Nor does a node follow a kiosk it did not elect. Raft takes a higher
 // term in an AppendEntries as proof that its sender won an election; from
@@ -55,17 +58,17 @@ import (
 func (n *Node) guardRaft(peer wsstream.Peer, req any) error {
 	switch r := req.(type) {
 	case *raft.InstallSnapshotRequest:
-		if !staffRole(peer.Role) {
+		if kioskPeer(peer) {
 			return fmt.Errorf("%w: a %s node's snapshot would replace this node's ledger unchecked; it waits for a snapshot from the clerk's node or the backup",
 				errUntrustedLeader, peer.Role)
 		}
 	case *raft.RequestVoteRequest:
-		if !staffRole(peer.Role) && r.LeadershipTransfer {
+		if kioskPeer(peer) && r.LeadershipTransfer {
 			return fmt.Errorf("%w: leadership is not handed to a %s node; it stands only when the nodes lost their leader",
 				errUntrustedLeader, peer.Role)
 		}
 	case *raft.AppendEntriesRequest:
-		if !staffRole(peer.Role) {
+		if kioskPeer(peer) {
 			if err := n.electedKiosk(peer, r.Term); err != nil {
 				return err
 			}
@@ -114,13 +117,8 @@ func (n *Node) electedKiosk(peer wsstream.Peer, term uint64) error {
 // whose role may not send it.
 var errUntrustedLeader = errors.New("not taken from this node's role")
 
-// staffRole reports whether a node of role is trusted with the cluster's
-// membership and a whole ledger: the clerk's node and the backup. A
-// certificate from before roles reads as the kiosk's (pki.RoleOf).
-func staffRole(role string) bool {
-	r := domain.NodeRole(role)
-	return r == domain.NodeClerk || r == domain.NodeBackup
-}
+// kioskPeer reports whether peer's certificate states the kiosk's role.
+func kioskPeer(peer wsstream.Peer) bool { return domain.NodeRole(peer.Role) == domain.NodeKiosk }
 
 // changesMembership reports whether an entry of type t changes raft's
 // configuration: a configuration entry, or one of the peer entries of

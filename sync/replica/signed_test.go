@@ -18,11 +18,14 @@ import (
 	"github.com/villagehall/appliance/sync/wsstream"
 )
 
-// The attacks of a stolen kiosk on the log itself: its certificate and key
-// are enough to speak raft to every node, and to sign as the kiosk. Each
-// test plays one, over the real WebSocket transport with TLS, and checks
-// that no replica's ledger changes but for the journal's record of the
-// refusal, and that nothing halts.
+// The attacks on the log itself: entries a stolen kiosk can sign, or
+// forge, that reach every node's log as a leader's entries would. The
+// kiosk's own key no longer carries them while the cluster has its leader
+// (raftguard_test.go), but a kiosk the nodes elected, or any node they
+// follow, could; so each test carries them over raft with the clerk's
+// node's key (forgeAppend), over the real WebSocket transport with TLS,
+// and checks that no replica's ledger changes but for the journal's
+// record of the refusal, and that nothing halts.
 
 // signedCluster is trustCluster with marks and checks taken often, so the
 // tests need not wait a minute for the leader to mark the kiosk.
@@ -50,8 +53,9 @@ func signedCluster(t *testing.T, tune func(*replica.Config)) *synctest.Cluster {
 func quiet(cfg *replica.Config) { cfg.CheckpointEvery, cfg.MarkEvery = time.Hour, time.Hour }
 
 // forgeAppend speaks raft to every running member as node from, with its
-// identity, and appends entries after the last of every member's log,
-// committed at once. It returns the index of the first.
+// identity (a node the transport takes AppendEntries from: the clerk's),
+// and appends entries after the last of every member's log, committed at
+// once. It returns the index of the first.
 //
 // The forgery must land at one index everywhere, yet a leader may append
 // a mark or a checkpoint of its own at any moment. So it first sends every
@@ -160,8 +164,8 @@ func journalAt(t *testing.T, c *synctest.Cluster, from, to uint64) map[string][]
 }
 
 // TestForgedAppendEntriesChangeNothing replays the probe that made an
-// administrator and halted the cluster: with the kiosk's key, speaking raft
-// as the kiosk at a higher term to every node, it appends a staff_user add
+// administrator and halted the cluster: carried over raft at a higher term
+// to every node, with entries made with the kiosk's key, it appends a staff_user add
 // signed by the kiosk, the same claiming the clerk's node, an unsigned
 // one, demo data, bytes that are no entry, a kiosk-signed entry whose
 // command is garbage, and a command the clerk's node signed that the kiosk
@@ -205,7 +209,7 @@ func TestForgedAppendEntriesChangeNothing(t *testing.T) {
 		signedGarbage,
 		tampered,
 	}
-	first := forgeAppend(t, c, kiosk, entries)
+	first := forgeAppend(t, c, member(c, "hall-clerk"), entries)
 	last := first + uint64(len(entries)) - 1
 	outcomes := journalAt(t, c, first, last)
 	for _, m := range c.Running() {
@@ -243,8 +247,8 @@ func TestForgedAppendEntriesChangeNothing(t *testing.T) {
 
 // TestRemovedNodesKeySignsNothing: once the operator removes the backup,
 // its certificate is revoked in the ledger, and an entry signed with its
-// key (carried by the kiosk's raft connection, since the backup's own is
-// refused at the handshake) is refused by every node.
+// key (carried over raft by the clerk's node's connection, since the
+// backup's own is refused at the handshake) is refused by every node.
 func TestRemovedNodesKeySignsNothing(t *testing.T) {
 	c := signedCluster(t, quiet)
 	for c.Leader(10*time.Second).ID == "annex-backup" {
@@ -277,7 +281,7 @@ func TestRemovedNodesKeySignsNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := forgeAppend(t, c, kiosk, [][]byte{data})
+	first := forgeAppend(t, c, member(c, "hall-clerk"), [][]byte{data})
 	for id, o := range journalAt(t, c, first, first) {
 		if len(o) != 1 || !strings.Contains(o[0], "revoked") {
 			t.Errorf("%s: the removed node's entry: %q; want refused as revoked", id, o)
@@ -400,7 +404,7 @@ func TestAnotherClusterOfTheVillageSignsNothingHere(t *testing.T) {
 	if res, err := replica.NewPeerClient(other).Forward(context.Background(), leaderAddr(t, c), [][]byte{data}); err == nil || !strings.Contains(err.Error(), "409") {
 		t.Fatalf("a forward from another cluster: %+v, %v; want refused (409)", res, err)
 	}
-	first := forgeAppend(t, c, kiosk, [][]byte{data})
+	first := forgeAppend(t, c, member(c, "hall-clerk"), [][]byte{data})
 	for id, o := range journalAt(t, c, first, first) {
 		if len(o) != 1 || !strings.Contains(o[0], "signature is not") {
 			t.Errorf("%s: another cluster's entry: %q; want refused, its signature not this cluster's", id, o)

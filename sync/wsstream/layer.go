@@ -219,7 +219,7 @@ func (l *Layer) serveRaft(w http.ResponseWriter, r *http.Request) {
 	peer, err := l.identity.VerifyPeer(chain, x509.ExtKeyUsageClientAuth)
 	var role string
 	if err == nil {
-		role, err = pki.RoleOf(chain[0])
+		role, err = pki.StatedRole(chain[0])
 	}
 	if err != nil {
 		l.logger.Warn("refused raft peer", "remote", r.RemoteAddr, "tls", r.TLS != nil, "error", err)
@@ -370,7 +370,7 @@ func dialedPeer(ws *websocket.Conn) (Peer, error) {
 	if err != nil {
 		return Peer{}, err
 	}
-	role, err := pki.RoleOf(certs[0])
+	role, err := pki.StatedRole(certs[0])
 	if err != nil {
 		return Peer{}, err
 	}
@@ -403,7 +403,7 @@ func (l *Layer) forget(c *conn) {
 // from the village CA says.
 type Peer struct {
 	ID   string // its node id
-	Role string // its node role (pki.RoleOf: kiosk for a certificate without one)
+	Role string // the node role its certificate states (pki.StatedRole: "" for one from before roles)
 }
 
 // PeerOf returns the node at the other end of conn, as proved by its
