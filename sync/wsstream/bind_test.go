@@ -89,23 +89,13 @@ func (p *rawPeer) answer(resp any) (string, error) {
 	return answered, p.dec.Decode(resp)
 }
 
-// TestTransportBindsEveryRequestToTheCertificate sends each kind of raft
-// request, as the node whose certificate the connection carries and as
-// another: only the first reaches raft (the consumer, or the heartbeat
-// fast path); the second is answered with ErrImpersonation, its
-// connection closed.
-func TestTransportBindsEveryRequestToTheCertificate(t *testing.T) {
-	v := newVillage(t)
-	target := startNode(t, v.issue("annex-backup"), nodeOptions{})
+// standInRaft returns a Transport over target's layer, with raft standing
+// in: every request that reaches it is answered (at term 7, a snapshot's
+// bytes read) and then handed to the channel.
+func standInRaft(t *testing.T, target *node) (*wsstream.Transport, <-chan raft.RPC) {
 	trans := wsstream.NewTransport(&raft.NetworkTransportConfig{Stream: target.layer, MaxPool: 3, Timeout: 5 * time.Second},
 		slog.New(slog.DiscardHandler))
 	t.Cleanup(func() { trans.Close() })
-	heartbeats := make(chan raft.RPC, 1)
-	trans.SetHeartbeatHandler(func(rpc raft.RPC) {
-		rpc.Respond(&raft.AppendEntriesResponse{Term: 7}, nil)
-		heartbeats <- rpc
-	})
-	// raft stands in: every request it gets is answered.
 	got := make(chan raft.RPC, 1)
 	go func() {
 		for rpc := range trans.Consumer() {
@@ -129,6 +119,23 @@ func TestTransportBindsEveryRequestToTheCertificate(t *testing.T) {
 			got <- rpc
 		}
 	}()
+	return trans, got
+}
+
+// TestTransportBindsEveryRequestToTheCertificate sends each kind of raft
+// request, as the node whose certificate the connection carries and as
+// another: only the first reaches raft (the consumer, or the heartbeat
+// fast path); the second is answered with ErrImpersonation, its
+// connection closed.
+func TestTransportBindsEveryRequestToTheCertificate(t *testing.T) {
+	v := newVillage(t)
+	target := startNode(t, v.issue("annex-backup"), nodeOptions{})
+	trans, got := standInRaft(t, target)
+	heartbeats := make(chan raft.RPC, 1)
+	trans.SetHeartbeatHandler(func(rpc raft.RPC) {
+		rpc.Respond(&raft.AppendEntriesResponse{Term: 7}, nil)
+		heartbeats <- rpc
+	})
 	kiosk := startNode(t, v.issue("hall-kiosk"), nodeOptions{})
 
 	header := func(id string) raft.RPCHeader {
@@ -211,9 +218,7 @@ func TestTransportBindsEveryRequestToTheCertificate(t *testing.T) {
 func TestGuardRefusesBeforeRaft(t *testing.T) {
 	v := newVillage(t)
 	target := startNode(t, v.issue("annex-backup"), nodeOptions{})
-	trans := wsstream.NewTransport(&raft.NetworkTransportConfig{Stream: target.layer, MaxPool: 3, Timeout: 5 * time.Second},
-		slog.New(slog.DiscardHandler))
-	t.Cleanup(func() { trans.Close() })
+	trans, got := standInRaft(t, target)
 	type seen struct {
 		peer wsstream.Peer
 		req  any
@@ -226,21 +231,6 @@ func TestGuardRefusesBeforeRaft(t *testing.T) {
 		}
 		return nil
 	})
-	got := make(chan raft.RPC, 1)
-	go func() {
-		for rpc := range trans.Consumer() {
-			if rpc.Reader != nil {
-				_, _ = io.Copy(io.Discard, rpc.Reader)
-			}
-			switch rpc.Command.(type) {
-			case *raft.AppendEntriesRequest:
-				rpc.Respond(&raft.AppendEntriesResponse{Term: 7}, nil)
-			case *raft.InstallSnapshotRequest:
-				rpc.Respond(&raft.InstallSnapshotResponse{Term: 7}, nil)
-			}
-			got <- rpc
-		}
-	}()
 	snapshot := []byte("snapshot bytes")
 	install := func(from *node) *raft.InstallSnapshotRequest {
 		return &raft.InstallSnapshotRequest{RPCHeader: raft.RPCHeader{ProtocolVersion: raft.ProtocolVersionMax, ID: []byte(from.id.NodeID()), Addr: []byte(from.addr)},
