@@ -11,9 +11,11 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/kiosk/staff"
@@ -107,8 +109,19 @@ func (m *Module) returnedCheckView(rec domain.ReturnedCheckRecord, on domain.Dat
 	if rc, err := m.o.Ledger().Receipt(rec.Payment.Receipt); err == nil {
 		v.Payer = rc.Payer
 	}
-	if a, err := m.o.Ledger().Account(rec.Account); err == nil {
+	var a domain.Account
+	if x, err := m.o.Ledger().Account(rec.Account); err == nil {
+		a = x
 		v.AccountName = a.Name
+	}
+	var pc domain.Parcel
+	if x, err := m.o.Ledger().Parcel(rec.Parcel); err == nil {
+		pc = x
+	}
+	v.Addressee = v.AccountName
+	if v.Payer != "" {
+		v.Addressee = v.Payer
+		v.Presenter = !presentedByHolder(v.Payer, a.Name, pc.Owner, a.Mailing.Name, pc.Mailing.Name)
 	}
 	if b, err := m.o.Ledger().Bill(rec.BillID); err == nil {
 		var fee *domain.Bill
@@ -154,9 +167,10 @@ func (m *Module) showReturnedCheckPDF(w http.ResponseWriter, r *http.Request) {
 	if x, err := m.o.Ledger().Parcel(rec.Parcel); err == nil {
 		pc = x
 	}
-	to := domain.MailTo(a, pc, m.o.Letterhead().SiteCity())
-	if v.Payer != "" && a.Mailing.IsZero() && pc.Mailing.IsZero() {
-		to[0] = v.Payer
+	to, err := m.noticeTo(r, v.Payer, a, pc)
+	if err != nil {
+		m.o.Fail(w, r, err)
+		return
 	}
 	l := m.o.NewLetter("Notice of returned check "+rec.ID, time.Date(on.Year(), on.Month(), on.Day(), 9, 0, 0, 0, m.o.Location()))
 	owed := rec.Owed
@@ -195,6 +209,69 @@ func (m *Module) showReturnedCheckPDF(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	staff.ServePDF(w, "returned-check-"+rec.ID+".pdf", buf.Bytes())
+}
+
+// noticeTo is who the returned-check notice is mailed to. §5.20 holds
+// liable the party who presented the check, who need not be the account's
+// holder: a tenant pays the landlord's water bill, a relative pays a tax
+// bill. A check the holder presented (or one whose receipt names no payer)
+// goes where the account's mail goes (domain.MailTo), addressed to the
+// payer by name when the village has no mailing address. Anyone else's
+// goes to the address the clerk types from the check (the query's name,
+// street, street2, city, state and zip), which is then required: the
+// holder never learns of another's returned check from the village.
+func (m *Module) noticeTo(r *http.Request, payer string, a domain.Account, pc domain.Parcel) ([]string, error) {
+	q := r.URL.Query()
+	get := func(k string) string { return q.Get(k) }
+	typed := domain.MailingAddress{Name: get("name"), Street: get("street"), Street2: get("street2"), City: get("city"), State: get("state"), ZIP: get("zip")}.Clean()
+	if !typed.IsZero() {
+		if err := typed.Check("The notice's address"); err != nil {
+			return nil, err
+		}
+		return typed.Lines(), nil
+	}
+	if payer != "" && !presentedByHolder(payer, a.Name, pc.Owner, a.Mailing.Name, pc.Mailing.Name) {
+		return nil, domain.Errorf(domain.EINVALID, "§5.20", "The check was presented by %s, not by the account's holder, and §5.20 holds %s liable: type %s's address, as printed on the check, to address the notice.", payer, payer, payer)
+	}
+	to := domain.MailTo(a, pc, m.o.Letterhead().SiteCity())
+	if payer != "" && a.Mailing.IsZero() && pc.Mailing.IsZero() && len(to) > 0 {
+		to[0] = payer
+	}
+	return to, nil
+}
+
+// presentedByHolder reports whether payer names one of the holders:
+// every word of the payer's name is a word of one of names, in any order
+// and case ("Luis Ramirez" is the "RAMIREZ, LUIS" of the roll and one of
+// "Luis & Maria Ramirez"). A payer of a single word must be the whole
+// of a name.
+func presentedByHolder(payer string, names ...string) bool {
+	words := func(s string) []string {
+		return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+			return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
+		})
+	}
+	pw := words(payer)
+	if len(pw) == 0 {
+		return false
+	}
+	for _, n := range names {
+		nw := words(n)
+		if len(nw) == 0 || len(pw) == 1 && len(nw) != 1 {
+			continue
+		}
+		all := true
+		for _, w := range pw {
+			if !slices.Contains(nw, w) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
 }
 
 // showRefundsPage is the refund queue (§5.07(1)): overpayments by their

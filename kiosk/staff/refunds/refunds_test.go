@@ -181,3 +181,60 @@ func TestRefundCheckRecorded(t *testing.T) {
 		t.Fatalf("state: %q", p.Text("refund-state-"+cmd))
 	}
 }
+
+// TestReturnedCheckNoticeGoesToWhoPresentedIt: a tenant's check pays the
+// owner's bill and comes back. §5.20 holds the presenter liable, so the
+// notice is the tenant's, at the address on the check: the page asks for
+// it, the PDF is refused without it (never mailed to the owner instead),
+// and a bad address is refused with what to correct.
+func TestReturnedCheckNoticeGoesToWhoPresentedIt(t *testing.T) {
+	h := stafftest.New(t)
+	c := h.SignedIn("jdoe", domain.RoleClerk)
+	c.Post("/staff/window/open", url.Values{"float": {"0.00"}})
+	c.Get("/staff/window")
+	p := c.Post("/staff/window/pay", url.Values{"bill": {"B-2026-0101"}, "amount": {"142.37"}, "tender": {"check"}, "reference": {"771"}, "payer": {"Jane Tenant"}})
+	if p.Status != http.StatusSeeOther {
+		t.Fatalf("check: %d %s", p.Status, p.Text("window-error"))
+	}
+	receipt := c.Get(p.Location).Text("receipt-number")
+	tr := h.SignedIn("treasurer", domain.RoleTreasurer)
+	p = tr.Post("/staff/returned-checks", url.Values{"bill": {"B-2026-0101"}, "receipt": {receipt}})
+	if p.Status != http.StatusSeeOther {
+		t.Fatalf("return: %d %s", p.Status, p.Text("error"))
+	}
+	pdfURL := p.Location + "/notice.pdf"
+	p = tr.Get(p.Location)
+	if got := p.Text("notice-to"); !strings.HasPrefix(got, "To Jane Tenant") {
+		t.Errorf("the notice on screen is %q, want it to Jane Tenant", got)
+	}
+	if !p.Has("presenter-form") || p.Doc.Find(`[data-testid="presenter-name"]`).AttrOr("value", "") != "Jane Tenant" {
+		t.Fatal("the page does not ask for the presenter's address")
+	}
+
+	// Without the address: refused, saying whose address to type.
+	st, _, body := tr.GetPDF(pdfURL)
+	if st != http.StatusUnprocessableEntity || !strings.Contains(string(body), "Jane Tenant") {
+		t.Fatalf("a notice without the presenter's address: %d %.300s", st, body)
+	}
+	// A bad address: refused, naming the field.
+	bad := url.Values{"name": {"Jane Tenant"}, "street": {"4 Elm St"}, "city": {"Madison"}, "state": {"Wisc"}, "zip": {"53703"}}
+	if st, _, body := tr.GetPDF(pdfURL + "?" + bad.Encode()); st != http.StatusUnprocessableEntity || !strings.Contains(string(body), "two-letter code") {
+		t.Fatalf("a notice to a bad address: %d %.300s", st, body)
+	}
+	// With it: the letter is to the tenant at the check's address, and
+	// names neither the owner nor the owner's address.
+	good := url.Values{"name": {"Jane Tenant"}, "street": {"4 Elm St"}, "street2": {"Apt 2"}, "city": {"Madison"}, "state": {"wi"}, "zip": {"53703"}}
+	st, ct, body := tr.GetPDF(pdfURL + "?" + good.Encode())
+	if st != http.StatusOK || ct != "application/pdf" {
+		t.Fatalf("notice PDF: %d %s %.200s", st, ct, body)
+	}
+	pages := stafftest.PDFPages(t, body)
+	stafftest.CheckLetter(t, pages)
+	stafftest.InWindow(t, pages[0], staff.AddressWindow, []string{"Jane Tenant", "4 Elm St", "Apt 2", "Madison, WI 53703"})
+	text := stafftest.PageText(pages[0])
+	for _, owner := range []string{"Ana Gutierrez", "10 Main St"} {
+		if strings.Contains(text, owner) {
+			t.Errorf("the tenant's notice names the owner's %q:\n%s", owner, text)
+		}
+	}
+}

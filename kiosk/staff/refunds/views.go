@@ -16,6 +16,11 @@ type ReturnedCheck struct {
 	Referral, CommandID, BillBalance                   string
 	OwedOn                                             string // the day Owed and BillBalance are as of ("": Owed is the record's check + fee)
 	PDF                                                string // the notice to mail
+	// Addressee is whom the notice is to: the payer, else the account's
+	// holder. Presenter says the payer is not the holder (§5.20 holds the
+	// presenter liable), so the notice needs the address on the check.
+	Addressee string
+	Presenter bool
 }
 
 // Refunds is the refund queue (§5.07(1)).
