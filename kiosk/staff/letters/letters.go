@@ -8,9 +8,11 @@ package letters
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-pdf/fpdf"
@@ -21,7 +23,18 @@ import (
 )
 
 // Module is the status letters' part of the clerk's office.
-type Module struct{ o *staff.Office }
+type Module struct {
+	o *staff.Office
+	// emailing holds one e-mailing of a letter at a time on this node, so
+	// that two presses of "send again" (or two clerks) send one e-mail:
+	// the second finds the letter delivered, or its e-mail already queued.
+	emailing sync.Mutex
+	// queued is the letters whose e-mail this node queued and whose
+	// delivery is not yet recorded (the record failed: no quorum, say), by
+	// claim, with the address: sending again records the delivery without
+	// queuing a second e-mail.
+	queued map[string]string
+}
 
 // New returns the module.
 func New() *Module { return &Module{} }
@@ -283,7 +296,7 @@ func (m *Module) submitLetter(w http.ResponseWriter, r *http.Request) {
 	}
 	// A letter asked for by e-mail goes out as soon as it is written.
 	if req.HowDelivered() == domain.DeliverEmail && req.Email != "" && m.o.Mail() != nil {
-		if err := m.emailLetter(r, claim); err != nil {
+		if err := m.emailLetter(r, claim); err != nil && !errors.Is(err, errEmailed) {
 			m.o.Log().Warn("a completed status letter was not e-mailed", "claim", claim, "err", err)
 			m.letterPage(w, r, http.StatusOK, LetterForm{Error: "The letter is written, but it was not e-mailed: " + domain.ErrorMessage(err) + " Send it again below."})
 			return
@@ -296,7 +309,7 @@ func (m *Module) submitLetter(w http.ResponseWriter, r *http.Request) {
 // gave: after a completion whose e-mail did not go out.
 func (m *Module) submitLetterEmail(w http.ResponseWriter, r *http.Request) {
 	claim := r.PathValue("claim")
-	if err := m.emailLetter(r, claim); err != nil {
+	if err := m.emailLetter(r, claim); err != nil && !errors.Is(err, errEmailed) {
 		if st, msg, ok := m.o.FormError(err); ok {
 			m.letterPage(w, r, st, LetterForm{Error: msg})
 			return
