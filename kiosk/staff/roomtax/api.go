@@ -2,6 +2,9 @@ package roomtax
 
 import (
 	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/villagehall/appliance/domain"
@@ -88,9 +91,17 @@ func (m *Module) apiOperator(r *http.Request, named string) (string, error) {
 
 // apiReturns answers GET /api/v1/room-tax/returns?operator=…&reason=…:
 // the operator's returns (every operator's with operator=*, for the
-// treasurer's office and the auditors) with their figures as of as_of.
+// treasurer's office and the auditors) with their figures as of as_of, by
+// operator then period, a page at a time: year= keeps the quarters of one
+// year; after= (a return's reference) starts after that return; limit= is
+// the most one page holds (returnsPerPage unless asked, at most
+// domain.MaxReadSubjects, the most one recorded read may name). The
+// answer's count is how many returns match, and next the after= of the
+// next page, absent on the last. The read recorded names the page's
+// returns.
 func (m *Module) apiReturns(w http.ResponseWriter, r *http.Request) {
-	operator, err := m.apiOperator(r, r.URL.Query().Get("operator"))
+	q := r.URL.Query()
+	operator, err := m.apiOperator(r, q.Get("operator"))
 	if err != nil {
 		m.o.WriteAPIError(w, err)
 		return
@@ -105,23 +116,32 @@ func (m *Module) apiReturns(w http.ResponseWriter, r *http.Request) {
 		m.o.WriteAPIError(w, err)
 		return
 	}
+	page, err := returnsPageOf(q)
+	if err != nil {
+		m.o.WriteAPIError(w, err)
+		return
+	}
 	var returns []domain.QuarterlyReturn
-	if operator == domain.AllOperators {
+	switch {
+	case operator == domain.AllOperators && page.year != 0:
+		returns, err = m.o.Reads().RoomTaxReturnsOfYear(page.year)
+	case operator == domain.AllOperators:
 		returns, err = m.o.Reads().RoomTaxReturns()
-	} else if domain.ValidOperatorID(operator) {
+	case domain.ValidOperatorID(operator):
 		returns, err = m.o.Reads().RoomTaxReturnsOf(operator)
 	}
 	if err != nil {
 		m.o.WriteAPIError(w, err)
 		return
 	}
-	readID, err := m.record(r, domain.ReadReturns, operator, ids(returns), reason)
+	shown, count, next := page.of(returns)
+	readID, err := m.record(r, domain.ReadReturns, operator, ids(shown), reason)
 	if err != nil {
 		m.o.WriteAPIError(w, err)
 		return
 	}
 	out := []apiReturn{}
-	for _, ret := range returns {
+	for _, ret := range shown {
 		a, err := m.apiView(ret, asOf)
 		if err != nil {
 			m.o.WriteAPIError(w, err)
@@ -129,7 +149,85 @@ func (m *Module) apiReturns(w http.ResponseWriter, r *http.Request) {
 		}
 		out = append(out, a)
 	}
-	m.o.WriteJSON(w, http.StatusOK, map[string]any{"read": readID, "returns": out})
+	answer := map[string]any{"read": readID, "returns": out, "count": count}
+	if next != "" {
+		answer["next"] = next
+	}
+	m.o.WriteJSON(w, http.StatusOK, answer)
+}
+
+// returnsPerPage is how many returns a page of the API holds unless asked.
+const returnsPerPage = 100
+
+// returnsPage is a page of returns the API is asked for.
+type returnsPage struct {
+	year  int        // 0: every year
+	after *returnKey // nil: from the first
+	limit int
+}
+
+// returnKey is where a return sorts: by operator, then period.
+type returnKey struct {
+	operator string
+	period   domain.Quarter
+}
+
+func (k returnKey) compare(r domain.QuarterlyReturn) int {
+	if c := strings.Compare(r.Operator, k.operator); c != 0 {
+		return c
+	}
+	return r.Period.Compare(k.period)
+}
+
+// returnsPageOf reads year=, after= and limit=, each optional.
+func returnsPageOf(q url.Values) (returnsPage, error) {
+	p := returnsPage{limit: returnsPerPage}
+	if s := q.Get("year"); s != "" {
+		y, err := strconv.Atoi(s)
+		if err != nil || y < 2000 || y > 9999 {
+			return p, domain.Errorf(domain.EINVALID, "", "year=%q is not a year like 2026.", s)
+		}
+		p.year = y
+	}
+	if s := q.Get("after"); s != "" {
+		op, period, err := domain.ParseQuarterlyReturnID(s)
+		if err != nil {
+			return p, err
+		}
+		p.after = &returnKey{op, period}
+	}
+	if s := q.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > domain.MaxReadSubjects {
+			return p, domain.Errorf(domain.EINVALID, "", "limit=%q: a page holds 1 to %d returns.", s, domain.MaxReadSubjects)
+		}
+		p.limit = n
+	}
+	return p, nil
+}
+
+// of returns the page of returns (sorted by operator then period), how
+// many match the page's year, and the after= of the next page ("" on the
+// last).
+func (p returnsPage) of(returns []domain.QuarterlyReturn) (shown []domain.QuarterlyReturn, count int, next string) {
+	if p.year != 0 {
+		returns = slices.DeleteFunc(slices.Clone(returns), func(r domain.QuarterlyReturn) bool { return r.Period.Year != p.year })
+	}
+	count = len(returns)
+	start := 0
+	if p.after != nil {
+		var found bool
+		start, found = slices.BinarySearchFunc(returns, *p.after, func(r domain.QuarterlyReturn, k returnKey) int { return k.compare(r) })
+		if found {
+			start++
+		}
+	}
+	end := min(start+p.limit, len(returns))
+	shown = returns[start:end]
+	if end < len(returns) && len(shown) > 0 {
+		next = shown[len(shown)-1].ID
+	}
+	return shown, count, next
 }
 
 // apiReturn answers GET /api/v1/room-tax/returns/{id}?reason=….
