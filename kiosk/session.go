@@ -17,6 +17,10 @@ const (
 	maxSessions        = 4096
 	sessionIdle        = 15 * time.Minute
 	maxSessionReceipts = 16
+	// maxReceiptEmails is how many addresses a visit may e-mail one
+	// receipt to: a copy for the resident and for whoever keeps their
+	// papers, not the village's mail relay for whoever pays a cent.
+	maxReceiptEmails = 3
 )
 
 // sessions holds the kiosk's anonymous sessions: for each, when it was last
@@ -40,7 +44,8 @@ type sessions struct {
 type session struct {
 	id       string
 	seen     time.Time
-	receipts []string // receipt numbers this visit made, oldest first
+	receipts []string            // receipt numbers this visit made, oldest first
+	mailed   map[string][]string // by receipt number, the addresses a copy was queued for
 }
 
 func newSessions(now func() time.Time, idle time.Duration, max int) *sessions {
@@ -113,6 +118,42 @@ func (ss *sessions) grant(id, number string) {
 	s.receipts = append(s.receipts, number)
 	if len(s.receipts) > maxSessionReceipts {
 		s.receipts = slices.Delete(s.receipts, 0, len(s.receipts)-maxSessionReceipts)
+	}
+}
+
+// mail notes that session id sends a copy of receipt number to addr.
+// already says it sent one there before (nothing to send again); ok is
+// false, and nothing is noted, when the receipt has gone to
+// maxReceiptEmails addresses already, or the session is gone.
+func (ss *sessions) mail(id, number, addr string) (already, ok bool) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	e, live := ss.byID[id]
+	if !live {
+		return false, false
+	}
+	s := e.Value.(*session)
+	sent := s.mailed[number]
+	switch {
+	case slices.Contains(sent, addr):
+		return true, true
+	case len(sent) >= maxReceiptEmails:
+		return false, false
+	}
+	if s.mailed == nil {
+		s.mailed = map[string][]string{}
+	}
+	s.mailed[number] = append(sent, addr)
+	return false, true
+}
+
+// unmail forgets a copy mail noted that could not be queued.
+func (ss *sessions) unmail(id, number, addr string) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if e, live := ss.byID[id]; live {
+		s := e.Value.(*session)
+		s.mailed[number] = slices.DeleteFunc(s.mailed[number], func(a string) bool { return a == addr })
 	}
 }
 
