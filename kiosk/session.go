@@ -152,8 +152,9 @@ func (ss *sessions) unmail(id, number, addr string) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if e, live := ss.byID[id]; live {
-		s := e.Value.(*session)
-		s.mailed[number] = slices.DeleteFunc(s.mailed[number], func(a string) bool { return a == addr })
+		if s := e.Value.(*session); s.mailed != nil {
+			s.mailed[number] = slices.DeleteFunc(s.mailed[number], func(a string) bool { return a == addr })
+		}
 	}
 }
 

@@ -167,7 +167,7 @@ func (m *Module) showReturnedCheckPDF(w http.ResponseWriter, r *http.Request) {
 	if x, err := m.o.Ledger().Parcel(rec.Parcel); err == nil {
 		pc = x
 	}
-	to, err := m.noticeTo(r, v.Payer, a, pc)
+	to, err := m.noticeTo(r, v, a, pc)
 	if err != nil {
 		m.o.Fail(w, r, err)
 		return
@@ -220,7 +220,7 @@ func (m *Module) showReturnedCheckPDF(w http.ResponseWriter, r *http.Request) {
 // goes to the address the clerk types from the check (the query's name,
 // street, street2, city, state and zip), which is then required: the
 // holder never learns of another's returned check from the village.
-func (m *Module) noticeTo(r *http.Request, payer string, a domain.Account, pc domain.Parcel) ([]string, error) {
+func (m *Module) noticeTo(r *http.Request, v ReturnedCheck, a domain.Account, pc domain.Parcel) ([]string, error) {
 	q := r.URL.Query()
 	get := func(k string) string { return q.Get(k) }
 	typed := domain.MailingAddress{Name: get("name"), Street: get("street"), Street2: get("street2"), City: get("city"), State: get("state"), ZIP: get("zip")}.Clean()
@@ -230,12 +230,12 @@ func (m *Module) noticeTo(r *http.Request, payer string, a domain.Account, pc do
 		}
 		return typed.Lines(), nil
 	}
-	if payer != "" && !presentedByHolder(payer, a.Name, pc.Owner, a.Mailing.Name, pc.Mailing.Name) {
-		return nil, domain.Errorf(domain.EINVALID, "§5.20", "The check was presented by %s, not by the account's holder, and §5.20 holds %s liable: type %s's address, as printed on the check, to address the notice.", payer, payer, payer)
+	if v.Presenter {
+		return nil, domain.Errorf(domain.EINVALID, "§5.20", "The check was presented by %s, not by the account's holder, and §5.20 holds %s liable: type %s's address, as printed on the check, to address the notice.", v.Payer, v.Payer, v.Payer)
 	}
 	to := domain.MailTo(a, pc, m.o.Letterhead().SiteCity())
-	if payer != "" && a.Mailing.IsZero() && pc.Mailing.IsZero() && len(to) > 0 {
-		to[0] = payer
+	if v.Payer != "" && a.Mailing.IsZero() && pc.Mailing.IsZero() && len(to) > 0 {
+		to[0] = v.Payer
 	}
 	return to, nil
 }
