@@ -183,6 +183,12 @@ func (s stallLog) StoreLogs(logs []*raft.Log) error {
 
 func (s stallLog) StoreLog(l *raft.Log) error { return s.StoreLogs([]*raft.Log{l}) }
 
+// IsMonotonic says what the wrapped store says (raft.MonotonicLogStore).
+func (s stallLog) IsMonotonic() bool {
+	m, ok := s.LogStore.(raft.MonotonicLogStore)
+	return ok && m.IsMonotonic()
+}
+
 // seqOf is the receipt sequence in one of a node's receipt numbers
 // ("<node>-<sequence>").
 func seqOf(t *testing.T, number string) uint64 {

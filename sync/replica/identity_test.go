@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/raft"
+
 	"github.com/villagehall/appliance/domain"
 	"github.com/villagehall/appliance/sync/badgerstore"
 	"github.com/villagehall/appliance/sync/pki"
@@ -157,5 +159,33 @@ func TestFolderWithoutClusterIsUpgraded(t *testing.T) {
 			n.Close()
 		}
 		t.Fatalf("a node of another cluster on the upgraded folder: %v; want refused", err)
+	}
+}
+
+// plainLog wraps a raft log store and passes on only raft.LogStore.
+type plainLog struct{ raft.LogStore }
+
+// TestWrappedLogStoreKeepsMonotonic: a wrapper of the raft log store (the
+// fault injection's slow disk) that does not pass on IsMonotonic is
+// refused when the node opens, rather than have raft keep a follower's
+// entries across an installed snapshot above a gap, which the store
+// refuses as damaged at the next start. One that passes it on opens.
+func TestWrappedLogStoreKeepsMonotonic(t *testing.T) {
+	dir := t.TempDir()
+	cfg := replica.Config{ID: "hall-clerk", Dir: dir, Params: domain.DefaultParams(), Bootstrap: true, Logger: slog.New(slog.DiscardHandler),
+		WrapLogStore: func(s raft.LogStore) raft.LogStore { return plainLog{s} }}
+	if n, err := replica.Open(cfg); err == nil || !strings.Contains(err.Error(), "IsMonotonic") {
+		if n != nil {
+			n.Close()
+		}
+		t.Fatalf("a wrapper that drops IsMonotonic: %v", err)
+	}
+	cfg.WrapLogStore = func(s raft.LogStore) raft.LogStore { return stallLog{s, newStallGate()} }
+	n, err := replica.Open(cfg)
+	if err != nil {
+		t.Fatalf("a wrapper that passes it on, after the refusal: %v", err)
+	}
+	if err := n.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -109,7 +109,8 @@ type Config struct {
 	// it sleep at random to widen those windows; it is nil in service.
 	Pause func(point string)
 	// WrapLogStore, if set, wraps the raft log store (fault injection: a
-	// slow disk).
+	// slow disk). The wrapper must pass on IsMonotonic
+	// (raft.MonotonicLogStore); Open refuses one that does not.
 	WrapLogStore func(raft.LogStore) raft.LogStore
 	// AvoidLeadership marks a node that should not lead while a node that
 	// may is healthy: the backup node in the second building. A kiosk
@@ -405,7 +406,14 @@ func (n *Node) open() error {
 		logs, stable = cfg.LogStore, cfg.StableStore
 	}
 	if cfg.WrapLogStore != nil {
-		logs = cfg.WrapLogStore(logs)
+		wrapped := cfg.WrapLogStore(logs)
+		if monotonic(logs) && !monotonic(wrapped) {
+			// Raft would keep a follower's entries from before an
+			// installed snapshot and append above a gap, which the store
+			// refuses as damaged at the next start.
+			return errors.New("replica: the wrapped raft log store does not pass on IsMonotonic (raft.MonotonicLogStore)")
+		}
+		logs = wrapped
 	}
 	n.raftLog, n.raftStable = logs, stable
 	existing, err := raft.HasExistingState(logs, stable, snaps)
@@ -495,6 +503,13 @@ func (n *Node) tuneSnapshots() {
 		}
 		n.log.Info("snapshot threshold set from the ledger's size", "entries", want, "was", was, "snapshot_bytes", n.snapBytes.Load())
 	}
+}
+
+// monotonic reports whether raft treats s as a log without gaps
+// (raft.MonotonicLogStore), emptying it when it installs a snapshot.
+func monotonic(s raft.LogStore) bool {
+	m, ok := s.(raft.MonotonicLogStore)
+	return ok && m.IsMonotonic()
 }
 
 // RaftConfig returns the raft configuration tuned for a village LAN:
