@@ -34,6 +34,13 @@ func (m *Main) notify(state string) {
 func (m *Main) Wait(ctx context.Context) error {
 	log := m.Config.Logger
 	if err := m.checkListeners(ctx); err != nil {
+		if ctx.Err() != nil {
+			// Asked to stop (SIGTERM) while the listeners were being
+			// checked: a stop, not a listener that failed.
+			log.Info("shutting down")
+			m.notify(daemon.SdNotifyStopping)
+			return m.Close()
+		}
 		return errors.Join(err, m.Close())
 	}
 	m.notify(daemon.SdNotifyReady + "\nSTATUS=serving node " + m.Config.NodeID)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"os"
@@ -134,4 +135,30 @@ func TestWatchdogStopsWhenTheStoresDoNotAnswer(t *testing.T) {
 	cancel()
 	next(t, msgs, "STOPPING=1", 5*time.Second)
 	<-done
+}
+
+// TestStopDuringStartIsClean: SIGTERM that comes while the node is still
+// checking its listeners at start (a busy machine, or systemctl stop
+// right after start) is a clean stop: Wait returns no error, so the
+// process exits 0 and systemd does not mark the unit failed.
+func TestStopDuringStartIsClean(t *testing.T) {
+	sock, msgs := notifySocket(t)
+	t.Setenv("NOTIFY_SOCKET", sock)
+	m := startMain(t, t.TempDir())
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("terminated signal received"))
+	if err := m.Wait(ctx); err != nil {
+		t.Fatalf("a stop asked for before the listeners answered: %v", err)
+	}
+	// Wait has returned: what it told systemd is in the socket.
+	for said := ""; !strings.Contains(said, "STOPPING=1"); {
+		select {
+		case said = <-msgs:
+			if strings.Contains(said, "READY=1") {
+				t.Fatalf("the node said READY=1 after it was asked to stop")
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("no STOPPING=1 from the node")
+		}
+	}
 }
